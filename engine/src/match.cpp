@@ -1,0 +1,285 @@
+#include "bg/engine/match.hpp"
+
+namespace bg::engine {
+
+std::string_view to_string(match_phase p) noexcept {
+  switch (p) {
+    case match_phase::opening: return "opening";
+    case match_phase::roll: return "roll";
+    case match_phase::move: return "move";
+    case match_phase::cube_offered: return "cube_offered";
+    case match_phase::resign_offered: return "resign_offered";
+    case match_phase::game_over: return "game_over";
+    case match_phase::match_over: return "match_over";
+  }
+  return "opening";
+}
+
+namespace {
+error wrong_phase(std::string_view what) {
+  return make_error("wrong_phase", "you cannot " + std::string(what) + " now");
+}
+error not_your_turn() { return make_error("not_your_turn", "it is not your turn"); }
+}  // namespace
+
+match::match(match_options options) : options_(options), game_(options.game_variant) {}
+
+result<match_options> match::check(match_options options) {
+  if (options.kind == match_kind::points) {
+    if (options.length < 1 || options.length > 64)
+      return make_error("bad_option", "a match is 1 to 64 points long");
+  } else if (options.length != 0) {
+    return make_error("bad_option", "only a points match has a length");
+  }
+  return options;
+}
+
+void match::sync_phase_from_game() {
+  switch (game_.phase()) {
+    case game_phase::opening: phase_ = match_phase::opening; break;
+    case game_phase::roll: phase_ = match_phase::roll; break;
+    case game_phase::move: phase_ = match_phase::move; break;
+    case game_phase::over: break;  // end_game() decides
+  }
+}
+
+result<opening_roll> match::roll_opening(dice_source& dice) {
+  if (phase_ != match_phase::opening) return wrong_phase("roll the opening dice");
+  auto r = game_.roll_opening(dice);
+  if (r) sync_phase_from_game();
+  return r;
+}
+
+result<roll_outcome> match::roll_dice(side s, dice_source& dice) {
+  if (phase_ == match_phase::opening) return wrong_phase("roll: the opening roll comes first");
+  if (phase_ != match_phase::roll) return wrong_phase("roll");
+  auto r = game_.roll_dice(s, dice);
+  if (r) sync_phase_from_game();
+  return r;
+}
+
+result<play_outcome> match::make_play(side s, std::string_view notation) {
+  if (phase_ != match_phase::move) return wrong_phase("move");
+  auto r = game_.make_play(s, notation);
+  if (!r) return r;
+  if (r->game_over) {
+    const auto& res = *game_.result_of_game();
+    end_game(res.winner, res.kind, res.reason);
+  } else {
+    sync_phase_from_game();
+  }
+  return r;
+}
+
+result<play_outcome> match::make_play(side s, std::size_t index) {
+  if (phase_ != match_phase::move) return wrong_phase("move");
+  auto r = game_.make_play(s, index);
+  if (!r) return r;
+  if (r->game_over) {
+    const auto& res = *game_.result_of_game();
+    end_game(res.winner, res.kind, res.reason);
+  } else {
+    sync_phase_from_game();
+  }
+  return r;
+}
+
+bool match::may_double(side s) const noexcept {
+  return uses_cube() && phase_ == match_phase::roll && game_.turn() == s && !crawford_game_ &&
+         cube_.may_offer(s);
+}
+
+result<int> match::offer_double(side s) {
+  if (!uses_cube())
+    return make_error("no_cube", "the cube is used only with /option match (R12)");
+  if (phase_ != match_phase::roll) return wrong_phase("double: only before you roll");
+  if (game_.turn() != s) return not_your_turn();
+  if (crawford_game_)
+    return make_error("crawford", "nobody may double in the Crawford game (R15)");
+  if (cube_.value >= max_cube_value)
+    return make_error("cube_max", "the cube is already at 64, its highest value");
+  if (cube_.owner && *cube_.owner != s)
+    return make_error("not_cube_owner", "your opponent owns the cube: only they may double");
+  cube_.offered_by = s;
+  phase_ = match_phase::cube_offered;
+  return cube_.value * 2;
+}
+
+result<int> match::take(side s) {
+  if (phase_ != match_phase::cube_offered) return make_error("no_offer", "no double is offered");
+  if (*cube_.offered_by == s) return not_your_turn();
+  cube_.value *= 2;
+  cube_.owner = s;
+  cube_.offered_by.reset();
+  phase_ = match_phase::roll;
+  return cube_.value;
+}
+
+result<game_end> match::drop(side s) {
+  if (phase_ != match_phase::cube_offered) return make_error("no_offer", "no double is offered");
+  if (*cube_.offered_by == s) return not_your_turn();
+  const side doubler = *cube_.offered_by;
+  cube_.offered_by.reset();
+  return end_game(doubler, win_kind::single, end_reason::dropped);
+}
+
+result<resignation> match::offer_resignation(side s, win_kind kind) {
+  if (phase_ != match_phase::roll && phase_ != match_phase::move)
+    return wrong_phase("resign: only during play");
+  resignation_ = resignation{s, kind, phase_};
+  phase_ = match_phase::resign_offered;
+  return *resignation_;
+}
+
+result<game_end> match::accept_resignation(side s) {
+  if (phase_ != match_phase::resign_offered)
+    return make_error("no_offer", "no resignation is offered");
+  if (resignation_->by == s) return not_your_turn();
+  const resignation r = *resignation_;
+  resignation_.reset();
+  return end_game(opponent_of(r.by), r.kind, end_reason::resigned);
+}
+
+result<resignation> match::reject_resignation(side s) {
+  if (phase_ != match_phase::resign_offered)
+    return make_error("no_offer", "no resignation is offered");
+  if (resignation_->by == s) return not_your_turn();
+  const resignation r = *resignation_;
+  resignation_.reset();
+  phase_ = r.resume_phase;
+  return r;
+}
+
+result<bool> match::continue_session(side s) {
+  if (phase_ != match_phase::game_over) return wrong_phase("continue");
+  continuing_[static_cast<std::size_t>(index_of(s))] = true;
+  if (continuing_[0] && continuing_[1]) {
+    start_next_game();
+    return true;
+  }
+  return false;
+}
+
+result<bool> match::stop_session(side /*s*/) {
+  if (phase_ != match_phase::game_over) return wrong_phase("stop");
+  phase_ = match_phase::match_over;
+  return true;
+}
+
+result<game_end> match::forfeit(side loser) {
+  if (phase_ == match_phase::game_over || phase_ == match_phase::match_over)
+    return wrong_phase("forfeit");
+  resignation_.reset();
+  cube_.offered_by.reset();
+  return end_game(opponent_of(loser), win_kind::backgammon, end_reason::forfeit);
+}
+
+result<game_end> match::end_game(side winner, win_kind kind, end_reason reason) {
+  const side loser = opponent_of(winner);
+  game_result res{winner, kind, reason, 0};
+  if (options_.kind == match_kind::free_play) {
+    res.points = game_.pip_count(loser);  // R12
+  } else {
+    res.points = cube_.value * multiplier(kind);  // R13, R14.2
+  }
+  if (game_.phase() != game_phase::over) game_.finish(winner, kind, reason);
+  score_[static_cast<std::size_t>(index_of(winner))] += res.points;
+  results_.push_back(res);
+  game_end out{res, score_, false, false};
+  if (crawford_game_) crawford_done_ = true;
+  switch (options_.kind) {
+    case match_kind::free_play:
+      phase_ = match_phase::match_over;
+      out.match_over = true;
+      break;
+    case match_kind::basis:
+      phase_ = match_phase::game_over;
+      continuing_ = {false, false};
+      break;
+    case match_kind::points: {
+      const int n = options_.length;
+      if (score_[0] >= n || score_[1] >= n) {
+        phase_ = match_phase::match_over;
+        out.match_over = true;
+        break;
+      }
+      // R15: the game right after a player first reaches n - 1 is the Crawford game.
+      const bool someone_at_n_minus_1 = score_[0] == n - 1 || score_[1] == n - 1;
+      out.crawford_next = !crawford_done_ && !crawford_game_ && someone_at_n_minus_1;
+      const bool next_crawford = out.crawford_next;
+      start_next_game();
+      crawford_game_ = next_crawford;
+      break;
+    }
+  }
+  return out;
+}
+
+void match::start_next_game() {
+  game_ = game(options_.game_variant);
+  ++game_number_;
+  cube_ = cube{};
+  crawford_game_ = false;
+  resignation_.reset();
+  continuing_ = {false, false};
+  phase_ = match_phase::opening;
+}
+
+std::optional<side> match::to_act() const noexcept {
+  switch (phase_) {
+    case match_phase::roll:
+    case match_phase::move: return game_.turn();
+    case match_phase::cube_offered: return opponent_of(*cube_.offered_by);
+    case match_phase::resign_offered: return opponent_of(resignation_->by);
+    default: return std::nullopt;
+  }
+}
+
+std::optional<side> match::match_winner() const noexcept {
+  if (phase_ != match_phase::match_over) return std::nullopt;
+  if (score_[0] == score_[1]) return std::nullopt;
+  return score_[0] > score_[1] ? side::red : side::black;
+}
+
+std::string match::id() const {
+  match_id_fields f;
+  f.cube = cube_.value;
+  f.cube_owner = cube_.owner ? index_of(*cube_.owner) : -1;
+  f.player_on_roll = index_of(game_.turn());
+  f.crawford = crawford_game_;
+  f.game_state = 1;
+  if (phase_ == match_phase::game_over || phase_ == match_phase::match_over) {
+    f.game_state = 2;
+    if (!results_.empty()) {
+      if (results_.back().reason == end_reason::resigned) f.game_state = 3;
+      if (results_.back().reason == end_reason::dropped) f.game_state = 4;
+    }
+  }
+  f.turn = to_act() ? index_of(*to_act()) : index_of(game_.turn());
+  f.double_offered = phase_ == match_phase::cube_offered;
+  if (resignation_) f.resign = multiplier(resignation_->kind);
+  if (phase_ == match_phase::move) f.dice = {game_.dice().die1, game_.dice().die2};
+  f.match_length = options_.kind == match_kind::points ? options_.length : 0;
+  f.score = score_;
+  return match_id(f);
+}
+
+match match::restore(match_options options, match_phase phase, game g, cube c,
+                     std::array<int, 2> score, int game_number, bool crawford_game,
+                     bool crawford_done, std::optional<resignation> pending,
+                     std::array<bool, 2> continuing, std::vector<game_result> results) {
+  match m(options);
+  m.phase_ = phase;
+  m.game_ = std::move(g);
+  m.cube_ = c;
+  m.score_ = score;
+  m.game_number_ = game_number;
+  m.crawford_game_ = crawford_game;
+  m.crawford_done_ = crawford_done;
+  m.resignation_ = pending;
+  m.continuing_ = continuing;
+  m.results_ = std::move(results);
+  return m;
+}
+
+}  // namespace bg::engine

@@ -1,0 +1,396 @@
+#include "bg/engine/notation.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "rules.hpp"
+
+namespace bg::engine {
+
+// ---------------------------------------------------------------------------------
+// Parsing
+
+namespace {
+
+error bad(std::string why) { return make_error("bad_notation", std::move(why)); }
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+/// Reads one point at the start of `s` ("bar", "off" or 1..2 digits); advances `s`.
+bool read_point(std::string_view& s, int& point) {
+  for (std::string_view word : {"bar", "off"}) {
+    if (s.size() >= 3 && iequals(s.substr(0, 3), word)) {
+      point = word == "bar" ? bar_index : 0;
+      s.remove_prefix(3);
+      return true;
+    }
+  }
+  std::size_t n = 0;
+  int v = 0;
+  while (n < s.size() && n < 3 && std::isdigit(static_cast<unsigned char>(s[n]))) {
+    v = v * 10 + (s[n] - '0');
+    ++n;
+  }
+  if (n == 0 || n == 3) return false;
+  if (v > 25) return false;
+  point = v;
+  s.remove_prefix(n);
+  return true;
+}
+
+std::string quote(std::string_view token) {
+  std::string t(token.substr(0, 20));
+  for (auto& c : t)
+    if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
+  return "\"" + t + (token.size() > 20 ? "...\"" : "\"");
+}
+
+}  // namespace
+
+result<std::vector<written_move>> parse_notation(std::string_view text) {
+  std::vector<written_move> parts;
+  int checker_moves = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == ' ' || c == ',' || c == '\t') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != ',' && text[j] != '\t') ++j;
+    const std::string_view token = text.substr(i, j - i);
+    i = j;
+    std::string_view s = token;
+    written_move part;
+    int point = 0;
+    if (!read_point(s, point))
+      return bad("cannot read " + quote(token) + ": a part looks like 24/18, bar/22 or 6/off");
+    part.points.push_back(point);
+    part.hits.push_back(false);
+    while (!s.empty() && s.front() == '/') {
+      s.remove_prefix(1);
+      if (!read_point(s, point))
+        return bad("cannot read " + quote(token) + ": expected a point, bar or off after /");
+      part.points.push_back(point);
+      part.hits.push_back(false);
+      if (!s.empty() && s.front() == '*') {
+        part.hits.back() = true;
+        s.remove_prefix(1);
+      }
+    }
+    if (part.points.size() < 2)
+      return bad("cannot read " + quote(token) + ": a part needs a start and an end, as 24/18");
+    if (!s.empty() && s.front() == '(') {
+      if (s.size() < 3 || !std::isdigit(static_cast<unsigned char>(s[1])) || s[2] != ')')
+        return bad("cannot read " + quote(token) + ": a repeat is written (2), (3) or (4)");
+      part.repeat = s[1] - '0';
+      if (part.repeat < 1 || part.repeat > 4)
+        return bad("cannot read " + quote(token) + ": a repeat is written (2), (3) or (4)");
+      s.remove_prefix(3);
+    }
+    if (!s.empty()) return bad("cannot read " + quote(token) + ": unexpected text at its end");
+    checker_moves += part.repeat * static_cast<int>(part.points.size() - 1);
+    if (checker_moves > 4) return bad("a play has at most four checker moves");
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) return bad("write the play, for example /move 24/18 13/11");
+  return parts;
+}
+
+// ---------------------------------------------------------------------------------
+// Formatting (gnubg's FormatMove behaviour, reimplemented)
+
+namespace {
+
+std::string point_name(int p) {
+  if (p == 0) return "off";
+  if (p == bar_index) return "bar";
+  return std::to_string(p);
+}
+
+/// True when the opponent had a checker on the mover's point `p` before the play.
+bool opponent_on(const position& before, variant v, int p) {
+  return p >= 1 && p <= 24 && before.opponent(opponent_point(v, p)) != 0;
+}
+
+}  // namespace
+
+std::string format_play(const position& before, const play& pl, variant v) {
+  struct part {
+    std::array<int, 5> points{};
+    int n = 0;  // number of points
+    int count = 1;
+    bool alive = true;
+  };
+  std::array<part, 4> parts{};
+  const int n = pl.count > 4 ? 4 : pl.count;
+  for (int i = 0; i < n; ++i) {
+    auto& p = parts[static_cast<std::size_t>(i)];
+    p.points[0] = pl.moves[static_cast<std::size_t>(i)].from;
+    p.points[1] = pl.moves[static_cast<std::size_t>(i)].to;
+    p.n = 2;
+  }
+  // Highest starting point first, then highest end (insertion sort: at most 4 parts).
+  auto before_in_order = [](const part& a, const part& b) {
+    if (a.points[0] != b.points[0]) return a.points[0] > b.points[0];
+    return a.points[1] > b.points[1];
+  };
+  for (std::size_t i = 1; i < static_cast<std::size_t>(n); ++i)
+    for (std::size_t j = i; j > 0 && before_in_order(parts[j], parts[j - 1]); --j)
+      std::swap(parts[j], parts[j - 1]);
+  // A checker that moves on from where a part ended joins that part.
+  for (int i = 0; i < n; ++i) {
+    auto& pi = parts[static_cast<std::size_t>(i)];
+    for (int j = i + 1; j < n; ++j) {
+      auto& pj = parts[static_cast<std::size_t>(j)];
+      if (!pi.alive || !pj.alive) continue;
+      const int end = pi.points[static_cast<std::size_t>(pi.n - 1)];
+      if (end != pj.points[0]) continue;
+      if (opponent_on(before, v, end)) {
+        pi.points[static_cast<std::size_t>(pi.n++)] = pj.points[1];  // keep the hit point
+      } else {
+        pi.points[static_cast<std::size_t>(pi.n - 1)] = pj.points[1];  // elide it
+      }
+      pj.alive = false;
+    }
+  }
+  // Identical parts are written once with a count.
+  for (int i = 0; i < n; ++i) {
+    auto& pi = parts[static_cast<std::size_t>(i)];
+    if (!pi.alive) continue;
+    for (int j = i + 1; j < n; ++j) {
+      auto& pj = parts[static_cast<std::size_t>(j)];
+      if (pj.alive && pj.n == pi.n &&
+          std::equal(pi.points.begin(), pi.points.begin() + pi.n, pj.points.begin())) {
+        ++pi.count;
+        pj.alive = false;
+      }
+    }
+  }
+  std::string out;
+  unsigned marked = 0;  // points already marked as hit
+  for (int i = 0; i < n; ++i) {
+    const auto& p = parts[static_cast<std::size_t>(i)];
+    if (!p.alive) continue;
+    if (!out.empty()) out += ' ';
+    out += point_name(p.points[0]);
+    for (int k = 1; k < p.n - 1; ++k) {
+      const int q = p.points[static_cast<std::size_t>(k)];
+      out += '/';
+      out += point_name(q);
+      out += '*';
+      marked |= 1u << q;
+    }
+    const int last = p.points[static_cast<std::size_t>(p.n - 1)];
+    out += '/';
+    out += point_name(last);
+    if (last != 0 && opponent_on(before, v, last) && !(marked & (1u << last))) {
+      out += '*';
+      marked |= 1u << last;
+    }
+    if (p.count > 1) {
+      out += '(';
+      out += static_cast<char>('0' + p.count);
+      out += ')';
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
+// Matching a written play to a legal one
+
+namespace {
+
+struct leg {
+  int from;
+  int to;
+  bool hit_marked;
+};
+
+struct found {
+  position result;
+  int dice_used;
+  bool used_high;
+  bool exact_hits;
+};
+
+struct failure {
+  int depth = -1;
+  std::string message;
+};
+
+std::string roll_text(roll r) { return std::to_string(r.high()) + "-" + std::to_string(r.low()); }
+
+template <variant V>
+struct matcher {
+  roll r;
+  detail::turn_context ctx;
+  std::vector<leg> legs;
+  std::vector<found> results;
+  failure worst;  // the failure that got furthest
+
+  void fail(int depth, std::string message) {
+    if (depth > worst.depth) worst = failure{depth, std::move(message)};
+  }
+
+  static std::string refusal_text(detail::refusal why, int from, int die) {
+    using detail::refusal;
+    switch (why) {
+      case refusal::no_checker:
+        return from == bar_index ? "you have no checker on the bar"
+                                 : "no checker on " + std::to_string(from);
+      case refusal::must_enter:
+        return "you must enter from the bar first";
+      case refusal::head_rule:
+        return "only one checker may leave the head (24) this turn";
+      case refusal::not_all_home:
+        return "you cannot bear off until all your checkers are home";
+      case refusal::higher_checker:
+        return "a " + std::to_string(die) + " bears off from " + std::to_string(from) +
+               " only when no checker stands on a higher point";
+      case refusal::blocked:
+        return "point " + std::to_string(from - die) + " is blocked";
+      case refusal::six_block:
+        return "that would build a six-point block with no opposing checker ahead of it";
+      case refusal::none:
+        break;
+    }
+    return "that move is not allowed";
+  }
+
+  // dice: counts per value; legs_left: bitmask of legs not yet played.
+  void search(const position& pos, std::array<int, 7>& dice, unsigned legs_left, int depth,
+              int used, bool used_high, bool exact) {
+    if (legs_left == 0) {
+      results.push_back(found{pos, used, used_high, exact});
+      return;
+    }
+    for (std::size_t li = 0; li < legs.size(); ++li) {
+      if (!(legs_left & (1u << li))) continue;
+      walk(pos, dice, legs_left & ~(1u << li), legs[li], legs[li].from, depth, used, used_high,
+           exact);
+    }
+  }
+
+  // Moves the checker of leg `l`, now on `at`, on by one die at a time until it reaches l.to.
+  void walk(const position& pos, std::array<int, 7>& dice, unsigned legs_left, const leg& l,
+            int at, int depth, int used, bool used_high, bool exact) {
+    bool any_die = false;
+    for (int d = 1; d <= 6; ++d) {
+      if (dice[static_cast<std::size_t>(d)] == 0) continue;
+      any_die = true;
+      const int next = at - d;
+      if (l.to != 0 && next < l.to) {
+        fail(depth, "no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
+                        point_name(l.to));
+        continue;
+      }
+      position q = pos;
+      checker_move m;
+      const auto why = detail::try_move<V>(q, at, d, ctx, m);
+      if (why != detail::refusal::none) {
+        fail(depth + 1, refusal_text(why, at, d));
+        continue;
+      }
+      --dice[static_cast<std::size_t>(d)];
+      const bool high = used_high || d == r.high();
+      const int landed = m.to;
+      if (landed == l.to) {
+        const bool ok_hits = exact && (m.hit == l.hit_marked);
+        search(q, dice, legs_left, depth + 1, used + 1, high, ok_hits);
+      } else if (landed > l.to) {
+        walk(q, dice, legs_left, l, landed, depth + 1, used + 1, high, exact && !m.hit);
+      } else {
+        fail(depth, "no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
+                        point_name(l.to));
+      }
+      ++dice[static_cast<std::size_t>(d)];
+    }
+    if (!any_die)
+      fail(depth, "the play needs more dice than " + roll_text(r) + " gives");
+  }
+};
+
+template <variant V>
+result<int> match(const position& before, roll r, const play_list& legal,
+                  const std::vector<written_move>& parts) {
+  matcher<V> m{r, detail::context_for<V>(before, r), {}, {}, {}};
+  for (const auto& part : parts) {
+    for (int k = 0; k < part.repeat; ++k) {
+      for (std::size_t i = 0; i + 1 < part.points.size(); ++i) {
+        const int from = part.points[i];
+        const int to = part.points[i + 1];
+        if (from == 0)
+          return make_error("illegal_play", "a checker that is off cannot move");
+        if (to == bar_index || (to != 0 && to >= from))
+          return make_error("illegal_play", point_name(from) + "/" + point_name(to) +
+                                                " goes backwards: you move from 24 towards 1");
+        m.legs.push_back(leg{from, to, part.hits[i + 1]});
+      }
+    }
+  }
+  std::array<int, 7> dice{};
+  if (r.is_double()) {
+    dice[static_cast<std::size_t>(r.die1)] = 4;
+  } else {
+    dice[static_cast<std::size_t>(r.die1)] = 1;
+    dice[static_cast<std::size_t>(r.die2)] = 1;
+  }
+  m.search(before, dice, (1u << m.legs.size()) - 1u, 0, 0, false, true);
+  if (m.results.empty()) return make_error("illegal_play", m.worst.message);
+
+  int chosen = -1;
+  bool chosen_exact = false;
+  bool ambiguous = false;
+  int max_used = 0;
+  bool any_high = false;
+  for (const auto& f : m.results) {
+    max_used = std::max(max_used, f.dice_used);
+    any_high = any_high || f.used_high;
+    const int idx = legal.find(f.result);
+    if (idx < 0) continue;
+    if (chosen < 0 || (f.exact_hits && !chosen_exact)) {
+      ambiguous = false;
+      chosen = idx;
+      chosen_exact = f.exact_hits;
+    } else if (idx != chosen && f.exact_hits == chosen_exact) {
+      ambiguous = true;
+    }
+  }
+  if (chosen >= 0) {
+    if (ambiguous)
+      return make_error("ambiguous_play",
+                        "that play can be made in more than one way: mark each hit with *");
+    return chosen;
+  }
+  // Every reading is a sequence of allowed moves, but none is a legal play: R6.
+  if (r.is_double() && max_used < legal.dice_used())
+    return make_error("illegal_play", std::to_string(legal.dice_used()) + " moves must be played");
+  if (!r.is_double() && legal.dice_used() == 2 && max_used < 2)
+    return make_error("illegal_play", "both dice must be played");
+  if (!r.is_double() && legal.dice_used() == 1 && !any_high)
+    return make_error("illegal_play", std::to_string(r.high()) + " must be played");
+  return make_error("illegal_play", "that play is not legal with " + roll_text(r));
+}
+
+}  // namespace
+
+result<int> match_play(const position& before, roll r, variant v, const play_list& legal,
+                       std::string_view text) {
+  auto parts = parse_notation(text);
+  if (!parts) return parts.err();
+  if (legal.empty())
+    return make_error("illegal_play", "no play is possible with " + roll_text(r));
+  return v == variant::standard ? match<variant::standard>(before, r, legal, *parts)
+                                : match<variant::long_nardy>(before, r, legal, *parts);
+}
+
+}  // namespace bg::engine

@@ -1,0 +1,136 @@
+#pragma once
+// Internal: the single-checker-move rules shared by the move generator and the
+// notation matcher, written once for both variants (RULES.md R4, R7, R8, R10, L2, L3, L5).
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include "bg/engine/checker_move.hpp"
+#include "bg/engine/position.hpp"
+#include "bg/engine/roll.hpp"
+#include "bg/engine/variant.hpp"
+
+namespace bg::engine::detail {
+
+using side_bytes = std::array<std::uint8_t, 32>;
+
+/// Per-turn facts the single-move rule needs.
+struct turn_context {
+  int head_start = 0;  // long: the mover's checkers on its head (24) when the turn began
+  int head_limit = 1;  // long: how many may leave the head this turn (L3)
+};
+
+/// True when every checker of `me` is in its home board or off (R10.1): none on
+/// points 7..24 nor on the bar.
+inline bool all_home(const side_bytes& me) noexcept {
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  std::uint32_t c = 0;
+  std::memcpy(&a, me.data() + 7, 8);    // 7..14
+  std::memcpy(&b, me.data() + 15, 8);   // 15..22
+  std::memcpy(&c, me.data() + 22, 4);   // 22..25
+  return (a | b | c) == 0;
+}
+
+/// L5: true when the mover holds six or more consecutive points along the opponent's
+/// path with every opposing checker still behind them (none ahead, none borne off).
+/// Works in the opponent's own numbering q (it moves 24 -> 1); the mover's point m is
+/// the opponent's q = ((m + 11) mod 24) + 1, so a run of q's is a run along its path.
+inline bool forbidden_block(const side_bytes& me, const side_bytes& op) noexcept {
+  if (op[off_index] != 0) return false;
+  std::uint32_t mine = 0;  // bit q set: the mover holds the opponent's point q
+  for (int m = 1; m <= 24; ++m)
+    if (me[static_cast<std::size_t>(m)] != 0)
+      mine |= 1u << opponent_point(variant::long_nardy, m);
+  std::uint32_t runs = mine;  // bit q: q..q+5 all held
+  for (int k = 1; k < 6; ++k) runs &= mine >> k;
+  if (runs == 0) return false;
+  int lowest = 25;  // the opponent's lowest occupied own point
+  for (int q = 1; q <= 24; ++q)
+    if (op[static_cast<std::size_t>(q)] != 0) {
+      lowest = q;
+      break;
+    }
+  // A run starting at q is forbidden when no opposing checker stands below q.
+  const std::uint32_t below_lowest = (lowest >= 25) ? 0x3FFFFFFu : ((1u << lowest) - 1u);
+  return (runs & below_lowest) != 0;
+}
+
+/// Why a single checker move is refused (none = allowed).
+enum class refusal : std::uint8_t {
+  none,
+  no_checker,       // no checker of the mover on `from`
+  must_enter,       // R8: a checker is on the bar and `from` is not the bar
+  head_rule,        // L3: too many checkers off the head this turn
+  not_all_home,     // R10.1: bearing off before every checker is home
+  higher_checker,   // R10.3: die larger than the point while a higher point is occupied
+  blocked,          // R4 / L2: the destination is held by the opponent
+  six_block,        // L5: the move would leave a forbidden six-point block
+};
+
+/// Moves one checker of the mover from `from` by `die` if the rules of V allow it,
+/// updating `p` and describing the move in `m`. Returns why not (p then unspecified).
+template <variant V>
+inline refusal try_move(position& p, int from, int die, const turn_context& ctx,
+                        checker_move& m) noexcept {
+  auto& me = p.raw_mover();
+  auto& op = p.raw_opponent();
+  const auto f = static_cast<std::size_t>(from);
+  if (me[f] == 0) return refusal::no_checker;
+  if constexpr (V == variant::standard) {
+    if (from != bar_index && me[bar_index] != 0) return refusal::must_enter;  // R8: enter first
+  } else {
+    if (from == 24 && ctx.head_start - me[24] >= ctx.head_limit) return refusal::head_rule;  // L3
+  }
+  const int to = from - die;
+  if (to <= 0) {  // R10 / L6: bearing off
+    if (!all_home(me)) return refusal::not_all_home;
+    if (to < 0) {
+      for (int q = from + 1; q <= 6; ++q)
+        if (me[static_cast<std::size_t>(q)] != 0) return refusal::higher_checker;  // R10.3
+    }
+    --me[f];
+    ++me[off_index];
+    m = checker_move{static_cast<std::int8_t>(from), 0, false};
+    return refusal::none;
+  }
+  const auto t = static_cast<std::size_t>(to);
+  const auto o = static_cast<std::size_t>(opponent_point(V, to));
+  if constexpr (V == variant::standard) {
+    if (op[o] >= 2) return refusal::blocked;  // R4: held point
+    const bool hit = op[o] == 1;   // R7
+    if (hit) {
+      op[o] = 0;
+      ++op[bar_index];
+    }
+    --me[f];
+    ++me[t];
+    m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), hit};
+    return refusal::none;
+  } else {
+    if (op[o] != 0) return refusal::blocked;  // L2: no landing on any opposing checker
+    --me[f];
+    ++me[t];
+    if (forbidden_block(me, op)) return refusal::six_block;  // L5
+    m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), false};
+    return refusal::none;
+  }
+}
+
+
+/// The turn context for `pos` and `r`: in long nardy, how many checkers may leave the
+/// head (L3: one; two on the side's first turn with 6-6, 4-4 or 3-3).
+template <variant V>
+inline turn_context context_for(const position& pos, roll r) noexcept {
+  turn_context ctx;
+  if constexpr (V == variant::long_nardy) {
+    ctx.head_start = pos.mover(24);
+    const bool first_turn = ctx.head_start == checkers_per_side;
+    const bool special = r.is_double() && (r.die1 == 6 || r.die1 == 4 || r.die1 == 3);
+    ctx.head_limit = first_turn && special ? 2 : 1;
+  }
+  return ctx;
+}
+
+}  // namespace bg::engine::detail
