@@ -1,0 +1,32 @@
+#pragma once
+/// @file client.hpp
+/// What the game service sees of one connected WebSocket client.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace bg::server {
+
+/// A connected client (implemented by websocket_session). Every member is safe to
+/// call from any thread: send() and close() post to the connection's own strand.
+class client {
+ public:
+  virtual ~client() = default;
+  /// Queues one text frame. The frame is shared, never copied, so a broadcast costs
+  /// one string. When the connection's write queue would exceed its bound the
+  /// connection is closed instead (a client that does not read is never buffered
+  /// without bound).
+  virtual void send(std::shared_ptr<const std::string> frame) = 0;
+  /// Sends a WebSocket close frame with `reason` (policy violation, going away, ...)
+  /// after the frames already queued, then shuts the connection down.
+  virtual void close(std::string reason) = 0;
+  /// A process-unique id, never reused.
+  [[nodiscard]] virtual std::uint64_t id() const noexcept = 0;
+  /// The peer's address as text ("127.0.0.1"; the X-Forwarded-For client when the
+  /// peer is the configured trusted proxy).
+  [[nodiscard]] virtual const std::string& address() const noexcept = 0;
+};
+
+}  // namespace bg::server

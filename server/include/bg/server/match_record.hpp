@@ -1,0 +1,64 @@
+#pragma once
+/// @file match_record.hpp
+/// The record of a match as it is played: every roll, play and cube action, and each
+/// game's result. Kept in the table's snapshot while playing; stored and exported as
+/// a .mat file (gnubg `import mat`) when finished.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bg/engine/game_result.hpp"
+#include "bg/engine/match.hpp"
+#include "bg/engine/roll.hpp"
+#include "bg/engine/side.hpp"
+
+namespace bg::server {
+
+/// One recorded action in a game, in order.
+struct record_action {
+  enum class kind : unsigned char {
+    play,            ///< `who` rolled `dice` and played `play` (gnubg notation, own numbering)
+    pass,            ///< `who` rolled `dice` and could not move (R6.4)
+    double_offer,    ///< `who` offered the cube at `cube_value` (the new value)
+    take,            ///< `who` took; the cube is now `cube_value`
+    drop,            ///< `who` dropped
+    resign_offer,    ///< `who` offered to resign `resign`
+    resign_accept,   ///< `who` accepted the resignation
+    resign_reject,   ///< `who` rejected it
+    forfeit,         ///< `who` forfeited the game (absent past the grace period)
+  };
+  kind what = kind::play;
+  engine::side who = engine::side::red;
+  engine::roll dice{};
+  std::string play;
+  int cube_value = 0;
+  engine::win_kind resign = engine::win_kind::single;
+  friend bool operator==(const record_action&, const record_action&) = default;
+};
+
+/// One game of the match.
+struct game_record {
+  int number = 1;                  ///< 1-based
+  std::array<int, 2> score_before{};  ///< [red, black] at the start of the game
+  bool crawford = false;           ///< this was the Crawford game (R15)
+  engine::side first = engine::side::red;  ///< who won the opening roll
+  std::vector<record_action> actions;
+  std::optional<engine::game_result> result;
+};
+
+/// A match from /start to its end.
+struct match_record {
+  std::int64_t id = 0;             ///< storage id once saved (0 = not yet)
+  std::string table;
+  std::array<std::string, 2> players;  ///< [red, black] names
+  engine::match_options options;
+  std::vector<game_record> games;
+  std::array<int, 2> final_score{};
+  std::string started_at;          ///< ISO 8601 UTC
+  std::string ended_at;            ///< ISO 8601 UTC, empty while playing
+};
+
+}  // namespace bg::server

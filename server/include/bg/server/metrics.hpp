@@ -1,0 +1,55 @@
+#pragma once
+/// @file metrics.hpp
+/// Process-wide counters served at GET /metrics in Prometheus text format.
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace bg::server {
+
+/// Thread-safe counters and one latency histogram. Every member may be called from
+/// any thread.
+class metrics {
+ public:
+  /// A WebSocket connection opened / closed (gauge gammond_connections, counter
+  /// gammond_connections_total).
+  void connection_opened() noexcept;
+  void connection_closed() noexcept;
+  /// The number of tables now (gauge gammond_tables).
+  void set_tables(std::size_t n) noexcept;
+  /// A game started / finished (counters gammond_games_started_total,
+  /// gammond_games_finished_total).
+  void game_started() noexcept;
+  void game_finished() noexcept;
+  /// A command handled: counter gammond_commands_total{command="roll"} and histogram
+  /// gammond_command_seconds (from the frame's arrival to its answer being queued).
+  void command(std::string_view name, std::chrono::nanoseconds latency);
+  /// An error answered: counter gammond_errors_total{code="illegal_play"}.
+  void error(std::string_view code);
+  /// Everything in Prometheus text exposition format 0.0.4.
+  [[nodiscard]] std::string render() const;
+
+ private:
+  static constexpr std::array<double, 12> buckets_{0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                                   0.005,  0.01,    0.025,  0.05,  0.1,
+                                                   0.25,   1.0};
+  std::atomic<std::int64_t> connections_{0};
+  std::atomic<std::uint64_t> connections_total_{0};
+  std::atomic<std::int64_t> tables_{0};
+  std::atomic<std::uint64_t> games_started_{0};
+  std::atomic<std::uint64_t> games_finished_{0};
+  mutable std::mutex mutex_;
+  std::map<std::string, std::uint64_t, std::less<>> commands_;
+  std::map<std::string, std::uint64_t, std::less<>> errors_;
+  std::array<std::uint64_t, 13> latency_counts_{};  // one per bucket plus +Inf
+  double latency_sum_ = 0;
+  std::uint64_t latency_count_ = 0;
+};
+
+}  // namespace bg::server

@@ -1,0 +1,54 @@
+#pragma once
+/// @file service.hpp
+/// The seam between the network layer (listener, sessions) and the game service
+/// (lobby, tables, storage). The network layer knows only this interface.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bg/server/client.hpp"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace bg::server {
+
+struct server_config;
+class metrics;
+
+/// An HTTP answer produced by the service (e.g. GET /matches/<id>.mat).
+struct http_reply {
+  unsigned status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+};
+
+/// The game service. Calls for one client arrive in order on that client's strand;
+/// calls for different clients may run concurrently on different threads, so the
+/// service synchronises its own state (one strand per table, DESIGN.md).
+class service {
+ public:
+  virtual ~service() = default;
+  /// A WebSocket client connected (before any message).
+  virtual void on_open(const std::shared_ptr<client>& c) = 0;
+  /// One complete text frame from `c` (already checked against the size limit and
+  /// the rate limit by the session).
+  virtual void on_text(const std::shared_ptr<client>& c, std::string text) = 0;
+  /// The connection of `c` ended, for any reason. No call for `c` follows.
+  virtual void on_close(const std::shared_ptr<client>& c) = 0;
+  /// A GET that is not a static file, /healthz, /metrics or /ws; nullopt = 404.
+  virtual std::optional<http_reply> on_http_get(std::string_view target) = 0;
+  /// SIGINT/SIGTERM: persist every table now. Called once, before sessions close.
+  virtual void shutdown() = 0;
+};
+
+/// Builds gammond's game service (lobby, tables, SQLite storage at config.db) on `io`.
+/// Restores every saved table. Throws storage_error when the database cannot be opened.
+/// Implemented in game_service.cpp.
+std::shared_ptr<service> make_game_service(const server_config& config, metrics& counters,
+                                           boost::asio::io_context& io);
+
+}  // namespace bg::server
