@@ -1,1 +1,272 @@
-// Placeholder: filled by its owner.
+#include "bg/protocol/command.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <vector>
+
+namespace bg::protocol {
+
+using engine::make_error;
+
+std::string_view to_string(command_kind k) noexcept {
+  switch (k) {
+    case command_kind::chat: return "chat";
+    case command_kind::join: return "join";
+    case command_kind::leave: return "leave";
+    case command_kind::start: return "start";
+    case command_kind::option_show: return "option";
+    case command_kind::option_match: return "option_match";
+    case command_kind::option_tutor: return "option_tutor";
+    case command_kind::option_variant: return "option_variant";
+    case command_kind::roll: return "roll";
+    case command_kind::move: return "move";
+    case command_kind::double_offer: return "double";
+    case command_kind::take: return "take";
+    case command_kind::drop: return "drop";
+    case command_kind::resign: return "resign";
+    case command_kind::accept: return "accept";
+    case command_kind::reject: return "reject";
+    case command_kind::continue_session: return "continue";
+    case command_kind::stop_session: return "stop";
+    case command_kind::board: return "board";
+    case command_kind::who: return "who";
+    case command_kind::help: return "help";
+    case command_kind::tables: return "tables";
+    case command_kind::export_match: return "export";
+  }
+  return "chat";
+}
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::vector<std::string_view> split_words(std::string_view s) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) words.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+engine::error bad(std::string message) { return make_error("bad_command", std::move(message)); }
+
+struct help_entry {
+  std::string_view name;
+  std::string_view usage;
+  std::string_view text;
+};
+
+constexpr std::array<help_entry, 22> help_entries{{
+    {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
+    {"leave", "/leave", "give up your seat before a match starts and watch instead"},
+    {"start", "/start", "start the match once both seats are taken"},
+    {"option", "/option", "show the table's options"},
+    {"option match", "/option match N|basis|off",
+     "a match to N points (1-64) with the cube and the Crawford rule; basis: the cube "
+     "without a target, continue or stop after each game; off: one game without the cube, "
+     "scored by the loser's pip count. Long backgammon counts oyn 1 and mars 2, with the "
+     "cube and Crawford as in standard play"},
+    {"option tutor", "/option tutor [on|off]", "show the point numbers 1-24 on the board"},
+    {"option variant", "/option variant standard|long",
+     "standard backgammon or long backgammon (Long Nardy)"},
+    {"roll", "/roll", "roll the dice (also the opening roll)"},
+    {"move", "/move <play>",
+     "play your roll in your own numbering, e.g. /move 24/18 13/11, /move bar/22 6/off, "
+     "/move 8/2(2); hits may be marked 13/7*"},
+    {"double", "/double", "offer the cube before you roll (match and basis only)"},
+    {"take", "/take", "accept the double (alias /accept)"},
+    {"drop", "/drop", "refuse the double and lose the game at the current value (alias /refuse)"},
+    {"resign", "/resign [single|gammon|backgammon]", "offer to resign the game"},
+    {"accept", "/accept", "accept a resignation (or a double)"},
+    {"reject", "/reject", "reject a resignation (or drop a double)"},
+    {"continue", "/continue", "play another game of a basis session"},
+    {"stop", "/stop", "end a basis session"},
+    {"board", "/board", "send the table's state again"},
+    {"who", "/who", "who is at the table"},
+    {"help", "/help [command]", "this help, or the help of one command"},
+    {"tables", "/tables", "list the tables"},
+    {"export", "/export", "the link to the last finished match as a .mat file (GNU Backgammon)"},
+}};
+
+}  // namespace
+
+std::optional<std::string> help_text(std::string_view topic) {
+  std::string t = lower(topic);
+  while (!t.empty() && t.front() == '/') t.erase(t.begin());
+  if (t.empty()) {
+    std::string all = "Commands (anything else you type is chat):";
+    for (const auto& e : help_entries) {
+      if (e.name.find(' ') != std::string_view::npos) continue;
+      all += "\n  ";
+      all += e.usage;
+      all += " - ";
+      all += e.text;
+    }
+    all += "\n  /option match N|basis|off, /option tutor on|off, /option variant standard|long";
+    return all;
+  }
+  if (t == "refuse") t = "drop";
+  std::string out;
+  for (const auto& e : help_entries) {
+    if (e.name == t || (e.name.size() > t.size() && e.name.substr(0, t.size()) == t &&
+                        e.name[t.size()] == ' ')) {
+      if (!out.empty()) out += "\n";
+      out += std::string(e.usage) + " - " + std::string(e.text);
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+engine::result<command> parse_line(std::string_view line) {
+  // Trim surrounding blanks.
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r' ||
+                           line.back() == '\n'))
+    line.remove_suffix(1);
+  command c;
+  if (line.empty()) return make_error("empty_line", "type a message or a command such as /help");
+  if (line.front() != '/') {
+    c.kind = command_kind::chat;
+    c.text = std::string(line);
+    return c;
+  }
+  const auto words = split_words(line.substr(1));
+  if (words.empty()) return make_error("unknown_command", "a command follows the /: try /help");
+  const std::string name = lower(words[0]);
+  const std::size_t args = words.size() - 1;
+  auto arg = [&](std::size_t i) { return lower(words[i + 1]); };
+  auto no_args = [&](command_kind k) -> engine::result<command> {
+    if (args != 0) return bad("/" + name + " takes no arguments");
+    c.kind = k;
+    return c;
+  };
+
+  if (name == "join") {
+    if (args > 1) return bad("/join takes at most a colour: /join red or /join black");
+    c.kind = command_kind::join;
+    if (args == 1) {
+      c.seat = engine::side_from_string(arg(0));
+      if (!c.seat) return bad("the seats are red and black");
+    }
+    return c;
+  }
+  if (name == "leave") return no_args(command_kind::leave);
+  if (name == "start") return no_args(command_kind::start);
+  if (name == "roll") return no_args(command_kind::roll);
+  if (name == "double") return no_args(command_kind::double_offer);
+  if (name == "take") return no_args(command_kind::take);
+  if (name == "drop" || name == "refuse") return no_args(command_kind::drop);
+  if (name == "accept") return no_args(command_kind::accept);
+  if (name == "reject") return no_args(command_kind::reject);
+  if (name == "continue") return no_args(command_kind::continue_session);
+  if (name == "stop") return no_args(command_kind::stop_session);
+  if (name == "board") return no_args(command_kind::board);
+  if (name == "who") return no_args(command_kind::who);
+  if (name == "tables") return no_args(command_kind::tables);
+  if (name == "export") return no_args(command_kind::export_match);
+  if (name == "help") {
+    if (args > 2) return bad("/help takes a command name, e.g. /help move");
+    c.kind = command_kind::help;
+    for (std::size_t i = 0; i < args; ++i) c.text += (i ? " " : "") + arg(i);
+    return c;
+  }
+  if (name == "move" || name == "m") {
+    if (args == 0) return bad("/move needs a play, e.g. /move 24/18 13/11");
+    c.kind = command_kind::move;
+    const auto at = line.find_first_of(" \t");
+    std::string_view rest = line.substr(at);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    c.text = std::string(rest);
+    return c;
+  }
+  if (name == "resign") {
+    if (args > 1) return bad("/resign takes single, gammon or backgammon");
+    c.kind = command_kind::resign;
+    c.resign_kind = engine::win_kind::single;
+    if (args == 1) {
+      const auto k = arg(0);
+      if (k == "single" || k == "s" || k == "normal" || k == "n") {
+        c.resign_kind = engine::win_kind::single;
+      } else if (k == "gammon" || k == "g") {
+        c.resign_kind = engine::win_kind::gammon;
+      } else if (k == "backgammon" || k == "b") {
+        c.resign_kind = engine::win_kind::backgammon;
+      } else {
+        return bad("/resign takes single, gammon or backgammon");
+      }
+    }
+    return c;
+  }
+  if (name == "option" || name == "options") {
+    if (args == 0) {
+      c.kind = command_kind::option_show;
+      return c;
+    }
+    const auto what = arg(0);
+    if (what == "match") {
+      if (args != 2) return bad("/option match takes a number from 1 to 64, basis or off");
+      c.kind = command_kind::option_match;
+      const auto value = arg(1);
+      if (value == "basis") {
+        c.match.kind = engine::match_kind::basis;
+        c.match.length = 0;
+      } else if (value == "off" || value == "none" || value == "0") {
+        c.match.kind = engine::match_kind::free_play;
+        c.match.length = 0;
+      } else {
+        int n = 0;
+        const auto* first = value.data();
+        const auto* last = value.data() + value.size();
+        const auto [ptr, ec] = std::from_chars(first, last, n);
+        if (ec != std::errc{} || ptr != last || n < 1 || n > 64)
+          return bad("/option match takes a number from 1 to 64, basis or off");
+        c.match.kind = engine::match_kind::points;
+        c.match.length = n;
+      }
+      return c;
+    }
+    if (what == "tutor") {
+      if (args > 2) return bad("/option tutor takes on or off");
+      c.kind = command_kind::option_tutor;
+      c.flag = true;
+      if (args == 2) {
+        const auto v = arg(1);
+        if (v == "on") {
+          c.flag = true;
+        } else if (v == "off") {
+          c.flag = false;
+        } else {
+          return bad("/option tutor takes on or off");
+        }
+      }
+      return c;
+    }
+    if (what == "variant") {
+      if (args != 2) return bad("/option variant takes standard or long");
+      const auto v = engine::variant_from_string(arg(1));
+      if (!v) return bad("/option variant takes standard or long");
+      c.kind = command_kind::option_variant;
+      c.game_variant = *v;
+      return c;
+    }
+    return bad("the options are match, tutor and variant: see /help option");
+  }
+  std::string shown = name.substr(0, 20);
+  return make_error("unknown_command", "/" + shown + " is not a command: type /help");
+}
+
+}  // namespace bg::protocol

@@ -1,1 +1,808 @@
-// Placeholder: filled by its owner.
+#include "bg/server/table.hpp"
+
+#include <algorithm>
+
+#include "bg/engine/board.hpp"
+#include "bg/engine/position_id.hpp"
+#include "bg/protocol/codec.hpp"
+#include "bg/server/record_json.hpp"
+
+namespace bg::server {
+
+using engine::side;
+using nlohmann::json;
+namespace pr = bg::protocol;
+
+namespace {
+
+json side_json(std::optional<side> s) {
+  return s ? json(engine::to_string(*s)) : json(nullptr);
+}
+
+std::string roll_text(engine::roll r) {
+  return std::to_string(r.high()) + "-" + std::to_string(r.low());
+}
+
+json options_json(const engine::match_options& o, bool tutor) {
+  json j;
+  j["variant"] = engine::to_string(o.game_variant);
+  j["tutor"] = tutor;
+  switch (o.kind) {
+    case engine::match_kind::free_play: j["match"] = "off"; break;
+    case engine::match_kind::basis: j["match"] = "basis"; break;
+    case engine::match_kind::points: j["match"] = o.length; break;
+  }
+  j["match_length"] = o.length;
+  return j;
+}
+
+std::string options_text(const engine::match_options& o, bool tutor) {
+  std::string match;
+  switch (o.kind) {
+    case engine::match_kind::free_play: match = "off (one game, no cube, scored by pip count)"; break;
+    case engine::match_kind::basis: match = "basis (cube, continue or stop after each game)"; break;
+    case engine::match_kind::points: match = std::to_string(o.length) + " points"; break;
+  }
+  return "match " + match + ", variant " + std::string(engine::to_string(o.game_variant)) +
+         ", tutor " + (tutor ? "on" : "off");
+}
+
+std::string points_text(int n) { return std::to_string(n) + (n == 1 ? " point" : " points"); }
+
+}  // namespace
+
+table::table(std::string name, engine::dice_source& dice, table_hooks hooks)
+    : name_(std::move(name)), dice_(&dice), hooks_(std::move(hooks)) {}
+
+// ------------------------------------------------------------------------------------
+// Helpers
+
+table_outcome table::refuse(std::string code, std::string message) const {
+  table_outcome o;
+  o.refused = engine::make_error(std::move(code), std::move(message));
+  return o;
+}
+
+void table::event(table_outcome& o, json e) {
+  e["type"] = "event";
+  e["table"] = name_;
+  o.out.push_back(delivery{delivery::audience::everyone, std::move(e)});
+  o.changed = true;
+}
+
+void table::info(table_outcome& o, std::string topic, std::string text, json data) {
+  json j{{"type", "info"}, {"table", name_}, {"topic", std::move(topic)}, {"text", std::move(text)}};
+  if (!data.is_null()) j["data"] = std::move(data);
+  o.out.push_back(delivery{delivery::audience::actor, std::move(j)});
+}
+
+std::string table::player_name(side s) const {
+  const auto& seat_at = seats_[static_cast<std::size_t>(engine::index_of(s))];
+  return seat_at ? seat_at->name : std::string(engine::to_string(s));
+}
+
+std::optional<side> table::seat_of(const std::string& who) const {
+  for (side s : {side::red, side::black}) {
+    const auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+    if (st && st->name == who) return s;
+  }
+  return std::nullopt;
+}
+
+bool table::in_match() const noexcept {
+  return match_ && match_->phase() != engine::match_phase::match_over;
+}
+
+bool table::idle() const noexcept {
+  return !in_match() && spectators_.empty() && !seats_[0] && !seats_[1];
+}
+
+std::vector<side> table::absent_seats() const {
+  std::vector<side> out;
+  if (!in_match()) return out;
+  for (side s : {side::red, side::black}) {
+    const auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+    if (st && !st->present) out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<std::string> table::present() const {
+  std::vector<std::string> out(spectators_.begin(), spectators_.end());
+  for (const auto& st : seats_)
+    if (st && st->present) out.push_back(st->name);
+  return out;
+}
+
+void table::record(record_action a) {
+  if (record_ && !record_->games.empty()) record_->games.back().actions.push_back(std::move(a));
+}
+
+void table::begin_game_record() {
+  if (!record_ || !match_) return;
+  game_record g;
+  g.number = match_->game_number();
+  g.score_before = match_->score();
+  g.crawford = match_->is_crawford_game();
+  record_->games.push_back(std::move(g));
+}
+
+// ------------------------------------------------------------------------------------
+// Presence
+
+table_outcome table::enter_impl(const std::string& who) {
+  table_outcome o;
+  if (const auto s = seat_of(who)) {
+    auto& st = seats_[static_cast<std::size_t>(engine::index_of(*s))];
+    if (!st->present) {
+      st->present = true;
+      event(o, {{"event", "returned"},
+                {"name", who},
+                {"side", engine::to_string(*s)},
+                {"text", who + " is back"}});
+    }
+    return o;
+  }
+  if (spectators_.insert(who).second) {
+    event(o, {{"event", "entered"}, {"name", who}, {"text", who + " comes to the table"}});
+  }
+  return o;
+}
+
+table_outcome table::exit_impl(const std::string& who) {
+  table_outcome o;
+  if (const auto s = seat_of(who)) {
+    auto& st = seats_[static_cast<std::size_t>(engine::index_of(*s))];
+    if (!in_match()) {
+      // Outside a match a seat is not held for an absent player.
+      st.reset();
+      event(o, {{"event", "left"},
+                {"name", who},
+                {"side", engine::to_string(*s)},
+                {"text", who + " leaves the " + std::string(engine::to_string(*s)) + " seat"}});
+    } else if (st->present) {
+      st->present = false;
+      event(o, {{"event", "absent"},
+                {"name", who},
+                {"side", engine::to_string(*s)},
+                {"text", who + " is away; the seat is kept for them"}});
+    }
+    return o;
+  }
+  if (spectators_.erase(who) > 0)
+    event(o, {{"event", "exited"}, {"name", who}, {"text", who + " leaves the table"}});
+  return o;
+}
+
+// ------------------------------------------------------------------------------------
+// Commands
+
+table_outcome table::handle_impl(const std::string& who, const protocol::command& c) {
+  using k = protocol::command_kind;
+  const auto s = seat_of(who);
+  table_outcome o;
+  switch (c.kind) {
+    case k::chat: {
+      if (c.text.size() > hooks_.max_chat_bytes)
+        return refuse("too_long", "a chat line is at most " +
+                                      std::to_string(hooks_.max_chat_bytes) + " bytes");
+      o.out.push_back(delivery{delivery::audience::everyone,
+                               json{{"type", "chat"}, {"table", name_}, {"from", who}, {"text", c.text}}});
+      return o;
+    }
+    case k::board: {
+      o.out.push_back(delivery{delivery::audience::actor, state()});
+      return o;
+    }
+    case k::who: {
+      json data{{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
+                {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
+                {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
+      std::string text = "red: " + (seats_[0] ? seats_[0]->name : std::string("free")) +
+                         ", black: " + (seats_[1] ? seats_[1]->name : std::string("free"));
+      text += ", watching: " + std::to_string(spectators_.size());
+      info(o, "who", text, data);
+      return o;
+    }
+    case k::help: {
+      const auto text = protocol::help_text(c.text);
+      if (!text) return refuse("unknown_command", "no help for \"" + c.text.substr(0, 20) + "\": try /help");
+      info(o, "help", *text);
+      return o;
+    }
+    case k::option_show: {
+      info(o, "options", options_text(options_, tutor_), options_json(options_, tutor_));
+      return o;
+    }
+    case k::export_match: {
+      if (last_match_id_ == 0)
+        return refuse("no_match", "no match has finished at this table yet");
+      const std::string url = "/matches/" + std::to_string(last_match_id_) + ".mat";
+      info(o, "export", "the last match as a .mat file: " + url,
+           json{{"match_id", last_match_id_}, {"url", url}});
+      return o;
+    }
+    case k::tables:
+      return refuse("wrong_place", "/tables is answered by the lobby");
+    case k::join: {
+      if (s) return refuse("already_seated", "you already sit on " + std::string(engine::to_string(*s)));
+      std::optional<side> want = c.seat;
+      if (!want) {
+        if (!seats_[0]) want = side::red;
+        else if (!seats_[1]) want = side::black;
+        else return refuse("table_full", "both seats are taken: you can watch and chat");
+      }
+      auto& st = seats_[static_cast<std::size_t>(engine::index_of(*want))];
+      if (st) return refuse("seat_taken", std::string(engine::to_string(*want)) + " is taken by " + st->name);
+      st = seat{who, true};
+      spectators_.erase(who);
+      event(o, {{"event", "joined"},
+                {"name", who},
+                {"side", engine::to_string(*want)},
+                {"text", who + " sits down as " + std::string(engine::to_string(*want))}});
+      return o;
+    }
+    case k::leave: {
+      if (!s) return refuse("not_seated", "you are not sitting at this table");
+      if (in_match())
+        return refuse("in_match", "you are playing a match: finish it or /resign first");
+      seats_[static_cast<std::size_t>(engine::index_of(*s))].reset();
+      spectators_.insert(who);
+      event(o, {{"event", "left"},
+                {"name", who},
+                {"side", engine::to_string(*s)},
+                {"text", who + " leaves the " + std::string(engine::to_string(*s)) + " seat"}});
+      return o;
+    }
+    case k::option_tutor: {
+      if (!s) return refuse("not_seated", "only the players can change the options: /join first");
+      tutor_ = c.flag;
+      event(o, {{"event", "option"},
+                {"name", who},
+                {"option", "tutor"},
+                {"value", tutor_},
+                {"text", who + " turns the tutor " + (tutor_ ? "on" : "off")}});
+      return o;
+    }
+    case k::option_match:
+    case k::option_variant: {
+      if (!s) return refuse("not_seated", "only the players can change the options: /join first");
+      if (in_match()) return refuse("options_locked", "options can change only before /start");
+      if (c.kind == k::option_match) {
+        options_.kind = c.match.kind;
+        options_.length = c.match.length;
+      } else {
+        options_.game_variant = c.game_variant;
+      }
+      event(o, {{"event", "option"},
+                {"name", who},
+                {"option", c.kind == k::option_match ? "match" : "variant"},
+                {"value", options_json(options_, tutor_)[c.kind == k::option_match ? "match" : "variant"]},
+                {"text", who + " sets " + options_text(options_, tutor_)}});
+      return o;
+    }
+    case k::start: {
+      if (!s) return refuse("not_seated", "only the players can start: /join first");
+      if (in_match()) return refuse("already_started", "the match is already under way");
+      if (!seats_[0] || !seats_[1])
+        return refuse("need_opponent", "both seats must be taken before /start");
+      const auto checked = engine::match::check(options_);
+      if (!checked) return refuse(checked.err().code, checked.err().message);
+      match_.emplace(options_);
+      record_ = match_record{};
+      record_->table = name_;
+      record_->players = {seats_[0]->name, seats_[1]->name};
+      record_->options = options_;
+      record_->started_at = hooks_.now ? hooks_.now() : std::string{};
+      begin_game_record();
+      event(o, {{"event", "started"},
+                {"name", who},
+                {"options", options_json(options_, tutor_)},
+                {"text", who + " starts: " + options_text(options_, tutor_) +
+                             ". Roll for the opening with /roll"}});
+      return o;
+    }
+    default:
+      break;
+  }
+  // Game commands: seated players only, during a match.
+  if (!s) return refuse("not_seated", "only the players can do that: /join to take a seat");
+  if (!match_) return refuse("wrong_phase", "no match is being played: /start first");
+  return game_command(*s, c);
+}
+
+table_outcome table::game_command(side s, const protocol::command& c) {
+  using k = protocol::command_kind;
+  using engine::match_phase;
+  table_outcome o;
+  auto& m = *match_;
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  auto fail = [&](const engine::error& e) { return refuse(e.code, e.message); };
+
+  switch (c.kind) {
+    case k::roll: {
+      if (m.phase() == match_phase::opening) {
+        auto r = m.roll_opening(*dice_);
+        if (!r) return fail(r.err());
+        if (record_ && !record_->games.empty()) record_->games.back().first = r->first;
+        json ties = json::array();
+        for (const auto& t : r->ties) ties.push_back({t.die1, t.die2});
+        const std::string first(engine::to_string(r->first));
+        event(o, {{"event", "opening_roll"},
+                  {"red_die", r->red_die},
+                  {"black_die", r->black_die},
+                  {"ties", ties},
+                  {"side", first},
+                  {"dice", {m.current_game().dice().die1, m.current_game().dice().die2}},
+                  {"text", "opening roll: red " + std::to_string(r->red_die) + ", black " +
+                               std::to_string(r->black_die) +
+                               (r->ties.empty() ? "" : " (after " + std::to_string(r->ties.size()) +
+                                                           (r->ties.size() == 1 ? " tie)" : " ties)")) +
+                               ": " + player_name(r->first) + " (" + first + ") plays " +
+                               roll_text(m.current_game().dice())}});
+        return o;
+      }
+      auto r = m.roll_dice(s, *dice_);
+      if (!r) return fail(r.err());
+      event(o, {{"event", "rolled"},
+                {"side", colour},
+                {"dice", {r->dice.die1, r->dice.die2}},
+                {"text", me + " (" + colour + ") rolls " + roll_text(r->dice)}});
+      if (r->passed) {
+        record({record_action::kind::pass, s, r->dice, {}, 0, engine::win_kind::single});
+        event(o, {{"event", "passed"},
+                  {"side", colour},
+                  {"dice", {r->dice.die1, r->dice.die2}},
+                  {"text", me + " cannot move with " + roll_text(r->dice) + " and passes"}});
+      }
+      return o;
+    }
+    case k::move: {
+      const engine::roll dice = m.current_game().dice();
+      auto r = m.make_play(s, c.text);
+      if (!r) return fail(r.err());
+      record({record_action::kind::play, s, dice, r->notation, 0, engine::win_kind::single});
+      event(o, {{"event", "moved"},
+                {"side", colour},
+                {"dice", {dice.die1, dice.die2}},
+                {"play", r->notation},
+                {"text", me + " (" + colour + ") plays " + r->notation}});
+      if (r->game_over) {
+        const auto& res = m.results().back();
+        engine::game_end end{res, m.score(), m.phase() == match_phase::match_over, m.is_crawford_game()};
+        after_game(o, end);
+      }
+      return o;
+    }
+    case k::double_offer: {
+      auto r = m.offer_double(s);
+      if (!r) return fail(r.err());
+      record({record_action::kind::double_offer, s, {}, {}, *r, engine::win_kind::single});
+      event(o, {{"event", "doubled"},
+                {"side", colour},
+                {"value", *r},
+                {"text", me + " (" + colour + ") doubles to " + std::to_string(*r)}});
+      return o;
+    }
+    case k::take:
+    case k::accept:
+    case k::drop:
+    case k::reject: {
+      const bool yes = c.kind == k::take || c.kind == k::accept;
+      if (m.phase() == match_phase::resign_offered && (c.kind == k::accept || c.kind == k::reject)) {
+        if (yes) {
+          const auto kind = m.pending_resignation()->kind;
+          auto r = m.accept_resignation(s);
+          if (!r) return fail(r.err());
+          record({record_action::kind::resign_accept, s, {}, {}, 0, kind});
+          event(o, {{"event", "resign_accepted"},
+                    {"side", colour},
+                    {"text", me + " accepts the resignation"}});
+          after_game(o, *r);
+        } else {
+          auto r = m.reject_resignation(s);
+          if (!r) return fail(r.err());
+          record({record_action::kind::resign_reject, s, {}, {}, 0, r->kind});
+          event(o, {{"event", "resign_rejected"},
+                    {"side", colour},
+                    {"text", me + " rejects the resignation; play goes on"}});
+        }
+        return o;
+      }
+      if (m.phase() != match_phase::cube_offered && (c.kind == k::accept || c.kind == k::reject))
+        return refuse("no_offer", "there is no double or resignation to answer");
+      if (yes) {
+        auto r = m.take(s);
+        if (!r) return fail(r.err());
+        record({record_action::kind::take, s, {}, {}, *r, engine::win_kind::single});
+        event(o, {{"event", "took"},
+                  {"side", colour},
+                  {"value", *r},
+                  {"text", me + " (" + colour + ") takes: the cube is at " + std::to_string(*r)}});
+      } else {
+        auto r = m.drop(s);
+        if (!r) return fail(r.err());
+        record({record_action::kind::drop, s, {}, {}, 0, engine::win_kind::single});
+        event(o, {{"event", "dropped"},
+                  {"side", colour},
+                  {"text", me + " (" + colour + ") drops"}});
+        after_game(o, *r);
+      }
+      return o;
+    }
+    case k::resign: {
+      auto r = m.offer_resignation(s, c.resign_kind);
+      if (!r) return fail(r.err());
+      record({record_action::kind::resign_offer, s, {}, {}, 0, c.resign_kind});
+      const std::string kind(engine::to_string(c.resign_kind));
+      event(o, {{"event", "resign_offered"},
+                {"side", colour},
+                {"kind", kind},
+                {"text", me + " (" + colour + ") offers to resign " +
+                             (c.resign_kind == engine::win_kind::single ? "a single game" : "a " + kind) +
+                             ": /accept or /reject"}});
+      return o;
+    }
+    case k::continue_session: {
+      auto r = m.continue_session(s);
+      if (!r) return fail(r.err());
+      event(o, {{"event", "continued"}, {"side", colour}, {"text", me + " wants to continue"}});
+      if (*r) {
+        begin_game_record();
+        event(o, {{"event", "game_started"},
+                  {"game_number", m.game_number()},
+                  {"text", "game " + std::to_string(m.game_number()) + ": roll for the opening with /roll"}});
+      }
+      return o;
+    }
+    case k::stop_session: {
+      auto r = m.stop_session(s);
+      if (!r) return fail(r.err());
+      event(o, {{"event", "stopped"}, {"side", colour}, {"text", me + " stops the session"}});
+      engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
+                           m.score(), true, false};
+      after_game(o, end);  // only closes the match (no new game result)
+      return o;
+    }
+    default:
+      return refuse("unknown_command", "that command is not available here");
+  }
+}
+
+void table::after_game(table_outcome& o, const engine::game_end& end) {
+  auto& m = *match_;
+  // A game result is announced unless this is a basis /stop (no new game ended).
+  const bool new_result = record_ && !record_->games.empty() && !record_->games.back().result &&
+                          !m.results().empty();
+  if (new_result) {
+    const auto& res = m.results().back();
+    record_->games.back().result = res;
+    const std::string winner(engine::to_string(res.winner));
+    std::string how;
+    if (m.options().kind == engine::match_kind::free_play) {
+      how = "wins";
+    } else if (res.kind == engine::win_kind::single) {
+      how = "wins a single game";
+    } else {
+      how = "wins a " + std::string(engine::to_string(res.kind));
+    }
+    if (res.reason == engine::end_reason::dropped) how = "wins: the double was dropped";
+    if (res.reason == engine::end_reason::resigned) how += " (resignation)";
+    if (res.reason == engine::end_reason::forfeit) how += " (forfeit)";
+    event(o, {{"event", "game_over"},
+              {"winner", winner},
+              {"kind", engine::to_string(res.kind)},
+              {"reason", engine::to_string(res.reason)},
+              {"points", res.points},
+              {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
+              {"text", player_name(res.winner) + " (" + winner + ") " + how + ", " + points_text(res.points)}});
+    if (end.crawford_next)
+      event(o, {{"event", "crawford"}, {"text", "the next game is the Crawford game: no doubling"}});
+  }
+  if (m.phase() == engine::match_phase::match_over) {
+    record_->final_score = m.score();
+    record_->ended_at = hooks_.now ? hooks_.now() : std::string{};
+    std::int64_t id = 0;
+    if (hooks_.archive) id = hooks_.archive(*record_);
+    last_match_id_ = id;
+    const auto winner = m.match_winner();
+    json e{{"event", "match_over"},
+           {"winner", side_json(winner)},
+           {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
+           {"text", (winner ? player_name(*winner) + " (" + std::string(engine::to_string(*winner)) +
+                                  ") wins the match "
+                            : std::string("the session ends ")) +
+                        std::to_string(m.score()[0]) + "-" + std::to_string(m.score()[1])}};
+    if (id > 0) {
+      e["match_id"] = id;
+      e["url"] = "/matches/" + std::to_string(id) + ".mat";
+    }
+    event(o, std::move(e));
+    record_.reset();
+  } else if (m.phase() == engine::match_phase::opening) {
+    begin_game_record();
+    event(o, {{"event", "game_started"},
+              {"game_number", m.game_number()},
+              {"crawford", m.is_crawford_game()},
+              {"text", "game " + std::to_string(m.game_number()) +
+                           (m.is_crawford_game() ? " (Crawford game)" : "") +
+                           ": roll for the opening with /roll"}});
+  } else if (m.phase() == engine::match_phase::game_over) {
+    event(o, {{"event", "continue_question"},
+              {"text", "continue? both type /continue to play on, or /stop to end the session"}});
+  }
+}
+
+table_outcome table::forfeit_impl(side s) {
+  table_outcome o;
+  if (!in_match()) return o;
+  auto& m = *match_;
+  if (m.phase() == engine::match_phase::game_over) {
+    // Between basis games an absent player ends the session.
+    (void)m.stop_session(s);
+    event(o, {{"event", "stopped"}, {"side", engine::to_string(s)},
+              {"text", player_name(s) + " did not come back: the session ends"}});
+    engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(), m.score(), true, false};
+    after_game(o, end);
+    return o;
+  }
+  auto r = m.forfeit(s);
+  if (!r) return o;
+  record({record_action::kind::forfeit, s, {}, {}, 0, engine::win_kind::backgammon});
+  event(o, {{"event", "forfeit"},
+            {"side", engine::to_string(s)},
+            {"text", player_name(s) + " did not come back in time and forfeits the game"}});
+  after_game(o, *r);
+  return o;
+}
+
+// ------------------------------------------------------------------------------------
+// Entry points: every change bumps the sequence number once.
+
+table_outcome table::bump(table_outcome o) {
+  if (o.changed) ++seq_;
+  return o;
+}
+table_outcome table::enter(const std::string& who) { return bump(enter_impl(who)); }
+table_outcome table::exit(const std::string& who) { return bump(exit_impl(who)); }
+table_outcome table::handle(const std::string& who, const protocol::command& c) {
+  return bump(handle_impl(who, c));
+}
+table_outcome table::forfeit(side s) { return bump(forfeit_impl(s)); }
+
+// ------------------------------------------------------------------------------------
+// State
+
+json table::state() const {
+  json j;
+  j["type"] = "state";
+  j["table"] = name_;
+  j["seq"] = seq_;
+  const auto& opts = match_ ? match_->options() : options_;
+  j["variant"] = engine::to_string(opts.game_variant);
+  j["options"] = options_json(options_, tutor_);
+  j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
+                  {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
+  j["present"] = {{"red", seats_[0] && seats_[0]->present},
+                  {"black", seats_[1] && seats_[1]->present}};
+  j["spectators"] = std::vector<std::string>(spectators_.begin(), spectators_.end());
+  j["last_match_id"] = last_match_id_ > 0 ? json(last_match_id_) : json(nullptr);
+
+  const engine::variant v = opts.game_variant;
+  engine::game fresh(v);
+  const engine::game& g = match_ ? match_->current_game() : fresh;
+  const bool playing = match_.has_value();
+  const auto phase = playing ? match_->phase() : engine::match_phase::opening;
+  j["phase"] = playing ? std::string(engine::to_string(phase)) : std::string("waiting");
+  const bool has_turn = playing && phase != engine::match_phase::opening &&
+                        phase != engine::match_phase::match_over &&
+                        phase != engine::match_phase::game_over;
+  j["turn"] = has_turn ? json(engine::to_string(g.turn())) : json(nullptr);
+  j["to_act"] = playing ? side_json(match_->to_act()) : json(nullptr);
+  if (playing && phase == engine::match_phase::move) {
+    j["dice"] = {g.dice().die1, g.dice().die2};
+  } else {
+    j["dice"] = json::array();
+  }
+  const auto b = g.board();
+  j["board"] = {{"points", b.points},
+                {"bar", {{"red", b.bar[0]}, {"black", b.bar[1]}}},
+                {"off", {{"red", b.off[0]}, {"black", b.off[1]}}}};
+  j["pips"] = {{"red", b.pips[0]}, {"black", b.pips[1]}};
+  const engine::cube cube = playing ? match_->doubling_cube() : engine::cube{};
+  j["cube"] = {{"value", cube.value},
+               {"owner", cube.owner ? json(engine::to_string(*cube.owner)) : json("center")},
+               {"offered_by", side_json(cube.offered_by)}};
+  const auto score = playing ? match_->score() : std::array<int, 2>{0, 0};
+  j["score"] = {{"red", score[0]}, {"black", score[1]}};
+  j["match_length"] = opts.kind == engine::match_kind::points ? opts.length : 0;
+  j["crawford"] = playing && match_->is_crawford_game();
+  j["game_number"] = playing ? match_->game_number() : 0;
+  j["may_double"] = playing && has_turn && match_->may_double(g.turn());
+  j["legal"] = playing && phase == engine::match_phase::move ? json(g.legal_notations())
+                                                              : json::array();
+  j["position_id"] = engine::position_id(g.current());
+  j["match_id"] = playing ? match_->id() : std::string{};
+  if (playing && match_->pending_resignation()) {
+    const auto& r = *match_->pending_resignation();
+    j["resign"] = {{"by", engine::to_string(r.by)}, {"kind", engine::to_string(r.kind)}};
+  } else {
+    j["resign"] = nullptr;
+  }
+  if (playing && phase == engine::match_phase::game_over) {
+    j["continuing"] = {{"red", match_->continuing()[0]}, {"black", match_->continuing()[1]}};
+  }
+  if (playing && !match_->results().empty() &&
+      (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
+       phase == engine::match_phase::opening)) {
+    const auto& res = match_->results().back();
+    j["last_result"] = {{"winner", engine::to_string(res.winner)},
+                        {"kind", engine::to_string(res.kind)},
+                        {"reason", engine::to_string(res.reason)},
+                        {"points", res.points}};
+  }
+  return j;
+}
+
+json table::summary() const {
+  json j;
+  j["name"] = name_;
+  j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
+                  {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
+  j["options"] = options_json(options_, tutor_);
+  const auto score = match_ ? match_->score() : std::array<int, 2>{0, 0};
+  j["score"] = {{"red", score[0]}, {"black", score[1]}};
+  j["spectators"] = spectators_.size();
+  j["phase"] = match_ ? std::string(engine::to_string(match_->phase())) : std::string("waiting");
+  return j;
+}
+
+// ------------------------------------------------------------------------------------
+// Snapshot and restore
+
+namespace {
+
+json game_json(const engine::game& g) {
+  json j;
+  switch (g.phase()) {
+    case engine::game_phase::opening: j["phase"] = "opening"; break;
+    case engine::game_phase::roll: j["phase"] = "roll"; break;
+    case engine::game_phase::move: j["phase"] = "move"; break;
+    case engine::game_phase::over: j["phase"] = "over"; break;
+  }
+  j["turn"] = engine::to_string(g.turn());
+  j["dice"] = {g.dice().die1, g.dice().die2};
+  j["position"] = engine::position_id(g.current());
+  j["turns"] = g.turn_number();
+  j["result"] = g.result_of_game() ? json(*g.result_of_game()) : json(nullptr);
+  return j;
+}
+
+engine::side side_from(const json& j) {
+  const auto s = engine::side_from_string(j.get<std::string>());
+  if (!s) throw std::invalid_argument("bad side");
+  return *s;
+}
+
+std::optional<engine::side> optional_side_from(const json& j) {
+  if (j.is_null()) return std::nullopt;
+  return side_from(j);
+}
+
+engine::match_phase match_phase_from(const std::string& name) {
+  using engine::match_phase;
+  for (auto p : {match_phase::opening, match_phase::roll, match_phase::move,
+                 match_phase::cube_offered, match_phase::resign_offered, match_phase::game_over,
+                 match_phase::match_over})
+    if (engine::to_string(p) == name) return p;
+  throw std::invalid_argument("bad phase");
+}
+
+engine::win_kind win_kind_from(const json& j) {
+  const auto k = j.get<std::string>();
+  if (k == "single") return engine::win_kind::single;
+  if (k == "gammon") return engine::win_kind::gammon;
+  if (k == "backgammon") return engine::win_kind::backgammon;
+  throw std::invalid_argument("bad win kind");
+}
+
+}  // namespace
+
+json table::snapshot() const {
+  json j;
+  j["version"] = 1;
+  j["name"] = name_;
+  j["options"] = options_;
+  j["tutor"] = tutor_;
+  j["seats"] = json::array();
+  for (const auto& st : seats_) j["seats"].push_back(st ? json(st->name) : json(nullptr));
+  j["last_match_id"] = last_match_id_;
+  j["seq"] = seq_;
+  if (match_) {
+    const auto& m = *match_;
+    json mj;
+    mj["options"] = m.options();
+    mj["phase"] = engine::to_string(m.phase());
+    mj["cube"] = {{"value", m.doubling_cube().value},
+                  {"owner", side_json(m.doubling_cube().owner)},
+                  {"offered_by", side_json(m.doubling_cube().offered_by)}};
+    mj["score"] = m.score();
+    mj["game_number"] = m.game_number();
+    mj["crawford_game"] = m.is_crawford_game();
+    mj["crawford_done"] = m.crawford_done();
+    if (m.pending_resignation()) {
+      const auto& r = *m.pending_resignation();
+      mj["resignation"] = {{"by", engine::to_string(r.by)},
+                           {"kind", engine::to_string(r.kind)},
+                           {"resume_phase", engine::to_string(r.resume_phase)}};
+    } else {
+      mj["resignation"] = nullptr;
+    }
+    mj["continuing"] = m.continuing();
+    mj["results"] = m.results();
+    mj["game"] = game_json(m.current_game());
+    j["match"] = std::move(mj);
+  } else {
+    j["match"] = nullptr;
+  }
+  j["record"] = record_ ? json(*record_) : json(nullptr);
+  return j;
+}
+
+engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::dice_source& dice,
+                                                      table_hooks hooks) {
+  try {
+    auto t = std::make_unique<table>(snap.at("name").get<std::string>(), dice, std::move(hooks));
+    t->options_ = snap.at("options").get<engine::match_options>();
+    t->tutor_ = snap.at("tutor").get<bool>();
+    const auto& seats = snap.at("seats");
+    for (std::size_t i = 0; i < 2; ++i)
+      if (!seats.at(i).is_null()) t->seats_[i] = seat{seats.at(i).get<std::string>(), false};
+    t->last_match_id_ = snap.at("last_match_id").get<std::int64_t>();
+    t->seq_ = snap.at("seq").get<std::uint64_t>();
+    if (!snap.at("match").is_null()) {
+      const auto& mj = snap.at("match");
+      const auto options = mj.at("options").get<engine::match_options>();
+      const auto& gj = mj.at("game");
+      const auto v = options.game_variant;
+      auto pos = engine::position_from_id(gj.at("position").get<std::string>(), v);
+      if (!pos) return engine::make_error("bad_snapshot", pos.err().message);
+      engine::game_phase gp = engine::game_phase::opening;
+      const auto gphase = gj.at("phase").get<std::string>();
+      if (gphase == "roll") gp = engine::game_phase::roll;
+      else if (gphase == "move") gp = engine::game_phase::move;
+      else if (gphase == "over") gp = engine::game_phase::over;
+      else if (gphase != "opening") return engine::make_error("bad_snapshot", "bad game phase");
+      std::optional<engine::game_result> result;
+      if (!gj.at("result").is_null()) result = gj.at("result").get<engine::game_result>();
+      const auto dice_json = gj.at("dice");
+      auto g = engine::game::restore(v, gp, side_from(gj.at("turn")),
+                                     engine::roll{dice_json.at(0).get<int>(), dice_json.at(1).get<int>()},
+                                     *pos, gj.at("turns").get<int>(), result);
+      if (!g) return engine::make_error("bad_snapshot", g.err().message);
+      engine::cube c;
+      c.value = mj.at("cube").at("value").get<int>();
+      c.owner = optional_side_from(mj.at("cube").at("owner"));
+      c.offered_by = optional_side_from(mj.at("cube").at("offered_by"));
+      std::optional<engine::resignation> pending;
+      if (!mj.at("resignation").is_null()) {
+        const auto& rj = mj.at("resignation");
+        pending = engine::resignation{side_from(rj.at("by")), win_kind_from(rj.at("kind")),
+                                      match_phase_from(rj.at("resume_phase").get<std::string>())};
+      }
+      t->match_.emplace(engine::match::restore(
+          options, match_phase_from(mj.at("phase").get<std::string>()), std::move(*g), c,
+          mj.at("score").get<std::array<int, 2>>(), mj.at("game_number").get<int>(),
+          mj.at("crawford_game").get<bool>(), mj.at("crawford_done").get<bool>(), pending,
+          mj.at("continuing").get<std::array<bool, 2>>(),
+          mj.at("results").get<std::vector<engine::game_result>>()));
+    }
+    if (!snap.at("record").is_null()) t->record_ = snap.at("record").get<match_record>();
+    return t;
+  } catch (const std::exception& e) {
+    return engine::make_error("bad_snapshot", std::string("the saved table is damaged: ") + e.what());
+  }
+}
+
+}  // namespace bg::server

@@ -35,6 +35,7 @@ struct server_config {
   std::size_t max_chat_bytes = 500;        ///< --max-chat-bytes: one chat line
   std::size_t max_name_bytes = 24;         ///< --max-name-bytes: a player or table name
   std::string trusted_proxy;               ///< --trusted-proxy: honour X-Forwarded-For from it
+  std::uint64_t dice_seed = 0;  ///< --dice-seed: 0 = secure dice; N = reproducible (tests only)
 };
 
 }  // namespace bg::server

@@ -1,0 +1,61 @@
+#pragma once
+/// @file codec.hpp
+/// The JSON messages of the wire protocol (protocol/PROTOCOL.md): decoding what a
+/// client sends, and encoding what the server sends.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/engine/error.hpp"
+
+namespace bg::protocol {
+
+/// The protocol version announced in `welcome`. Bumped only for incompatible changes;
+/// new fields and messages do not bump it.
+inline constexpr int protocol_version = 1;
+
+/// The deepest JSON nesting a client message may have (a real message needs 2).
+inline constexpr int max_json_depth = 16;
+
+/// A decoded client message.
+struct client_message {
+  enum class kind : unsigned char {
+    hello,  ///< {"type":"hello","name":"alice","resume":"<token>"}
+    line,   ///< {"type":"line","table":"t1","text":"/join"} (no table: the lobby)
+    enter,  ///< {"type":"enter","table":"t1"}: be present at a table and get its state
+    exit,   ///< {"type":"exit","table":"t1"}: stop following a table
+    ping,   ///< {"type":"ping"}: answered with {"type":"pong"}
+  };
+  kind what = kind::line;
+  std::optional<nlohmann::json> id;  ///< the client's "id" (string or number), echoed as "re"
+  std::string name;                  ///< hello
+  std::string resume;                ///< hello (may be empty)
+  std::optional<std::string> table;  ///< line/enter/exit
+  std::string text;                  ///< line
+};
+
+/// Decodes one text frame. Errors (codes): "bad_json" (not JSON, truncated, nested
+/// deeper than max_json_depth, not an object), "unknown_type", "bad_message" (a field
+/// missing, of the wrong type, or not valid UTF-8, or with control characters).
+/// Limits on lengths are the server's (it knows its configuration).
+engine::result<client_message> decode(std::string_view frame);
+
+/// True when `s` is valid UTF-8 (no overlong forms, no surrogates).
+bool valid_utf8(std::string_view s) noexcept;
+
+/// True when `s` has a control character (C0 other than none allowed, DEL, or C1).
+bool has_control(std::string_view s) noexcept;
+
+/// Serialises a server message to the text of one frame. Invalid UTF-8 (which should
+/// never reach here) is replaced, never thrown.
+std::string encode(const nlohmann::json& message);
+
+/// {"type":"error","code":...,"message":...} with "re" when `re` is set.
+nlohmann::json error_message(std::string_view code, std::string_view message,
+                             const std::optional<nlohmann::json>& re = std::nullopt);
+
+}  // namespace bg::protocol

@@ -1,0 +1,71 @@
+#pragma once
+/// @file command.hpp
+/// The chat-command grammar of a table (seed 000): a line that starts with "/" is a
+/// command, any other line is chat.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bg/engine/error.hpp"
+#include "bg/engine/game_result.hpp"
+#include "bg/engine/match.hpp"
+#include "bg/engine/side.hpp"
+#include "bg/engine/variant.hpp"
+
+namespace bg::protocol {
+
+/// What a line asks for.
+enum class command_kind : unsigned char {
+  chat,            ///< any line not starting with "/": `text` is the message
+  join,            ///< /join [red|black]: `seat` when given
+  leave,           ///< /leave: give up one's seat (become a spectator)
+  start,           ///< /start: begin the match (both seats taken)
+  option_show,     ///< /option: show the options
+  option_match,    ///< /option match N|basis|off: `match`
+  option_tutor,    ///< /option tutor [on|off]: `flag`
+  option_variant,  ///< /option variant standard|long: `game_variant`
+  roll,            ///< /roll
+  move,            ///< /move <play>: `text` is the play in notation
+  double_offer,    ///< /double
+  take,            ///< /take
+  drop,            ///< /drop, /refuse
+  resign,          ///< /resign [single|gammon|backgammon]: `resign_kind`
+  accept,          ///< /accept: a resignation, or the cube (= /take)
+  reject,          ///< /reject: a resignation, or the cube (= /drop)
+  continue_session,  ///< /continue (basis, R16)
+  stop_session,    ///< /stop (basis, R16)
+  board,           ///< /board: resend the state
+  who,             ///< /who: who is at the table
+  help,            ///< /help [command]: `text` is the topic
+  tables,          ///< /tables: the lobby list
+  export_match,    ///< /export: the link to the last finished match's .mat file
+};
+
+/// The stable name of a command ("join", "move", "double", ...), as used in metrics
+/// and in `/help` topics.
+std::string_view to_string(command_kind k) noexcept;
+
+/// A parsed line.
+struct command {
+  command_kind kind = command_kind::chat;
+  std::string text;                       ///< chat text, move notation or help topic
+  std::optional<engine::side> seat;       ///< /join red|black
+  engine::match_options match;            ///< /option match (variant is not touched)
+  bool flag = false;                      ///< /option tutor on|off
+  engine::variant game_variant = engine::variant::standard;  ///< /option variant
+  engine::win_kind resign_kind = engine::win_kind::single;  ///< /resign
+};
+
+/// Parses one line typed at a table or in the lobby. Command names are
+/// case-insensitive; arguments are separated by spaces. Errors (engine::error):
+/// "unknown_command" ("/jion is not a command: type /help"), "bad_command" with what
+/// is wrong ("/option match takes a number from 1 to 64, basis or off").
+/// `text` must already be valid UTF-8 without control characters (the codec checks).
+engine::result<command> parse_line(std::string_view line);
+
+/// One line of help for every command, or the detailed help of `topic` (a command
+/// name with or without "/"); nullopt for an unknown topic.
+std::optional<std::string> help_text(std::string_view topic);
+
+}  // namespace bg::protocol

@@ -1,0 +1,111 @@
+#pragma once
+/// @file game_service.hpp
+/// The game service: players (names, resume tokens), the lobby, and one table actor
+/// (a table on its own strand) per table.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <array>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/engine/dice_source.hpp"
+#include "bg/protocol/codec.hpp"
+#include "bg/server/metrics.hpp"
+#include "bg/server/server_config.hpp"
+#include "bg/server/service.hpp"
+#include "bg/server/storage.hpp"
+#include "bg/server/table.hpp"
+
+namespace bg::server {
+
+/// A dice source shared by every table: one secure (or, for tests, seeded) source
+/// behind a mutex, since tables run on different threads.
+class shared_dice final : public engine::dice_source {
+ public:
+  /// seed 0: secure_dice; otherwise seeded_dice(seed) (tests only).
+  explicit shared_dice(std::uint64_t seed);
+  int roll_die() override;
+
+ private:
+  std::mutex mutex_;
+  std::unique_ptr<engine::dice_source> source_;
+};
+
+class table_actor;
+
+/// gammond's service: implements bg::server::service.
+class game_service final : public service, public std::enable_shared_from_this<game_service> {
+ public:
+  /// Opens the storage at config.db and restores every saved table. Throws storage_error.
+  game_service(const server_config& config, metrics& counters, boost::asio::io_context& io);
+  ~game_service() override;
+
+  void on_open(const std::shared_ptr<client>& c) override;
+  void on_text(const std::shared_ptr<client>& c, std::string text) override;
+  void on_close(const std::shared_ptr<client>& c) override;
+  std::optional<http_reply> on_http_get(std::string_view target) override;
+  void shutdown() override;
+
+  /// Starts the grace timers of tables restored with absent players. Called once the
+  /// service is owned by a shared_ptr (make_game_service does it).
+  void start();
+
+  // Used by table actors (any thread).
+  /// The client with `id` if still connected.
+  std::shared_ptr<client> find_client(std::uint64_t id);
+  /// Records that `name` now holds (or no longer holds) a seat somewhere.
+  void set_summary(const std::string& table, nlohmann::json summary);
+  storage& store() noexcept { return *storage_; }
+  metrics& counters() noexcept { return metrics_; }
+  const server_config& config() const noexcept { return config_; }
+  engine::dice_source& dice() noexcept { return dice_; }
+  /// The resume token of `name` (created on first use); tokens of seated players are
+  /// saved with their tables.
+  std::string token_of(const std::string& name);
+
+ private:
+  struct session_info {
+    std::weak_ptr<client> who;
+    std::string name;           ///< empty until hello
+    std::set<std::string> tables;
+    std::size_t tables_created = 0;
+  };
+
+  void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
+                     const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
+  /// The actor of table `name`, created when absent (limits checked); nullptr with
+  /// `why` set when refused.
+  std::shared_ptr<table_actor> table_for(const std::string& name, session_info& s,
+                                         std::string& why_code, std::string& why);
+  void send_error(const std::shared_ptr<client>& c, std::string_view code, std::string_view message,
+                  const std::optional<nlohmann::json>& re);
+  bool valid_name(const std::string& name) const;
+  nlohmann::json tables_message() const;
+
+  server_config config_;
+  metrics& metrics_;
+  boost::asio::io_context& io_;
+  std::unique_ptr<storage> storage_;
+  shared_dice dice_;
+
+  mutable std::mutex mutex_;  // guards everything below
+  std::unordered_map<std::uint64_t, session_info> sessions_;
+  std::unordered_map<std::string, std::uint64_t> online_;  // name -> client id
+  std::unordered_map<std::string, std::string> tokens_;    // name -> resume token
+  std::map<std::string, std::shared_ptr<table_actor>> tables_;
+  std::map<std::string, nlohmann::json> summaries_;
+  bool shutting_down_ = false;
+};
+
+}  // namespace bg::server

@@ -1,0 +1,139 @@
+#pragma once
+/// @file table.hpp
+/// One game room, with no I/O: it owns its match and turns (player, command) into
+/// messages for the people at the table (DESIGN.md "A table ... does no I/O itself").
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/engine/dice_source.hpp"
+#include "bg/engine/error.hpp"
+#include "bg/engine/match.hpp"
+#include "bg/engine/side.hpp"
+#include "bg/protocol/command.hpp"
+#include "bg/server/match_record.hpp"
+
+namespace bg::server {
+
+/// The limits and hooks a table needs from its host.
+struct table_hooks {
+  /// Stores a finished match and returns its id (> 0); the table links to it.
+  std::function<std::int64_t(const match_record&)> archive;
+  /// The current time as ISO 8601 UTC text (records only; tests fix it).
+  std::function<std::string()> now;
+  std::size_t max_chat_bytes = 500;
+};
+
+/// One message the table wants delivered, and to whom.
+struct delivery {
+  enum class audience : unsigned char {
+    everyone,  ///< every client present at the table
+    actor,     ///< only the client whose command caused it
+  };
+  audience to = audience::everyone;
+  nlohmann::json message;
+};
+
+/// What handling one command or presence change produced. When `changed` is true the
+/// host persists snapshot() and then sends state() to everyone (after `out`).
+struct table_outcome {
+  std::vector<delivery> out;
+  bool changed = false;
+  /// The command was refused: sent to the actor alone as an `error`; nothing changed.
+  std::optional<engine::error> refused;
+};
+
+/// A seat: who sits there and whether they are connected.
+struct seat {
+  std::string name;
+  bool present = false;
+};
+
+/// A table. Not thread-safe: its host runs it on one strand.
+class table {
+ public:
+  /// A new, empty table called `name`, rolling dice from `dice` (which must outlive it).
+  table(std::string name, engine::dice_source& dice, table_hooks hooks);
+
+  /// `who` is now at the table: a spectator, or a seated player coming back.
+  table_outcome enter(const std::string& who);
+  /// `who` left the table (or lost the connection). A seated player keeps the seat
+  /// and is marked absent; the host starts the grace period (absent_seats()).
+  table_outcome exit(const std::string& who);
+  /// `who` (present at the table) sends a command. Errors are in outcome.refused with
+  /// a code and a sentence: "not_seated", "seat_taken", "table_full",
+  /// "already_seated", "in_match", "need_opponent", "already_started",
+  /// "options_locked", "bad_text", "no_match", and the engine's codes.
+  table_outcome handle(const std::string& who, const protocol::command& c);
+  /// The grace period of the absent player on `s` ran out: they forfeit the game.
+  table_outcome forfeit(engine::side s);
+
+  /// The full `state` message (protocol/PROTOCOL.md).
+  [[nodiscard]] nlohmann::json state() const;
+  /// One entry of the lobby's `tables` list.
+  [[nodiscard]] nlohmann::json summary() const;
+  /// Everything needed to rebuild the table after a restart.
+  [[nodiscard]] nlohmann::json snapshot() const;
+  /// Rebuilds a table from snapshot(); nobody is present afterwards. Error
+  /// "bad_snapshot" when the JSON does not describe a valid table.
+  static engine::result<std::unique_ptr<table>> restore(const nlohmann::json& snapshot,
+                                                        engine::dice_source& dice,
+                                                        table_hooks hooks);
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  /// The seat of `who`, if seated.
+  [[nodiscard]] std::optional<engine::side> seat_of(const std::string& who) const;
+  /// Seats whose player is absent while a match is in progress (grace period runs).
+  [[nodiscard]] std::vector<engine::side> absent_seats() const;
+  /// True when a match is being played (from /start until its end).
+  [[nodiscard]] bool in_match() const noexcept;
+  /// True when nobody sits or watches and no match is in progress (may be dropped).
+  [[nodiscard]] bool idle() const noexcept;
+  /// Names present at the table (seated and spectators).
+  [[nodiscard]] std::vector<std::string> present() const;
+  /// The state sequence number: +1 for every change.
+  [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
+  [[nodiscard]] const std::array<std::optional<seat>, 2>& seats() const noexcept {
+    return seats_;
+  }
+  [[nodiscard]] const std::optional<engine::match>& current_match() const noexcept {
+    return match_;
+  }
+
+ private:
+  table_outcome enter_impl(const std::string& who);
+  table_outcome exit_impl(const std::string& who);
+  table_outcome handle_impl(const std::string& who, const protocol::command& c);
+  table_outcome forfeit_impl(engine::side s);
+  table_outcome bump(table_outcome o);
+  table_outcome refuse(std::string code, std::string message) const;
+  table_outcome game_command(engine::side s, const protocol::command& c);
+  void event(table_outcome& o, nlohmann::json e);
+  void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
+  void record(record_action a);
+  void after_game(table_outcome& o, const engine::game_end& end);
+  void begin_game_record();
+  [[nodiscard]] std::string player_name(engine::side s) const;
+
+  std::string name_;
+  engine::dice_source* dice_;
+  table_hooks hooks_;
+  engine::match_options options_;
+  bool tutor_ = false;
+  std::array<std::optional<seat>, 2> seats_;
+  std::set<std::string> spectators_;
+  std::optional<engine::match> match_;
+  std::optional<match_record> record_;
+  std::int64_t last_match_id_ = 0;
+  std::uint64_t seq_ = 0;
+};
+
+}  // namespace bg::server
