@@ -4,6 +4,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <atomic>
 #include <ctime>
 #include <future>
 #include <random>
@@ -97,20 +98,24 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
     asio::dispatch(strand_, [self = shared_from_this()] { self->guard([&] { self->rearm(); }); });
   }
 
-  /// Saves the table now and cancels timers (shutdown). Blocks until done on the strand.
-  void flush(std::promise<void>& done) {
-    asio::dispatch(strand_, [self = shared_from_this(), &done] {
+  /// Saves the table now and cancels timers (shutdown); `done` is set on the strand.
+  void flush(const std::shared_ptr<std::promise<void>>& done) {
+    asio::dispatch(strand_, [self = shared_from_this(), done] {
       self->guard([&] {
         for (auto& t : self->grace_)
           if (t) t->cancel();
         self->stopped_ = true;
         self->persist();
       });
-      done.set_value();
+      done->set_value();
     });
   }
 
   const std::string& name() const { return table_->name(); }
+
+  /// Messages handed to this actor that it has not processed yet. Incremented by the
+  /// service under its lock, so an actor with none may be forgotten safely.
+  std::atomic<int> pending{0};
 
  private:
   template <typename F>
@@ -123,6 +128,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   }
 
   void do_enter(std::uint64_t client_id, const std::string& name, const std::optional<json>& re) {
+    --pending;
     members_[client_id] = name;
     auto o = table_->enter(name);
     finish(client_id, o, re, /*always_state_to_actor=*/true);
@@ -141,6 +147,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
 
   void do_line(std::uint64_t client_id, const std::string& name, const protocol::command& cmd,
                clock_type::time_point t0, const std::optional<json>& re) {
+    --pending;
     if (!members_.count(client_id)) {
       members_[client_id] = name;
       auto o = table_->enter(name);
@@ -309,7 +316,10 @@ std::shared_ptr<client> game_service::find_client(std::uint64_t id) {
 void game_service::set_summary(const std::string& table, json summary) {
   std::lock_guard lock(mutex_);
   if (summary.is_null()) {
-    // The table is idle: nobody present, no seat, no match. Forget it.
+    // The table is idle: nobody present, no seat, no match. Forget it, unless a
+    // message for it is already on its way (then it is not idle for long).
+    const auto it = tables_.find(table);
+    if (it == tables_.end() || it->second->pending.load() != 0) return;
     summaries_.erase(table);
     tables_.erase(table);
     metrics_.set_tables(tables_.size());
@@ -438,6 +448,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       return;
     }
     s.tables.insert(*m.table);
+    ++actor->pending;
   }
   if (cmd) {
     actor->line(c->id(), name, std::move(*cmd), t0, m.id);
@@ -546,6 +557,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
         const auto ta = tables_.find(tname);
         if (ta != tables_.end()) {
           rejoin.push_back(ta->second);
+          ++ta->second->pending;
           s.tables.insert(tname);
         }
       }
@@ -674,8 +686,8 @@ void game_service::shutdown() {
     for (auto& [name, actor] : tables_) all.push_back(actor);
   }
   for (auto& actor : all) {
-    std::promise<void> done;
-    auto f = done.get_future();
+    auto done = std::make_shared<std::promise<void>>();
+    auto f = done->get_future();
     actor->flush(done);
     if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready)
       spdlog::warn("table {} did not flush in time", actor->name());

@@ -1,1 +1,96 @@
-// Placeholder: filled by its owner.
+// The JSON message decoder (PROTOCOL.md "Client -> server") and its defences against
+// bad input: not JSON, truncated, deeply nested, wrong types, bad UTF-8, control chars.
+#include <catch2/catch.hpp>
+
+#include "bg/protocol/codec.hpp"
+
+using namespace bg::protocol;
+
+namespace {
+std::string code_of(std::string_view frame) {
+  auto r = decode(frame);
+  REQUIRE_FALSE(r.ok());
+  return r.err().code;
+}
+}  // namespace
+
+TEST_CASE("hello, line, enter, exit and ping decode with their fields", "[protocol][codec]") {
+  auto h = decode(R"({"type":"hello","name":"alice","resume":"abc","id":7})");
+  REQUIRE(h.ok());
+  CHECK(h->what == client_message::kind::hello);
+  CHECK(h->name == "alice");
+  CHECK(h->resume == "abc");
+  CHECK(*h->id == 7);
+  auto l = decode(R"({"type":"line","table":"t1","text":"/join","id":"x"})");
+  REQUIRE(l.ok());
+  CHECK(l->what == client_message::kind::line);
+  CHECK(*l->table == "t1");
+  CHECK(l->text == "/join");
+  CHECK(*l->id == "x");
+  auto lobby = decode(R"({"type":"line","text":"/tables"})");
+  REQUIRE(lobby.ok());
+  CHECK_FALSE(lobby->table.has_value());
+  CHECK(decode(R"({"type":"enter","table":"t1"})")->what == client_message::kind::enter);
+  CHECK(decode(R"({"type":"exit","table":"t1"})")->what == client_message::kind::exit);
+  CHECK(decode(R"({"type":"ping"})")->what == client_message::kind::ping);
+}
+
+TEST_CASE("frames that are not one JSON object are bad_json", "[protocol][codec]") {
+  CHECK(code_of("") == "bad_json");
+  CHECK(code_of("hello") == "bad_json");
+  CHECK(code_of(R"({"type":"line","text":"/jo)") == "bad_json");  // truncated
+  CHECK(code_of("[1,2,3]") == "bad_json");
+  CHECK(code_of("42") == "bad_json");
+  CHECK(code_of(std::string(10000, '[')) == "bad_json");  // deeply nested
+  std::string deep = R"({"type":"ping","x":)" + std::string(17, '[') + std::string(17, ']') + "}";
+  CHECK(code_of(deep) == "bad_json");
+  std::string shallow = R"({"type":"ping","x":)" + std::string(10, '[') + std::string(10, ']') + "}";
+  CHECK(decode(shallow).ok());
+}
+
+TEST_CASE("missing or wrong-typed fields are bad_message, unknown types unknown_type",
+          "[protocol][codec]") {
+  CHECK(code_of(R"({"name":"alice"})") == "bad_message");
+  CHECK(code_of(R"({"type":5})") == "bad_message");
+  CHECK(code_of(R"({"type":"hello"})") == "bad_message");
+  CHECK(code_of(R"({"type":"hello","name":42})") == "bad_message");
+  CHECK(code_of(R"({"type":"line"})") == "bad_message");
+  CHECK(code_of(R"({"type":"line","text":["a"]})") == "bad_message");
+  CHECK(code_of(R"({"type":"line","text":"x","table":7})") == "bad_message");
+  CHECK(code_of(R"({"type":"enter"})") == "bad_message");
+  CHECK(code_of(R"({"type":"ping","id":{"a":1}})") == "bad_message");
+  CHECK(code_of(R"({"type":"ping","id":1.5})") == "bad_message");
+  CHECK(code_of(R"({"type":"dance"})") == "unknown_type");
+}
+
+TEST_CASE("text that is not valid UTF-8 or holds control characters is refused",
+          "[protocol][codec]") {
+  CHECK(code_of("{\"type\":\"hello\",\"name\":\"a\\u0007b\"}") == "bad_message");
+  CHECK(code_of("{\"type\":\"line\",\"text\":\"a\\nb\"}") == "bad_message");
+  CHECK(code_of("{\"type\":\"line\",\"text\":\"\\u0085\"}") == "bad_message");  // C1 control
+  // A raw invalid byte is rejected by the JSON parser itself.
+  CHECK_FALSE(decode("{\"type\":\"line\",\"text\":\"\xff\"}").ok());
+  CHECK(decode("{\"type\":\"line\",\"text\":\"caf\xc3\xa9 \xe2\x9a\x80\"}").ok());
+}
+
+TEST_CASE("valid_utf8 rejects overlong forms, surrogates and truncation", "[protocol][codec]") {
+  CHECK(valid_utf8("plain"));
+  CHECK(valid_utf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x8e\xb2"));
+  CHECK_FALSE(valid_utf8("\xc0\xaf"));          // overlong '/'
+  CHECK_FALSE(valid_utf8("\xed\xa0\x80"));      // surrogate D800
+  CHECK_FALSE(valid_utf8("\xe2\x82"));          // truncated
+  CHECK_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  CHECK_FALSE(valid_utf8("\x80"));
+}
+
+TEST_CASE("encode never throws on bad UTF-8 and error_message echoes re", "[protocol][codec]") {
+  nlohmann::json j{{"type", "chat"}, {"text", std::string("bad \xff byte")}};
+  const auto text = encode(j);
+  CHECK(text.find("bad") != std::string::npos);
+  const auto e = error_message("illegal_play", "point 5 is blocked", nlohmann::json("m1"));
+  CHECK(e["type"] == "error");
+  CHECK(e["code"] == "illegal_play");
+  CHECK(e["message"] == "point 5 is blocked");
+  CHECK(e["re"] == "m1");
+  CHECK_FALSE(error_message("x", "y").contains("re"));
+}

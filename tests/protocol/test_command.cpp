@@ -1,1 +1,121 @@
-// Placeholder: filled by its owner.
+// The chat-command grammar (seed 000's /join, /start, /option ...; PROTOCOL.md).
+#include <catch2/catch.hpp>
+
+#include "bg/protocol/command.hpp"
+
+using namespace bg::protocol;
+using bg::engine::match_kind;
+using bg::engine::side;
+using bg::engine::variant;
+using bg::engine::win_kind;
+
+namespace {
+command ok(std::string_view line) {
+  auto r = parse_line(line);
+  INFO(line << " -> " << (r ? "" : r.err().message));
+  REQUIRE(r.ok());
+  return *r;
+}
+std::string code_of(std::string_view line) {
+  auto r = parse_line(line);
+  REQUIRE_FALSE(r.ok());
+  return r.err().code;
+}
+}  // namespace
+
+TEST_CASE("a line without a slash is chat, kept verbatim", "[protocol][command]") {
+  const auto c = ok("hello there, 24/18 is nice");
+  CHECK(c.kind == command_kind::chat);
+  CHECK(c.text == "hello there, 24/18 is nice");
+}
+
+TEST_CASE("seed 000 table commands parse with their arguments", "[protocol][command]") {
+  CHECK(ok("/join").kind == command_kind::join);
+  CHECK_FALSE(ok("/join").seat.has_value());
+  CHECK(ok("/join red").seat == side::red);
+  CHECK(ok("/JOIN Black").seat == side::black);
+  CHECK(ok("/leave").kind == command_kind::leave);
+  CHECK(ok("/start").kind == command_kind::start);
+  CHECK(ok("  /roll  ").kind == command_kind::roll);
+  CHECK(ok("/double").kind == command_kind::double_offer);
+  CHECK(ok("/take").kind == command_kind::take);
+  CHECK(ok("/accept").kind == command_kind::accept);
+  CHECK(ok("/drop").kind == command_kind::drop);
+  CHECK(ok("/refuse").kind == command_kind::drop);
+  CHECK(ok("/reject").kind == command_kind::reject);
+  CHECK(ok("/continue").kind == command_kind::continue_session);
+  CHECK(ok("/stop").kind == command_kind::stop_session);
+  CHECK(ok("/board").kind == command_kind::board);
+  CHECK(ok("/who").kind == command_kind::who);
+  CHECK(ok("/tables").kind == command_kind::tables);
+  CHECK(ok("/export").kind == command_kind::export_match);
+}
+
+TEST_CASE("/move keeps the play text for the engine's notation parser", "[protocol][command]") {
+  const auto c = ok("/move 24/18 13/11");
+  CHECK(c.kind == command_kind::move);
+  CHECK(c.text == "24/18 13/11");
+  CHECK(ok("/move   bar/22   6/off ").text == "bar/22   6/off");
+  CHECK(code_of("/move") == "bad_command");
+}
+
+TEST_CASE("R13 R16 R12 /option match takes N from 1 to 64, basis or off", "[protocol][command]") {
+  auto m = ok("/option match 7");
+  CHECK(m.kind == command_kind::option_match);
+  CHECK(m.match.kind == match_kind::points);
+  CHECK(m.match.length == 7);
+  CHECK(ok("/option match 1").match.length == 1);
+  CHECK(ok("/option match 64").match.length == 64);
+  CHECK(ok("/option match basis").match.kind == match_kind::basis);
+  CHECK(ok("/option match off").match.kind == match_kind::free_play);
+  for (const char* bad : {"/option match 0x", "/option match 65", "/option match -1",
+                          "/option match", "/option match 7 8", "/option match seven"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+}
+
+TEST_CASE("R17 /option tutor on and off, variant standard or long", "[protocol][command]") {
+  CHECK(ok("/option tutor").flag);
+  CHECK(ok("/option tutor on").flag);
+  CHECK_FALSE(ok("/option tutor off").flag);
+  CHECK(code_of("/option tutor maybe") == "bad_command");
+  CHECK(ok("/option variant long").game_variant == variant::long_nardy);
+  CHECK(ok("/option variant standard").game_variant == variant::standard);
+  CHECK(code_of("/option variant hyper") == "bad_command");
+  CHECK(ok("/option").kind == command_kind::option_show);
+  CHECK(code_of("/option colour blue") == "bad_command");
+}
+
+TEST_CASE("R18 /resign takes single, gammon or backgammon", "[protocol][command]") {
+  CHECK(ok("/resign").resign_kind == win_kind::single);
+  CHECK(ok("/resign gammon").resign_kind == win_kind::gammon);
+  CHECK(ok("/resign backgammon").resign_kind == win_kind::backgammon);
+  CHECK(code_of("/resign everything") == "bad_command");
+}
+
+TEST_CASE("unknown and malformed commands are errors with a sentence", "[protocol][command]") {
+  CHECK(code_of("/jion") == "unknown_command");
+  CHECK(code_of("/") == "unknown_command");
+  CHECK(code_of("/roll now") == "bad_command");
+  CHECK(code_of("/join green") == "bad_command");
+  CHECK(code_of("   ") == "empty_line");
+  auto r = parse_line("/jion");
+  CHECK(r.err().message.find("/help") != std::string::npos);
+}
+
+TEST_CASE("/help lists every command and explains one", "[protocol][command]") {
+  const auto all = help_text("");
+  REQUIRE(all);
+  for (const char* name : {"/join", "/start", "/roll", "/move", "/double", "/take", "/drop",
+                           "/resign", "/continue", "/tables"}) {
+    INFO(name);
+    CHECK(all->find(name) != std::string::npos);
+  }
+  const auto move = help_text("/move");
+  REQUIRE(move);
+  CHECK(move->find("24/18") != std::string::npos);
+  CHECK(help_text("option")->find("basis") != std::string::npos);
+  CHECK_FALSE(help_text("nonsense").has_value());
+  CHECK(ok("/help move").text == "move");
+}
