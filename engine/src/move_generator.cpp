@@ -33,7 +33,7 @@ void play_list::rebuild_index() {
   const int used = dice_used_;
   clear();
   dice_used_ = used;
-  for (const auto& p : plays) insert(p);
+  for (const auto& p : plays) insert(p, hash_of(p.result));
 }
 
 int play_list::find(const position& p) const noexcept {
@@ -46,21 +46,21 @@ int play_list::find(const position& p) const noexcept {
   }
 }
 
-void play_list::add_unique(const play& candidate) {
+void play_list::add_unique(const play& candidate, std::uint64_t hash) {
   if ((plays_.size() + 1) * 2 > slots_.size()) {
     // Keep the load factor at most one half: double the table and re-insert.
     slots_.assign(slots_.size() * 2, 0);
     std::vector<play> plays;
     plays.swap(plays_);
     plays_.reserve(plays.size() * 2);
-    for (const auto& p : plays) insert(p);
+    for (const auto& p : plays) insert(p, hash_of(p.result));
   }
-  insert(candidate);
+  insert(candidate, hash);
 }
 
-void play_list::insert(const play& candidate) {
+void play_list::insert(const play& candidate, std::uint64_t hash) {
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = hash_of(candidate.result) & mask;; i = (i + 1) & mask) {
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const std::uint64_t slot = slots_[i];
     if ((slot >> 32) != generation_) {
       slots_[i] = (std::uint64_t{generation_} << 32) | plays_.size();
@@ -88,10 +88,12 @@ constexpr int highest_from() noexcept {
 template <variant V>
 void generate_non_double(const position& pos, roll r, const turn_context& ctx,
                          play_list& out) {
+  const std::uint64_t base_hash = hash_of(pos);
   const int hi = r.high();
   const int lo = r.low();
-  // Single-die plays, kept in case no play uses both dice.
-  play singles[2][26];
+  // Starting points from which each die alone can be played, in case no play uses
+  // both dice (then R6.2 decides which single-die plays are legal).
+  std::int8_t singles[2][26];
   int n_singles[2] = {0, 0};
   bool both = false;
   for (int order = 0; order < 2; ++order) {
@@ -99,20 +101,33 @@ void generate_non_double(const position& pos, roll r, const turn_context& ctx,
     const int second = order == 0 ? lo : hi;
     for (int from1 = highest_from<V>(); from1 >= 1; --from1) {
       if (pos.mover(from1) == 0) continue;
-      play p1;
-      p1.result = pos;
-      if (try_move<V>(p1.result, from1, first, ctx, p1.moves[0]) != detail::refusal::none) continue;
-      p1.count = 1;
-      if (!both) singles[order][n_singles[order]++] = p1;
+      if (detail::check_move<V>(pos, from1, first, ctx) != detail::refusal::none) continue;
+      play p1{pos, {}, 1};
+      std::uint64_t h1 = base_hash;
+      if (detail::apply_move<V>(p1.result, from1, first, p1.moves[0], h1) !=
+          detail::refusal::none)
+        continue;
+      singles[order][n_singles[order]++] = static_cast<std::int8_t>(from1);
+      // In the second order (lower die first) a play of two different checkers where
+      // neither enters nor bears off was already found in the first order: the other
+      // order of the same two moves is legal from the same position and ends in the
+      // same place (hits included). Only chains, entering and bearing off can differ.
+      // Long nardy checks L5 after each move, so there the order always matters.
+      const bool skip_independent = V == variant::standard && order == 1 &&
+                                    pos.mover(bar_index) == 0 && from1 - first > 0;
       for (int from2 = highest_from<V>(); from2 >= 1; --from2) {
         if (p1.result.mover(from2) == 0) continue;
-        play p2;
-        p2.result = p1.result;
-        if (try_move<V>(p2.result, from2, second, ctx, p2.moves[1]) != detail::refusal::none) continue;
-        p2.moves[0] = p1.moves[0];
+        if (skip_independent && from2 != from1 - first && from2 - second > 0) continue;
+        if (detail::check_move<V>(p1.result, from2, second, ctx) != detail::refusal::none)
+          continue;
+        play p2 = p1;
+        std::uint64_t h2 = h1;
+        if (detail::apply_move<V>(p2.result, from2, second, p2.moves[1], h2) !=
+            detail::refusal::none)
+          continue;
         p2.count = 2;
         both = true;
-        out.add_unique(p2);
+        out.add_unique(p2, h2);
       }
     }
   }
@@ -122,7 +137,13 @@ void generate_non_double(const position& pos, roll r, const turn_context& ctx,
   }
   // R6.2: only one die can be played: the higher if it can be.
   const int pick = n_singles[0] > 0 ? 0 : 1;
-  for (int i = 0; i < n_singles[pick]; ++i) out.add_unique(singles[pick][i]);
+  const int die = pick == 0 ? hi : lo;
+  for (int i = 0; i < n_singles[pick]; ++i) {
+    play p1{pos, {}, 1};
+    std::uint64_t h1 = base_hash;
+    (void)try_move<V>(p1.result, singles[pick][i], die, ctx, p1.moves[0], h1);
+    out.add_unique(p1, h1);
+  }
   out.set_dice_used(n_singles[pick] > 0 ? 1 : 0);
 }
 
@@ -138,32 +159,34 @@ struct double_search {
   play_list& out;
   int best = 0;
 
-  void record(const play& p) {
+  void record(const play& p, std::uint64_t hash) {
     if (p.count > best) {
       out.clear();
       best = p.count;
     }
-    if (p.count == best && best > 0) out.add_unique(p);
+    if (p.count == best && best > 0) out.add_unique(p, hash);
   }
 
-  void run(const play& current, int max_from) {
+  void run(const play& current, std::uint64_t hash, int max_from) {
     bool moved = false;
     for (int from = max_from; from >= 1; --from) {
       if (current.result.mover(from) == 0) continue;
-      play next;
-      next.result = current.result;
-      if (try_move<V>(next.result, from, die, ctx, next.moves[current.count]) != detail::refusal::none) continue;
+      if (detail::check_move<V>(current.result, from, die, ctx) != detail::refusal::none)
+        continue;
+      play next = current;
+      std::uint64_t h = hash;
+      if (detail::apply_move<V>(next.result, from, die, next.moves[current.count], h) !=
+          detail::refusal::none)
+        continue;
       moved = true;
-      for (int i = 0; i < current.count; ++i) next.moves[static_cast<std::size_t>(i)] =
-          current.moves[static_cast<std::size_t>(i)];
       next.count = static_cast<std::uint8_t>(current.count + 1);
       if (next.count == 4) {
-        record(next);
+        record(next, h);
       } else {
-        run(next, V == variant::standard ? from : highest_from<V>());
+        run(next, h, V == variant::standard ? from : highest_from<V>());
       }
     }
-    if (!moved) record(current);
+    if (!moved) record(current, hash);
   }
 };
 
@@ -176,9 +199,8 @@ void generate(const position& pos, roll r, play_list& out) {
     return;
   }
   double_search<V> search{r.die1, ctx, out};
-  play start;
-  start.result = pos;
-  search.run(start, highest_from<V>());
+  play start{pos, {}, 0};
+  search.run(start, hash_of(pos), highest_from<V>());
   out.set_dice_used(search.best);
 }
 

@@ -295,7 +295,8 @@ struct matcher {
       }
       position q = pos;
       checker_move m;
-      const auto why = detail::try_move<V>(q, at, d, ctx, m);
+      std::uint64_t unused_hash = 0;
+      const auto why = detail::try_move<V>(q, at, d, ctx, m, unused_hash);
       if (why != detail::refusal::none) {
         fail(depth + 1, refusal_text(why, at, d));
         continue;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "zobrist.hpp"
+
 namespace bg::engine {
 
 position position::starting(variant v) noexcept {
@@ -82,17 +84,6 @@ bool position::is_ok(variant v) const noexcept {
   return true;
 }
 
-std::uint64_t hash_of(const position& p) noexcept {
-  std::uint64_t words[8];
-  std::memcpy(words, p.raw_mover().data(), 32);
-  std::memcpy(words + 4, p.raw_opponent().data(), 32);
-  std::uint64_t h = 0x9E3779B97F4A7C15ULL;
-  for (std::uint64_t w : words) {
-    h ^= w;
-    h *= 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 29;
-  }
-  return h;
-}
+std::uint64_t hash_of(const position& p) noexcept { return detail::zobrist_hash(p); }
 
 }  // namespace bg::engine

@@ -10,6 +10,7 @@
 #include "bg/engine/position.hpp"
 #include "bg/engine/roll.hpp"
 #include "bg/engine/variant.hpp"
+#include "zobrist.hpp"
 
 namespace bg::engine::detail {
 
@@ -69,13 +70,12 @@ enum class refusal : std::uint8_t {
   six_block,        // L5: the move would leave a forbidden six-point block
 };
 
-/// Moves one checker of the mover from `from` by `die` if the rules of V allow it,
-/// updating `p` and describing the move in `m`. Returns why not (p then unspecified).
+/// Checks whether the mover may move one checker from `from` by `die` (every rule but
+/// L5, which needs the position after the move: apply_move() checks it).
 template <variant V>
-inline refusal try_move(position& p, int from, int die, const turn_context& ctx,
-                        checker_move& m) noexcept {
-  auto& me = p.raw_mover();
-  auto& op = p.raw_opponent();
+inline refusal check_move(const position& p, int from, int die,
+                          const turn_context& ctx) noexcept {
+  const auto& me = p.raw_mover();
   const auto f = static_cast<std::size_t>(from);
   if (me[f] == 0) return refusal::no_checker;
   if constexpr (V == variant::standard) {
@@ -90,34 +90,67 @@ inline refusal try_move(position& p, int from, int die, const turn_context& ctx,
       for (int q = from + 1; q <= 6; ++q)
         if (me[static_cast<std::size_t>(q)] != 0) return refusal::higher_checker;  // R10.3
     }
+    return refusal::none;
+  }
+  const auto o = static_cast<std::size_t>(opponent_point(V, to));
+  const auto& op = p.raw_opponent();
+  if constexpr (V == variant::standard) {
+    if (op[o] >= 2) return refusal::blocked;  // R4: a point held by 2 or more
+  } else {
+    if (op[o] != 0) return refusal::blocked;  // L2: no landing on any opposing checker
+  }
+  return refusal::none;
+}
+
+/// Makes a move that check_move() allowed: updates `p`, its Zobrist `hash`, and
+/// describes the move in `m` (R7: a blot on the destination goes to the bar). In long
+/// nardy returns six_block (p then unspecified) when the move leaves a forbidden block
+/// (L5).
+template <variant V>
+inline refusal apply_move(position& p, int from, int die, checker_move& m,
+                          std::uint64_t& hash) noexcept {
+  auto& me = p.raw_mover();
+  auto& op = p.raw_opponent();
+  const auto f = static_cast<std::size_t>(from);
+  const int to = from - die;
+  if (to <= 0) {
+    hash ^= zobrist_delta(0, f, me[f], me[f] - 1u) ^
+            zobrist_delta(0, off_index, me[off_index], me[off_index] + 1u);
     --me[f];
     ++me[off_index];
     m = checker_move{static_cast<std::int8_t>(from), 0, false};
     return refusal::none;
   }
   const auto t = static_cast<std::size_t>(to);
-  const auto o = static_cast<std::size_t>(opponent_point(V, to));
+  hash ^= zobrist_delta(0, f, me[f], me[f] - 1u) ^ zobrist_delta(0, t, me[t], me[t] + 1u);
+  --me[f];
+  ++me[t];
   if constexpr (V == variant::standard) {
-    if (op[o] >= 2) return refusal::blocked;  // R4: held point
-    const bool hit = op[o] == 1;   // R7
+    const auto o = static_cast<std::size_t>(opponent_point(V, to));
+    const bool hit = op[o] == 1;  // R7
     if (hit) {
+      hash ^= zobrist_delta(1, o, 1u, 0u) ^
+              zobrist_delta(1, bar_index, op[bar_index], op[bar_index] + 1u);
       op[o] = 0;
       ++op[bar_index];
     }
-    --me[f];
-    ++me[t];
     m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), hit};
-    return refusal::none;
   } else {
-    if (op[o] != 0) return refusal::blocked;  // L2: no landing on any opposing checker
-    --me[f];
-    ++me[t];
     if (forbidden_block(me, op)) return refusal::six_block;  // L5
     m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), false};
-    return refusal::none;
   }
+  return refusal::none;
 }
 
+/// check_move() then apply_move(): moves one checker of the mover from `from` by
+/// `die` if the rules of V allow it. Returns why not (p then unspecified).
+template <variant V>
+inline refusal try_move(position& p, int from, int die, const turn_context& ctx,
+                        checker_move& m, std::uint64_t& hash) noexcept {
+  const refusal why = check_move<V>(p, from, die, ctx);
+  if (why != refusal::none) return why;
+  return apply_move<V>(p, from, die, m, hash);
+}
 
 /// The turn context for `pos` and `r`: in long nardy, how many checkers may leave the
 /// head (L3: one; two on the side's first turn with 6-6, 4-4 or 3-3).

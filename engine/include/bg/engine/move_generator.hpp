@@ -33,7 +33,9 @@ class play_list {
   // Used by the generator.
   void clear() noexcept;
   /// Adds the play unless a play with the same result is already present.
-  void add_unique(const play& candidate);
+  void add_unique(const play& candidate) { add_unique(candidate, hash_of(candidate.result)); }
+  /// The same, with `hash` == hash_of(candidate.result) already known.
+  void add_unique(const play& candidate, std::uint64_t hash);
   void set_dice_used(int n) noexcept { dice_used_ = n; }
   /// Removes every play for which keep(play) is false.
   template <typename Pred>
@@ -48,7 +50,7 @@ class play_list {
 
  private:
   void rebuild_index();
-  void insert(const play& candidate);
+  void insert(const play& candidate, std::uint64_t hash);
   std::vector<play> plays_;
   // Open addressing on the result position: (generation << 32) | play index. A slot
   // whose generation is not the current one is empty, so clear() is O(1).

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -84,7 +85,21 @@ class position {
     return opponent_;
   }
 
-  friend bool operator==(const position&, const position&) = default;
+  /// Same checkers on every point, bar and off for both sides.
+  friend bool operator==(const position& a, const position& b) noexcept {
+    std::uint64_t diff = 0;
+    for (std::size_t i = 0; i < 32; i += 8) {
+      std::uint64_t x = 0;
+      std::uint64_t y = 0;
+      std::memcpy(&x, a.mover_.data() + i, 8);
+      std::memcpy(&y, b.mover_.data() + i, 8);
+      diff |= x ^ y;
+      std::memcpy(&x, a.opponent_.data() + i, 8);
+      std::memcpy(&y, b.opponent_.data() + i, 8);
+      diff |= x ^ y;
+    }
+    return diff == 0;
+  }
 
  private:
   // 26 used entries, padded to 32 bytes so that copies and comparisons are whole words.
@@ -92,7 +107,8 @@ class position {
   alignas(32) std::array<std::uint8_t, 32> opponent_{};
 };
 
-/// A 64-bit hash of a position (all 64 bytes), for deduplicating plays.
+/// A 64-bit hash of a position for deduplicating plays (mixes the mover's side and the
+/// opponent's bar; equal positions always hash equal).
 [[nodiscard]] std::uint64_t hash_of(const position& p) noexcept;
 
 }  // namespace bg::engine
