@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "bg/engine/checker_move.hpp"
 #include "bg/engine/position.hpp"
 #include "bg/engine/roll.hpp"
@@ -33,6 +37,27 @@ inline bool all_home(const side_bytes& me) noexcept {
   std::memcpy(&c, me.data() + 22, 4);   // 22..25
   return (a | b | c) == 0;
 }
+
+/// Bit i set (i = 1..25) when the mover has a checker on point i (25 = bar).
+inline std::uint32_t occupied(const position& p) noexcept {
+  const auto& me = p.raw_mover();
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(me.data()));
+  const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(me.data() + 16));
+  const auto empty_lo = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)));
+  const auto empty_hi = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)));
+  return ~(empty_lo | (empty_hi << 16)) & 0x03FFFFFEu;
+#else
+  std::uint32_t bits = 0;
+  for (int i = 1; i <= bar_index; ++i)
+    if (me[static_cast<std::size_t>(i)] != 0) bits |= 1u << i;
+  return bits;
+#endif
+}
+
+/// The highest set bit of a non-zero mask.
+inline int top_bit(std::uint32_t mask) noexcept { return 31 - __builtin_clz(mask); }
 
 /// L5: true when the mover holds six or more consecutive points along the opponent's
 /// path with every opposing checker still behind them (none ahead, none borne off).
@@ -140,6 +165,27 @@ inline refusal apply_move(position& p, int from, int die, checker_move& m,
     m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), false};
   }
   return refusal::none;
+}
+
+/// Takes back a move made by apply_move() (which must have succeeded), restoring the
+/// position; the caller restores the hash it saved.
+template <variant V>
+inline void undo_move(position& p, const checker_move& m) noexcept {
+  auto& me = p.raw_mover();
+  const auto f = static_cast<std::size_t>(m.from);
+  ++me[f];
+  if (m.to == 0) {
+    --me[off_index];
+    return;
+  }
+  --me[static_cast<std::size_t>(m.to)];
+  if constexpr (V == variant::standard) {
+    if (m.hit) {
+      auto& op = p.raw_opponent();
+      --op[bar_index];
+      op[static_cast<std::size_t>(opponent_point(V, m.to))] = 1;
+    }
+  }
 }
 
 /// check_move() then apply_move(): moves one checker of the mover from `from` by

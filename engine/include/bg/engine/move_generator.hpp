@@ -20,11 +20,11 @@ namespace bg::engine {
 class play_list {
  public:
   play_list();
-  [[nodiscard]] std::size_t size() const noexcept { return plays_.size(); }
-  [[nodiscard]] bool empty() const noexcept { return plays_.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
   [[nodiscard]] const play& operator[](std::size_t i) const noexcept { return plays_[i]; }
-  [[nodiscard]] auto begin() const noexcept { return plays_.begin(); }
-  [[nodiscard]] auto end() const noexcept { return plays_.end(); }
+  [[nodiscard]] const play* begin() const noexcept { return plays_.data(); }
+  [[nodiscard]] const play* end() const noexcept { return plays_.data() + count_; }
   /// How many dice each play uses (0..4); 0 when no die can be played (R6.4).
   [[nodiscard]] int dice_used() const noexcept { return dice_used_; }
   /// The index of the play whose result is `p` (mover's view), or -1.
@@ -35,23 +35,36 @@ class play_list {
   /// Adds the play unless a play with the same result is already present.
   void add_unique(const play& candidate) { add_unique(candidate, hash_of(candidate.result)); }
   /// The same, with `hash` == hash_of(candidate.result) already known.
-  void add_unique(const play& candidate, std::uint64_t hash);
+  void add_unique(const play& candidate, std::uint64_t hash) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      const std::uint64_t slot = slots_[i];
+      if ((slot >> 32) != generation_) {
+        slots_[i] = (std::uint64_t{generation_} << 32) | count_;
+        plays_[count_++] = candidate;
+        return;
+      }
+      if (plays_[static_cast<std::uint32_t>(slot)].result == candidate.result) return;
+    }
+  }
   void set_dice_used(int n) noexcept { dice_used_ = n; }
   /// Removes every play for which keep(play) is false.
   template <typename Pred>
   void keep_if(Pred keep) {
     std::vector<play> kept;
-    kept.reserve(plays_.size());
-    for (const auto& p : plays_)
-      if (keep(p)) kept.push_back(p);
-    plays_.swap(kept);
-    rebuild_index();
+    kept.reserve(count_);
+    for (std::size_t i = 0; i < count_; ++i)
+      if (keep(plays_[i])) kept.push_back(plays_[i]);
+    rebuild(kept);
   }
 
  private:
-  void rebuild_index();
-  void insert(const play& candidate, std::uint64_t hash);
+  void grow();
+  void rebuild(const std::vector<play>& plays);
+  // plays_[0..count_) are the plays; plays_.size() is the capacity (half the slots).
   std::vector<play> plays_;
+  std::size_t count_ = 0;
   // Open addressing on the result position: (generation << 32) | play index. A slot
   // whose generation is not the current one is empty, so clear() is O(1).
   std::vector<std::uint64_t> slots_;
