@@ -313,6 +313,24 @@ struct matcher {
   }
 };
 
+/// Long nardy: the index in `legal` of the position the written legs lead to when each
+/// leg just takes a checker from its start to its end, or -1.
+int result_of_parts(const position& before, const play_list& legal, const std::vector<leg>& legs) {
+  std::array<int, 26> me{};
+  for (int i = 0; i <= bar_index; ++i) me[static_cast<std::size_t>(i)] = before.mover(i);
+  for (const auto& l : legs) {
+    --me[static_cast<std::size_t>(l.from)];
+    ++me[static_cast<std::size_t>(l.to)];
+  }
+  position after = before;
+  for (int i = 0; i <= bar_index; ++i) {
+    const int n = me[static_cast<std::size_t>(i)];
+    if (n < 0) return -1;
+    after.raw_mover()[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(n);
+  }
+  return legal.find(after);
+}
+
 template <variant V>
 result<int> match(const position& before, roll r, const play_list& legal,
                   const std::vector<written_move>& parts) {
@@ -341,6 +359,17 @@ result<int> match(const position& before, roll r, const play_list& legal,
   std::array<int, 4> at{};
   for (std::size_t i = 0; i < m.legs.size(); ++i) at[i] = m.legs[i].from;
   m.search(before, dice, at, (1u << m.legs.size()) - 1u, 0, false, true);
+  if constexpr (V == variant::long_nardy) {
+    // L2: nothing is ever hit, so the written parts fix the result whatever order the
+    // checker moves are made in. The search above moves each part's checker itself;
+    // when L5 forbids that order (24/16 with 2-2 may be legal only as 18/16 20/18
+    // 22/20 24/22) the play is still legal when its result is in the list.
+    const bool reached = std::any_of(m.results.begin(), m.results.end(),
+                                     [&](const found& f) { return legal.find(f.result) >= 0; });
+    if (!reached) {
+      if (const int idx = result_of_parts(before, legal, m.legs); idx >= 0) return idx;
+    }
+  }
   if (m.results.empty()) return make_error("illegal_play", m.worst.message);
 
   int chosen = -1;
