@@ -2,7 +2,7 @@
 // matchid.py, which were themselves checked against GNU Backgammon 1.07
 // (gnubg.positionid / positionfromid / matchid on thousands of states). The data in
 // tests/engine/data was recorded from those tools by scripts/regen-corpora:
-//   position_ids.txt          1990 boards (1000 from gen_positions, arbitrary ones with
+//   position_ids.txt          1988 boards (1000 from gen_positions, arbitrary ones with
 //                             checkers on the bar and borne off, the start) and their IDs;
 //   position_ids_invalid.txt  266 IDs and posid.py's verdict on each;
 //   match_ids.txt             1000 Match ID field sets and matchid.py's IDs;
