@@ -266,59 +266,71 @@ struct matcher {
     return "that move is not allowed";
   }
 
-  // dice: counts per value; legs_left: bitmask of legs not yet played.
-  void search(const position& pos, std::array<int, 7>& dice, unsigned legs_left, int depth,
-              int used, bool used_high, bool exact) {
+  // dice: counts per value; at[i]: where leg i's checker stands now (its `to` once the
+  // leg is done). Any unfinished leg may take the next die, so the checkers of
+  // different parts can interleave: "bar/15(2)" with 5-5 and two checkers on the bar
+  // enters both (R8) before either moves on.
+  void search(const position& pos, std::array<int, 7>& dice, std::array<int, 4>& at,
+              unsigned legs_left, int depth, bool used_high, bool exact) {
     if (legs_left == 0) {
-      results.push_back(found{pos, used, used_high, exact});
+      results.push_back(found{pos, depth, used_high, exact});
       return;
     }
+    bool any_die = false;
     for (std::size_t li = 0; li < legs.size(); ++li) {
       if (!(legs_left & (1u << li))) continue;
-      walk(pos, dice, legs_left & ~(1u << li), legs[li], legs[li].from, depth, used, used_high,
-           exact);
+      const leg& l = legs[li];
+      const int from = at[li];
+      for (int d = 1; d <= 6; ++d) {
+        if (dice[static_cast<std::size_t>(d)] == 0) continue;
+        any_die = true;
+        if (l.to != 0 && from - d < l.to) {
+          fail(depth, "no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
+                          point_name(l.to));
+          continue;
+        }
+        position q = pos;
+        checker_move m;
+        std::uint64_t unused_hash = 0;
+        const auto why = detail::try_move<V>(q, from, d, ctx, m, unused_hash);
+        if (why != detail::refusal::none) {
+          fail(depth + 1, refusal_text(why, from, d));
+          continue;
+        }
+        --dice[static_cast<std::size_t>(d)];
+        const bool high = used_high || d == r.high();
+        at[li] = m.to;
+        if (m.to == l.to) {  // the leg is done: its end is marked "*" exactly when it hit
+          search(q, dice, at, legs_left & ~(1u << li), depth + 1, high,
+                 exact && (m.hit == l.hit_marked));
+        } else {  // an unwritten intermediate point: exact only when nothing was hit there
+          search(q, dice, at, legs_left, depth + 1, high, exact && !m.hit);
+        }
+        at[li] = from;
+        ++dice[static_cast<std::size_t>(d)];
+      }
     }
-  }
-
-  // Moves the checker of leg `l`, now on `at`, on by one die at a time until it reaches l.to.
-  void walk(const position& pos, std::array<int, 7>& dice, unsigned legs_left, const leg& l,
-            int at, int depth, int used, bool used_high, bool exact) {
-    bool any_die = false;
-    for (int d = 1; d <= 6; ++d) {
-      if (dice[static_cast<std::size_t>(d)] == 0) continue;
-      any_die = true;
-      const int next = at - d;
-      if (l.to != 0 && next < l.to) {
-        fail(depth, "no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
-                        point_name(l.to));
-        continue;
-      }
-      position q = pos;
-      checker_move m;
-      std::uint64_t unused_hash = 0;
-      const auto why = detail::try_move<V>(q, at, d, ctx, m, unused_hash);
-      if (why != detail::refusal::none) {
-        fail(depth + 1, refusal_text(why, at, d));
-        continue;
-      }
-      --dice[static_cast<std::size_t>(d)];
-      const bool high = used_high || d == r.high();
-      const int landed = m.to;
-      if (landed == l.to) {
-        const bool ok_hits = exact && (m.hit == l.hit_marked);
-        search(q, dice, legs_left, depth + 1, used + 1, high, ok_hits);
-      } else if (landed > l.to) {
-        walk(q, dice, legs_left, l, landed, depth + 1, used + 1, high, exact && !m.hit);
-      } else {
-        fail(depth, "no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
-                        point_name(l.to));
-      }
-      ++dice[static_cast<std::size_t>(d)];
-    }
-    if (!any_die)
-      fail(depth, "the play needs more dice than " + roll_text(r) + " gives");
+    if (!any_die) fail(depth, "the play needs more dice than " + roll_text(r) + " gives");
   }
 };
+
+/// Long nardy: the index in `legal` of the position the written legs lead to when each
+/// leg just takes a checker from its start to its end, or -1.
+int result_of_parts(const position& before, const play_list& legal, const std::vector<leg>& legs) {
+  std::array<int, 26> me{};
+  for (int i = 0; i <= bar_index; ++i) me[static_cast<std::size_t>(i)] = before.mover(i);
+  for (const auto& l : legs) {
+    --me[static_cast<std::size_t>(l.from)];
+    ++me[static_cast<std::size_t>(l.to)];
+  }
+  position after = before;
+  for (int i = 0; i <= bar_index; ++i) {
+    const int n = me[static_cast<std::size_t>(i)];
+    if (n < 0) return -1;
+    after.raw_mover()[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(n);
+  }
+  return legal.find(after);
+}
 
 template <variant V>
 result<int> match(const position& before, roll r, const play_list& legal,
@@ -345,7 +357,20 @@ result<int> match(const position& before, roll r, const play_list& legal,
     dice[static_cast<std::size_t>(r.die1)] = 1;
     dice[static_cast<std::size_t>(r.die2)] = 1;
   }
-  m.search(before, dice, (1u << m.legs.size()) - 1u, 0, 0, false, true);
+  std::array<int, 4> at{};
+  for (std::size_t i = 0; i < m.legs.size(); ++i) at[i] = m.legs[i].from;
+  m.search(before, dice, at, (1u << m.legs.size()) - 1u, 0, false, true);
+  if constexpr (V == variant::long_nardy) {
+    // L2: nothing is ever hit, so the written parts fix the result whatever order the
+    // checker moves are made in. The search above moves each part's checker itself;
+    // when L5 forbids that order (24/16 with 2-2 may be legal only as 18/16 20/18
+    // 22/20 24/22) the play is still legal when its result is in the list.
+    const bool reached = std::any_of(m.results.begin(), m.results.end(),
+                                     [&](const found& f) { return legal.find(f.result) >= 0; });
+    if (!reached) {
+      if (const int idx = result_of_parts(before, legal, m.legs); idx >= 0) return idx;
+    }
+  }
   if (m.results.empty()) return make_error("illegal_play", m.worst.message);
 
   int chosen = -1;
