@@ -7,10 +7,12 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bg/engine/dice_source.hpp"
+#include "bg/engine/game.hpp"
 #include "bg/engine/move_generator.hpp"
 #include "bg/engine/notation.hpp"
 #include "bg/engine/position.hpp"
@@ -225,6 +227,24 @@ TEST_CASE("Notation reads back gnubg's parts whose moves interleave with other p
     CHECK(printed(p, roll{6, 6}, moves, variant::long_nardy) == "17/off 6/off");
     CHECK(matched(p, roll{6, 6}, "17/off 6/off", variant::long_nardy) ==
           to_text(after(p, moves, variant::long_nardy)));
+  }
+}
+
+TEST_CASE("Notation: every text of game::legal_notations is accepted verbatim by make_play",
+          "[notation][match][game]") {
+  // What a player is shown must be what the player can type (game.hpp). Two on the
+  // bar with 4-4: the plays are bar/17(2), bar/21(2) 6/2(2) and bar/17 bar/21 6/2.
+  const position p = build("mover: bar:2 6:13 | opponent: 12:15");
+  auto g = game::restore(standard, game_phase::move, side::red, roll{4, 4}, p, 10, std::nullopt);
+  REQUIRE(g.ok());
+  const std::vector<std::string> texts = g->legal_notations();
+  CHECK(std::set<std::string>(texts.begin(), texts.end()) ==
+        std::set<std::string>{"bar/17(2)", "bar/21(2) 6/2(2)", "bar/17 bar/21 6/2"});
+  for (const std::string& text : texts) {
+    auto copy = *g;
+    const auto out = copy.make_play(side::red, text);
+    INFO("text " << text);
+    CHECK(out.ok());
   }
 }
 
