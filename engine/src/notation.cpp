@@ -237,8 +237,11 @@ struct matcher {
   std::vector<found> results;
   failure worst;  // the failure that got furthest
 
-  void fail(int depth, std::string message) {
-    if (depth > worst.depth) worst = failure{depth, std::move(message)};
+  // The failure reported is the one that got furthest; at equal progress a rule that
+  // refused a move ("point 5 is blocked") says more than a die that did not fit.
+  void fail(int depth, std::string message, bool rule = false) {
+    const int rank = depth * 2 + (rule ? 1 : 0);
+    if (rank > worst.depth) worst = failure{rank, std::move(message)};
   }
 
   static std::string refusal_text(detail::refusal why, int from, int die) {
@@ -294,7 +297,7 @@ struct matcher {
         std::uint64_t unused_hash = 0;
         const auto why = detail::try_move<V>(q, from, d, ctx, m, unused_hash);
         if (why != detail::refusal::none) {
-          fail(depth + 1, refusal_text(why, from, d));
+          fail(depth + 1, refusal_text(why, from, d), true);
           continue;
         }
         --dice[static_cast<std::size_t>(d)];
