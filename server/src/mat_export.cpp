@@ -1,5 +1,6 @@
 #include "bg/server/mat_export.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -47,6 +48,12 @@ std::string dice_text(const engine::roll& r) {
   out += static_cast<char>('0' + r.low());
   out += ':';
   return out;
+}
+
+bool has_roll(const game_record& game) {
+  return std::any_of(game.actions.begin(), game.actions.end(), [](const record_action& a) {
+    return a.what == record_action::kind::play || a.what == record_action::kind::pass;
+  });
 }
 
 std::string points_text(int n) {
@@ -156,21 +163,25 @@ void write_header(std::string& out, const match_record& record,
   out += ' ' + std::to_string(length) + " point match\n\n";
 }
 
-void write_game(std::string& out, const game_record& game, const match_record& record,
+/// Writes `game` as the `number`-th game of the file.
+void write_game(std::string& out, int number, const game_record& game, const match_record& record,
                 const std::array<std::string, 2>& names) {
-  out += " Game " + std::to_string(game.number) + '\n';
+  out += " Game " + std::to_string(number) + '\n';
   std::string score = names[0] + " : " + std::to_string(game.score_before[0]);
   if (score.size() < 31) score.append(31 - score.size(), ' ');
   out += ' ' + score + ' ' + names[1] + " : " + std::to_string(game.score_before[1]) + '\n';
 
   move_lines lines(out);
+  bool rolled = false;  // a roll has been written: gnubg's game has started
   for (const auto& a : game.actions) {
     switch (a.what) {
       case record_action::kind::play:
         lines.cell(a.who, dice_text(a.dice) + ' ' + a.play);
+        rolled = true;
         break;
       case record_action::kind::pass:
         lines.cell(a.who, dice_text(a.dice));
+        rolled = true;
         break;
       case record_action::kind::double_offer:
         lines.cell(a.who, " Doubles => " + std::to_string(a.cube_value));
@@ -190,6 +201,10 @@ void write_game(std::string& out, const game_record& game, const match_record& r
         break;
     }
   }
+  // gnubg reads "Wins" as a resignation only once the game has started: a game
+  // resigned or forfeited before its first play shows the opening roll, unplayed.
+  if (game.result && !rolled && game.opening.valid())
+    lines.cell(game.first, dice_text(game.opening));
   lines.flush();
 
   if (game.result) {
@@ -215,7 +230,16 @@ std::string to_mat(const match_record& record) {
                                          mat_name(record.players[1], side::black)};
   std::string out;
   write_header(out, record, names);
-  for (const auto& game : record.games) write_game(out, game, record, names);
+  int written = 0;
+  for (const auto& game : record.games) {
+    // Left out: the next game of a match in progress, before anything happened in it
+    // (gnubg would only say "No game in progress"), and a game forfeited before its
+    // opening roll, which has no roll for gnubg to hang the result on. The next game's
+    // score line still carries the score. Games are numbered as written: gnubg wants
+    // "Game 1" first.
+    if (!game.opening.valid() && !has_roll(game)) continue;
+    write_game(out, ++written, game, record, names);
+  }
   return out;
 }
 

@@ -175,6 +175,7 @@ void from_json(const json& j, record_action& a) {
 void to_json(json& j, const game_record& g) {
   j = json{{"number", g.number}, {"score_before", g.score_before}, {"crawford", g.crawford},
            {"first", g.first},   {"actions", g.actions},           {"result", nullptr}};
+  if (g.opening != engine::roll{}) j["opening"] = g.opening;
   if (g.result) j["result"] = *g.result;
 }
 
@@ -184,6 +185,7 @@ void from_json(const json& j, game_record& g) {
   parsed.score_before = int_pair(j.at("score_before"), "score_before");
   parsed.crawford = j.at("crawford").get<bool>();
   parsed.first = j.at("first").get<engine::side>();
+  if (j.contains("opening")) parsed.opening = j.at("opening").get<engine::roll>();
   parsed.actions = j.at("actions").get<std::vector<record_action>>();
   if (const auto& r = j.at("result"); !r.is_null()) parsed.result = r.get<engine::game_result>();
   g = std::move(parsed);

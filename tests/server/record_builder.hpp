@@ -43,7 +43,7 @@ class recorder {
     record_.players = {std::move(red), std::move(black)};
     record_.options = options;
     record_.started_at = "2024-05-01T12:34:56Z";
-    record_.games.push_back(game_record{1, {0, 0}, false, side::red, {}, std::nullopt});
+    record_.games.push_back(game_record{1, {0, 0}, false, side::red, {}, {}, std::nullopt});
   }
 
   [[nodiscard]] const engine::match& match() const noexcept { return match_; }
@@ -53,6 +53,8 @@ class recorder {
   engine::opening_roll opening(engine::dice_source& dice) {
     auto o = ok(match_.roll_opening(dice), "opening");
     current().first = o.first;
+    current().opening =
+        engine::roll{std::max(o.red_die, o.black_die), std::min(o.red_die, o.black_die)};
     return o;
   }
   /// R3: `s` rolls; a roll with no legal play is recorded as a pass (R6.4).
@@ -130,6 +132,7 @@ class recorder {
                                         match_.score(),
                                         match_.is_crawford_game(),
                                         side::red,
+                                        {},
                                         {},
                                         std::nullopt});
   }
@@ -235,7 +238,7 @@ inline std::string record_difference(const match_record& a, const match_record& 
     const auto& y = b.games[i];
     const std::string where = "game " + std::to_string(i + 1) + ": ";
     if (x.number != y.number || x.score_before != y.score_before || x.crawford != y.crawford ||
-        x.first != y.first)
+        x.first != y.first || x.opening != y.opening)
       return where + "header";
     if (x.actions != y.actions) return where + "actions";
     if (x.result.has_value() != y.result.has_value()) return where + "result presence";

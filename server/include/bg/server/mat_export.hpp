@@ -36,7 +36,15 @@
 ///   value (the win kind's multiplier) so that a resignation imports as the right kind;
 ///   the pip-count score is kept in a header comment, `; [Comment "free play: red
 ///   scores 57 pips"]`, which gnubg keeps as the match comment.
-/// - **Unfinished games** are written as far as they went, with no `Wins` line.
+/// - **Games that end before a play.** gnubg reads `Wins` as a resignation only once
+///   the game has started, so a game resigned or forfeited right after the opening roll
+///   shows that roll unplayed (`61:` in the first mover's column, from
+///   game_record::opening) before its `Wins` line. A game forfeited before its opening
+///   roll cannot be represented (nothing to start it) and is left out; the next game's
+///   score line still carries its points. `Game k` lines number the games written
+///   (gnubg refuses a match whose first game is not "Game 1").
+/// - **Unfinished games** are written as far as they went, with no `Wins` line; a game
+///   with nothing in it yet (the next game of a match in progress) is left out.
 /// - **Header.** `; [Site "gammond"]`, `; [Player 1 "red name"]`, `; [Player 2 "black
 ///   name"]`, `; [EventDate "YYYY.MM.DD"]`, `; [EventTime "HH.MM"]` from started_at (UTC),
 ///   `; [Variation "Backgammon"]`, `; [Crawford "On"]` for points matches,

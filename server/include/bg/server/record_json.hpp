@@ -23,7 +23,8 @@
 ///   when they differ from their defaults ({0,0}, "", 0, single) and read as the defaults
 ///   when absent, so every action round-trips exactly.
 /// - game_record: `{"number", "score_before": [red, black], "crawford", "first": side,
-///   "actions": [...], "result": game_result | null}`
+///   "opening": roll (left out while {0, 0}), "actions": [...], "result": game_result |
+///   null}`
 /// - match_record: `{"id", "table", "players": [red, black], "options", "games": [...],
 ///   "final_score": [red, black], "started_at", "ended_at"}`
 ///
