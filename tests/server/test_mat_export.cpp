@@ -205,7 +205,7 @@ void round_trip(const std::vector<match_record>& records) {
 
 // --- the text conventions (no gnubg) -----------------------------------------------
 
-TEST_CASE("mat: a points match has the header, ' N point match' and one score line per game",
+TEST_CASE("mat: a points match has the header and ' N point match' and one score line per game",
           "[mat]") {
   const auto record = play_random_match(points(3), 11);
   const std::string mat = to_mat(record);
@@ -224,8 +224,8 @@ TEST_CASE("mat: a points match has the header, ' N point match' and one score li
 }
 
 TEST_CASE(
-    "mat: red is the left column and black the right; the opening roll is the first "
-    "mover's play, dice higher first",
+    "mat: red is the left column and black the right and the opening roll is the first "
+    "mover's play with the higher die first",
     "[mat]") {
   // Given openings won by each side (dice scripted: red's die, then black's)
   for (const bool red_first : {true, false}) {
@@ -318,8 +318,8 @@ TEST_CASE("mat: Long Nardy has no .mat form", "[mat]") {
 // --- gnubg imports what we export --------------------------------------------------
 
 TEST_CASE(
-    "mat: gnubg imports random matches of 1, 3 and 7 points with the same games, "
-    "winners, points and scores",
+    "mat: gnubg imports random matches of 1 and 3 and 7 points with the same games and "
+    "winners and points and scores",
     "[mat][gnubg]") {
   std::vector<match_record> records;
   coverage seen;
@@ -403,8 +403,7 @@ TEST_CASE("mat: the gnubg check notices an illegal play (the test can fail)", "[
   CHECK(got.at("warnings")[0].get<std::string>().find("Invalid move") != std::string::npos);
 }
 
-TEST_CASE("mat: gnubg imports a forfeit while a double is pending, by either side",
-          "[mat][gnubg]") {
+TEST_CASE("mat: gnubg imports a forfeit by either side while a double is pending", "[mat][gnubg]") {
   std::vector<match_record> records;
   for (const bool doubler_forfeits : {false, true}) {
     // Given red opens, black doubles before rolling

@@ -106,7 +106,8 @@ TEST_CASE("storage: a new database is in WAL mode at the current schema version"
         "2");
 }
 
-TEST_CASE("storage: table snapshots are saved, replaced, listed by name and deleted", "[storage]") {
+TEST_CASE("storage: table snapshots are saved and replaced and listed by name and deleted",
+          "[storage]") {
   temp_dir dir;
   storage db(dir.file("gammond.db"));
   CHECK(db.load_tables().empty());
@@ -132,7 +133,7 @@ TEST_CASE("storage: a snapshot that is not JSON is refused with storage_error", 
   CHECK(db.load_tables().size() == 1);
 }
 
-TEST_CASE("storage: a saved match loads back equal, with its id", "[storage]") {
+TEST_CASE("storage: a saved match loads back equal with its id", "[storage]") {
   temp_dir dir;
   storage db(dir.file("gammond.db"));
   CHECK(db.match_count() == 0);
