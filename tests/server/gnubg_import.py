@@ -21,7 +21,7 @@
 # `WARNING: Invalid move: "..." encountered` and carries on, so callers must check
 # `warnings` (and compare move counts), not just `imported`.
 #
-# Settings: Jacoby off (gammonds's basis sessions count gammons with a centred cube),
+# Settings: Jacoby off (gammond's basis sessions count gammons with a centred cube),
 # display off, confirmations off. gnubg is started with -r so no ~/.gnubgrc is read;
 # HOME should point at a scratch directory because gnubg creates ~/.gnubg.
 # (gnubg -p runs this file without __file__ and with sys.argv == [''], hence the

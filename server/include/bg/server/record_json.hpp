@@ -58,22 +58,28 @@ void from_json(const nlohmann::json& j, roll& r);
 
 /// win_kind <-> "single" / "gammon" / "backgammon".
 void to_json(nlohmann::json& j, win_kind k);
+/// Throws json::other_error on any other string.
 void from_json(const nlohmann::json& j, win_kind& k);
 
 /// end_reason <-> "borne_off" / "dropped" / "resigned" / "forfeit".
 void to_json(nlohmann::json& j, end_reason r);
+/// Throws json::other_error on any other string.
 void from_json(const nlohmann::json& j, end_reason& r);
 
 /// match_kind <-> "free_play" / "points" / "basis".
 void to_json(nlohmann::json& j, match_kind k);
+/// Throws json::other_error on any other string.
 void from_json(const nlohmann::json& j, match_kind& k);
 
 /// match_options <-> {"variant", "kind", "length"} (the server's `/option` state).
 void to_json(nlohmann::json& j, const match_options& o);
+/// Throws json::out_of_range without "variant" or "kind", json::other_error on an
+/// unknown variant or kind; "length" defaults to 0; no range check (match::check()).
 void from_json(const nlohmann::json& j, match_options& o);
 
 /// game_result <-> {"winner", "kind", "reason", "points"}.
 void to_json(nlohmann::json& j, const game_result& r);
+/// Every key is required.
 void from_json(const nlohmann::json& j, game_result& r);
 
 }  // namespace bg::engine
@@ -84,13 +90,19 @@ namespace bg::server {
 /// "resign_offer", "resign_accept", "resign_reject", "forfeit".
 std::string_view to_string(record_action::kind k) noexcept;
 
+/// An action: "what" and "who" always, the other fields only when not at their defaults.
 void to_json(nlohmann::json& j, const record_action& a);
+/// "what" and "who" are required; absent fields read as their defaults.
 void from_json(const nlohmann::json& j, record_action& a);
 
+/// A game with its actions and result (null while unfinished).
 void to_json(nlohmann::json& j, const game_record& g);
+/// Every key but "opening" is required ("result" may be null).
 void from_json(const nlohmann::json& j, game_record& g);
 
+/// The whole record, games in order.
 void to_json(nlohmann::json& j, const match_record& m);
+/// Every key is required.
 void from_json(const nlohmann::json& j, match_record& m);
 
 /// The record as compact JSON text (what storage keeps in `matches.record`).
