@@ -45,6 +45,9 @@ struct game_record {
   std::array<int, 2> score_before{};  ///< [red, black] at the start of the game
   bool crawford = false;           ///< this was the Crawford game (R15)
   engine::side first = engine::side::red;  ///< who won the opening roll
+  /// The opening roll as `first` plays it (higher die first); {0, 0} before it. The .mat
+  /// export needs it for a game resigned before its first play.
+  engine::roll opening{};
   std::vector<record_action> actions;
   std::optional<engine::game_result> result;
 };

@@ -28,31 +28,54 @@ class storage_error : public std::runtime_error {
 
 /// One SQLite database file in WAL mode (synchronous=NORMAL: a committed write
 /// survives kill -9 of gammond). Thread-safe: one connection behind a mutex.
+///
+/// Schema (version in `PRAGMA user_version`, migrations applied at open):
+/// - `tables(name TEXT PRIMARY KEY, snapshot TEXT (JSON), updated_at TEXT)`
+/// - `matches(id INTEGER PRIMARY KEY, table_name, red, black, options (JSON), record
+///   (JSON, see record_json.hpp), started_at, ended_at, score_red, score_black, games,
+///   saved_at)`
+/// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
+/// SQLite's message; the connection stays usable after a failed call.
 class storage {
  public:
-  /// Opens or creates the file at `path` and its schema. Throws storage_error.
-  explicit storage(const std::string& path);
+  /// The schema version this build writes (`PRAGMA user_version` after open).
+  static constexpr int schema_version = 1;
+
+  /// Opens or creates the file at `path` and its schema. Sets WAL, synchronous=NORMAL,
+  /// foreign keys on and a busy timeout of `busy_timeout_ms` (waits that long for
+  /// another connection's write lock). Throws storage_error when the file cannot be
+  /// opened or created, is not an SQLite database, or has a newer schema version.
+  explicit storage(const std::string& path, int busy_timeout_ms = 5000);
   ~storage();
   storage(const storage&) = delete;
   storage& operator=(const storage&) = delete;
 
   /// Inserts or replaces the snapshot (JSON text) of table `name`; durable on return.
+  /// Throws storage_error when the snapshot is not valid JSON or on any SQLite failure.
   void save_table(std::string_view name, std::string_view snapshot_json);
   /// Forgets table `name`.
   void delete_table(std::string_view name);
   /// Every saved table: (name, snapshot JSON), in name order.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> load_tables();
 
-  /// Stores a finished (or abandoned) match and returns its id (> 0).
+  /// Stores a finished (or abandoned) match and returns its id (> 0). The record's own
+  /// `id` is ignored: a new row is always inserted.
   std::int64_t save_match(const match_record& record);
-  /// The match with `id`, or nullopt.
+  /// The match with `id` (its `id` member set), or nullopt. Throws storage_error when
+  /// the stored record cannot be read back.
   [[nodiscard]] std::optional<match_record> load_match(std::int64_t id);
   /// How many matches are stored.
   [[nodiscard]] std::int64_t match_count();
 
  private:
+  struct statements;  ///< the prepared statements, defined in storage.cpp
+
+  void migrate();
+  void exec(const char* sql);
+
   std::mutex mutex_;
   sqlite3* db_ = nullptr;
+  std::unique_ptr<statements> stmts_;
 };
 
 }  // namespace bg::server
