@@ -45,6 +45,10 @@ std::string iso_now() {
   return buf;
 }
 
+/// "No client id to echo" (a named empty optional: GCC 12 warns on std::nullopt
+/// temporaries of optional<json>).
+const std::optional<json> no_re{};
+
 std::shared_ptr<const std::string> frame_of(const json& j) {
   return std::make_shared<const std::string>(protocol::encode(j));
 }
@@ -140,7 +144,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
     for (const auto& [id, n] : members_)
       if (n == name) return;  // still here on another connection
     auto o = table_->exit(name);
-    finish(0, o, std::nullopt, false);
+    finish(0, o, no_re, false);
     rearm();
     if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), nullptr);
   }
@@ -151,7 +155,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
     if (!members_.count(client_id)) {
       members_[client_id] = name;
       auto o = table_->enter(name);
-      finish(client_id, o, std::nullopt, true);
+      finish(client_id, o, no_re, true);
     }
     auto o = table_->handle(name, cmd);
     const bool ok = !o.refused;
@@ -188,7 +192,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
           const auto absent = self->table_->absent_seats();
           if (std::find(absent.begin(), absent.end(), s) == absent.end()) return;
           auto o = self->table_->forfeit(s);
-          self->finish(0, o, std::nullopt, false);
+          self->finish(0, o, no_re, false);
           self->rearm();
         });
       });
@@ -364,7 +368,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   const auto t0 = clock_type::now();
   auto decoded = protocol::decode(text);
   if (!decoded) {
-    send_error(c, decoded.err().code, decoded.err().message, std::nullopt);
+    send_error(c, decoded.err().code, decoded.err().message, no_re);
     return;
   }
   const auto& m = *decoded;
@@ -573,7 +577,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   }
   if (replaced) replaced->close("replaced by a new connection");
   c->send(frame_of(welcome));
-  for (auto& actor : rejoin) actor->enter(c->id(), welcome["name"].get<std::string>(), std::nullopt);
+  for (auto& actor : rejoin) actor->enter(c->id(), welcome["name"].get<std::string>(), no_re);
 }
 
 void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,

@@ -325,7 +325,10 @@ table_outcome table::game_command(side s, const protocol::command& c) {
       if (m.phase() == match_phase::opening) {
         auto r = m.roll_opening(*dice_);
         if (!r) return fail(r.err());
-        if (record_ && !record_->games.empty()) record_->games.back().first = r->first;
+        if (record_ && !record_->games.empty()) {
+          record_->games.back().first = r->first;
+          record_->games.back().opening = m.current_game().dice();
+        }
         json ties = json::array();
         for (const auto& t : r->ties) ties.push_back({t.die1, t.die2});
         const std::string first(engine::to_string(r->first));
