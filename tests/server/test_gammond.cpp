@@ -1,0 +1,416 @@
+// gammond end to end (issue 3 "Proof"): the real binary on an ephemeral port with a
+// temporary SQLite database, driven by real WebSocket clients through whole games.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "gammond_process.hpp"
+#include "ws_client.hpp"
+
+using bg::test::gammond_process;
+using bg::test::ws_client;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A player (or spectator): one WebSocket connection that said hello.
+class player {
+ public:
+  player(std::uint16_t port, std::string name, std::string resume = {}) : name_(std::move(name)) {
+    ws_.connect("127.0.0.1", port);
+    json hello{{"type", "hello"}, {"name", name_}, {"id", "hello"}};
+    if (!resume.empty()) hello["resume"] = resume;
+    ws_.send_json(hello);
+    auto w = ws_.receive_until([](const json& m) { return m.value("type", "") == "welcome" ||
+                                                          m.value("type", "") == "error"; });
+    REQUIRE(w);
+    INFO(w->dump());
+    REQUIRE((*w)["type"] == "welcome");
+    welcome_ = *w;
+    token_ = (*w)["resume"].get<std::string>();
+    absorb(ws_.skipped());
+  }
+
+  /// Sends a line to `table` and returns the reply it causes (state, info or error).
+  json say(const std::string& table, const std::string& line) {
+    const std::string id = "c" + std::to_string(++counter_);
+    json msg{{"type", "line"}, {"text", line}, {"id", id}};
+    if (!table.empty()) msg["table"] = table;
+    ws_.send_json(msg);
+    auto reply = ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, 10s);
+    absorb(ws_.skipped());
+    INFO(name_ << ": " << line);
+    REQUIRE(reply);
+    absorb({*reply});
+    return *reply;
+  }
+  /// say() that must succeed.
+  json ok(const std::string& table, const std::string& line) {
+    auto r = say(table, line);
+    INFO(name_ << ": " << line << " -> " << r.dump());
+    REQUIRE(r["type"] != "error");
+    return r;
+  }
+  /// say() that must fail with `code`.
+  void refused(const std::string& table, const std::string& line, const std::string& code) {
+    auto r = say(table, line);
+    INFO(name_ << ": " << line << " -> " << r.dump());
+    REQUIRE(r["type"] == "error");
+    CHECK(r["code"] == code);
+  }
+  /// Reads whatever arrived within `wait`.
+  void drain(std::chrono::milliseconds wait = 50ms) {
+    while (auto m = ws_.receive_json(wait)) absorb({*m});
+  }
+  /// The newest state of `table` this client has seen.
+  const json& state(const std::string& table) { return states_[table]; }
+  const std::vector<std::uint64_t>& seqs(const std::string& table) { return seqs_[table]; }
+  const std::vector<json>& events() const { return events_; }
+  const std::string& name() const { return name_; }
+  const std::string& token() const { return token_; }
+  const json& welcome() const { return welcome_; }
+  ws_client& socket() { return ws_; }
+
+ private:
+  void absorb(const std::vector<json>& messages) {
+    for (const auto& m : messages) {
+      const auto type = m.value("type", "");
+      if (type == "state") {
+        const auto t = m["table"].get<std::string>();
+        const auto seq = m["seq"].get<std::uint64_t>();
+        if (states_[t].is_null() || seq >= states_[t]["seq"].get<std::uint64_t>()) states_[t] = m;
+        auto& list = seqs_[t];
+        if (list.empty() || list.back() != seq) list.push_back(seq);
+      } else if (type == "event") {
+        events_.push_back(m);
+      }
+    }
+  }
+  ws_client ws_;
+  std::string name_;
+  std::string token_;
+  json welcome_;
+  int counter_ = 0;
+  std::map<std::string, json> states_;
+  std::map<std::string, std::vector<std::uint64_t>> seqs_;
+  std::vector<json> events_;
+};
+
+/// Two seated players at a table.
+struct duel {
+  player& red;
+  player& black;
+  std::string table;
+  std::mt19937 rng{7};
+
+  player& by_side(const std::string& s) { return s == "red" ? red : black; }
+  json fresh() { return red.ok(table, "/board"); }
+  /// One step of the game: whoever must act rolls or plays a random legal play.
+  /// Returns the state after it.
+  json step() {
+    auto st = fresh();
+    const std::string phase = st["phase"];
+    if (phase == "opening") return red.ok(table, "/roll");
+    if (phase == "roll") return by_side(st["to_act"]).ok(table, "/roll");
+    if (phase == "move") {
+      const auto legal = st["legal"].get<std::vector<std::string>>();
+      REQUIRE_FALSE(legal.empty());
+      std::uniform_int_distribution<std::size_t> pick(0, legal.size() - 1);
+      return by_side(st["to_act"]).ok(table, "/move " + legal[pick(rng)]);
+    }
+    FAIL("no step in phase " << phase);
+    return st;
+  }
+  /// Steps until `done(state)` or the phase is not playable.
+  json play_until(const std::function<bool(const json&)>& done, int max_steps = 3000) {
+    json st = fresh();
+    for (int i = 0; i < max_steps && !done(st); ++i) {
+      const std::string phase = st["phase"];
+      if (phase != "opening" && phase != "roll" && phase != "move") break;
+      st = step();
+    }
+    return st;
+  }
+};
+
+void seat(player& red, player& black, const std::string& table, const std::string& options = "") {
+  red.ok(table, "/join red");
+  black.ok(table, "/join black");
+  if (!options.empty()) red.ok(table, options);
+  black.ok(table, "/start");
+}
+
+/// Runs tests/server/gnubg_import.py inside gnubg on `mat`; returns its JSON line.
+json gnubg_import(const std::string& mat_text, const std::filesystem::path& dir) {
+  const auto file = dir / "export.mat";
+  std::ofstream(file) << mat_text;
+  const auto home = dir / "gnubg-home";
+  std::filesystem::create_directories(home);
+  const std::string cmd = "HOME='" + home.string() + "' GNUBG_IMPORT_MAT='" + file.string() +
+                          "' /usr/games/gnubg -t -q -r -p '" GNUBG_IMPORT_SCRIPT "' 2>/dev/null";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+  pclose(pipe);
+  for (std::size_t start = 0; start < out.size();) {
+    const auto end = out.find('\n', start);
+    auto line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string tag = "@@gnubg_import ";
+    if (line.rfind(tag, 0) == 0) line = line.substr(tag.size());
+    const auto j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.is_object()) return j;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  FAIL("gnubg_import.py printed no JSON: " << out);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("gammond: a free game is played to the end and scored by pip count (R12)",
+          "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "11"}};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  seat(alice, bob, "free");
+  duel d{alice, bob, "free"};
+  const auto st = d.play_until([](const json& s) { return s["phase"] == "match_over"; });
+  REQUIRE(st["phase"] == "match_over");
+  const std::string winner = st["last_result"]["winner"];
+  const std::string loser = winner == "red" ? "black" : "red";
+  CHECK(st["score"][winner] == st["pips"][loser]);
+  CHECK(st["last_result"]["points"] == st["pips"][loser]);
+  CHECK(st["board"]["off"][winner] == 15);
+}
+
+TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawford game",
+          "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "5"}};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  seat(alice, bob, "m3", "/option match 3");
+  duel d{alice, bob, "m3"};
+  d.step();  // opening roll
+  d.play_until([](const json& s) { return s["phase"] == "roll"; });
+  auto st = d.fresh();
+  REQUIRE(st["phase"] == "roll");
+  player& doubler = d.by_side(st["to_act"]);
+  player& taker = &doubler == &alice ? bob : alice;
+  doubler.ok("m3", "/double");
+  doubler.refused("m3", "/take", "not_your_turn");
+  st = taker.ok("m3", "/take");
+  CHECK(st["cube"]["value"] == 2);
+  doubler.refused("m3", "/double", "wrong_phase");
+  // Play on until the taker is to roll, then redouble; the doubler drops.
+  d.play_until([&](const json& s) {
+    return s["phase"] == "roll" && d.by_side(s["to_act"]).name() == taker.name();
+  });
+  st = d.fresh();
+  REQUIRE(st["phase"] == "roll");
+  doubler.refused("m3", "/double", "not_your_turn");
+  taker.ok("m3", "/double");
+  st = doubler.ok("m3", "/drop");
+  const std::string taker_side = st["players"]["red"] == taker.name() ? "red" : "black";
+  CHECK(st["score"][taker_side] == 2);
+  CHECK(st["crawford"] == true);
+  CHECK(st["phase"] == "opening");
+  // The Crawford game refuses /double (R15).
+  d.step();
+  d.play_until([](const json& s) { return s["phase"] == "roll"; });
+  st = d.fresh();
+  CHECK(st["may_double"] == false);
+  d.by_side(st["to_act"]).refused("m3", "/double", "crawford");
+  // Finish the match by playing it out.
+  st = d.play_until([](const json& s) { return s["phase"] == "match_over"; }, 20000);
+  REQUIRE(st["phase"] == "match_over");
+  CHECK((st["score"]["red"] >= 3 || st["score"]["black"] >= 3));
+  // The finished match is exported as .mat and gnubg imports it with the same score.
+  const auto info = alice.ok("m3", "/export");
+  REQUIRE(info["type"] == "info");
+  const std::string url = info["data"]["url"];
+  const auto mat = bg::test::http_get("127.0.0.1", server.port(), url);
+  REQUIRE(mat.status == 200);
+  const auto imported = gnubg_import(mat.body, server.directory());
+  INFO(imported.dump() << "\n" << mat.body);
+  CHECK(imported["warnings"].empty());
+  CHECK(imported["match_length"] == 3);
+  CHECK(imported["final_score"][0] == st["score"]["red"]);
+  CHECK(imported["final_score"][1] == st["score"]["black"]);
+}
+
+TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "3"}};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  seat(alice, bob, "b", "/option match basis");
+  duel d{alice, bob, "b"};
+  d.step();
+  auto st = d.fresh();
+  player& resigner = d.by_side(st["to_act"]);
+  player& other = &resigner == &alice ? bob : alice;
+  resigner.ok("b", "/resign gammon");
+  st = other.ok("b", "/accept");
+  CHECK(st["phase"] == "game_over");
+  CHECK(st["last_result"]["points"] == 2);
+  alice.ok("b", "/continue");
+  st = bob.ok("b", "/continue");
+  CHECK(st["phase"] == "opening");
+  CHECK(st["game_number"] == 2);
+  d.step();
+  st = d.fresh();
+  player& r2 = d.by_side(st["to_act"]);
+  r2.ok("b", "/resign");
+  (&r2 == &alice ? bob : alice).ok("b", "/accept");
+  st = alice.ok("b", "/stop");
+  CHECK(st["phase"] == "match_over");
+}
+
+TEST_CASE("gammond: resignations accepted and rejected (R18)", "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "8"}};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  seat(alice, bob, "r", "/option match 5");
+  duel d{alice, bob, "r"};
+  d.step();
+  auto st = d.fresh();
+  player& mover = d.by_side(st["to_act"]);
+  player& other = &mover == &alice ? bob : alice;
+  mover.ok("r", "/resign backgammon");
+  mover.refused("r", "/accept", "not_your_turn");
+  st = other.ok("r", "/reject");
+  CHECK(st["phase"] == "move");
+  mover.ok("r", "/resign gammon");
+  st = other.ok("r", "/accept");
+  const std::string other_side = st["players"]["red"] == other.name() ? "red" : "black";
+  CHECK(st["score"][other_side] == 2);
+  CHECK(st["game_number"] == 2);
+}
+
+TEST_CASE("gammond: a spectator sees every state the players see", "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "4"}};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  player carol(server.port(), "carol");
+  carol.ok("s", "/board");  // enters the table
+  seat(alice, bob, "s");
+  duel d{alice, bob, "s"};
+  for (int i = 0; i < 30; ++i) d.step();
+  const auto last = d.fresh();
+  carol.refused("s", "/roll", "not_seated");
+  carol.drain(300ms);
+  const auto& seen = carol.seqs("s");
+  REQUIRE_FALSE(seen.empty());
+  // Every change after carol arrived reached her, in order, without a gap.
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i] == seen[i - 1] + 1);
+  CHECK(seen.back() == last["seq"].get<std::uint64_t>());
+  CHECK(carol.state("s")["board"] == last["board"]);
+}
+
+TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token",
+          "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "6"}};
+  player alice(server.port(), "alice");
+  std::string token;
+  {
+    player bob(server.port(), "bob");
+    seat(alice, bob, "d", "/option match 3");
+    token = bob.token();
+  }  // bob's connection closes
+  alice.drain(300ms);
+  auto st = alice.ok("d", "/board");
+  const std::string bob_side = st["players"]["red"] == "bob" ? "red" : "black";
+  CHECK(st["present"][bob_side] == false);
+  CHECK(st["players"][bob_side] == "bob");
+  // The name is held: a newcomer cannot take it without the token.
+  {
+    ws_client intruder;
+    intruder.connect("127.0.0.1", server.port());
+    intruder.send_json({{"type", "hello"}, {"name", "bob"}});
+    auto e = intruder.receive_json();
+    REQUIRE(e);
+    CHECK((*e)["code"] == "name_taken");
+  }
+  player bob2(server.port(), "", token);
+  CHECK(bob2.welcome()["name"] == "bob");
+  CHECK(bob2.welcome()["resumed"] == true);
+  bob2.drain(300ms);
+  CHECK(bob2.state("d")["phase"] == "opening");
+  st = alice.ok("d", "/board");
+  CHECK(st["present"][bob_side] == true);
+}
+
+TEST_CASE("gammond: an absent player forfeits after the grace period", "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "9", "--grace-period", "1"}};
+  player alice(server.port(), "alice");
+  {
+    player bob(server.port(), "bob");
+    seat(alice, bob, "g", "/option match 1");
+  }
+  json st;
+  for (int i = 0; i < 40; ++i) {
+    std::this_thread::sleep_for(100ms);
+    st = alice.ok("g", "/board");
+    if (st["phase"] == "match_over") break;
+  }
+  CHECK(st["phase"] == "match_over");
+  CHECK(st["last_result"]["reason"] == "forfeit");
+}
+
+TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is intact",
+          "[server][gammond]") {
+  gammond_process server{{"--dice-seed", "12"}};
+  json before;
+  std::string alice_token;
+  std::string bob_token;
+  {
+    player alice(server.port(), "alice");
+    player bob(server.port(), "bob");
+    seat(alice, bob, "k", "/option match 5");
+    duel d{alice, bob, "k"};
+    for (int i = 0; i < 15; ++i) d.step();
+    alice.ok("k", "/board");
+    d.play_until([](const json& s) { return s["phase"] == "move"; });
+    before = d.fresh();
+    alice_token = alice.token();
+    bob_token = bob.token();
+    server.stop(SIGKILL);
+  }
+  server.restart(SIGKILL);
+  player alice(server.port(), "", alice_token);
+  player bob(server.port(), "", bob_token);
+  CHECK(alice.welcome()["name"] == "alice");
+  auto after = alice.ok("k", "/board");
+  for (const char* key : {"phase", "turn", "dice", "board", "pips", "cube", "score", "legal",
+                          "position_id", "match_id", "game_number", "players"}) {
+    INFO(key);
+    CHECK(after[key] == before[key]);
+  }
+  // And the game goes on.
+  duel d{alice, bob, "k"};
+  d.step();
+}
+
+TEST_CASE("gammond: a whole long nardy game through the server (issue 7)", "[server][gammond][long]") {
+  gammond_process server{{"--dice-seed", "21"}};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  seat(alice, bob, "ln", "/option variant long");
+  auto st = alice.ok("ln", "/board");
+  CHECK(st["variant"] == "long");
+  // L1 in board numbering: black's 15 on board point 1, red's 15 on board point 13.
+  CHECK(st["board"]["points"][0] == -15);
+  CHECK(st["board"]["points"][12] == 15);
+  duel d{alice, bob, "ln"};
+  st = d.play_until([](const json& s) { return s["phase"] == "match_over"; }, 6000);
+  REQUIRE(st["phase"] == "match_over");
+  const std::string winner = st["last_result"]["winner"];
+  CHECK(st["board"]["off"][winner] == 15);
+  CHECK((st["last_result"]["kind"] == "single" || st["last_result"]["kind"] == "gammon"));
+}
