@@ -17,7 +17,74 @@ constexpr std::size_t initial_plays = 256;
 constexpr std::size_t initial_slots = 512;  // a power of two
 }  // namespace
 
-play_list::play_list() : plays_(initial_plays), slots_(initial_slots, 0) {}
+play_list::play_list()
+    : plays_(initial_plays),
+      data_(plays_.data()),
+      capacity_(plays_.size()),
+      slots_(initial_slots, 0) {}
+
+play_list::play_list(const play_list& other)
+    : plays_(other.plays_),
+      data_(plays_.data()),
+      capacity_(plays_.size()),
+      count_(other.count_),
+      slots_(other.slots_),
+      indexed_(other.indexed_),
+      generation_(other.generation_),
+      dice_used_(other.dice_used_) {}
+
+play_list& play_list::operator=(const play_list& other) {
+  if (this != &other) {
+    plays_ = other.plays_;
+    data_ = plays_.data();
+    capacity_ = plays_.size();
+    count_ = other.count_;
+    slots_ = other.slots_;
+    indexed_ = other.indexed_;
+    generation_ = other.generation_;
+    dice_used_ = other.dice_used_;
+  }
+  return *this;
+}
+
+play_list::play_list(play_list&& other) noexcept
+    : plays_(std::move(other.plays_)),
+      data_(plays_.data()),
+      capacity_(plays_.size()),
+      count_(other.count_),
+      slots_(std::move(other.slots_)),
+      indexed_(other.indexed_),
+      generation_(other.generation_),
+      dice_used_(other.dice_used_) {
+  other.forget_storage();
+}
+
+play_list& play_list::operator=(play_list&& other) noexcept {
+  if (this != &other) {
+    plays_ = std::move(other.plays_);
+    data_ = plays_.data();
+    capacity_ = plays_.size();
+    count_ = other.count_;
+    slots_ = std::move(other.slots_);
+    indexed_ = other.indexed_;
+    generation_ = other.generation_;
+    dice_used_ = other.dice_used_;
+    other.forget_storage();
+  }
+  return *this;
+}
+
+void play_list::forget_storage() noexcept {
+  // A moved-from list stays usable: empty, and its first next_slot() or commit_unique()
+  // allocates again.
+  plays_.clear();
+  slots_.clear();
+  data_ = plays_.data();
+  capacity_ = 0;
+  count_ = 0;
+  indexed_ = 0;
+  dice_used_ = 0;
+}
 
 void play_list::clear() noexcept {
   count_ = 0;
@@ -30,12 +97,14 @@ void play_list::clear() noexcept {
 }
 
 void play_list::grow() {
-  plays_.resize(plays_.size() * 2);
+  plays_.resize(plays_.empty() ? initial_plays : plays_.size() * 2);
+  data_ = plays_.data();
+  capacity_ = plays_.size();
 }
 
 void play_list::grow_index() {
   // Every live slot carries its tag, whose low bits give its home in the larger table.
-  std::vector<std::uint64_t> old(slots_.size() * 2, 0);
+  std::vector<std::uint64_t> old(slots_.empty() ? initial_slots : slots_.size() * 2, 0);
   old.swap(slots_);
   const std::size_t mask = slots_.size() - 1;
   const std::uint64_t gen = std::uint64_t{generation_} << 48;
@@ -58,7 +127,7 @@ int play_list::find(const position& p) const noexcept {
   // A linear scan: it does not depend on how the list was filled (the generator indexes
   // only the plays that may have duplicates), and lists are short.
   for (std::size_t i = 0; i < count_; ++i)
-    if (plays_[i].result == p) return static_cast<int>(i);
+    if (data_[i].result == p) return static_cast<int>(i);
   return -1;
 }
 
@@ -96,6 +165,13 @@ void standard_non_double(const position& pos, roll r, play_list& out) {
   // both dice (then R6.2 decides which single-die plays are legal).
   std::uint32_t singles[2] = {0, 0};
   bool both = false;
+  // "Plain" rolls: no checker on the bar and at least two checkers outside the home
+  // board, so that every move of the play is an ordinary one (no entering; after one
+  // move a checker is still outside, so no bearing off: R10.1). Most rolls are plain.
+  const std::uint32_t outside = occ0 & detail::outside_home;
+  const bool plain = (occ0 & (1u << bar_index)) == 0 &&
+                     ((outside & (outside - 1u)) != 0 ||
+                      (outside != 0 && pos.mover(detail::top_bit(outside)) >= 2));
   play scratch{pos, {}, 2};
   position& cur = scratch.result;
   for (int order = 0; order < 2; ++order) {
@@ -124,7 +200,18 @@ void standard_non_double(const position& pos, roll r, play_list& out) {
         std::uint32_t occ2 = occ1;
         std::uint64_t key2 = key1;
         detail::apply_standard<true>(slot.result, from2, second, slot.moves[1], occ2, key2);
-        (void)out.commit_unique(key2);
+        // A plain play (a by hi, b by lo) changes the mover's side by
+        // N = e[a - hi] - e[a] + e[b - lo] - e[b]. Unless b == a - hi or b == a + lo no
+        // term cancels, so N has total weight 4: its losses {a, b} and gains
+        // {a - hi, b - lo} are fixed by the result, and so is the play (swapping a and b
+        // would need b - hi == a - hi). Every other plain play (b == a - hi or a + lo, and
+        // the chains of the second order, which are all it tries) moves one checker in
+        // effect, weight 2. So this result is new and can never recur: it skips the index.
+        if (order == 0 && plain && from2 != from1 - first && from2 != from1 + second) {
+          out.commit();
+        } else {
+          (void)out.commit_unique(key2);
+        }
       });
       both = both || starts2 != 0;
       detail::undo_move<variant::standard>(cur, scratch.moves[0]);

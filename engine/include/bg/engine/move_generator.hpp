@@ -20,11 +20,16 @@ namespace bg::engine {
 class play_list {
  public:
   play_list();
+  play_list(const play_list& other);
+  play_list(play_list&& other) noexcept;
+  play_list& operator=(const play_list& other);
+  play_list& operator=(play_list&& other) noexcept;
+  ~play_list() = default;
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
   [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
-  [[nodiscard]] const play& operator[](std::size_t i) const noexcept { return plays_[i]; }
-  [[nodiscard]] const play* begin() const noexcept { return plays_.data(); }
-  [[nodiscard]] const play* end() const noexcept { return plays_.data() + count_; }
+  [[nodiscard]] const play& operator[](std::size_t i) const noexcept { return data_[i]; }
+  [[nodiscard]] const play* begin() const noexcept { return data_; }
+  [[nodiscard]] const play* end() const noexcept { return data_ + count_; }
   /// How many dice each play uses (0..4); 0 when no die can be played (R6.4).
   [[nodiscard]] int dice_used() const noexcept { return dice_used_; }
   /// The index of the play whose result is `p` (mover's view), or -1.
@@ -46,8 +51,8 @@ class play_list {
   /// The storage the next play is built in; it becomes part of the list only when
   /// commit() or commit_unique() is called. Its previous content is unspecified.
   play& next_slot() {
-    if (count_ == plays_.size()) grow();
-    return plays_[count_];
+    if (count_ == capacity_) grow();
+    return data_[count_];
   }
   /// Adds the play built in next_slot(); the caller knows it is distinct from the rest.
   void commit() noexcept { ++count_; }
@@ -62,7 +67,7 @@ class play_list {
     // position comparisons.
     const std::uint64_t tag = key >> 32;
     const std::uint64_t gen = std::uint64_t{generation_} << 48;
-    const play& candidate = plays_[count_];
+    const play& candidate = data_[count_];
     for (std::size_t i = static_cast<std::size_t>(tag) & mask;; i = (i + 1) & mask) {
       const std::uint64_t slot = slots_[i];
       if ((slot & generation_mask) != gen) {
@@ -71,7 +76,7 @@ class play_list {
         ++indexed_;
         return true;
       }
-      if (((slot >> 16) & 0xFFFFFFFFu) == tag && plays_[slot & 0xFFFFu].result == candidate.result)
+      if (((slot >> 16) & 0xFFFFFFFFu) == tag && data_[slot & 0xFFFFu].result == candidate.result)
         return false;
     }
   }
@@ -83,7 +88,7 @@ class play_list {
     std::vector<play> kept;
     kept.reserve(count_);
     for (std::size_t i = 0; i < count_; ++i)
-      if (keep(plays_[i])) kept.push_back(plays_[i]);
+      if (keep(data_[i])) kept.push_back(data_[i]);
     rebuild(kept);
   }
 
@@ -91,10 +96,15 @@ class play_list {
   static constexpr std::uint64_t generation_mask = 0xFFFFull << 48;
   void grow();
   void grow_index();
+  void forget_storage() noexcept;
   void rebuild(const std::vector<play>& plays);
-  // plays_[0..count_) are the plays; plays_.size() is the capacity. At most 65536
-  // plays (the slot's index field); no roll has more than a few thousand.
+  // data_[0..count_) are the plays. data_ and capacity_ mirror plays_.data() and
+  // plays_.size() (kept apart so that the hot paths need no division by sizeof(play)).
+  // The index addresses at most 65536 plays (its slots' index field); no roll has more
+  // than a few thousand.
   std::vector<play> plays_;
+  play* data_ = nullptr;
+  std::size_t capacity_ = 0;
   std::size_t count_ = 0;
   // Open addressing on the result's key, for the indexed_ plays that went through
   // commit_unique(). A slot whose generation is not the current one is empty, so
