@@ -153,6 +153,11 @@ inline void for_each_bit_down(std::uint32_t mask, F&& f) {
 
 // --- standard backgammon -----------------------------------------------------------
 
+/// At most this many starting points (1..24 and the bar), so a batch of plays that
+/// differ only in their last starting point never needs more slots. (A popcount would be
+/// exact, but without -mpopcnt it is a library call.)
+constexpr std::size_t max_starts = 25;
+
 /// Non-double rolls: both orders of the two dice; R6.1 then R6.2. The first move is
 /// made and taken back in place; each two-move play is built straight in the list's
 /// next slot and kept only if its result is new.
@@ -194,8 +199,10 @@ void standard_non_double(const position& pos, roll r, play_list& out) {
       // are tried.
       if (order == 1 && pos.mover(bar_index) == 0 && from1 - first > 0)
         starts2 &= (1u << (from1 - first)) | ((2u << second) - 1u);
+      play* const batch = out.reserve(max_starts);
+      std::size_t kept = 0;  // plays of this batch added so far: the next goes to batch[kept]
       for_each_bit_down(starts2, [&](int from2) {
-        play& slot = out.next_slot();
+        play& slot = batch[kept];
         slot = scratch;
         std::uint32_t occ2 = occ1;
         std::uint64_t key2 = key1;
@@ -209,8 +216,9 @@ void standard_non_double(const position& pos, roll r, play_list& out) {
         // effect, weight 2. So this result is new and can never recur: it skips the index.
         if (order == 0 && plain && from2 != from1 - first && from2 != from1 + second) {
           out.commit();
-        } else {
-          (void)out.commit_unique(key2);
+          ++kept;
+        } else if (out.commit_unique(key2)) {
+          ++kept;
         }
       });
       both = both || starts2 != 0;
@@ -225,14 +233,16 @@ void standard_non_double(const position& pos, roll r, play_list& out) {
   // points give different results, so no index is needed.
   const int pick = singles[0] != 0 ? 0 : 1;
   const int die = pick == 0 ? hi : lo;
+  play* const first = out.reserve(max_starts);
+  play* slot = first;
   for_each_bit_down(singles[pick], [&](int from) {
-    play& slot = out.next_slot();
-    slot = play{pos, {}, 1};
+    *slot = play{pos, {}, 1};
     std::uint32_t occ = occ0;
     std::uint64_t key = 0;
-    detail::apply_standard<false>(slot.result, from, die, slot.moves[0], occ, key);
-    out.commit();
+    detail::apply_standard<false>(slot->result, from, die, slot->moves[0], occ, key);
+    ++slot;
   });
+  out.commit(static_cast<std::size_t>(slot - first));
   out.set_dice_used(singles[pick] != 0 ? 1 : 0);
 }
 
@@ -270,41 +280,45 @@ struct standard_double_search {
     }
   }
 
+  /// Tries every move number Depth + 1 (scratch.count == Depth moves made so far) from
+  /// starting points at or below max_from. The depth is a template argument so that the
+  /// four levels are separate, fully inlined loops.
+  template <int Depth>
   void run(std::uint32_t occ, int max_from) {
     const std::uint32_t starts = detail::legal_starts(occ, blocked, die) & ((2u << max_from) - 1u);
     if (starts == 0) {
       record();
       return;
     }
-    const std::uint8_t depth = scratch.count;
-    if (depth == 3) {
+    std::uint64_t unused_key = 0;
+    if constexpr (Depth == 3) {
       // The fourth move ends the play: build each one straight in the list's next slot.
       if (best < 4) {
         out.clear();
         best = 4;
       }
-      std::uint64_t unused_key = 0;
+      play* const first = out.reserve(max_starts);
+      play* slot = first;
       for_each_bit_down(starts, [&](int from) {
-        play& slot = out.next_slot();
-        slot = scratch;
-        slot.count = 4;
+        *slot = scratch;
+        slot->count = 4;
         std::uint32_t occ4 = occ;
-        detail::apply_standard<false>(slot.result, from, die, slot.moves[3], occ4, unused_key);
-        out.commit();
+        detail::apply_standard<false>(slot->result, from, die, slot->moves[3], occ4, unused_key);
+        ++slot;
       });
-      return;
+      out.commit(static_cast<std::size_t>(slot - first));
+    } else {
+      position& cur = scratch.result;
+      checker_move& m = scratch.moves[Depth];
+      scratch.count = Depth + 1;
+      for_each_bit_down(starts, [&](int from) {
+        std::uint32_t next = occ;
+        detail::apply_standard<false>(cur, from, die, m, next, unused_key);
+        run<Depth + 1>(next, from);
+        detail::undo_move<variant::standard>(cur, m);
+      });
+      scratch.count = Depth;
     }
-    position& cur = scratch.result;
-    checker_move& m = scratch.moves[depth];
-    std::uint64_t unused_key = 0;
-    for_each_bit_down(starts, [&](int from) {
-      std::uint32_t next = occ;
-      detail::apply_standard<false>(cur, from, die, m, next, unused_key);
-      scratch.count = static_cast<std::uint8_t>(depth + 1);
-      run(next, from);
-      scratch.count = depth;
-      detail::undo_move<variant::standard>(cur, m);
-    });
   }
 };
 
@@ -315,7 +329,7 @@ void generate_standard(const position& pos, roll r, play_list& out) {
     return;
   }
   standard_double_search search{r.die1, detail::blocked_points(pos), out, play{pos, {}, 0}};
-  search.run(detail::occupied(pos), bar_index);
+  search.run<0>(detail::occupied(pos), bar_index);
   out.set_dice_used(search.best);
 }
 

@@ -54,8 +54,18 @@ class play_list {
     if (count_ == capacity_) grow();
     return data_[count_];
   }
+  /// Room for `n` more plays: returns where the next play goes; the n slots after it
+  /// stay valid until something is committed beyond them. A batch of plays can then be
+  /// built through a local pointer (writes to a play's bytes could alias the list's own
+  /// members, so going through next_slot() reloads them for every play).
+  play* reserve(std::size_t n) {
+    while (count_ + n > capacity_) grow();
+    return data_ + count_;
+  }
   /// Adds the play built in next_slot(); the caller knows it is distinct from the rest.
   void commit() noexcept { ++count_; }
+  /// Adds the `n` plays built after reserve(); the caller knows they are distinct.
+  void commit(std::size_t n) noexcept { count_ += n; }
   /// Adds the play built in next_slot() unless the index holds one with the same
   /// result; `key` is its dedup key. Returns whether it was added.
   bool commit_unique(std::uint64_t key) {
