@@ -32,9 +32,9 @@ inline bool all_home(const side_bytes& me) noexcept {
   std::uint64_t a = 0;
   std::uint64_t b = 0;
   std::uint32_t c = 0;
-  std::memcpy(&a, me.data() + 7, 8);    // 7..14
-  std::memcpy(&b, me.data() + 15, 8);   // 15..22
-  std::memcpy(&c, me.data() + 22, 4);   // 22..25
+  std::memcpy(&a, me.data() + 7, 8);   // 7..14
+  std::memcpy(&b, me.data() + 15, 8);  // 15..22
+  std::memcpy(&c, me.data() + 22, 4);  // 22..25
   return (a | b | c) == 0;
 }
 
@@ -57,7 +57,98 @@ inline std::uint32_t occupied(const position& p) noexcept {
 }
 
 /// The highest set bit of a non-zero mask.
-inline int top_bit(std::uint32_t mask) noexcept { return 31 - __builtin_clz(mask); }
+inline int top_bit(std::uint32_t mask) noexcept {
+  return 31 - __builtin_clz(mask);
+}
+
+// ---------------------------------------------------------------------------------
+// Standard backgammon, all starting points at once. check_move() asks about one
+// starting point; the generator asks "from which points can this die be played?" for
+// every node of its search, so it keeps the mover's occupied points as a bitmask and
+// answers with a few mask operations. Bit i always means the mover's own point i
+// (25 = bar, 0 = off).
+
+/// Bit t set (t = 1..24) when the opponent holds the mover's point t with 2 or more
+/// checkers (R4: no move may end there). The mover's own moves never change this set
+/// during a turn: a hit only takes a lone checker off its point, and the mover cannot
+/// add opposing checkers anywhere, so it is computed once per roll.
+inline std::uint32_t blocked_points(const position& p) noexcept {
+  const auto& op = p.raw_opponent();
+  std::uint32_t held = 0;  // bit q: the opponent has 2+ checkers on its own point q
+#if defined(__SSE2__)
+  const __m128i one = _mm_set1_epi8(1);
+  const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(op.data()));
+  const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(op.data() + 16));
+  // Counts are 0..15, so a signed byte comparison is exact.
+  held = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(lo, one))) |
+         (static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(hi, one))) << 16);
+#else
+  for (int q = 0; q < 32; ++q)
+    if (op[static_cast<std::size_t>(q)] >= 2) held |= 1u << q;
+#endif
+  held &= 0x01FFFFFEu;  // points 1..24 only (not its off tray nor its bar)
+  // The opponent's point q is the mover's point 25 - q (R1): reverse the 32 bits, which
+  // takes bit q to bit 31 - q, then shift down by 6 to reach bit 25 - q.
+  std::uint32_t x = held;
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  x = __builtin_bswap32(x);
+  return x >> 6;
+}
+
+/// Points 7..24 and the bar: a checker there means the mover is not bearing off (R10.1).
+inline constexpr std::uint32_t outside_home = 0x03FFFF80u;
+
+/// The starting points from which the mover may play `die` (1..6): bit i set when
+/// check_move<standard>(p, i, die, ctx) would allow it, where `occ` is occupied(p) and
+/// `blocked` is blocked_points(p).
+inline std::uint32_t legal_starts(std::uint32_t occ, std::uint32_t blocked, int die) noexcept {
+  constexpr std::uint32_t bar_bit = 1u << bar_index;
+  // A move from point i ends on i - die, so "i - die is blocked" is bit i of
+  // blocked << die. The bar is point 25 in this numbering, so entering on 25 - die
+  // (R8) is covered by the same shift.
+  const std::uint32_t open = ~(blocked << die);
+  if (occ & bar_bit) return occ & bar_bit & open;  // R8: enter before anything else
+  // Ordinary moves: starting points above the die, landing on an open point.
+  std::uint32_t starts = occ & open & ~((2u << die) - 1u);
+  if ((occ & outside_home) == 0) {  // R10.1: every checker home, bearing off allowed
+    starts |= occ & (1u << die);    // R10.2: the point with the die's number
+    // R10.3: a higher die bears off from the highest occupied point. (occ | 1) keeps
+    // top_bit() defined when every checker is off; bit 0 is then masked away.
+    const int top = top_bit(occ | 1u);
+    if (top < die) starts |= (1u << top) & ~1u;
+  }
+  return starts;
+}
+
+/// apply_move<standard>() for a move legal_starts() allowed, also keeping `occ`
+/// (= occupied(p)) up to date. With Key false the dedup key is left alone (standard
+/// doubles need none, see the generator).
+template <bool Key>
+inline void apply_standard(position& p, int from, int die, checker_move& m, std::uint32_t& occ,
+                           std::uint64_t& key) noexcept {
+  auto& me = p.raw_mover();
+  auto& op = p.raw_opponent();
+  const auto f = static_cast<std::size_t>(from);
+  const int to = from > die ? from - die : off_index;  // R10: a bear-off goes to [0]
+  const auto t = static_cast<std::size_t>(to);
+  if constexpr (Key) key += keys.move[f][static_cast<std::size_t>(die)];
+  if (--me[f] == 0) occ &= ~(1u << from);
+  ++me[t];
+  occ |= (1u << to) & ~1u;  // off (bit 0) is not a point one moves from
+  bool hit = false;
+  if (to != off_index) {
+    const auto o = static_cast<std::size_t>(opponent_point(variant::standard, to));
+    if (op[o] == 1) {  // R7: a blot on the landing point goes to the bar
+      hit = true;
+      op[o] = 0;
+      ++op[bar_index];
+      if constexpr (Key) key += keys.hit[t];
+    }
+  }
+  m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), hit};
+}
 
 /// L5: true when the mover holds six or more consecutive points along the opponent's
 /// path with every opposing checker still behind them (none ahead, none borne off).
@@ -67,8 +158,7 @@ inline bool forbidden_block(const side_bytes& me, const side_bytes& op) noexcept
   if (op[off_index] != 0) return false;
   std::uint32_t mine = 0;  // bit q set: the mover holds the opponent's point q
   for (int m = 1; m <= 24; ++m)
-    if (me[static_cast<std::size_t>(m)] != 0)
-      mine |= 1u << opponent_point(variant::long_nardy, m);
+    if (me[static_cast<std::size_t>(m)] != 0) mine |= 1u << opponent_point(variant::long_nardy, m);
   std::uint32_t runs = mine;  // bit q: q..q+5 all held
   for (int k = 1; k < 6; ++k) runs &= mine >> k;
   if (runs == 0) return false;
@@ -86,20 +176,19 @@ inline bool forbidden_block(const side_bytes& me, const side_bytes& op) noexcept
 /// Why a single checker move is refused (none = allowed).
 enum class refusal : std::uint8_t {
   none,
-  no_checker,       // no checker of the mover on `from`
-  must_enter,       // R8: a checker is on the bar and `from` is not the bar
-  head_rule,        // L3: too many checkers off the head this turn
-  not_all_home,     // R10.1: bearing off before every checker is home
-  higher_checker,   // R10.3: die larger than the point while a higher point is occupied
-  blocked,          // R4 / L2: the destination is held by the opponent
-  six_block,        // L5: the move would leave a forbidden six-point block
+  no_checker,      // no checker of the mover on `from`
+  must_enter,      // R8: a checker is on the bar and `from` is not the bar
+  head_rule,       // L3: too many checkers off the head this turn
+  not_all_home,    // R10.1: bearing off before every checker is home
+  higher_checker,  // R10.3: die larger than the point while a higher point is occupied
+  blocked,         // R4 / L2: the destination is held by the opponent
+  six_block,       // L5: the move would leave a forbidden six-point block
 };
 
 /// Checks whether the mover may move one checker from `from` by `die` (every rule but
 /// L5, which needs the position after the move: apply_move() checks it).
 template <variant V>
-inline refusal check_move(const position& p, int from, int die,
-                          const turn_context& ctx) noexcept {
+inline refusal check_move(const position& p, int from, int die, const turn_context& ctx) noexcept {
   const auto& me = p.raw_mover();
   const auto f = static_cast<std::size_t>(from);
   if (me[f] == 0) return refusal::no_checker;
@@ -127,35 +216,32 @@ inline refusal check_move(const position& p, int from, int die,
   return refusal::none;
 }
 
-/// Makes a move that check_move() allowed: updates `p`, its Zobrist `hash`, and
-/// describes the move in `m` (R7: a blot on the destination goes to the bar). In long
-/// nardy returns six_block (p then unspecified) when the move leaves a forbidden block
-/// (L5).
+/// Makes a move that check_move() allowed: updates `p`, adds the move's change to the
+/// dedup `key` (see move_keys in zobrist.hpp), and describes the move in `m` (R7: a blot
+/// on the destination goes to the bar). In long nardy returns six_block (p then
+/// unspecified) when the move leaves a forbidden block (L5).
 template <variant V>
 inline refusal apply_move(position& p, int from, int die, checker_move& m,
-                          std::uint64_t& hash) noexcept {
+                          std::uint64_t& key) noexcept {
   auto& me = p.raw_mover();
   auto& op = p.raw_opponent();
   const auto f = static_cast<std::size_t>(from);
+  key += keys.move[f][static_cast<std::size_t>(die)];
   const int to = from - die;
   if (to <= 0) {
-    hash ^= zobrist_delta(0, f, me[f], me[f] - 1u) ^
-            zobrist_delta(0, off_index, me[off_index], me[off_index] + 1u);
     --me[f];
     ++me[off_index];
     m = checker_move{static_cast<std::int8_t>(from), 0, false};
     return refusal::none;
   }
   const auto t = static_cast<std::size_t>(to);
-  hash ^= zobrist_delta(0, f, me[f], me[f] - 1u) ^ zobrist_delta(0, t, me[t], me[t] + 1u);
   --me[f];
   ++me[t];
   if constexpr (V == variant::standard) {
     const auto o = static_cast<std::size_t>(opponent_point(V, to));
     const bool hit = op[o] == 1;  // R7
     if (hit) {
-      hash ^= zobrist_delta(1, o, 1u, 0u) ^
-              zobrist_delta(1, bar_index, op[bar_index], op[bar_index] + 1u);
+      key += keys.hit[t];
       op[o] = 0;
       ++op[bar_index];
     }
@@ -191,11 +277,11 @@ inline void undo_move(position& p, const checker_move& m) noexcept {
 /// check_move() then apply_move(): moves one checker of the mover from `from` by
 /// `die` if the rules of V allow it. Returns why not (p then unspecified).
 template <variant V>
-inline refusal try_move(position& p, int from, int die, const turn_context& ctx,
-                        checker_move& m, std::uint64_t& hash) noexcept {
+inline refusal try_move(position& p, int from, int die, const turn_context& ctx, checker_move& m,
+                        std::uint64_t& key) noexcept {
   const refusal why = check_move<V>(p, from, die, ctx);
   if (why != refusal::none) return why;
-  return apply_move<V>(p, from, die, m, hash);
+  return apply_move<V>(p, from, die, m, key);
 }
 
 /// The turn context for `pos` and `r`: in long nardy, how many checkers may leave the

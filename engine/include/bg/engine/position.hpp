@@ -103,8 +103,10 @@ class position {
 
  private:
   // 26 used entries, padded to 32 bytes so that copies and comparisons are whole words.
-  alignas(32) std::array<std::uint8_t, 32> mover_{};
-  alignas(32) std::array<std::uint8_t, 32> opponent_{};
+  // Aligned to 16 (what SSE2 loads need), not 32: a play (position + 4 moves + count)
+  // is then 80 bytes instead of 96, less to copy for every generated play.
+  alignas(16) std::array<std::uint8_t, 32> mover_{};
+  alignas(16) std::array<std::uint8_t, 32> opponent_{};
 };
 
 /// A 64-bit hash of a position for deduplicating plays (mixes the mover's side and the
