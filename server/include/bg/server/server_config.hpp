@@ -6,7 +6,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace bg::server {
 
@@ -36,5 +41,29 @@ struct server_config {
   std::size_t max_name_bytes = 24;         ///< --max-name-bytes: a player or table name
   std::string trusted_proxy;               ///< --trusted-proxy: honour X-Forwarded-For from it
 };
+
+/// Looks up one environment variable by name ("GAMMOND_PORT"); nullopt when unset.
+using environment_lookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+/// The process environment (std::getenv) as an environment_lookup.
+[[nodiscard]] environment_lookup process_environment();
+
+/// Reads gammond's settings into `config`, which holds the defaults on entry.
+///
+/// `args` is argv (args[0] is the program name). Every field has a flag (`--port 8080`
+/// or `--port=8080`) and an environment variable GAMMOND_<FLAG_IN_UPPER_SNAKE>
+/// (`GAMMOND_PORT`, `GAMMOND_MAX_MESSAGE_BYTES`) read through `environment`; a flag
+/// wins over its variable. Durations are whole seconds, sizes are bytes.
+///
+/// Returns std::nullopt when the server should run with `config`. Otherwise returns
+/// the exit code the process should end with: 0 after writing `--help` or `--version`
+/// to `out`; 2 after writing one line naming the bad flag or variable, its value and
+/// what is expected to `err` (unknown flag, a value that is not a number, out of range,
+/// not an IP address, an unknown log level). On a non-nullopt return `config` may be
+/// partly filled and must not be used.
+[[nodiscard]] std::optional<int> parse_config(std::span<const char* const> args,
+                                              const environment_lookup& environment,
+                                              server_config& config, std::ostream& out,
+                                              std::ostream& err);
 
 }  // namespace bg::server

@@ -1,0 +1,76 @@
+// The network layer as one object and its shutdown sequence (network_server.hpp).
+
+#include "bg/server/network_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <stdexcept>
+
+#include "bg/server/listener.hpp"
+#include "bg/server/server_context.hpp"
+#include "bg/server/service.hpp"
+#include "bg/server/websocket_session.hpp"
+
+namespace bg::server {
+
+namespace net = boost::asio;
+using namespace std::chrono_literals;
+
+network_server::network_server(net::io_context& io, server_config config,
+                               std::shared_ptr<service> game, metrics& counters)
+    : io_{io},
+      registry_{std::make_shared<session_registry>(config.max_connections,
+                                                   config.max_connections_per_address)},
+      context_{[&] {
+        if (!game) throw std::invalid_argument("network_server: no game service");
+        return std::make_shared<const server_context>(
+            server_context{std::move(config), std::move(game), counters, registry_});
+      }()},
+      listener_{std::make_shared<listener>(io, context_)},
+      flush_timer_{io} {}
+
+network_server::~network_server() = default;
+
+void network_server::start() {
+  listener_->open();
+  listener_->run();
+}
+
+std::uint16_t network_server::port() const noexcept { return listener_->port(); }
+
+bool network_server::shutdown(std::chrono::milliseconds flush, std::function<void()> done) {
+  if (shutting_down_.exchange(true)) return false;
+  net::post(flush_timer_.get_executor(), [this, flush, done = std::move(done)]() mutable {
+    spdlog::info("shutting down: {} WebSocket connection(s) open", registry_->open_sessions());
+    listener_->stop();
+    try {
+      context_->game->shutdown();
+    } catch (const std::exception& e) {
+      spdlog::error("the game service failed to shut down cleanly: {}", e.what());
+    }
+    for (const auto& session : registry_->sessions()) {
+      session->close(boost::beast::websocket::close_code::going_away, "server shutting down");
+    }
+    wait_for_sessions(std::chrono::steady_clock::now() + flush, std::move(done));
+  });
+  return true;
+}
+
+void network_server::wait_for_sessions(std::chrono::steady_clock::time_point deadline,
+                                       std::function<void()> done) {
+  if (registry_->open_sessions() == 0 || std::chrono::steady_clock::now() >= deadline) {
+    if (const auto left = registry_->open_sessions(); left != 0) {
+      spdlog::warn("shutting down with {} WebSocket connection(s) still open", left);
+    }
+    if (done) done();
+    return;
+  }
+  flush_timer_.expires_after(10ms);
+  flush_timer_.async_wait([this, deadline, done = std::move(done)](boost::system::error_code) mutable {
+    wait_for_sessions(deadline, std::move(done));
+  });
+}
+
+}  // namespace bg::server
