@@ -63,7 +63,7 @@ std::optional<std::string> percent_decode(std::string_view text) {
 
 /// What a request path means for the static files.
 struct static_lookup {
-  bool refused = false;         ///< a traversal attempt or a malformed path: 400
+  bool refused = false;          ///< a traversal attempt or a malformed path: 400
   std::optional<fs::path> file;  ///< the regular file to serve
 };
 
@@ -125,8 +125,7 @@ std::string_view mime_type(const fs::path& file) {
 
 /// A complete string response. For HEAD the body is dropped but Content-Length kept.
 http::response<http::string_body> make_response(const request& req, http::status status,
-                                                std::string_view content_type,
-                                                std::string body) {
+                                                std::string_view content_type, std::string body) {
   http::response<http::string_body> res{status, req.version()};
   res.set(http::field::server, server_name);
   res.set(http::field::content_type, content_type);
@@ -317,9 +316,9 @@ void http_session::write(Response&& response) {
   response_ = res;
   const bool keep_alive = res->keep_alive();
   stream_.expires_after(context_->config.http_timeout);
-  http::async_write(stream_, *res,
-                    beast::bind_front_handler(&http_session::on_write, shared_from_this(),
-                                              keep_alive));
+  http::async_write(
+      stream_, *res,
+      beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));
 }
 
 void http_session::on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {

@@ -47,9 +47,9 @@ void run_io(net::io_context& io) {
 
 int main(int argc, char* argv[]) {
   bg::server::server_config config;
-  if (const auto exit_code =
-          bg::server::parse_config(std::span<const char* const>(argv, static_cast<std::size_t>(argc)),
-                                   bg::server::process_environment(), config, std::cout, std::cerr)) {
+  if (const auto exit_code = bg::server::parse_config(
+          std::span<const char* const>(argv, static_cast<std::size_t>(argc)),
+          bg::server::process_environment(), config, std::cout, std::cerr)) {
     return *exit_code;
   }
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%-5l%$ [%t] %v");

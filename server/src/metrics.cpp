@@ -15,24 +15,31 @@ std::string escape_label(std::string_view value) {
   escaped.reserve(value.size());
   for (const char c : value) {
     switch (c) {
-      case '\\': escaped += "\\\\"; break;
-      case '"': escaped += "\\\""; break;
-      case '\n': escaped += "\\n"; break;
-      default: escaped += c;
+      case '\\':
+        escaped += "\\\\";
+        break;
+      case '"':
+        escaped += "\\\"";
+        break;
+      case '\n':
+        escaped += "\\n";
+        break;
+      default:
+        escaped += c;
     }
   }
   return escaped;
 }
 
-/// The shortest text that reads back as `value` ("0.00025", "1").
+/// The shortest plain decimal that reads back as `value` ("0.0001", "0.00025", "1").
 std::string number(double value) {
-  std::array<char, 32> text{};
-  const auto [end, ec] = std::to_chars(text.data(), text.data() + text.size(), value);
+  std::array<char, 400> text{};
+  const auto [end, ec] =
+      std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
   return ec == std::errc{} ? std::string(text.data(), end) : std::string{"NaN"};
 }
 
-void header(std::string& out, std::string_view name, std::string_view type,
-            std::string_view help) {
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
   out.append("# HELP ").append(name).append(" ").append(help).append("\n");
   out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
@@ -49,15 +56,21 @@ void metrics::connection_opened() noexcept {
   connections_total_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void metrics::connection_closed() noexcept { connections_.fetch_sub(1, std::memory_order_relaxed); }
+void metrics::connection_closed() noexcept {
+  connections_.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void metrics::set_tables(std::size_t n) noexcept {
   tables_.store(static_cast<std::int64_t>(n), std::memory_order_relaxed);
 }
 
-void metrics::game_started() noexcept { games_started_.fetch_add(1, std::memory_order_relaxed); }
+void metrics::game_started() noexcept {
+  games_started_.fetch_add(1, std::memory_order_relaxed);
+}
 
-void metrics::game_finished() noexcept { games_finished_.fetch_add(1, std::memory_order_relaxed); }
+void metrics::game_finished() noexcept {
+  games_finished_.fetch_add(1, std::memory_order_relaxed);
+}
 
 void metrics::command(std::string_view name, std::chrono::nanoseconds latency) {
   const double seconds = std::chrono::duration<double>(latency).count();

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <stdexcept>
@@ -17,6 +18,11 @@ namespace bg::server {
 
 namespace net = boost::asio;
 using namespace std::chrono_literals;
+
+namespace {
+/// How long clients get to answer the close frames once all are sent.
+constexpr auto settle_time = 100ms;
+}  // namespace
 
 network_server::network_server(net::io_context& io, server_config config,
                                std::shared_ptr<service> game, metrics& counters)
@@ -38,7 +44,9 @@ void network_server::start() {
   listener_->run();
 }
 
-std::uint16_t network_server::port() const noexcept { return listener_->port(); }
+std::uint16_t network_server::port() const noexcept {
+  return listener_->port();
+}
 
 bool network_server::shutdown(std::chrono::milliseconds flush, std::function<void()> done) {
   if (shutting_down_.exchange(true)) return false;
@@ -53,24 +61,34 @@ bool network_server::shutdown(std::chrono::milliseconds flush, std::function<voi
     for (const auto& session : registry_->sessions()) {
       session->close(boost::beast::websocket::close_code::going_away, "server shutting down");
     }
-    wait_for_sessions(std::chrono::steady_clock::now() + flush, std::move(done));
+    wait_for_sessions(std::chrono::steady_clock::now() + flush, false, std::move(done));
   });
   return true;
 }
 
 void network_server::wait_for_sessions(std::chrono::steady_clock::time_point deadline,
-                                       std::function<void()> done) {
-  if (registry_->open_sessions() == 0 || std::chrono::steady_clock::now() >= deadline) {
-    if (const auto left = registry_->open_sessions(); left != 0) {
-      spdlog::warn("shutting down with {} WebSocket connection(s) still open", left);
+                                       bool settling, std::function<void()> done) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto open = registry_->sessions();
+  if (open.empty() || now >= deadline) {
+    if (!open.empty()) {
+      spdlog::warn("shutting down with {} WebSocket connection(s) still open", open.size());
     }
     if (done) done();
     return;
   }
+  // Once every close frame is out, a client that answers does so at once: give the
+  // handshakes a moment to finish, not the whole flush time.
+  if (!settling && std::all_of(open.begin(), open.end(),
+                               [](const auto& session) { return session->close_started(); })) {
+    settling = true;
+    deadline = std::min(deadline, now + settle_time);
+  }
   flush_timer_.expires_after(10ms);
-  flush_timer_.async_wait([this, deadline, done = std::move(done)](boost::system::error_code) mutable {
-    wait_for_sessions(deadline, std::move(done));
-  });
+  flush_timer_.async_wait(
+      [this, deadline, settling, done = std::move(done)](boost::system::error_code) mutable {
+        wait_for_sessions(deadline, settling, std::move(done));
+      });
 }
 
 }  // namespace bg::server

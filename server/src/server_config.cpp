@@ -106,7 +106,8 @@ std::function<problem(std::string_view, server_config&)> address_field(
 }
 
 /// Any non-empty text (a path).
-std::function<problem(std::string_view, server_config&)> path_field(std::string server_config::*field) {
+std::function<problem(std::string_view, server_config&)> path_field(
+    std::string server_config::*field) {
   return [field](std::string_view text, server_config& config) -> problem {
     if (text.empty()) return "is empty; a path is expected";
     config.*field = std::string{text};
@@ -192,10 +193,8 @@ std::vector<setting> settings() {
        number(&server_config::idle_timeout),
        seconds_field(&server_config::idle_timeout, 1, one_year_seconds)},
       {"http-timeout", "SECONDS", "time to finish an HTTP request, an upgrade or a close",
-       number(&server_config::http_timeout),
-       seconds_field(&server_config::http_timeout, 1, 3600)},
-      {"max-connections", "N", "open connections in all",
-       number(&server_config::max_connections),
+       number(&server_config::http_timeout), seconds_field(&server_config::http_timeout, 1, 3600)},
+      {"max-connections", "N", "open connections in all", number(&server_config::max_connections),
        integer_field(&server_config::max_connections, 1, 10'000'000)},
       {"max-connections-per-address", "N", "open connections from one client address",
        number(&server_config::max_connections_per_address),
@@ -225,7 +224,8 @@ std::vector<setting> settings() {
 
 environment_lookup process_environment() {
   return [](std::string_view name) -> std::optional<std::string> {
-    const char* const value = std::getenv(std::string{name}.c_str());  // NOLINT(concurrency-mt-unsafe)
+    const char* const value =
+        std::getenv(std::string{name}.c_str());  // NOLINT(concurrency-mt-unsafe)
     if (value == nullptr) return std::nullopt;
     return std::string{value};
   };
@@ -244,17 +244,18 @@ std::optional<int> parse_config(std::span<const char* const> args,
                                       "variable GAMMOND_<OPTION> (e.g. GAMMOND_PORT=8080);\n"
                                       "a flag wins over its variable.\n\nOptions",
                                       100, 50};
-  description.add_options()("help,h", "print this help and exit")(
-      "version", "print the version and exit");
+  description.add_options()("help,h", "print this help and exit")("version",
+                                                                  "print the version and exit");
   std::vector<std::string> help_lines;
   help_lines.reserve(table.size());
   for (const auto& s : table) {
-    help_lines.push_back(std::string{s.help} + " [" + environment_name(s.flag) + ", default: " +
-                         (s.show(defaults).empty() ? "none" : "\"" + s.show(defaults) + "\"") +
-                         "]");
+    help_lines.push_back(
+        std::string{s.help} + " [" + environment_name(s.flag) +
+        ", default: " + (s.show(defaults).empty() ? "none" : "\"" + s.show(defaults) + "\"") + "]");
   }
   for (std::size_t i = 0; i < table.size(); ++i) {
-    description.add_options()(table[i].flag, po::value<std::string>()->value_name(table[i].value_name),
+    description.add_options()(table[i].flag,
+                              po::value<std::string>()->value_name(table[i].value_name),
                               help_lines[i].c_str());
   }
 
@@ -262,8 +263,10 @@ std::optional<int> parse_config(std::span<const char* const> args,
   try {
     const int argc = static_cast<int>(args.size());
     const auto style = po::command_line_style::unix_style & ~po::command_line_style::allow_guessing;
+    const po::positional_options_description no_positional;  // a stray word is an error
     po::store(po::command_line_parser(argc, args.data())
                   .options(description)
+                  .positional(no_positional)
                   .style(style)
                   .run(),
               flags);

@@ -21,7 +21,9 @@ session_registry::ticket& session_registry::ticket::operator=(ticket&& other) no
   return *this;
 }
 
-session_registry::ticket::~ticket() { release(); }
+session_registry::ticket::~ticket() {
+  release();
+}
 
 void session_registry::ticket::release() noexcept {
   if (owner_ != nullptr) std::exchange(owner_, nullptr)->release(address_);
@@ -31,7 +33,7 @@ session_registry::session_registry(std::size_t max_connections, std::size_t max_
     : max_connections_{max_connections}, max_per_address_{max_per_address} {}
 
 std::optional<session_registry::ticket> session_registry::admit(const std::string& address,
-                                                               bool count_address) {
+                                                                bool count_address) {
   const std::lock_guard lock{mutex_};
   if (total_ >= max_connections_) return std::nullopt;
   if (count_address) {

@@ -178,9 +178,10 @@ void websocket_session::close(std::string reason) {
 }
 
 void websocket_session::close(websocket::close_code code, std::string reason) {
-  net::post(ws_.get_executor(), [self = shared_from_this(), code, reason = std::move(reason)]() mutable {
-    self->begin_close(code, std::move(reason));
-  });
+  net::post(ws_.get_executor(),
+            [self = shared_from_this(), code, reason = std::move(reason)]() mutable {
+              self->begin_close(code, std::move(reason));
+            });
 }
 
 void websocket_session::queue(std::shared_ptr<const std::string> frame) {
@@ -233,7 +234,7 @@ void websocket_session::begin_close(websocket::close_code code, std::string reas
   // A peer that reads nothing would hold the close forever: drop it after the limit.
   close_timer_.expires_after(context_->config.http_timeout);
   close_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-    if (ec || self->finished_) return;
+    if (ec || !beast::get_lowest_layer(self->ws_).socket().is_open()) return;
     spdlog::debug("client {}: close did not finish in time, dropping the connection", self->id_);
     self->drop_socket();
   });
@@ -241,7 +242,9 @@ void websocket_session::begin_close(websocket::close_code code, std::string reas
 }
 
 void websocket_session::do_close() {
+  close_started_.store(true, std::memory_order_release);
   ws_.async_close(close_reason_, [self = shared_from_this()](beast::error_code ec) {
+    self->close_timer_.cancel();
     if (ec && !quiet(ec)) spdlog::debug("client {}: close failed: {}", self->id_, ec.message());
     if (ec) self->drop_socket();
   });
@@ -254,17 +257,22 @@ void websocket_session::drop_socket() {
 void websocket_session::finish(beast::error_code ec) {
   if (finished_) return;
   finished_ = true;
-  close_timer_.cancel();
   queue_.clear();
   queued_bytes_ = 0;
   if (!quiet(ec)) spdlog::debug("client {}: read failed: {}", id_, ec.message());
-  // After a completed close handshake Beast tears the connection down itself;
-  // otherwise nothing else will read or write, so let go of the socket now.
-  if (ec != websocket::error::closed) drop_socket();
-  const auto peer_reason = ws_.reason();
-  spdlog::info("client {} from {} disconnected ({})", id_, address_,
-               ec == websocket::error::closed ? "close " + std::to_string(peer_reason.code)
-                                              : ec.message());
+  // While closing, the close handshake (or the close timer) ends the connection, and
+  // after a close from the peer Beast tears it down itself. Otherwise nothing else
+  // will read or write: let go of the socket now.
+  if (!closing_ && ec != websocket::error::closed) drop_socket();
+  std::string why;
+  if (closing_) {
+    why = "closed by the server: " + std::string{close_reason_.reason.c_str()};
+  } else if (ec == websocket::error::closed) {
+    why = "closed by the client, code " + std::to_string(ws_.reason().code);
+  } else {
+    why = ec.message();
+  }
+  spdlog::info("client {} from {} disconnected ({})", id_, address_, why);
   context_->registry->remove(id_);
   context_->counters.connection_closed();
   try {

@@ -43,13 +43,14 @@ class network_server {
 
   /// The graceful stop (SIGINT/SIGTERM): stops accepting, calls service::shutdown()
   /// once, sends every open WebSocket a close frame (1001 going away, "server shutting
-  /// down") after its queued frames, then waits until every WebSocket has ended or
-  /// `flush` has passed, and calls `done` (on one of `io`'s threads). Safe from any
-  /// thread; only the first call has an effect (later calls return false).
+  /// down") after its queued frames, then waits until every WebSocket has ended, or
+  /// has sent its close frame and had 100 ms more to answer it, or `flush` has
+  /// passed, and calls `done` (on one of `io`'s threads). Safe from any thread; only
+  /// the first call has an effect (later calls return false).
   bool shutdown(std::chrono::milliseconds flush, std::function<void()> done);
 
  private:
-  void wait_for_sessions(std::chrono::steady_clock::time_point deadline,
+  void wait_for_sessions(std::chrono::steady_clock::time_point deadline, bool settling,
                          std::function<void()> done);
 
   boost::asio::io_context& io_;

@@ -17,18 +17,18 @@ namespace bg::server {
 
 /// gammond's configuration. Defaults are what a small community server needs.
 struct server_config {
-  std::string bind = "127.0.0.1";      ///< --bind: address to listen on
-  std::uint16_t port = 8080;           ///< --port: 0 picks a free port (tests)
-  std::string port_file;               ///< --port-file: write the bound port here (tests)
-  std::string db = "gammond.db";       ///< --db: SQLite file (WAL)
-  std::string static_dir;              ///< --static-dir: the web client (default: built-in path)
-  std::string log_level = "info";      ///< --log-level: trace|debug|info|warn|error|off
-  int threads = 2;                     ///< --threads: io_context threads
+  std::string bind = "127.0.0.1";  ///< --bind: address to listen on
+  std::uint16_t port = 8080;       ///< --port: 0 picks a free port (tests)
+  std::string port_file;           ///< --port-file: write the bound port here (tests)
+  std::string db = "gammond.db";   ///< --db: SQLite file (WAL)
+  std::string static_dir;          ///< --static-dir: the web client (default: built-in path)
+  std::string log_level = "info";  ///< --log-level: trace|debug|info|warn|error|off
+  int threads = 2;                 ///< --threads: io_context threads
 
   std::size_t max_message_bytes = 16 * 1024;  ///< --max-message-bytes: one WebSocket frame
-  double commands_per_second = 20.0;   ///< --commands-per-second: per connection, sustained
-  int command_burst = 40;              ///< --command-burst: tokens a connection may bank
-  int rate_limit_strikes = 20;         ///< --rate-limit-strikes: rate_limited answers before close
+  double commands_per_second = 20.0;          ///< --commands-per-second: per connection, sustained
+  int command_burst = 40;                     ///< --command-burst: tokens a connection may bank
+  int rate_limit_strikes = 20;  ///< --rate-limit-strikes: rate_limited answers before close
   std::chrono::seconds idle_timeout{120};  ///< --idle-timeout: no frame nor pong for this long
   std::chrono::seconds http_timeout{15};   ///< --http-timeout: to finish a request or upgrade
   std::size_t max_connections = 15000;     ///< --max-connections: in all

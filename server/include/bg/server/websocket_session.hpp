@@ -3,6 +3,7 @@
 /// One WebSocket connection: frames in to the game service, frames out from a
 /// bounded queue. Implements client, the service's view of a connection.
 
+#include <atomic>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -54,8 +55,8 @@ class websocket_session final : public client,
   /// Takes the socket of an http_session that received an upgrade request, the
   /// connection's registry ticket and the client's address (after X-Forwarded-For).
   websocket_session(boost::asio::ip::tcp::socket&& socket,
-                    std::shared_ptr<const server_context> context,
-                    session_registry::ticket ticket, std::string address);
+                    std::shared_ptr<const server_context> context, session_registry::ticket ticket,
+                    std::string address);
   ~websocket_session() override;
   websocket_session(const websocket_session&) = delete;
   websocket_session& operator=(const websocket_session&) = delete;
@@ -73,6 +74,11 @@ class websocket_session final : public client,
   /// Closes with `code` and `reason` (at most 123 bytes are sent) after the queued
   /// frames. Thread-safe; only the first close has an effect.
   void close(boost::beast::websocket::close_code code, std::string reason);
+  /// True once the close frame has been handed to the socket (the close handshake
+  /// has started; nothing queued is left to write). Safe from any thread.
+  [[nodiscard]] bool close_started() const noexcept {
+    return close_started_.load(std::memory_order_acquire);
+  }
   /// client: a process-unique id (1, 2, ...), never reused.
   [[nodiscard]] std::uint64_t id() const noexcept override { return id_; }
   /// client: the client's address as text.
@@ -114,6 +120,7 @@ class websocket_session final : public client,
   bool closing_ = false;   // a close was asked for: no more frames in or out
   bool finished_ = false;  // on_close called (or never opened and ended)
   boost::beast::websocket::close_reason close_reason_;
+  std::atomic<bool> close_started_{false};
 };
 
 }  // namespace bg::server
