@@ -285,7 +285,7 @@ void http_session::handle(request&& req) {
 
   std::optional<http_reply> reply;
   try {
-    reply = context_->game->on_http_get(target);
+    reply = context_->game.on_http_get(target);
   } catch (const std::exception& e) {
     spdlog::error("http {} {}: the service failed: {}", client, target, e.what());
     return write(text_response(req, http::status::internal_server_error, "internal error"));

@@ -29,11 +29,10 @@ network_server::network_server(net::io_context& io, server_config config,
     : io_{io},
       registry_{std::make_shared<session_registry>(config.max_connections,
                                                    config.max_connections_per_address)},
-      context_{[&] {
-        if (!game) throw std::invalid_argument("network_server: no game service");
-        return std::make_shared<const server_context>(
-            server_context{std::move(config), std::move(game), counters, registry_});
-      }()},
+      game_{game ? std::move(game)
+                 : throw std::invalid_argument("network_server: no game service")},
+      context_{std::make_shared<const server_context>(
+          server_context{std::move(config), *game_, counters, registry_})},
       listener_{std::make_shared<listener>(io, context_)},
       flush_timer_{io} {}
 
@@ -54,7 +53,7 @@ bool network_server::shutdown(std::chrono::milliseconds flush, std::function<voi
     spdlog::info("shutting down: {} WebSocket connection(s) open", registry_->open_sessions());
     listener_->stop();
     try {
-      context_->game->shutdown();
+      game_->shutdown();
     } catch (const std::exception& e) {
       spdlog::error("the game service failed to shut down cleanly: {}", e.what());
     }

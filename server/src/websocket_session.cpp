@@ -95,7 +95,7 @@ void websocket_session::on_accept(beast::error_code ec) {
   context_->registry->add(id_, weak_from_this());
   spdlog::info("client {} connected from {}", id_, address_);
   try {
-    context_->game->on_open(shared_from_this());
+    context_->game.on_open(shared_from_this());
   } catch (const std::exception& e) {
     spdlog::error("client {}: service on_open failed: {}", id_, e.what());
   }
@@ -148,7 +148,7 @@ void websocket_session::on_message(bool text, std::string message) {
   }
   if (!text) return queue(binary_frame_error());
   try {
-    context_->game->on_text(shared_from_this(), std::move(message));
+    context_->game.on_text(shared_from_this(), std::move(message));
   } catch (const std::exception& e) {
     spdlog::error("client {}: service on_text failed: {}", id_, e.what());
   }
@@ -276,7 +276,7 @@ void websocket_session::finish(beast::error_code ec) {
   context_->registry->remove(id_);
   context_->counters.connection_closed();
   try {
-    context_->game->on_close(shared_from_this());
+    context_->game.on_close(shared_from_this());
   } catch (const std::exception& e) {
     spdlog::error("client {}: service on_close failed: {}", id_, e.what());
   }

@@ -21,8 +21,10 @@ class metrics;
 class service;
 struct server_context;
 
-/// Owns the listener and the session registry for one `io_context`. Sessions share
-/// the registry and the service, so this object may be destroyed before `io`.
+/// Owns the game service (shared), the listener and the session registry for one
+/// `io_context`. Sessions use the service, so this object must outlive every run of
+/// `io`: stop `io` and join its threads before destroying it. Destroying `io` later
+/// is fine (pending sessions then release their counts into the shared registry).
 class network_server {
  public:
   /// Nothing listens yet; see start(). `game` must not be null; `counters` must
@@ -55,6 +57,7 @@ class network_server {
 
   boost::asio::io_context& io_;
   std::shared_ptr<session_registry> registry_;
+  std::shared_ptr<service> game_;
   std::shared_ptr<const server_context> context_;
   std::shared_ptr<listener> listener_;
   boost::asio::steady_timer flush_timer_;

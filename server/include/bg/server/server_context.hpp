@@ -14,12 +14,13 @@ class metrics;
 class session_registry;
 
 /// Shared by the listener and every session through a shared_ptr<const
-/// server_context>, so whatever a session uses lives as long as the session, even
-/// when an io_context is destroyed with handlers still pending. `counters` is the
-/// exception: it must outlive every run of the io_context (main owns it).
+/// server_context>. The registry is shared, so a session destroyed late (with a
+/// destroyed io_context) still releases its counts. The service is not owned here:
+/// the service keeps its clients (sessions), so owning it from a session would be a
+/// reference cycle. network_server owns it and outlives every run of the io_context.
 struct server_context {
   server_config config;                        ///< limits and paths, fixed at start
-  std::shared_ptr<service> game;               ///< the game service (never null)
+  service& game;                               ///< the game service
   metrics& counters;                           ///< process-wide counters (thread-safe)
   std::shared_ptr<session_registry> registry;  ///< connection counts, sessions (never null)
 };
