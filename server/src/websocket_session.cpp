@@ -228,7 +228,12 @@ void websocket_session::on_write(beast::error_code ec) {
 void websocket_session::begin_close(websocket::close_code code, std::string reason) {
   if (!opened_ || closing_ || finished_) return;
   closing_ = true;
-  if (reason.size() > max_reason_bytes) reason.resize(max_reason_bytes);
+  if (reason.size() > max_reason_bytes) {
+    // Cut at a UTF-8 character boundary: a close reason must be valid UTF-8.
+    std::size_t size = max_reason_bytes;
+    while (size > 0 && (static_cast<unsigned char>(reason[size]) & 0xC0U) == 0x80U) --size;
+    reason.resize(size);
+  }
   close_reason_ = websocket::close_reason{code, reason};
   spdlog::debug("client {}: closing ({})", id_, reason);
   // A peer that reads nothing would hold the close forever: drop it after the limit.

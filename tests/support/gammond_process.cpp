@@ -94,9 +94,22 @@ void gammond_process::start() {
   ::posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
                                      0644);
   ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // Whatever the test process blocks or ignores, gammond starts with default signal
+  // handling (its SIGTERM/SIGINT handling is what tests exercise).
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t signals;
+  ::sigemptyset(&signals);
+  ::posix_spawnattr_setsigmask(&attributes, &signals);
+  ::sigaddset(&signals, SIGINT);
+  ::sigaddset(&signals, SIGTERM);
+  ::sigaddset(&signals, SIGPIPE);
+  ::posix_spawnattr_setsigdefault(&attributes, &signals);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {
     throw std::runtime_error("gammond_process: cannot start " + args[0] + ": " +
                              std::strerror(spawned));
@@ -156,6 +169,11 @@ int gammond_process::stop(int signal, std::chrono::milliseconds timeout) {
 void gammond_process::restart(int signal) {
   stop(signal);
   start();
+}
+
+http_result gammond_process::get(const std::string& target,
+                                 std::chrono::milliseconds timeout) const {
+  return http_get(host(), port_, target, timeout);
 }
 
 std::string gammond_process::log() const {

@@ -6,6 +6,7 @@
 /// Usage:
 /// @code
 ///   bg::test::gammond_process server{{"--max-tables", "3"}};
+///   REQUIRE(server.get("/healthz").status == 200);
 ///   bg::test::ws_client c;
 ///   c.connect("127.0.0.1", server.port());
 ///   ...
@@ -22,6 +23,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "http_get.hpp"
 
 namespace bg::test {
 
@@ -57,6 +60,10 @@ class gammond_process {
   /// stop(signal), then starts gammond again with the same flags and the same
   /// database (a new port: read port() again). Throws as the constructor does.
   void restart(int signal = SIGTERM);
+
+  /// GET `target` from this gammond (http_get(host(), port(), target)).
+  [[nodiscard]] http_result get(const std::string& target,
+                                std::chrono::milliseconds timeout = std::chrono::seconds{5}) const;
 
   /// The temporary directory, the database file and gammond's stdout+stderr log.
   [[nodiscard]] const std::filesystem::path& directory() const noexcept { return dir_; }
