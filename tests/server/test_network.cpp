@@ -329,7 +329,7 @@ TEST_CASE("a path that leaves the static directory is refused", "[network][http]
   CHECK(res.body.find("SECRET") == std::string::npos);
 }
 
-TEST_CASE("an unknown GET goes to the service, 404 when it has nothing; other methods get 405",
+TEST_CASE("an unknown GET goes to the service, 404 when it has nothing, other methods get 405",
           "[network][http]") {
   static_files files;
   test_server server{test_config(files)};
@@ -489,6 +489,7 @@ TEST_CASE("a message over max_message_bytes closes the connection with 1009",
   static_files files;
   test_server server{test_config(files)};  // max_message_bytes = 1024
   auto c = server.connect();
+  const auto id = id_of(c);
 
   const std::string at_limit(1024, 'a');
   c.send_text(at_limit);
@@ -498,7 +499,9 @@ TEST_CASE("a message over max_message_bytes closes the connection with 1009",
   CHECK(c.wait_closed());
   CHECK(c.close_code() == 1009);
   CHECK(c.close_reason() == "message too big");
-  CHECK(server.game().texts() == 1);
+  CHECK(server.game().texts() == 2);  // whoami and the one at the limit
+  CHECK(eventually([&] { return server.game().closed(id) == 1; }));
+  CHECK(server.game().opened(id) == 1);
 }
 
 TEST_CASE("a message far over the limit is not buffered and still closes with 1009",
@@ -558,7 +561,7 @@ TEST_CASE("the token bucket refills at commands_per_second", "[network][ws][limi
   CHECK(c.receive_json().value_or(json{})["code"] == "rate_limited");
 }
 
-TEST_CASE("a client that never reads is dropped at its write queue bound; others are served",
+TEST_CASE("a client that never reads is dropped at its write queue bound while others are served",
           "[network][ws][limits]") {
   static_files files;
   auto config = test_config(files);  // write_queue_bytes = 256 KiB
@@ -585,7 +588,7 @@ TEST_CASE("a client that never reads is dropped at its write queue bound; others
   CHECK(slow.wait_closed(10s));  // what was in the kernel's buffers, then the end
 }
 
-TEST_CASE("a silent client is dropped after idle_timeout; one that answers pings stays",
+TEST_CASE("a silent client is dropped after idle_timeout but one that answers pings stays",
           "[network][ws][timeout]") {
   static_files files;
   auto config = test_config(files);
@@ -610,7 +613,11 @@ TEST_CASE("the service closing a client sends a close frame after the queued fra
   auto c = server.connect();
   c.send_text("before");
   c.send_text("close:bye now");
-  c.send_text("after");  // not passed on: the session is closing
+  try {
+    c.send_text("after");  // not passed on: the session is closing
+  } catch (const std::runtime_error&) {
+    // The close frame may have arrived first: the client then refuses to send.
+  }
   CHECK(c.receive_text() == "before");
   CHECK(c.wait_closed());
   CHECK(c.close_code() == 1000);
