@@ -20,6 +20,19 @@ namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 using clock_type = std::chrono::steady_clock;
 
+namespace {
+
+/// The state of one awaited operation. Handlers hold it by shared_ptr, so a wait that
+/// gives up (and throws) never leaves a handler pointing into a dead stack frame.
+struct op_state {
+  bool done = false;
+  beast::error_code ec;
+  std::string data;                   // what a write sends
+  websocket::response_type response;  // what a handshake receives
+};
+
+}  // namespace
+
 struct ws_client::impl {
   explicit impl(std::chrono::milliseconds t) : timeout{t} {}
 
@@ -68,22 +81,29 @@ struct ws_client::impl {
     });
   }
 
+  /// Waits for `op` until `deadline`; after that closes the socket, lets the
+  /// operation finish (it does at once) and returns false.
+  bool await(const std::shared_ptr<op_state>& op, clock_type::time_point deadline) {
+    if (run_until([&] { return op->done; }, deadline)) return true;
+    beast::get_lowest_layer(ws).close();
+    run_until([&] { return op->done; }, clock_type::now() + timeout);
+    return false;
+  }
+
   void write(const std::string& data, bool text) {
     if (!open) throw std::runtime_error("ws_client: send on a closed connection");
     start_read();
-    bool done = false;
-    beast::error_code result;
+    auto op = std::make_shared<op_state>();
+    op->data = data;
     ws.text(text);
-    ws.async_write(net::buffer(data), [&](beast::error_code ec, std::size_t) {
-      done = true;
-      result = ec;
+    ws.async_write(net::buffer(op->data), [op](beast::error_code ec, std::size_t) {
+      op->done = true;
+      op->ec = ec;
     });
-    if (!run_until([&] { return done; }, clock_type::now() + timeout)) {
-      beast::get_lowest_layer(ws).close();
-      run_until([&] { return done; }, clock_type::now() + timeout);
+    if (!await(op, clock_type::now() + timeout)) {
       throw std::runtime_error("ws_client: send did not finish in time");
     }
-    if (result) throw std::runtime_error("ws_client: send failed: " + result.message());
+    if (op->ec) throw std::runtime_error("ws_client: send failed: " + op->ec.message());
   }
 
   std::optional<std::string> next(clock_type::time_point deadline) {
@@ -126,20 +146,19 @@ void ws_client::connect(const std::string& host, std::uint16_t port, const std::
   const auto endpoints = resolver.resolve(host, std::to_string(port), ec);
   if (ec) throw std::runtime_error("ws_client: cannot resolve " + host + ": " + ec.message());
 
-  bool done = false;
+  auto connecting = std::make_shared<op_state>();
   beast::get_lowest_layer(s.ws).async_connect(
-      endpoints, [&](beast::error_code connect_ec, const tcp::endpoint&) {
-        done = true;
-        ec = connect_ec;
+      endpoints, [connecting](beast::error_code connect_ec, const tcp::endpoint&) {
+        connecting->done = true;
+        connecting->ec = connect_ec;
       });
-  if (!s.run_until([&] { return done; }, deadline)) {
-    beast::get_lowest_layer(s.ws).close();
+  if (!s.await(connecting, deadline)) {
     throw std::runtime_error("ws_client: connect to " + host + ":" + std::to_string(port) +
                              " timed out");
   }
-  if (ec) {
+  if (connecting->ec) {
     throw std::runtime_error("ws_client: cannot connect to " + host + ":" + std::to_string(port) +
-                             ": " + ec.message());
+                             ": " + connecting->ec.message());
   }
   beast::get_lowest_layer(s.ws).socket().set_option(tcp::no_delay(true), ec);
 
@@ -148,21 +167,19 @@ void ws_client::connect(const std::string& host, std::uint16_t port, const std::
         req.set(beast::http::field::user_agent, "gammond-test-ws-client");
         for (const auto& [name, value] : headers) req.set(name, value);
       }));
-  websocket::response_type response;
-  done = false;
-  s.ws.async_handshake(response, host + ":" + std::to_string(port), target,
-                       [&](beast::error_code handshake_ec) {
-                         done = true;
-                         ec = handshake_ec;
+  auto handshake = std::make_shared<op_state>();
+  s.ws.async_handshake(handshake->response, host + ":" + std::to_string(port), target,
+                       [handshake](beast::error_code handshake_ec) {
+                         handshake->done = true;
+                         handshake->ec = handshake_ec;
                        });
-  if (!s.run_until([&] { return done; }, deadline)) {
-    beast::get_lowest_layer(s.ws).close();
+  if (!s.await(handshake, deadline)) {
     throw std::runtime_error("ws_client: WebSocket handshake timed out");
   }
-  if (ec) {
-    std::string what = "ws_client: WebSocket handshake failed: " + ec.message();
-    if (response.result_int() != 0) {
-      what += " (HTTP " + std::to_string(response.result_int()) + " " + response.body() + ")";
+  if (handshake->ec) {
+    std::string what = "ws_client: WebSocket handshake failed: " + handshake->ec.message();
+    if (const auto status = handshake->response.result_int(); status != 0) {
+      what += " (HTTP " + std::to_string(status) + " " + handshake->response.body() + ")";
     }
     throw std::runtime_error(what);
   }
@@ -236,13 +253,14 @@ void ws_client::close() noexcept {
   auto& s = *impl_;
   if (!s.open) return;
   try {
-    const auto deadline = clock_type::now() + s.timeout;
-    bool done = false;
+    auto closing = std::make_shared<op_state>();
     s.start_read();  // the read ends with the server's close frame
-    s.ws.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; });
-    s.run_until([&] { return done && !s.reading; }, deadline);
+    s.ws.async_close(websocket::close_code::normal,
+                     [closing](beast::error_code) { closing->done = true; });
+    s.await(closing, clock_type::now() + s.timeout);
+    s.run_until([&] { return !s.reading; }, clock_type::now() + s.timeout);
     beast::get_lowest_layer(s.ws).close();
-    s.run_until([&] { return done && !s.reading; }, clock_type::now() + s.timeout);
+    s.run_until([&] { return !s.reading; }, clock_type::now() + s.timeout);
     s.open = false;
   } catch (...) {
     s.open = false;
