@@ -148,8 +148,8 @@ std::vector<setting> settings() {
        }},
       {"db", "PATH", "SQLite database file", text(&server_config::db),
        path_field(&server_config::db)},
-      {"static-dir", "DIR", "the web client's files (default: built-in path)",
-       text(&server_config::static_dir),
+      {"static-dir", "DIR", "the web client's files",
+       [](const server_config& c) { return c.static_dir.empty() ? "built-in" : c.static_dir; },
        [](std::string_view v, server_config& c) -> problem {
          c.static_dir = std::string{v};
          return std::nullopt;
