@@ -217,6 +217,9 @@ std::vector<setting> settings() {
        integer_field(&server_config::max_name_bytes, 1, unlimited)},
       {"trusted-proxy", "ADDR", "honour X-Forwarded-For only from this peer address",
        text(&server_config::trusted_proxy), address_field(&server_config::trusted_proxy, true)},
+      {"dice-seed", "N", "0: secure dice (production); N: reproducible dice, for tests only",
+       number(&server_config::dice_seed),
+       integer_field(&server_config::dice_seed, 0, 0xFFFFFFFFFFFFFFFFULL)},
   };
 }
 

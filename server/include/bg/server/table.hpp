@@ -101,9 +101,7 @@ class table {
   [[nodiscard]] std::vector<std::string> present() const;
   /// The state sequence number: +1 for every change.
   [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
-  [[nodiscard]] const std::array<std::optional<seat>, 2>& seats() const noexcept {
-    return seats_;
-  }
+  [[nodiscard]] const std::array<std::optional<seat>, 2>& seats() const noexcept { return seats_; }
   [[nodiscard]] const std::optional<engine::match>& current_match() const noexcept {
     return match_;
   }
