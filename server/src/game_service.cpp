@@ -285,6 +285,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       spdlog::error("table {}: {}; skipped", name, t.err().message);
       continue;
     }
+    if ((*t)->idle()) {  // nothing to come back to: no match, no seat
+      storage_->delete_table(name);
+      continue;
+    }
     if (snap.contains("tokens") && snap["tokens"].is_array()) {
       for (std::size_t i = 0; i < 2 && i < snap["tokens"].size(); ++i) {
         const auto& st = (*t)->seats()[i];

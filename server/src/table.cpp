@@ -853,6 +853,9 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
           mj.at("results").get<std::vector<engine::game_result>>()));
     }
     if (!snap.at("record").is_null()) t->record_ = snap.at("record").get<match_record>();
+    // Nobody is present after a restart, and outside a match a seat is not kept for an
+    // absent player (exit() would have freed it).
+    if (!t->in_match()) t->seats_ = {};
     return t;
   } catch (const std::exception& e) {
     return engine::make_error("bad_snapshot",

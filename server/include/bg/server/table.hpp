@@ -82,7 +82,8 @@ class table {
   [[nodiscard]] nlohmann::json summary() const;
   /// Everything needed to rebuild the table after a restart.
   [[nodiscard]] nlohmann::json snapshot() const;
-  /// Rebuilds a table from snapshot(); nobody is present afterwards. Error
+  /// Rebuilds a table from snapshot(); nobody is present afterwards, and seats are
+  /// kept only while a match is in progress. Error
   /// "bad_snapshot" when the JSON does not describe a valid table.
   static engine::result<std::unique_ptr<table>> restore(const nlohmann::json& snapshot,
                                                         engine::dice_source& dice,
