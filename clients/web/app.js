@@ -567,7 +567,6 @@ function placeAt(x, y) {
 
 /** Makes one step of the play; sends the play when it is complete. */
 function makeStep(from, to) {
-  const st = app.states.get(app.table);
   const next = app.input?.step(from, to);
   if (!next) return;
   app.input = next;
@@ -578,7 +577,6 @@ function makeStep(from, to) {
     sendLine(`/move ${done}`);
   }
   drawTable();
-  void st;
 }
 
 /** Tap a checker then a destination, or drag the checker there. */
@@ -627,10 +625,9 @@ function setupBoardInput() {
     }
   };
   svg.addEventListener('pointerup', end);
-  svg.addEventListener('pointercancel', (e) => {
+  svg.addEventListener('pointercancel', () => {
     drag?.ghost?.remove();
     drag = null;
-    void e;
   });
 }
 

@@ -477,6 +477,9 @@ async function longNardy(alice, bob, aliceSide, bobSide) {
   await alice.fill('#line', '/option variant long');
   await alice.press('#line', 'Enter');
   await alice.waitForFunction(() => document.querySelector('#match-info').textContent.includes('long'));
+  await alice.fill('#line', '/option match basis');
+  await alice.press('#line', 'Enter');
+  await alice.waitForFunction(() => document.querySelector('#match-info').textContent.includes('basis'));
   await command(alice, '#controls button[data-cmd="start"]');
   const bySide = { [aliceSide]: alice, [bobSide]: bob };
   for (const [side, page] of Object.entries(bySide)) {
@@ -520,6 +523,24 @@ async function longNardy(alice, bob, aliceSide, bobSide) {
   checkFifteen(after, 'long nardy after one play');
   check(after[head] !== (moverSide === 'black' ? -15 : 15), `the play left ${moverSide}'s head on every page`);
   log(`long nardy: ${moverSide} played from the head counter-clockwise`);
+
+  // Basis session: the side on roll resigns, the other accepts, both are asked
+  // "continue?" in a dialog; one stops and the session ends.
+  const roller = watcher;
+  await roller.waitForSelector('#controls button[data-cmd="resign"]');
+  await command(roller, '#controls button[data-cmd="resign"]');
+  await mover.waitForFunction(() => document.querySelector('#dialog').dataset.kind === 'resign');
+  await command(mover, '#dialog button[data-cmd="accept"]');
+  for (const page of [alice, bob]) {
+    await page.waitForFunction(() => document.querySelector('#dialog').dataset.kind === 'continue');
+    check((await page.textContent('#dialog .question')) === 'Continue?', 'the basis session asks "Continue?"');
+  }
+  await shot(alice, 'web-continue.png');
+  await command(alice, '#dialog button[data-cmd="stop"]');
+  for (const page of [alice, bob]) {
+    await page.waitForFunction(() => document.querySelector('#dialog').dataset.kind === 'match-over');
+  }
+  log('basis: continue? asked in a dialog, the session stopped');
 }
 
 /** True when `side` has fewer points than the other, from the strips. */
