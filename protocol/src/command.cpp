@@ -290,7 +290,12 @@ engine::result<command> parse_line(std::string_view line) {
     }
     return bad("the options are match, tutor and variant: see /help option");
   }
-  std::string shown = name.substr(0, 20);
+  // At most 20 bytes of the name, cut before a UTF-8 continuation byte so that the
+  // message stays valid UTF-8 (it is sent to the player as it is).
+  std::size_t cut = std::min<std::size_t>(name.size(), 20);
+  while (cut > 0 && cut < name.size() && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+    --cut;
+  const std::string shown = name.substr(0, cut);
   return make_error("unknown_command", "/" + shown + " is not a command: type /help");
 }
 

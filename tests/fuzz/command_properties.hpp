@@ -1,0 +1,175 @@
+#pragma once
+/// @file command_properties.hpp
+/// The properties of protocol::parse_line that hold for every line, shared by the
+/// command_grammar and json_decoder fuzz targets:
+///  - it never throws or crashes, for any bytes;
+///  - a refusal has one of the documented codes and a non-empty message; when the
+///    line meets parse_line's precondition (valid UTF-8, no control characters) the
+///    message does too, because it goes to the player as it is;
+///  - blanks around a line change nothing, and neither does the ASCII case of a
+///    command (only a /move's play keeps the case it was typed in);
+///  - every parsed command, written back in its canonical form ("/join red",
+///    "/option match 7", "/move 24/18 13/11"), parses to the same command.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bg/protocol/codec.hpp"
+#include "bg/protocol/command.hpp"
+#include "fuzz_check.hpp"
+
+namespace bg::fuzz {
+
+inline bool same_command(const protocol::command& a, const protocol::command& b) {
+  return a.kind == b.kind && a.text == b.text && a.seat == b.seat && a.match == b.match &&
+         a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind;
+}
+
+inline bool same_result(const engine::result<protocol::command>& a,
+                        const engine::result<protocol::command>& b) {
+  if (a.ok() != b.ok()) return false;
+  if (!a.ok()) return a.err().code == b.err().code && a.err().message == b.err().message;
+  return same_command(*a, *b);
+}
+
+inline std::string ascii_case(std::string_view s, bool upper) {
+  std::string out(s);
+  for (auto& c : out) {
+    if (upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (!upper && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+/// The line a player would type for `c`, in the grammar's canonical spelling.
+inline std::string canonical_line(const protocol::command& c) {
+  using protocol::command_kind;
+  using std::string;
+  switch (c.kind) {
+    case command_kind::chat:
+      return c.text;
+    case command_kind::join:
+      return c.seat ? "/join " + string(engine::to_string(*c.seat)) : "/join";
+    case command_kind::leave:
+      return "/leave";
+    case command_kind::start:
+      return "/start";
+    case command_kind::option_show:
+      return "/option";
+    case command_kind::option_match:
+      switch (c.match.kind) {
+        case engine::match_kind::points:
+          return "/option match " + std::to_string(c.match.length);
+        case engine::match_kind::basis:
+          return "/option match basis";
+        case engine::match_kind::free_play:
+          return "/option match off";
+      }
+      return "/option match ?";
+    case command_kind::option_tutor:
+      return c.flag ? "/option tutor on" : "/option tutor off";
+    case command_kind::option_variant:
+      return "/option variant " + string(engine::to_string(c.game_variant));
+    case command_kind::roll:
+      return "/roll";
+    case command_kind::move:
+      return "/move " + c.text;
+    case command_kind::double_offer:
+      return "/double";
+    case command_kind::take:
+      return "/take";
+    case command_kind::drop:
+      return "/drop";
+    case command_kind::resign:
+      return "/resign " + string(engine::to_string(c.resign_kind));
+    case command_kind::accept:
+      return "/accept";
+    case command_kind::reject:
+      return "/reject";
+    case command_kind::continue_session:
+      return "/continue";
+    case command_kind::stop_session:
+      return "/stop";
+    case command_kind::board:
+      return "/board";
+    case command_kind::who:
+      return "/who";
+    case command_kind::help:
+      return c.text.empty() ? "/help" : "/help " + c.text;
+    case command_kind::tables:
+      return "/tables";
+    case command_kind::export_match:
+      return "/export";
+  }
+  return "/?";
+}
+
+/// Checks every property above for one line.
+inline void check_command_line(std::string_view line) {
+  const auto r = protocol::parse_line(line);
+  const bool well_formed = protocol::valid_utf8(line) && !protocol::has_control(line);
+
+  // Blanks around the line are ignored.
+  const std::string padded = " \t" + std::string(line) + "\t ";
+  FUZZ_CHECK(same_result(r, protocol::parse_line(padded)));
+
+  if (!r) {
+    const auto& e = r.err();
+    FUZZ_CHECK(e.code == "empty_line" || e.code == "unknown_command" || e.code == "bad_command");
+    FUZZ_CHECK(!e.message.empty());
+    if (well_formed) {
+      FUZZ_CHECK(protocol::valid_utf8(e.message));
+      FUZZ_CHECK(!protocol::has_control(e.message));
+    }
+  } else {
+    const auto& c = *r;
+    FUZZ_CHECK(!to_string(c.kind).empty());
+    if (c.kind == protocol::command_kind::chat) {
+      FUZZ_CHECK(!c.text.empty() && c.text.front() != '/');
+      FUZZ_CHECK(line.find(c.text) != std::string_view::npos);
+    }
+    if (c.kind == protocol::command_kind::move) {
+      FUZZ_CHECK(!c.text.empty() && c.text.front() != ' ' && c.text.front() != '\t');
+      FUZZ_CHECK(line.find(c.text) != std::string_view::npos);
+    }
+    if (c.kind == protocol::command_kind::option_match) {
+      FUZZ_CHECK(engine::match::check(c.match).ok());
+      if (c.match.kind == engine::match_kind::points)
+        FUZZ_CHECK(c.match.length >= 1 && c.match.length <= 64);
+      else
+        FUZZ_CHECK(c.match.length == 0);
+    }
+    // The canonical spelling parses back to the same command.
+    const auto again = protocol::parse_line(canonical_line(c));
+    FUZZ_CHECK(again.ok());
+    FUZZ_CHECK(same_command(c, *again));
+  }
+
+  // The case of a command's letters does not matter (only a play keeps its case).
+  std::string_view trimmed = line;
+  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t'))
+    trimmed.remove_prefix(1);
+  if (!trimmed.empty() && trimmed.front() == '/') {
+    for (const bool upper : {true, false}) {
+      const auto other = protocol::parse_line(ascii_case(line, upper));
+      FUZZ_CHECK(other.ok() == r.ok());
+      if (!r) {
+        FUZZ_CHECK(other.err().code == r.err().code);
+        continue;
+      }
+      auto a = *r;
+      auto b = *other;
+      if (a.kind == protocol::command_kind::move) {
+        a.text = ascii_case(a.text, false);
+        b.text = ascii_case(b.text, false);
+      }
+      FUZZ_CHECK(same_command(a, b));
+    }
+  }
+
+  // Help topics: any text is a question, never a crash; an answer is never empty.
+  if (const auto help = protocol::help_text(line)) FUZZ_CHECK(!help->empty());
+}
+
+}  // namespace bg::fuzz
