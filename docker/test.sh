@@ -21,6 +21,9 @@
 # the debian:bookworm-slim base with debootstrap; this script runs them when podman or
 # that base image is missing (GAMMOND_PODMAN_TOOLS points elsewhere).
 #
+# (Output is captured before grep -q: with pipefail, "cmd | grep -q" fails at random
+# when grep exits early and cmd gets SIGPIPE.)
+#
 # Environment: GAMMOND_TEST_IMAGE (default gammond:test), GAMMOND_TEST_PORT (default:
 # a free port), GAMMOND_TEST_RMI=1 (remove the image at the end),
 # GAMMOND_TEST_NO_BUILD=1 (use an existing image), GAMMOND_TEST_NO_CACHE=1 (build
@@ -104,11 +107,11 @@ EOF
 wait_healthy() {  # wait_healthy CONTAINER: /healthz answers, then the image's HEALTHCHECK
   local c=$1
   for _ in $(seq 1 120); do
-    if http_get /healthz 2>/dev/null | grep -q '"status":"ok"'; then break; fi
+    if grep -q '"status":"ok"' <<<"$(http_get /healthz 2>/dev/null)"; then break; fi
     [ "$(podman inspect --format '{{.State.Running}}' "$c")" = true ] || fail "$c exited"
     sleep 0.5
   done
-  http_get /healthz | grep -q '"status":"ok"' || fail "$c: /healthz did not answer within 60 s"
+  grep -q '"status":"ok"' <<<"$(http_get /healthz)" || fail "$c: /healthz did not answer within 60 s"
   podman healthcheck run "$c" >/dev/null || fail "$c: the image's HEALTHCHECK reports unhealthy"
   echo "    /healthz ok after $(( $(date +%s) - step_t )) s; HEALTHCHECK: healthy"
 }
@@ -130,8 +133,10 @@ stop_with_sigterm() {  # stop_with_sigterm CONTAINER TABLES: SIGTERM, exit 0, ta
 # ---------------------------------------------------------------- 1. build
 if [ "${GAMMOND_TEST_NO_BUILD:-0}" != 1 ]; then
   step "building $image (podman build --format docker -f docker/Dockerfile .)"
-  podman build "${pull[@]}" --format docker -f "$here/docker/Dockerfile" -t "$image" "$here" \
-    >"$work/build.log" 2>&1 || { tail -40 "$work/build.log"; fail "podman build"; }
+  if ! podman build "${pull[@]}" --format docker -f "$here/docker/Dockerfile" -t "$image" "$here" \
+       >"$work/build.log" 2>&1 || ! podman image exists "$image"; then
+    tail -40 "$work/build.log"; fail "podman build"
+  fi
   echo "    built in $(( $(date +%s) - step_t )) s"
 fi
 size=$(podman image inspect --format '{{.Size}}' "$image")
@@ -144,7 +149,8 @@ user=$(podman run "${once[@]}" --entrypoint id "$image" -un)
 uid=$(podman run "${once[@]}" --entrypoint id "$image" -u)
 echo "    runs as $user (uid $uid)"
 podman run "${once[@]}" "$image" --version | sed 's/^/    /'
-podman run "${once[@]}" "$image" --help | grep -q 'GAMMOND_TRUSTED_PROXY' || fail "--help names no variables"
+help=$(podman run "${once[@]}" "$image" --help)
+grep -q 'GAMMOND_TRUSTED_PROXY' <<<"$help" || fail "--help names no variables"
 set +e
 msg=$(podman run "${once[@]}" -e GAMMOND_PORT=70000 "$image" 2>&1); code=$?
 set -e
@@ -159,10 +165,11 @@ step "running $c1 on 127.0.0.1:$port with volume $vol"
 podman volume create "$vol" >/dev/null
 podman run -d --name "$c1" -p "127.0.0.1:$port:8080" -v "$vol:/data" "$image" >/dev/null
 wait_healthy "$c1"
-http_get /metrics | grep -q '^gammond_' || fail "/metrics has no gammond_ counters"
-echo "    /metrics: $(http_get /metrics | grep -c '^gammond_') gammond_* samples"
+metrics=$(http_get /metrics)
+grep -q '^gammond_' <<<"$metrics" || fail "/metrics has no gammond_ counters"
+echo "    /metrics: $(grep -c '^gammond_' <<<"$metrics") gammond_* samples"
 if [ -f "$here/clients/web/index.html" ]; then
-  http_get / | grep -qi '<html' || fail "GET / does not serve the web client"
+  grep -qi '<html' <<<"$(http_get /)" || fail "GET / does not serve the web client"
   echo "    GET /: the web client"
 else
   echo "    (clients/web/index.html not in this tree: web client not checked)"
@@ -181,14 +188,15 @@ podman rm "$c1" >/dev/null
 step "backing up the stopped volume (tar, as user gammond)"
 podman run "${once[@]}" -v "$vol:/data:ro" --entrypoint tar "$image" -C /data -czf - . >"$work/backup.tgz"
 tar -tzf "$work/backup.tgz" | grep -v '/$' | sed 's/^/    backup: /'
-tar -tzf "$work/backup.tgz" | grep -q 'gammond.db$' || fail "no gammond.db in the backup"
+grep -q 'gammond.db$' <<<"$(tar -tzf "$work/backup.tgz")" || fail "no gammond.db in the backup"
 
 # ---------------------------------------------------------------- 7. restart
 step "starting $c2 on the same volume"
 podman run -d --name "$c2" -p "127.0.0.1:$port:8080" -v "$vol:/data" "$image" >/dev/null
 wait_healthy "$c2"
-podman logs "$c2" 2>&1 | grep -q 'restored 1 table(s)' || fail "$c2: no 'restored 1 table(s)'"
-echo "    log: $(podman logs "$c2" 2>&1 | grep -o 'restored .*')"
+logs=$(podman logs "$c2" 2>&1)
+grep -q 'restored 1 table(s)' <<<"$logs" || fail "$c2: no 'restored 1 table(s)'"
+echo "    log: $(grep -o 'restored .*' <<<"$logs")"
 python3 "$here/docker/play_game.py" check --port "$port" --out "$work" || fail "after the restart"
 stop_with_sigterm "$c2" 1
 
