@@ -42,7 +42,9 @@ http_result http_request(const std::string& host, std::uint16_t port, const std:
   beast::error_code failure;
   std::string step = "connect";
 
-  stream.async_connect(endpoints, [&](beast::error_code connect_ec, const tcp::endpoint&) {
+  if (endpoints.empty()) throw std::runtime_error("http_request: no address for " + host);
+  // The first address only, as ws_client does (tests use numeric hosts).
+  stream.async_connect(endpoints.begin()->endpoint(), [&](beast::error_code connect_ec) {
     if (connect_ec) {
       failure = connect_ec;
       return;
