@@ -44,9 +44,9 @@ void generate_all(benchmark::State& state, const std::vector<position>& corpus, 
   }
   state.counters["positions/s"] =
       benchmark::Counter(static_cast<double>(generated), benchmark::Counter::kIsRate);
-  state.counters["plays/call"] = static_cast<double>(generated) /
-                                 static_cast<double>(state.iterations() *
-                                                     static_cast<std::int64_t>(corpus.size()) * 21);
+  state.counters["plays/call"] =
+      static_cast<double>(generated) /
+      static_cast<double>(state.iterations() * static_cast<std::int64_t>(corpus.size()) * 21);
 }
 
 void BM_contact(benchmark::State& state) {

@@ -10,7 +10,9 @@ namespace {
 error wrong_phase(std::string_view what) {
   return make_error("wrong_phase", "you cannot " + std::string(what) + " now");
 }
-error not_your_turn() { return make_error("not_your_turn", "it is not your turn"); }
+error not_your_turn() {
+  return make_error("not_your_turn", "it is not your turn");
+}
 }  // namespace
 
 position game::seen_by(side s) const noexcept {
@@ -107,7 +109,7 @@ result<play_outcome> game::apply(side s, int index) {
 
 win_kind game::kind_if_won_now(side winner) const noexcept {
   const position p = seen_by(winner);
-  if (p.opponent(off_index) > 0) return win_kind::single;  // R11.1, L7 oyn
+  if (p.opponent(off_index) > 0) return win_kind::single;        // R11.1, L7 oyn
   if (variant_ == variant::long_nardy) return win_kind::gammon;  // L7 mars
   // R11.3: the loser still has a checker on the bar or in the winner's home board
   // (the winner's points 1..6 are the loser's 19..24).

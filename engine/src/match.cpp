@@ -4,13 +4,20 @@ namespace bg::engine {
 
 std::string_view to_string(match_phase p) noexcept {
   switch (p) {
-    case match_phase::opening: return "opening";
-    case match_phase::roll: return "roll";
-    case match_phase::move: return "move";
-    case match_phase::cube_offered: return "cube_offered";
-    case match_phase::resign_offered: return "resign_offered";
-    case match_phase::game_over: return "game_over";
-    case match_phase::match_over: return "match_over";
+    case match_phase::opening:
+      return "opening";
+    case match_phase::roll:
+      return "roll";
+    case match_phase::move:
+      return "move";
+    case match_phase::cube_offered:
+      return "cube_offered";
+    case match_phase::resign_offered:
+      return "resign_offered";
+    case match_phase::game_over:
+      return "game_over";
+    case match_phase::match_over:
+      return "match_over";
   }
   return "opening";
 }
@@ -19,7 +26,9 @@ namespace {
 error wrong_phase(std::string_view what) {
   return make_error("wrong_phase", "you cannot " + std::string(what) + " now");
 }
-error not_your_turn() { return make_error("not_your_turn", "it is not your turn"); }
+error not_your_turn() {
+  return make_error("not_your_turn", "it is not your turn");
+}
 }  // namespace
 
 match::match(match_options options) : options_(options), game_(options.game_variant) {}
@@ -36,10 +45,17 @@ result<match_options> match::check(match_options options) {
 
 void match::sync_phase_from_game() {
   switch (game_.phase()) {
-    case game_phase::opening: phase_ = match_phase::opening; break;
-    case game_phase::roll: phase_ = match_phase::roll; break;
-    case game_phase::move: phase_ = match_phase::move; break;
-    case game_phase::over: break;  // end_game() decides
+    case game_phase::opening:
+      phase_ = match_phase::opening;
+      break;
+    case game_phase::roll:
+      phase_ = match_phase::roll;
+      break;
+    case game_phase::move:
+      phase_ = match_phase::move;
+      break;
+    case game_phase::over:
+      break;  // end_game() decides
   }
 }
 
@@ -90,12 +106,10 @@ bool match::may_double(side s) const noexcept {
 }
 
 result<int> match::offer_double(side s) {
-  if (!uses_cube())
-    return make_error("no_cube", "the cube is used only with /option match (R12)");
+  if (!uses_cube()) return make_error("no_cube", "the cube is used only with /option match (R12)");
   if (phase_ != match_phase::roll) return wrong_phase("double: only before you roll");
   if (game_.turn() != s) return not_your_turn();
-  if (crawford_game_)
-    return make_error("crawford", "nobody may double in the Crawford game (R15)");
+  if (crawford_game_) return make_error("crawford", "nobody may double in the Crawford game (R15)");
   if (cube_.value >= max_cube_value)
     return make_error("cube_max", "the cube is already at 64, its highest value");
   if (cube_.owner && *cube_.owner != s)
@@ -228,10 +242,14 @@ void match::start_next_game() {
 std::optional<side> match::to_act() const noexcept {
   switch (phase_) {
     case match_phase::roll:
-    case match_phase::move: return game_.turn();
-    case match_phase::cube_offered: return opponent_of(*cube_.offered_by);
-    case match_phase::resign_offered: return opponent_of(resignation_->by);
-    default: return std::nullopt;
+    case match_phase::move:
+      return game_.turn();
+    case match_phase::cube_offered:
+      return opponent_of(*cube_.offered_by);
+    case match_phase::resign_offered:
+      return opponent_of(resignation_->by);
+    default:
+      return std::nullopt;
   }
 }
 

@@ -69,7 +69,8 @@ std::string match_id(const match_id_fields& f) {
   w.put(f.jacoby ? 0u : 1u, 1);
   std::string id;
   for (std::size_t i = 0; i < 9; i += 3) {
-    const unsigned triple = (unsigned{w.key[i]} << 16) | (unsigned{w.key[i + 1]} << 8) | w.key[i + 2];
+    const unsigned triple =
+        (unsigned{w.key[i]} << 16) | (unsigned{w.key[i + 1]} << 8) | w.key[i + 2];
     for (int k = 3; k >= 0; --k) id.push_back(alphabet[(triple >> (6 * k)) & 63u]);
   }
   return id;

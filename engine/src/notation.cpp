@@ -13,7 +13,9 @@ namespace bg::engine {
 
 namespace {
 
-error bad(std::string why) { return make_error("bad_notation", std::move(why)); }
+error bad(std::string why) {
+  return make_error("bad_notation", std::move(why));
+}
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -227,7 +229,9 @@ struct failure {
   std::string message;
 };
 
-std::string roll_text(roll r) { return std::to_string(r.high()) + "-" + std::to_string(r.low()); }
+std::string roll_text(roll r) {
+  return std::to_string(r.high()) + "-" + std::to_string(r.low());
+}
 
 template <variant V>
 struct matcher {
@@ -344,8 +348,7 @@ result<int> match(const position& before, roll r, const play_list& legal,
       for (std::size_t i = 0; i + 1 < part.points.size(); ++i) {
         const int from = part.points[i];
         const int to = part.points[i + 1];
-        if (from == 0)
-          return make_error("illegal_play", "a checker that is off cannot move");
+        if (from == 0) return make_error("illegal_play", "a checker that is off cannot move");
         if (to == bar_index || (to != 0 && to >= from))
           return make_error("illegal_play", point_name(from) + "/" + point_name(to) +
                                                 " goes backwards: you move from 24 towards 1");
@@ -416,8 +419,7 @@ result<int> match_play(const position& before, roll r, variant v, const play_lis
                        std::string_view text) {
   auto parts = parse_notation(text);
   if (!parts) return parts.err();
-  if (legal.empty())
-    return make_error("illegal_play", "no play is possible with " + roll_text(r));
+  if (legal.empty()) return make_error("illegal_play", "no play is possible with " + roll_text(r));
   return v == variant::standard ? match<variant::standard>(before, r, legal, *parts)
                                 : match<variant::long_nardy>(before, r, legal, *parts);
 }

@@ -62,8 +62,12 @@ int pips(const std::array<std::uint8_t, 32>& side) noexcept {
 }
 }  // namespace
 
-int position::mover_pip_count() const noexcept { return pips(mover_); }
-int position::opponent_pip_count() const noexcept { return pips(opponent_); }
+int position::mover_pip_count() const noexcept {
+  return pips(mover_);
+}
+int position::opponent_pip_count() const noexcept {
+  return pips(opponent_);
+}
 
 bool position::is_ok(variant v) const noexcept {
   int total[2] = {0, 0};
@@ -84,6 +88,8 @@ bool position::is_ok(variant v) const noexcept {
   return true;
 }
 
-std::uint64_t hash_of(const position& p) noexcept { return detail::zobrist_hash(p); }
+std::uint64_t hash_of(const position& p) noexcept {
+  return detail::zobrist_hash(p);
+}
 
 }  // namespace bg::engine

@@ -38,23 +38,25 @@ inline bool all_home(const side_bytes& me) noexcept {
   return (a | b | c) == 0;
 }
 
-/// Bit i set (i = 1..25) when the mover has a checker on point i (25 = bar).
-inline std::uint32_t occupied(const position& p) noexcept {
-  const auto& me = p.raw_mover();
+/// Bit i set (i = 1..25) when `side` has a checker on its point i (25 = bar).
+inline std::uint32_t nonzero_points(const side_bytes& side) noexcept {
 #if defined(__SSE2__)
   const __m128i zero = _mm_setzero_si128();
-  const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(me.data()));
-  const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(me.data() + 16));
+  const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(side.data()));
+  const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(side.data() + 16));
   const auto empty_lo = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)));
   const auto empty_hi = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)));
   return ~(empty_lo | (empty_hi << 16)) & 0x03FFFFFEu;
 #else
   std::uint32_t bits = 0;
   for (int i = 1; i <= bar_index; ++i)
-    if (me[static_cast<std::size_t>(i)] != 0) bits |= 1u << i;
+    if (side[static_cast<std::size_t>(i)] != 0) bits |= 1u << i;
   return bits;
 #endif
 }
+
+/// Bit i set (i = 1..25) when the mover has a checker on point i (25 = bar).
+inline std::uint32_t occupied(const position& p) noexcept { return nonzero_points(p.raw_mover()); }
 
 /// The highest set bit of a non-zero mask.
 inline int top_bit(std::uint32_t mask) noexcept {
@@ -156,20 +158,17 @@ inline void apply_standard(position& p, int from, int die, checker_move& m, std:
 /// the opponent's q = ((m + 11) mod 24) + 1, so a run of q's is a run along its path.
 inline bool forbidden_block(const side_bytes& me, const side_bytes& op) noexcept {
   if (op[off_index] != 0) return false;
-  std::uint32_t mine = 0;  // bit q set: the mover holds the opponent's point q
-  for (int m = 1; m <= 24; ++m)
-    if (me[static_cast<std::size_t>(m)] != 0) mine |= 1u << opponent_point(variant::long_nardy, m);
+  // The mover's point m is the opponent's q = m + 12 for m = 1..12 and m - 12 for
+  // m = 13..24: a rotation of the 24 point bits by 12.
+  const std::uint32_t held = nonzero_points(me);
+  const std::uint32_t mine = ((held & 0x1FFEu) << 12) | ((held >> 12) & 0x1FFEu);
   std::uint32_t runs = mine;  // bit q: q..q+5 all held
   for (int k = 1; k < 6; ++k) runs &= mine >> k;
   if (runs == 0) return false;
-  int lowest = 25;  // the opponent's lowest occupied own point
-  for (int q = 1; q <= 24; ++q)
-    if (op[static_cast<std::size_t>(q)] != 0) {
-      lowest = q;
-      break;
-    }
-  // A run starting at q is forbidden when no opposing checker stands below q.
-  const std::uint32_t below_lowest = (lowest >= 25) ? 0x3FFFFFFu : ((1u << lowest) - 1u);
+  // A run starting at q is forbidden when no opposing checker stands below q, i.e.
+  // when q is at or below the opponent's lowest occupied point.
+  const std::uint32_t theirs = nonzero_points(op) & 0x1FFFFFEu;  // points 1..24
+  const std::uint32_t below_lowest = theirs == 0 ? 0x3FFFFFFu : ((theirs & (0u - theirs)) - 1u);
   return (runs & below_lowest) != 0;
 }
 

@@ -82,7 +82,9 @@ bool nesting_ok(std::string_view s) noexcept {
   return true;
 }
 
-engine::error bad_message(std::string m) { return make_error("bad_message", std::move(m)); }
+engine::error bad_message(std::string m) {
+  return make_error("bad_message", std::move(m));
+}
 
 /// Reads an optional string field; errors when present with another type or bad text.
 engine::result<std::optional<std::string>> string_field(const nlohmann::json& j, const char* key,
@@ -100,8 +102,7 @@ engine::result<std::optional<std::string>> string_field(const nlohmann::json& j,
 }  // namespace
 
 engine::result<client_message> decode(std::string_view frame) {
-  if (!nesting_ok(frame))
-    return make_error("bad_json", "the message is nested too deeply");
+  if (!nesting_ok(frame)) return make_error("bad_json", "the message is nested too deeply");
   nlohmann::json j = nlohmann::json::parse(frame, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return make_error("bad_json", "the message is not valid JSON");
   if (!j.is_object()) return make_error("bad_json", "a message is one JSON object");
@@ -151,8 +152,8 @@ engine::result<client_message> decode(std::string_view frame) {
   }
   std::string shown = type.substr(0, 32);
   if (!valid_utf8(shown) || has_control(shown)) shown = "?";
-  return make_error("unknown_type", "unknown message type \"" + shown +
-                                        "\": use hello, line, enter, exit or ping");
+  return make_error("unknown_type",
+                    "unknown message type \"" + shown + "\": use hello, line, enter, exit or ping");
 }
 
 std::string encode(const nlohmann::json& message) {

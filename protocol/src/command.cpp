@@ -12,29 +12,52 @@ using engine::make_error;
 
 std::string_view to_string(command_kind k) noexcept {
   switch (k) {
-    case command_kind::chat: return "chat";
-    case command_kind::join: return "join";
-    case command_kind::leave: return "leave";
-    case command_kind::start: return "start";
-    case command_kind::option_show: return "option";
-    case command_kind::option_match: return "option_match";
-    case command_kind::option_tutor: return "option_tutor";
-    case command_kind::option_variant: return "option_variant";
-    case command_kind::roll: return "roll";
-    case command_kind::move: return "move";
-    case command_kind::double_offer: return "double";
-    case command_kind::take: return "take";
-    case command_kind::drop: return "drop";
-    case command_kind::resign: return "resign";
-    case command_kind::accept: return "accept";
-    case command_kind::reject: return "reject";
-    case command_kind::continue_session: return "continue";
-    case command_kind::stop_session: return "stop";
-    case command_kind::board: return "board";
-    case command_kind::who: return "who";
-    case command_kind::help: return "help";
-    case command_kind::tables: return "tables";
-    case command_kind::export_match: return "export";
+    case command_kind::chat:
+      return "chat";
+    case command_kind::join:
+      return "join";
+    case command_kind::leave:
+      return "leave";
+    case command_kind::start:
+      return "start";
+    case command_kind::option_show:
+      return "option";
+    case command_kind::option_match:
+      return "option_match";
+    case command_kind::option_tutor:
+      return "option_tutor";
+    case command_kind::option_variant:
+      return "option_variant";
+    case command_kind::roll:
+      return "roll";
+    case command_kind::move:
+      return "move";
+    case command_kind::double_offer:
+      return "double";
+    case command_kind::take:
+      return "take";
+    case command_kind::drop:
+      return "drop";
+    case command_kind::resign:
+      return "resign";
+    case command_kind::accept:
+      return "accept";
+    case command_kind::reject:
+      return "reject";
+    case command_kind::continue_session:
+      return "continue";
+    case command_kind::stop_session:
+      return "stop";
+    case command_kind::board:
+      return "board";
+    case command_kind::who:
+      return "who";
+    case command_kind::help:
+      return "help";
+    case command_kind::tables:
+      return "tables";
+    case command_kind::export_match:
+      return "export";
   }
   return "chat";
 }
@@ -61,7 +84,9 @@ std::vector<std::string_view> split_words(std::string_view s) {
   return words;
 }
 
-engine::error bad(std::string message) { return make_error("bad_command", std::move(message)); }
+engine::error bad(std::string message) {
+  return make_error("bad_command", std::move(message));
+}
 
 struct help_entry {
   std::string_view name;
@@ -121,8 +146,8 @@ std::optional<std::string> help_text(std::string_view topic) {
   if (t == "refuse") t = "drop";
   std::string out;
   for (const auto& e : help_entries) {
-    if (e.name == t || (e.name.size() > t.size() && e.name.substr(0, t.size()) == t &&
-                        e.name[t.size()] == ' ')) {
+    if (e.name == t ||
+        (e.name.size() > t.size() && e.name.substr(0, t.size()) == t && e.name[t.size()] == ' ')) {
       if (!out.empty()) out += "\n";
       out += std::string(e.usage) + " - " + std::string(e.text);
     }
@@ -134,8 +159,8 @@ std::optional<std::string> help_text(std::string_view topic) {
 engine::result<command> parse_line(std::string_view line) {
   // Trim surrounding blanks.
   while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r' ||
-                           line.back() == '\n'))
+  while (!line.empty() &&
+         (line.back() == ' ' || line.back() == '\t' || line.back() == '\r' || line.back() == '\n'))
     line.remove_suffix(1);
   command c;
   if (line.empty()) return make_error("empty_line", "type a message or a command such as /help");

@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
-#include <atomic>
 #include <ctime>
 #include <future>
 #include <random>
@@ -202,7 +202,8 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void persist() {
     json snap = table_->snapshot();
     json tokens = json::array();
-    for (const auto& st : table_->seats()) tokens.push_back(st ? json(svc_.token_of(st->name)) : json(nullptr));
+    for (const auto& st : table_->seats())
+      tokens.push_back(st ? json(svc_.token_of(st->name)) : json(nullptr));
     snap["tokens"] = std::move(tokens);
     svc_.store().save_table(table_->name(), snap.dump());
   }
@@ -284,10 +285,15 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       spdlog::error("table {}: {}; skipped", name, t.err().message);
       continue;
     }
+    if ((*t)->idle()) {  // nothing to come back to: no match, no seat
+      storage_->delete_table(name);
+      continue;
+    }
     if (snap.contains("tokens") && snap["tokens"].is_array()) {
       for (std::size_t i = 0; i < 2 && i < snap["tokens"].size(); ++i) {
         const auto& st = (*t)->seats()[i];
-        if (st && snap["tokens"][i].is_string()) tokens_[st->name] = snap["tokens"][i].get<std::string>();
+        if (st && snap["tokens"][i].is_string())
+          tokens_[st->name] = snap["tokens"][i].get<std::string>();
       }
     }
     summaries_[name] = (*t)->summary();
@@ -404,8 +410,9 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     return;
   }
   if (!valid_name(*m.table)) {
-    send_error(c, "bad_table", "a table name is 1 to " + std::to_string(config_.max_name_bytes) +
-                                   " bytes without spaces or control characters",
+    send_error(c, "bad_table",
+               "a table name is 1 to " + std::to_string(config_.max_name_bytes) +
+                   " bytes without spaces or control characters",
                m.id);
     return;
   }
@@ -424,8 +431,8 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   std::optional<protocol::command> cmd;
   if (m.what == protocol::client_message::kind::line) {
     if (m.text.size() > config_.max_chat_bytes) {
-      send_error(c, "too_long", "a line is at most " + std::to_string(config_.max_chat_bytes) + " bytes",
-                 m.id);
+      send_error(c, "too_long",
+                 "a line is at most " + std::to_string(config_.max_chat_bytes) + " bytes", m.id);
       return;
     }
     auto parsed = protocol::parse_line(m.text);
@@ -483,7 +490,8 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name, se
   ++s.tables_created;
   table_hooks hooks{[this](const match_record& r) { return storage_->save_match(r); }, iso_now,
                     config_.max_chat_bytes};
-  auto actor = std::make_shared<table_actor>(*this, io_, std::make_unique<table>(name, dice_, std::move(hooks)));
+  auto actor = std::make_shared<table_actor>(
+      *this, io_, std::make_unique<table>(name, dice_, std::move(hooks)));
   tables_[name] = actor;
   metrics_.set_tables(tables_.size());
   return actor;
@@ -498,7 +506,8 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     auto& s = sessions_[c->id()];
     if (!s.name.empty()) {
       metrics_.error("already_hello");
-      c->send(frame_of(protocol::error_message("already_hello", "you already said hello as " + s.name, m.id)));
+      c->send(frame_of(
+          protocol::error_message("already_hello", "you already said hello as " + s.name, m.id)));
       return;
     }
     std::string name = m.name;
@@ -531,8 +540,8 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       if (online_.count(name) || tokens_.count(name)) {
         metrics_.error("name_taken");
         c->send(frame_of(protocol::error_message(
-            "name_taken", "the name " + name + " is in use: choose another, or resume with its token",
-            m.id)));
+            "name_taken",
+            "the name " + name + " is in use: choose another, or resume with its token", m.id)));
         return;
       }
     }

@@ -1,1 +1,341 @@
-// Placeholder: filled by its owner.
+// One HTTP/1.1 connection (http_session.hpp).
+
+#include "bg/server/http_session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/file_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <filesystem>
+#include <string_view>
+
+#include "bg/server/metrics.hpp"
+#include "bg/server/service.hpp"
+#include "bg/server/websocket_session.hpp"
+
+namespace bg::server {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace fs = std::filesystem;
+using request = http::request<http::string_body>;
+
+constexpr std::string_view server_name = "gammond/" GAMMOND_VERSION;
+
+/// The target without its query string or fragment.
+std::string_view path_of(std::string_view target) {
+  return target.substr(0, std::min(target.find('?'), target.find('#')));
+}
+
+/// `text` with %XX sequences decoded; nullopt when one is malformed.
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string decoded;
+  decoded.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      decoded += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    const auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    const int high = hex(text[i + 1]);
+    const int low = hex(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    decoded += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return decoded;
+}
+
+/// What a request path means for the static files.
+struct static_lookup {
+  bool refused = false;          ///< a traversal attempt or a malformed path: 400
+  std::optional<fs::path> file;  ///< the regular file to serve
+};
+
+/// Finds the file for URL path `path` under `root`. Refuses `.`/`..` segments,
+/// backslashes, NUL and anything that resolves outside `root` (symlinks included).
+static_lookup find_static(const std::string& root, std::string_view path) {
+  static_lookup result;
+  const auto decoded = percent_decode(path);
+  if (!decoded || decoded->empty() || decoded->front() != '/' ||
+      decoded->find_first_of(std::string_view{"\\\0", 2}) != std::string::npos) {
+    result.refused = true;
+    return result;
+  }
+  std::string relative = decoded->substr(1);
+  for (std::size_t start = 0; start <= relative.size();) {
+    const std::size_t end = std::min(relative.find('/', start), relative.size());
+    const std::string_view segment{relative.data() + start, end - start};
+    if (segment == ".." || segment == ".") {
+      result.refused = true;
+      return result;
+    }
+    start = end + 1;
+  }
+  if (root.empty()) return result;
+  if (relative.empty() || relative.back() == '/') relative += "index.html";
+
+  std::error_code ec;
+  const fs::path base = fs::canonical(root, ec);
+  if (ec) return result;
+  const fs::path candidate = fs::weakly_canonical(base / relative, ec);
+  if (ec) return result;
+  // Inside `base`: every component of base is a prefix of the candidate's.
+  const auto [base_end, candidate_end] =
+      std::mismatch(base.begin(), base.end(), candidate.begin(), candidate.end());
+  if (base_end != base.end()) {
+    result.refused = true;
+    return result;
+  }
+  if (fs::is_regular_file(candidate, ec)) result.file = candidate;
+  return result;
+}
+
+std::string_view mime_type(const fs::path& file) {
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".html" || extension == ".htm") return "text/html; charset=utf-8";
+  if (extension == ".js" || extension == ".mjs") return "text/javascript; charset=utf-8";
+  if (extension == ".css") return "text/css; charset=utf-8";
+  if (extension == ".svg") return "image/svg+xml";
+  if (extension == ".png") return "image/png";
+  if (extension == ".json") return "application/json";
+  if (extension == ".ico") return "image/x-icon";
+  if (extension == ".txt") return "text/plain; charset=utf-8";
+  if (extension == ".webmanifest") return "application/manifest+json";
+  if (extension == ".woff2") return "font/woff2";
+  return "application/octet-stream";
+}
+
+/// A complete string response. For HEAD the body is dropped but Content-Length kept.
+http::response<http::string_body> make_response(const request& req, http::status status,
+                                                std::string_view content_type, std::string body) {
+  http::response<http::string_body> res{status, req.version()};
+  res.set(http::field::server, server_name);
+  res.set(http::field::content_type, content_type);
+  res.set("X-Content-Type-Options", "nosniff");
+  res.keep_alive(req.keep_alive());
+  const std::size_t size = body.size();
+  if (req.method() != http::verb::head) res.body() = std::move(body);
+  res.prepare_payload();
+  if (req.method() == http::verb::head) res.content_length(size);
+  return res;
+}
+
+http::response<http::string_body> text_response(const request& req, http::status status,
+                                                std::string body) {
+  return make_response(req, status, "text/plain; charset=utf-8", std::move(body) + "\n");
+}
+
+/// The client address for `req` from `peer`: the last X-Forwarded-For address when
+/// `peer` is the trusted proxy and the header holds a valid address.
+std::string client_address(const request& req, const std::string& peer,
+                           const std::string& trusted_proxy) {
+  if (trusted_proxy.empty() || peer != trusted_proxy) return peer;
+  const auto header = req.find("X-Forwarded-For");
+  if (header == req.end()) return peer;
+  std::string_view list = header->value();
+  if (const auto comma = list.rfind(','); comma != std::string_view::npos) {
+    list.remove_prefix(comma + 1);
+  }
+  while (!list.empty() && (list.front() == ' ' || list.front() == '\t')) list.remove_prefix(1);
+  while (!list.empty() && (list.back() == ' ' || list.back() == '\t')) list.remove_suffix(1);
+  beast::error_code ec;
+  const auto address = net::ip::make_address(std::string{list}, ec);
+  return ec ? peer : address.to_string();
+}
+
+}  // namespace
+
+http_session::http_session(net::ip::tcp::socket&& socket,
+                           std::shared_ptr<const server_context> context,
+                           session_registry::ticket ticket, std::string peer_address)
+    : stream_{std::move(socket)},
+      context_{std::move(context)},
+      ticket_{std::move(ticket)},
+      peer_address_{std::move(peer_address)} {}
+
+void http_session::run() {
+  net::dispatch(stream_.get_executor(),
+                beast::bind_front_handler(&http_session::do_read, shared_from_this()));
+}
+
+void http_session::do_read() {
+  parser_.emplace();
+  parser_->header_limit(header_limit);
+  parser_->body_limit(body_limit);
+  stream_.expires_after(context_->config.http_timeout);
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&http_session::on_read, shared_from_this()));
+}
+
+void http_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
+  if (ec == http::error::end_of_stream) return do_close();
+  if (ec == beast::error::timeout) {
+    spdlog::debug("http {}: no complete request within {} s, closing", peer_address_,
+                  context_->config.http_timeout.count());
+    return;
+  }
+  if (ec && ec.category() == http::make_error_code(http::error::bad_target).category() &&
+      ec != http::error::partial_message) {  // a parse error or a limit
+    spdlog::debug("http {}: bad request: {}", peer_address_, ec.message());
+    request bad;
+    bad.version(11);
+    bad.keep_alive(false);
+    auto res = text_response(bad, http::status::bad_request, "bad request: " + ec.message());
+    res.keep_alive(false);
+    return write(std::move(res));
+  }
+  if (ec) {
+    if (ec != net::error::operation_aborted) {
+      spdlog::debug("http {}: read failed: {}", peer_address_, ec.message());
+    }
+    return;
+  }
+  try {
+    handle(parser_->release());
+  } catch (const std::exception& e) {
+    spdlog::error("http {}: handling a request failed: {}", peer_address_, e.what());
+    beast::error_code ignored;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+  }
+}
+
+void http_session::handle(request&& req) {
+  const auto& config = context_->config;
+  const std::string client = client_address(req, peer_address_, config.trusted_proxy);
+  const std::string_view target = req.target();
+  const std::string_view path = path_of(target);
+  spdlog::debug("http {} {} {}", client, std::string_view{req.method_string()}, target);
+
+  if (path == "/ws") {
+    if (beast::websocket::is_upgrade(req)) return upgrade(std::move(req), client);
+    auto res = text_response(req, http::status::upgrade_required,
+                             "this is the WebSocket endpoint: connect with a WebSocket client");
+    res.set(http::field::upgrade, "websocket");
+    return write(std::move(res));
+  }
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    auto res = text_response(req, http::status::method_not_allowed, "method not allowed");
+    res.set(http::field::allow, "GET, HEAD");
+    return write(std::move(res));
+  }
+  if (target.empty() || target.front() != '/') {
+    return write(text_response(req, http::status::bad_request, "bad target"));
+  }
+  if (path == "/healthz") {
+    return write(make_response(req, http::status::ok, "application/json", R"({"status":"ok"})"));
+  }
+  if (path == "/metrics") {
+    return write(make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
+                               context_->counters.render()));
+  }
+
+  const auto found = find_static(config.static_dir, path);
+  if (found.refused) return write(text_response(req, http::status::bad_request, "bad path"));
+  if (found.file) {
+    const auto content_type = mime_type(*found.file);
+    if (req.method() == http::verb::head) {
+      std::error_code size_ec;
+      const auto size = fs::file_size(*found.file, size_ec);
+      if (!size_ec) {
+        http::response<http::empty_body> res{http::status::ok, req.version()};
+        res.set(http::field::server, server_name);
+        res.set(http::field::content_type, content_type);
+        res.set(http::field::cache_control, "no-cache");
+        res.content_length(size);
+        res.keep_alive(req.keep_alive());
+        return write(std::move(res));
+      }
+    } else {
+      http::file_body::value_type body;
+      beast::error_code open_ec;
+      body.open(found.file->c_str(), beast::file_mode::scan, open_ec);
+      if (!open_ec) {
+        const auto size = body.size();
+        http::response<http::file_body> res{std::piecewise_construct,
+                                            std::make_tuple(std::move(body)),
+                                            std::make_tuple(http::status::ok, req.version())};
+        res.set(http::field::server, server_name);
+        res.set(http::field::content_type, content_type);
+        res.set(http::field::cache_control, "no-cache");
+        res.set("X-Content-Type-Options", "nosniff");
+        res.content_length(size);
+        res.keep_alive(req.keep_alive());
+        return write(std::move(res));
+      }
+    }
+  }
+
+  std::optional<http_reply> reply;
+  try {
+    reply = context_->game.on_http_get(target);
+  } catch (const std::exception& e) {
+    spdlog::error("http {} {}: the service failed: {}", client, target, e.what());
+    return write(text_response(req, http::status::internal_server_error, "internal error"));
+  }
+  if (!reply) return write(text_response(req, http::status::not_found, "not found"));
+  return write(make_response(req, static_cast<http::status>(reply->status), reply->content_type,
+                             std::move(reply->body)));
+}
+
+void http_session::upgrade(request&& req, const std::string& client) {
+  if (client != peer_address_ && !context_->registry->recount(ticket_, client)) {
+    spdlog::warn("refused a WebSocket from {} (via {}): too many connections", client,
+                 peer_address_);
+    auto res = text_response(req, http::status::service_unavailable, "too many connections");
+    res.keep_alive(false);
+    return write(std::move(res));
+  }
+  // The WebSocket has its own timeouts; the HTTP one must not cut it.
+  stream_.expires_never();
+  std::make_shared<websocket_session>(stream_.release_socket(), context_, std::move(ticket_),
+                                      client)
+      ->run(std::move(req));
+}
+
+template <typename Response>
+void http_session::write(Response&& response) {
+  auto res = std::make_shared<std::decay_t<Response>>(std::forward<Response>(response));
+  response_ = res;
+  const bool keep_alive = res->keep_alive();
+  stream_.expires_after(context_->config.http_timeout);
+  http::async_write(
+      stream_, *res,
+      beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));
+}
+
+void http_session::on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {
+  response_.reset();
+  if (ec) {
+    if (ec != net::error::operation_aborted) {
+      spdlog::debug("http {}: write failed: {}", peer_address_, ec.message());
+    }
+    return;
+  }
+  if (!keep_alive) return do_close();
+  do_read();
+}
+
+void http_session::do_close() {
+  beast::error_code ec;
+  stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ec);
+}
+
+}  // namespace bg::server

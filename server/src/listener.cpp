@@ -1,1 +1,167 @@
-// Placeholder: filled by its owner.
+// Accepting connections (listener.hpp).
+
+#include "bg/server/listener.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string_view>
+
+#include "bg/server/http_session.hpp"
+#include "bg/server/session_registry.hpp"
+
+namespace bg::server {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+using namespace std::chrono_literals;
+
+/// The peer's address as text, an IPv4-mapped IPv6 address as plain IPv4.
+std::string address_text(const tcp::endpoint& endpoint) {
+  auto address = endpoint.address();
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    address = net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6());
+  }
+  return address.to_string();
+}
+
+/// Answers a connection over a limit: a fixed 503, then a lingering close (shut the
+/// sending side, read and discard for up to a second) so the client reads the answer
+/// instead of a reset.
+class refusal : public std::enable_shared_from_this<refusal> {
+ public:
+  explicit refusal(tcp::socket&& socket) : stream_{std::move(socket)} {}
+
+  void run() {
+    static constexpr std::string_view answer =
+        "HTTP/1.1 503 Service Unavailable\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: 21\r\n"
+        "Retry-After: 5\r\n"
+        "Connection: close\r\n"
+        "\r\n"
+        "too many connections\n";
+    stream_.expires_after(1s);
+    net::async_write(stream_, net::buffer(answer.data(), answer.size()),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (ec) return;
+                       self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+                       self->drain();
+                     });
+  }
+
+ private:
+  void drain() {
+    stream_.async_read_some(net::buffer(discard_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (!ec) self->drain();
+                            });
+  }
+
+  beast::tcp_stream stream_;
+  std::array<char, 1024> discard_{};
+};
+
+void write_port_file(const std::string& path, std::uint16_t port) {
+  const std::filesystem::path target{path};
+  const std::filesystem::path temporary{path + ".tmp"};
+  {
+    std::ofstream out{temporary, std::ios::trunc};
+    out << port << '\n';
+    out.close();
+    if (!out) throw std::runtime_error("cannot write the port file " + temporary.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) {
+    throw std::runtime_error("cannot rename " + temporary.string() + " to " + target.string() +
+                             ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+listener::listener(net::io_context& io, std::shared_ptr<const server_context> context)
+    : io_{io},
+      context_{std::move(context)},
+      strand_{net::make_strand(io)},
+      acceptor_{strand_},
+      retry_timer_{strand_} {}
+
+void listener::open() {
+  const auto& config = context_->config;
+  const tcp::endpoint endpoint{net::ip::make_address(config.bind), config.port};
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(net::socket_base::reuse_address(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(net::socket_base::max_listen_connections);
+  port_ = acceptor_.local_endpoint().port();
+  if (!config.port_file.empty()) write_port_file(config.port_file, port_);
+  const auto address = endpoint.address();
+  spdlog::info("listening on http://{}:{}/",
+               address.is_v6() ? "[" + address.to_string() + "]" : address.to_string(), port_);
+}
+
+void listener::run() {
+  net::dispatch(strand_, beast::bind_front_handler(&listener::do_accept, shared_from_this()));
+}
+
+void listener::stop() {
+  net::post(strand_, [self = shared_from_this()] {
+    beast::error_code ec;
+    self->retry_timer_.cancel();
+    self->acceptor_.close(ec);
+    spdlog::info("stopped accepting connections");
+  });
+}
+
+void listener::do_accept() {
+  if (!acceptor_.is_open()) return;
+  acceptor_.async_accept(net::make_strand(io_),
+                         beast::bind_front_handler(&listener::on_accept, shared_from_this()));
+}
+
+void listener::on_accept(beast::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+  if (ec) {
+    // Out of file descriptors and the like: pause instead of spinning.
+    spdlog::warn("accept failed: {}", ec.message());
+    retry_timer_.expires_after(100ms);
+    retry_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+      if (!wait_ec) self->do_accept();
+    });
+    return;
+  }
+  try {
+    socket.set_option(tcp::no_delay(true), ec);
+    const auto peer = socket.remote_endpoint(ec);
+    if (!ec) {
+      std::string address = address_text(peer);
+      const auto& config = context_->config;
+      const bool via_proxy = !config.trusted_proxy.empty() && address == config.trusted_proxy;
+      if (auto ticket = context_->registry->admit(address, !via_proxy)) {
+        std::make_shared<http_session>(std::move(socket), context_, std::move(*ticket),
+                                       std::move(address))
+            ->run();
+      } else {
+        spdlog::warn("refused a connection from {}: too many connections", address);
+        std::make_shared<refusal>(std::move(socket))->run();
+      }
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("accepting a connection failed: {}", e.what());
+  }
+  do_accept();
+}
+
+}  // namespace bg::server

@@ -1,1 +1,146 @@
-// Placeholder: filled by its owner.
+// Prometheus counters (metrics.hpp), rendered in text exposition format 0.0.4:
+// https://prometheus.io/docs/instrumenting/exposition_formats/
+
+#include "bg/server/metrics.hpp"
+
+#include <charconv>
+#include <string>
+
+namespace bg::server {
+namespace {
+
+/// A label value with backslash, double quote and newline escaped.
+std::string escape_label(std::string_view value) {
+  std::string escaped;
+  escaped.reserve(value.size());
+  for (const char c : value) {
+    switch (c) {
+      case '\\':
+        escaped += "\\\\";
+        break;
+      case '"':
+        escaped += "\\\"";
+        break;
+      case '\n':
+        escaped += "\\n";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
+}
+
+/// The shortest plain decimal that reads back as `value` ("0.0001", "0.00025", "1").
+std::string number(double value) {
+  std::array<char, 400> text{};
+  const auto [end, ec] =
+      std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  return ec == std::errc{} ? std::string(text.data(), end) : std::string{"NaN"};
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+template <typename T>
+void sample(std::string& out, std::string_view name, T value) {
+  out.append(name).append(" ").append(std::to_string(value)).append("\n");
+}
+
+}  // namespace
+
+void metrics::connection_opened() noexcept {
+  connections_.fetch_add(1, std::memory_order_relaxed);
+  connections_total_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void metrics::connection_closed() noexcept {
+  connections_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void metrics::set_tables(std::size_t n) noexcept {
+  tables_.store(static_cast<std::int64_t>(n), std::memory_order_relaxed);
+}
+
+void metrics::game_started() noexcept {
+  games_started_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void metrics::game_finished() noexcept {
+  games_finished_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void metrics::command(std::string_view name, std::chrono::nanoseconds latency) {
+  const double seconds = std::chrono::duration<double>(latency).count();
+  std::size_t bucket = 0;
+  while (bucket < buckets_.size() && seconds > buckets_[bucket]) ++bucket;
+  const std::lock_guard lock{mutex_};
+  auto it = commands_.find(name);
+  if (it == commands_.end()) it = commands_.emplace(std::string{name}, 0).first;
+  ++it->second;
+  ++latency_counts_[bucket];
+  latency_sum_ += seconds;
+  ++latency_count_;
+}
+
+void metrics::error(std::string_view code) {
+  const std::lock_guard lock{mutex_};
+  auto it = errors_.find(code);
+  if (it == errors_.end()) it = errors_.emplace(std::string{code}, 0).first;
+  ++it->second;
+}
+
+std::string metrics::render() const {
+  std::string out;
+  out.reserve(2048);
+  header(out, "gammond_connections", "gauge", "Open WebSocket connections.");
+  sample(out, "gammond_connections", connections_.load(std::memory_order_relaxed));
+  header(out, "gammond_connections_total", "counter", "WebSocket connections opened.");
+  sample(out, "gammond_connections_total", connections_total_.load(std::memory_order_relaxed));
+  header(out, "gammond_tables", "gauge", "Tables now.");
+  sample(out, "gammond_tables", tables_.load(std::memory_order_relaxed));
+  header(out, "gammond_games_started_total", "counter", "Games started.");
+  sample(out, "gammond_games_started_total", games_started_.load(std::memory_order_relaxed));
+  header(out, "gammond_games_finished_total", "counter", "Games finished.");
+  sample(out, "gammond_games_finished_total", games_finished_.load(std::memory_order_relaxed));
+
+  const std::lock_guard lock{mutex_};
+  header(out, "gammond_commands_total", "counter", "Commands handled, by command.");
+  for (const auto& [name, count] : commands_) {
+    out.append("gammond_commands_total{command=\"")
+        .append(escape_label(name))
+        .append("\"} ")
+        .append(std::to_string(count))
+        .append("\n");
+  }
+  header(out, "gammond_errors_total", "counter", "Errors answered, by code.");
+  for (const auto& [code, count] : errors_) {
+    out.append("gammond_errors_total{code=\"")
+        .append(escape_label(code))
+        .append("\"} ")
+        .append(std::to_string(count))
+        .append("\n");
+  }
+  header(out, "gammond_command_seconds", "histogram",
+         "Time from a command's arrival to its answer being queued.");
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    cumulative += latency_counts_[i];
+    out.append("gammond_command_seconds_bucket{le=\"")
+        .append(number(buckets_[i]))
+        .append("\"} ")
+        .append(std::to_string(cumulative))
+        .append("\n");
+  }
+  cumulative += latency_counts_[buckets_.size()];
+  out.append("gammond_command_seconds_bucket{le=\"+Inf\"} ")
+      .append(std::to_string(cumulative))
+      .append("\n");
+  out.append("gammond_command_seconds_sum ").append(number(latency_sum_)).append("\n");
+  sample(out, "gammond_command_seconds_count", latency_count_);
+  return out;
+}
+
+}  // namespace bg::server

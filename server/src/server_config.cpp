@@ -1,1 +1,309 @@
-// Placeholder: filled by its owner.
+// Command line and environment parsing for gammond (server_config.hpp).
+//
+// Boost.Program_options reads the flags; every value is taken as text and checked
+// here, so a bad value gets one message that says which flag or variable, what was
+// given and what is expected (program_options' lexical_cast would accept "-1" for an
+// unsigned and say little about "70000" for a port).
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/ip/address.hpp>
+#include <boost/program_options.hpp>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+#include "bg/server/server_config.hpp"
+
+namespace bg::server {
+namespace {
+
+namespace po = boost::program_options;
+
+/// What went wrong with a value, as the end of a sentence ("is not a number ...").
+using problem = std::optional<std::string>;
+
+/// One setting: its flag, its help line, how to show its default and how to apply a
+/// text value to the config.
+struct setting {
+  const char* flag;
+  const char* value_name;
+  const char* help;
+  std::function<std::string(const server_config&)> show;
+  std::function<problem(std::string_view, server_config&)> apply;
+};
+
+std::string environment_name(std::string_view flag) {
+  std::string name = "GAMMOND_";
+  for (const char c : flag) {
+    name += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
+template <typename T>
+std::optional<T> parse_integer(std::string_view text) {
+  T value{};
+  const auto* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+std::string range_text(std::uint64_t min, std::uint64_t max) {
+  if (max == std::numeric_limits<std::uint64_t>::max()) {
+    return "a whole number of at least " + std::to_string(min);
+  }
+  return "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+/// An unsigned integer field in [min, max].
+template <typename T>
+std::function<problem(std::string_view, server_config&)> integer_field(T server_config::*field,
+                                                                       std::uint64_t min,
+                                                                       std::uint64_t max) {
+  return [field, min, max](std::string_view text, server_config& config) -> problem {
+    const auto value = parse_integer<std::uint64_t>(text);
+    if (!value || *value < min || *value > max) return "is not " + range_text(min, max);
+    config.*field = static_cast<T>(*value);
+    return std::nullopt;
+  };
+}
+
+/// A duration field in whole seconds, in [min, max].
+std::function<problem(std::string_view, server_config&)> seconds_field(
+    std::chrono::seconds server_config::*field, std::uint64_t min, std::uint64_t max) {
+  return [field, min, max](std::string_view text, server_config& config) -> problem {
+    const auto value = parse_integer<std::uint64_t>(text);
+    if (!value || *value < min || *value > max) {
+      return "is not " + range_text(min, max) + " (seconds)";
+    }
+    config.*field = std::chrono::seconds{static_cast<std::chrono::seconds::rep>(*value)};
+    return std::nullopt;
+  };
+}
+
+/// An IP address (v4 or v6); empty allowed when `allow_empty`.
+std::function<problem(std::string_view, server_config&)> address_field(
+    std::string server_config::*field, bool allow_empty) {
+  return [field, allow_empty](std::string_view text, server_config& config) -> problem {
+    if (text.empty() && allow_empty) {
+      config.*field = std::string{};
+      return std::nullopt;
+    }
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(std::string{text}, ec);
+    if (ec) return "is not an IP address (such as 127.0.0.1 or ::1)";
+    config.*field = address.to_string();
+    return std::nullopt;
+  };
+}
+
+/// Any non-empty text (a path).
+std::function<problem(std::string_view, server_config&)> path_field(
+    std::string server_config::*field) {
+  return [field](std::string_view text, server_config& config) -> problem {
+    if (text.empty()) return "is empty; a path is expected";
+    config.*field = std::string{text};
+    return std::nullopt;
+  };
+}
+
+constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t one_gib = 1024ULL * 1024 * 1024;
+constexpr std::uint64_t one_year_seconds = 365ULL * 24 * 3600;
+
+std::vector<setting> settings() {
+  const auto text = [](std::string server_config::*field) {
+    return [field](const server_config& c) { return c.*field; };
+  };
+  const auto number = [](auto server_config::*field) {
+    return [field](const server_config& c) {
+      using T = std::remove_cvref_t<decltype(c.*field)>;
+      if constexpr (std::is_same_v<T, std::chrono::seconds>) {
+        return std::to_string((c.*field).count());
+      } else {
+        std::ostringstream s;
+        s << c.*field;
+        return s.str();
+      }
+    };
+  };
+  return {
+      {"bind", "ADDR", "address to listen on", text(&server_config::bind),
+       address_field(&server_config::bind, false)},
+      {"port", "N", "TCP port; 0 picks a free one", number(&server_config::port),
+       integer_field(&server_config::port, 0, 65535)},
+      {"port-file", "PATH", "write the bound port here (written atomically)",
+       text(&server_config::port_file),
+       [](std::string_view v, server_config& c) -> problem {
+         c.port_file = std::string{v};
+         return std::nullopt;
+       }},
+      {"db", "PATH", "SQLite database file", text(&server_config::db),
+       path_field(&server_config::db)},
+      {"static-dir", "DIR", "the web client's files",
+       [](const server_config& c) { return c.static_dir.empty() ? "built-in" : c.static_dir; },
+       [](std::string_view v, server_config& c) -> problem {
+         c.static_dir = std::string{v};
+         return std::nullopt;
+       }},
+      {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off",
+       text(&server_config::log_level),
+       [](std::string_view v, server_config& c) -> problem {
+         constexpr std::array<std::string_view, 7> levels{"trace", "debug",    "info", "warn",
+                                                          "error", "critical", "off"};
+         if (std::find(levels.begin(), levels.end(), v) == levels.end()) {
+           return "is not a log level (trace, debug, info, warn, error, critical or off)";
+         }
+         c.log_level = std::string{v};
+         return std::nullopt;
+       }},
+      {"threads", "N", "threads running the network and the tables",
+       number(&server_config::threads), integer_field(&server_config::threads, 1, 256)},
+      {"max-message-bytes", "BYTES", "largest WebSocket message a client may send",
+       number(&server_config::max_message_bytes),
+       integer_field(&server_config::max_message_bytes, 64, 64ULL * 1024 * 1024)},
+      {"commands-per-second", "RATE", "messages a connection may send per second, sustained",
+       number(&server_config::commands_per_second),
+       [](std::string_view v, server_config& c) -> problem {
+         double value = 0;
+         const auto* const end = v.data() + v.size();
+         const auto [ptr, ec] = std::from_chars(v.data(), end, value);
+         if (v.empty() || ec != std::errc{} || ptr != end || !std::isfinite(value) ||
+             value <= 0.0 || value > 1e6) {
+           return std::string{"is not a number above 0 and at most 1000000"};
+         }
+         c.commands_per_second = value;
+         return std::nullopt;
+       }},
+      {"command-burst", "N", "messages a connection may send at once above the rate",
+       number(&server_config::command_burst),
+       integer_field(&server_config::command_burst, 1, 1'000'000)},
+      {"rate-limit-strikes", "N", "rate_limited answers before the connection is closed",
+       number(&server_config::rate_limit_strikes),
+       integer_field(&server_config::rate_limit_strikes, 1, 1'000'000)},
+      {"idle-timeout", "SECONDS", "drop a WebSocket that sends nothing, not even a pong",
+       number(&server_config::idle_timeout),
+       seconds_field(&server_config::idle_timeout, 1, one_year_seconds)},
+      {"http-timeout", "SECONDS", "time to finish an HTTP request, an upgrade or a close",
+       number(&server_config::http_timeout), seconds_field(&server_config::http_timeout, 1, 3600)},
+      {"max-connections", "N", "open connections in all", number(&server_config::max_connections),
+       integer_field(&server_config::max_connections, 1, 10'000'000)},
+      {"max-connections-per-address", "N", "open connections from one client address",
+       number(&server_config::max_connections_per_address),
+       integer_field(&server_config::max_connections_per_address, 1, 10'000'000)},
+      {"write-queue-bytes", "BYTES", "unsent bytes per connection before it is dropped",
+       number(&server_config::write_queue_bytes),
+       integer_field(&server_config::write_queue_bytes, 1024, one_gib)},
+      {"grace-period", "SECONDS", "an absent player keeps the seat this long",
+       number(&server_config::grace_period),
+       seconds_field(&server_config::grace_period, 0, one_year_seconds)},
+      {"max-tables", "N", "tables in all", number(&server_config::max_tables),
+       integer_field(&server_config::max_tables, 1, 10'000'000)},
+      {"max-tables-per-client", "N", "tables one player may have created",
+       number(&server_config::max_tables_per_client),
+       integer_field(&server_config::max_tables_per_client, 1, 10'000'000)},
+      {"max-chat-bytes", "BYTES", "longest chat line", number(&server_config::max_chat_bytes),
+       integer_field(&server_config::max_chat_bytes, 1, unlimited)},
+      {"max-name-bytes", "BYTES", "longest player or table name",
+       number(&server_config::max_name_bytes),
+       integer_field(&server_config::max_name_bytes, 1, unlimited)},
+      {"trusted-proxy", "ADDR", "honour X-Forwarded-For only from this peer address",
+       text(&server_config::trusted_proxy), address_field(&server_config::trusted_proxy, true)},
+      {"dice-seed", "N", "0: secure dice (production); N: reproducible dice, for tests only",
+       number(&server_config::dice_seed),
+       integer_field(&server_config::dice_seed, 0, 0xFFFFFFFFFFFFFFFFULL)},
+  };
+}
+
+}  // namespace
+
+environment_lookup process_environment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* const value =
+        std::getenv(std::string{name}.c_str());  // NOLINT(concurrency-mt-unsafe)
+    if (value == nullptr) return std::nullopt;
+    return std::string{value};
+  };
+}
+
+std::optional<int> parse_config(std::span<const char* const> args,
+                                const environment_lookup& environment, server_config& config,
+                                std::ostream& out, std::ostream& err) {
+  const auto table = settings();
+  const server_config defaults = config;
+
+  po::options_description description{"gammond " GAMMOND_VERSION
+                                      " - a backgammon server\n\n"
+                                      "Usage: gammond [options]\n\n"
+                                      "Every option can also be set by an environment "
+                                      "variable GAMMOND_<OPTION> (e.g. GAMMOND_PORT=8080);\n"
+                                      "a flag wins over its variable.\n\nOptions",
+                                      100, 50};
+  description.add_options()("help,h", "print this help and exit")("version",
+                                                                  "print the version and exit");
+  std::vector<std::string> help_lines;
+  help_lines.reserve(table.size());
+  for (const auto& s : table) {
+    help_lines.push_back(
+        std::string{s.help} + " [" + environment_name(s.flag) +
+        ", default: " + (s.show(defaults).empty() ? "none" : "\"" + s.show(defaults) + "\"") + "]");
+  }
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    description.add_options()(table[i].flag,
+                              po::value<std::string>()->value_name(table[i].value_name),
+                              help_lines[i].c_str());
+  }
+
+  po::variables_map flags;
+  try {
+    const int argc = static_cast<int>(args.size());
+    const auto style = po::command_line_style::unix_style & ~po::command_line_style::allow_guessing;
+    const po::positional_options_description no_positional;  // a stray word is an error
+    po::store(po::command_line_parser(argc, args.data())
+                  .options(description)
+                  .positional(no_positional)
+                  .style(style)
+                  .run(),
+              flags);
+  } catch (const po::error& e) {
+    err << "gammond: " << e.what() << " (see gammond --help)\n";
+    return 2;
+  }
+  if (flags.count("help") != 0) {
+    out << description << '\n';
+    return 0;
+  }
+  if (flags.count("version") != 0) {
+    out << "gammond " << GAMMOND_VERSION << '\n';
+    return 0;
+  }
+
+  for (const auto& s : table) {
+    std::string source;
+    std::string value;
+    if (flags.count(s.flag) != 0) {
+      source = std::string{"--"} + s.flag;
+      value = flags[s.flag].as<std::string>();
+    } else if (auto from_env = environment(environment_name(s.flag))) {
+      source = environment_name(s.flag);
+      value = std::move(*from_env);
+    } else {
+      continue;
+    }
+    if (auto bad = s.apply(value, config)) {
+      err << "gammond: " << source << ": \"" << value << "\" " << *bad << '\n';
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace bg::server

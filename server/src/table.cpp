@@ -28,9 +28,15 @@ json options_json(const engine::match_options& o, bool tutor) {
   j["variant"] = engine::to_string(o.game_variant);
   j["tutor"] = tutor;
   switch (o.kind) {
-    case engine::match_kind::free_play: j["match"] = "off"; break;
-    case engine::match_kind::basis: j["match"] = "basis"; break;
-    case engine::match_kind::points: j["match"] = o.length; break;
+    case engine::match_kind::free_play:
+      j["match"] = "off";
+      break;
+    case engine::match_kind::basis:
+      j["match"] = "basis";
+      break;
+    case engine::match_kind::points:
+      j["match"] = o.length;
+      break;
   }
   j["match_length"] = o.length;
   return j;
@@ -39,15 +45,23 @@ json options_json(const engine::match_options& o, bool tutor) {
 std::string options_text(const engine::match_options& o, bool tutor) {
   std::string match;
   switch (o.kind) {
-    case engine::match_kind::free_play: match = "off (one game, no cube, scored by pip count)"; break;
-    case engine::match_kind::basis: match = "basis (cube, continue or stop after each game)"; break;
-    case engine::match_kind::points: match = std::to_string(o.length) + " points"; break;
+    case engine::match_kind::free_play:
+      match = "off (one game, no cube, scored by pip count)";
+      break;
+    case engine::match_kind::basis:
+      match = "basis (cube, continue or stop after each game)";
+      break;
+    case engine::match_kind::points:
+      match = std::to_string(o.length) + " points";
+      break;
   }
   return "match " + match + ", variant " + std::string(engine::to_string(o.game_variant)) +
          ", tutor " + (tutor ? "on" : "off");
 }
 
-std::string points_text(int n) { return std::to_string(n) + (n == 1 ? " point" : " points"); }
+std::string points_text(int n) {
+  return std::to_string(n) + (n == 1 ? " point" : " points");
+}
 
 }  // namespace
 
@@ -71,7 +85,8 @@ void table::event(table_outcome& o, json e) {
 }
 
 void table::info(table_outcome& o, std::string topic, std::string text, json data) {
-  json j{{"type", "info"}, {"table", name_}, {"topic", std::move(topic)}, {"text", std::move(text)}};
+  json j{
+      {"type", "info"}, {"table", name_}, {"topic", std::move(topic)}, {"text", std::move(text)}};
   if (!data.is_null()) j["data"] = std::move(data);
   o.out.push_back(delivery{delivery::audience::actor, std::move(j)});
 }
@@ -184,10 +199,11 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
   switch (c.kind) {
     case k::chat: {
       if (c.text.size() > hooks_.max_chat_bytes)
-        return refuse("too_long", "a chat line is at most " +
-                                      std::to_string(hooks_.max_chat_bytes) + " bytes");
-      o.out.push_back(delivery{delivery::audience::everyone,
-                               json{{"type", "chat"}, {"table", name_}, {"from", who}, {"text", c.text}}});
+        return refuse("too_long",
+                      "a chat line is at most " + std::to_string(hooks_.max_chat_bytes) + " bytes");
+      o.out.push_back(
+          delivery{delivery::audience::everyone,
+                   json{{"type", "chat"}, {"table", name_}, {"from", who}, {"text", c.text}}});
       return o;
     }
     case k::board: {
@@ -195,9 +211,10 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       return o;
     }
     case k::who: {
-      json data{{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
-                {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
-                {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
+      json data{
+          {"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
+          {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
+          {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
       std::string text = "red: " + (seats_[0] ? seats_[0]->name : std::string("free")) +
                          ", black: " + (seats_[1] ? seats_[1]->name : std::string("free"));
       text += ", watching: " + std::to_string(spectators_.size());
@@ -206,7 +223,8 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
     }
     case k::help: {
       const auto text = protocol::help_text(c.text);
-      if (!text) return refuse("unknown_command", "no help for \"" + c.text.substr(0, 20) + "\": try /help");
+      if (!text)
+        return refuse("unknown_command", "no help for \"" + c.text.substr(0, 20) + "\": try /help");
       info(o, "help", *text);
       return o;
     }
@@ -215,8 +233,7 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       return o;
     }
     case k::export_match: {
-      if (last_match_id_ == 0)
-        return refuse("no_match", "no match has finished at this table yet");
+      if (last_match_id_ == 0) return refuse("no_match", "no match has finished at this table yet");
       const std::string url = "/matches/" + std::to_string(last_match_id_) + ".mat";
       info(o, "export", "the last match as a .mat file: " + url,
            json{{"match_id", last_match_id_}, {"url", url}});
@@ -225,15 +242,21 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
     case k::tables:
       return refuse("wrong_place", "/tables is answered by the lobby");
     case k::join: {
-      if (s) return refuse("already_seated", "you already sit on " + std::string(engine::to_string(*s)));
+      if (s)
+        return refuse("already_seated", "you already sit on " + std::string(engine::to_string(*s)));
       std::optional<side> want = c.seat;
       if (!want) {
-        if (!seats_[0]) want = side::red;
-        else if (!seats_[1]) want = side::black;
-        else return refuse("table_full", "both seats are taken: you can watch and chat");
+        if (!seats_[0])
+          want = side::red;
+        else if (!seats_[1])
+          want = side::black;
+        else
+          return refuse("table_full", "both seats are taken: you can watch and chat");
       }
       auto& st = seats_[static_cast<std::size_t>(engine::index_of(*want))];
-      if (st) return refuse("seat_taken", std::string(engine::to_string(*want)) + " is taken by " + st->name);
+      if (st)
+        return refuse("seat_taken",
+                      std::string(engine::to_string(*want)) + " is taken by " + st->name);
       st = seat{who, true};
       spectators_.erase(who);
       event(o, {{"event", "joined"},
@@ -277,7 +300,8 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       event(o, {{"event", "option"},
                 {"name", who},
                 {"option", c.kind == k::option_match ? "match" : "variant"},
-                {"value", options_json(options_, tutor_)[c.kind == k::option_match ? "match" : "variant"]},
+                {"value",
+                 options_json(options_, tutor_)[c.kind == k::option_match ? "match" : "variant"]},
                 {"text", who + " sets " + options_text(options_, tutor_)}});
       return o;
     }
@@ -340,8 +364,9 @@ table_outcome table::game_command(side s, const protocol::command& c) {
                   {"dice", {m.current_game().dice().die1, m.current_game().dice().die2}},
                   {"text", "opening roll: red " + std::to_string(r->red_die) + ", black " +
                                std::to_string(r->black_die) +
-                               (r->ties.empty() ? "" : " (after " + std::to_string(r->ties.size()) +
-                                                           (r->ties.size() == 1 ? " tie)" : " ties)")) +
+                               (r->ties.empty() ? ""
+                                                : " (after " + std::to_string(r->ties.size()) +
+                                                      (r->ties.size() == 1 ? " tie)" : " ties)")) +
                                ": " + player_name(r->first) + " (" + first + ") plays " +
                                roll_text(m.current_game().dice())}});
         return o;
@@ -373,7 +398,8 @@ table_outcome table::game_command(side s, const protocol::command& c) {
                 {"text", me + " (" + colour + ") plays " + r->notation}});
       if (r->game_over) {
         const auto& res = m.results().back();
-        engine::game_end end{res, m.score(), m.phase() == match_phase::match_over, m.is_crawford_game()};
+        engine::game_end end{res, m.score(), m.phase() == match_phase::match_over,
+                             m.is_crawford_game()};
         after_game(o, end);
       }
       return o;
@@ -393,7 +419,8 @@ table_outcome table::game_command(side s, const protocol::command& c) {
     case k::drop:
     case k::reject: {
       const bool yes = c.kind == k::take || c.kind == k::accept;
-      if (m.phase() == match_phase::resign_offered && (c.kind == k::accept || c.kind == k::reject)) {
+      if (m.phase() == match_phase::resign_offered &&
+          (c.kind == k::accept || c.kind == k::reject)) {
         if (yes) {
           const auto kind = m.pending_resignation()->kind;
           auto r = m.accept_resignation(s);
@@ -427,9 +454,8 @@ table_outcome table::game_command(side s, const protocol::command& c) {
         auto r = m.drop(s);
         if (!r) return fail(r.err());
         record({record_action::kind::drop, s, {}, {}, 0, engine::win_kind::single});
-        event(o, {{"event", "dropped"},
-                  {"side", colour},
-                  {"text", me + " (" + colour + ") drops"}});
+        event(o,
+              {{"event", "dropped"}, {"side", colour}, {"text", me + " (" + colour + ") drops"}});
         after_game(o, *r);
       }
       return o;
@@ -442,9 +468,10 @@ table_outcome table::game_command(side s, const protocol::command& c) {
       event(o, {{"event", "resign_offered"},
                 {"side", colour},
                 {"kind", kind},
-                {"text", me + " (" + colour + ") offers to resign " +
-                             (c.resign_kind == engine::win_kind::single ? "a single game" : "a " + kind) +
-                             ": /accept or /reject"}});
+                {"text",
+                 me + " (" + colour + ") offers to resign " +
+                     (c.resign_kind == engine::win_kind::single ? "a single game" : "a " + kind) +
+                     ": /accept or /reject"}});
       return o;
     }
     case k::continue_session: {
@@ -455,7 +482,8 @@ table_outcome table::game_command(side s, const protocol::command& c) {
         begin_game_record();
         event(o, {{"event", "game_started"},
                   {"game_number", m.game_number()},
-                  {"text", "game " + std::to_string(m.game_number()) + ": roll for the opening with /roll"}});
+                  {"text", "game " + std::to_string(m.game_number()) +
+                               ": roll for the opening with /roll"}});
       }
       return o;
     }
@@ -476,8 +504,8 @@ table_outcome table::game_command(side s, const protocol::command& c) {
 void table::after_game(table_outcome& o, const engine::game_end& end) {
   auto& m = *match_;
   // A game result is announced unless this is a basis /stop (no new game ended).
-  const bool new_result = record_ && !record_->games.empty() && !record_->games.back().result &&
-                          !m.results().empty();
+  const bool new_result =
+      record_ && !record_->games.empty() && !record_->games.back().result && !m.results().empty();
   if (new_result) {
     const auto& res = m.results().back();
     record_->games.back().result = res;
@@ -499,9 +527,11 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
               {"reason", engine::to_string(res.reason)},
               {"points", res.points},
               {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-              {"text", player_name(res.winner) + " (" + winner + ") " + how + ", " + points_text(res.points)}});
+              {"text", player_name(res.winner) + " (" + winner + ") " + how + ", " +
+                           points_text(res.points)}});
     if (end.crawford_next)
-      event(o, {{"event", "crawford"}, {"text", "the next game is the Crawford game: no doubling"}});
+      event(o,
+            {{"event", "crawford"}, {"text", "the next game is the Crawford game: no doubling"}});
   }
   if (m.phase() == engine::match_phase::match_over) {
     record_->final_score = m.score();
@@ -513,8 +543,8 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     json e{{"event", "match_over"},
            {"winner", side_json(winner)},
            {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-           {"text", (winner ? player_name(*winner) + " (" + std::string(engine::to_string(*winner)) +
-                                  ") wins the match "
+           {"text", (winner ? player_name(*winner) + " (" +
+                                  std::string(engine::to_string(*winner)) + ") wins the match "
                             : std::string("the session ends ")) +
                         std::to_string(m.score()[0]) + "-" + std::to_string(m.score()[1])}};
     if (id > 0) {
@@ -544,9 +574,11 @@ table_outcome table::forfeit_impl(side s) {
   if (m.phase() == engine::match_phase::game_over) {
     // Between basis games an absent player ends the session.
     (void)m.stop_session(s);
-    event(o, {{"event", "stopped"}, {"side", engine::to_string(s)},
+    event(o, {{"event", "stopped"},
+              {"side", engine::to_string(s)},
               {"text", player_name(s) + " did not come back: the session ends"}});
-    engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(), m.score(), true, false};
+    engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
+                         m.score(), true, false};
     after_game(o, end);
     return o;
   }
@@ -567,12 +599,18 @@ table_outcome table::bump(table_outcome o) {
   if (o.changed) ++seq_;
   return o;
 }
-table_outcome table::enter(const std::string& who) { return bump(enter_impl(who)); }
-table_outcome table::exit(const std::string& who) { return bump(exit_impl(who)); }
+table_outcome table::enter(const std::string& who) {
+  return bump(enter_impl(who));
+}
+table_outcome table::exit(const std::string& who) {
+  return bump(exit_impl(who));
+}
 table_outcome table::handle(const std::string& who, const protocol::command& c) {
   return bump(handle_impl(who, c));
 }
-table_outcome table::forfeit(side s) { return bump(forfeit_impl(s)); }
+table_outcome table::forfeit(side s) {
+  return bump(forfeit_impl(s));
+}
 
 // ------------------------------------------------------------------------------------
 // State
@@ -623,8 +661,8 @@ json table::state() const {
   j["crawford"] = playing && match_->is_crawford_game();
   j["game_number"] = playing ? match_->game_number() : 0;
   j["may_double"] = playing && has_turn && match_->may_double(g.turn());
-  j["legal"] = playing && phase == engine::match_phase::move ? json(g.legal_notations())
-                                                              : json::array();
+  j["legal"] =
+      playing && phase == engine::match_phase::move ? json(g.legal_notations()) : json::array();
   j["position_id"] = engine::position_id(g.current());
   j["match_id"] = playing ? match_->id() : std::string{};
   if (playing && match_->pending_resignation()) {
@@ -669,10 +707,18 @@ namespace {
 json game_json(const engine::game& g) {
   json j;
   switch (g.phase()) {
-    case engine::game_phase::opening: j["phase"] = "opening"; break;
-    case engine::game_phase::roll: j["phase"] = "roll"; break;
-    case engine::game_phase::move: j["phase"] = "move"; break;
-    case engine::game_phase::over: j["phase"] = "over"; break;
+    case engine::game_phase::opening:
+      j["phase"] = "opening";
+      break;
+    case engine::game_phase::roll:
+      j["phase"] = "roll";
+      break;
+    case engine::game_phase::move:
+      j["phase"] = "move";
+      break;
+    case engine::game_phase::over:
+      j["phase"] = "over";
+      break;
   }
   j["turn"] = engine::to_string(g.turn());
   j["dice"] = {g.dice().die1, g.dice().die2};
@@ -695,9 +741,9 @@ std::optional<engine::side> optional_side_from(const json& j) {
 
 engine::match_phase match_phase_from(const std::string& name) {
   using engine::match_phase;
-  for (auto p : {match_phase::opening, match_phase::roll, match_phase::move,
-                 match_phase::cube_offered, match_phase::resign_offered, match_phase::game_over,
-                 match_phase::match_over})
+  for (auto p :
+       {match_phase::opening, match_phase::roll, match_phase::move, match_phase::cube_offered,
+        match_phase::resign_offered, match_phase::game_over, match_phase::match_over})
     if (engine::to_string(p) == name) return p;
   throw std::invalid_argument("bad phase");
 }
@@ -773,16 +819,21 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
       if (!pos) return engine::make_error("bad_snapshot", pos.err().message);
       engine::game_phase gp = engine::game_phase::opening;
       const auto gphase = gj.at("phase").get<std::string>();
-      if (gphase == "roll") gp = engine::game_phase::roll;
-      else if (gphase == "move") gp = engine::game_phase::move;
-      else if (gphase == "over") gp = engine::game_phase::over;
-      else if (gphase != "opening") return engine::make_error("bad_snapshot", "bad game phase");
+      if (gphase == "roll")
+        gp = engine::game_phase::roll;
+      else if (gphase == "move")
+        gp = engine::game_phase::move;
+      else if (gphase == "over")
+        gp = engine::game_phase::over;
+      else if (gphase != "opening")
+        return engine::make_error("bad_snapshot", "bad game phase");
       std::optional<engine::game_result> result;
       if (!gj.at("result").is_null()) result = gj.at("result").get<engine::game_result>();
       const auto dice_json = gj.at("dice");
-      auto g = engine::game::restore(v, gp, side_from(gj.at("turn")),
-                                     engine::roll{dice_json.at(0).get<int>(), dice_json.at(1).get<int>()},
-                                     *pos, gj.at("turns").get<int>(), result);
+      auto g = engine::game::restore(
+          v, gp, side_from(gj.at("turn")),
+          engine::roll{dice_json.at(0).get<int>(), dice_json.at(1).get<int>()}, *pos,
+          gj.at("turns").get<int>(), result);
       if (!g) return engine::make_error("bad_snapshot", g.err().message);
       engine::cube c;
       c.value = mj.at("cube").at("value").get<int>();
@@ -802,9 +853,13 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
           mj.at("results").get<std::vector<engine::game_result>>()));
     }
     if (!snap.at("record").is_null()) t->record_ = snap.at("record").get<match_record>();
+    // Nobody is present after a restart, and outside a match a seat is not kept for an
+    // absent player (exit() would have freed it).
+    if (!t->in_match()) t->seats_ = {};
     return t;
   } catch (const std::exception& e) {
-    return engine::make_error("bad_snapshot", std::string("the saved table is damaged: ") + e.what());
+    return engine::make_error("bad_snapshot",
+                              std::string("the saved table is damaged: ") + e.what());
   }
 }
 

@@ -1,1 +1,290 @@
-// Placeholder: filled by its owner.
+// One WebSocket connection (websocket_session.hpp).
+
+#include "bg/server/websocket_session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/websocket/error.hpp>
+
+#include "bg/server/metrics.hpp"
+#include "bg/server/service.hpp"
+
+namespace bg::server {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+std::atomic<std::uint64_t> next_id{1};
+
+/// The largest close reason a close frame can carry (RFC 6455 5.5: 125 - 2 bytes).
+constexpr std::size_t max_reason_bytes = 123;
+
+std::shared_ptr<const std::string> error_frame(std::string_view json) {
+  return std::make_shared<const std::string>(json);
+}
+
+const std::shared_ptr<const std::string>& binary_frame_error() {
+  static const auto frame = error_frame(
+      R"({"type":"error","code":"binary_frame","message":"send text frames with one JSON object each"})");
+  return frame;
+}
+
+const std::shared_ptr<const std::string>& rate_limited_error() {
+  static const auto frame = error_frame(
+      R"({"type":"error","code":"rate_limited","message":"too many commands: slow down"})");
+  return frame;
+}
+
+/// Errors that are part of a connection ending normally: not worth a log line.
+bool quiet(beast::error_code ec) {
+  return ec == net::error::operation_aborted || ec == websocket::error::closed ||
+         ec == net::error::eof || ec == net::error::connection_reset ||
+         ec == beast::error::timeout || ec == net::error::broken_pipe;
+}
+
+}  // namespace
+
+websocket_session::websocket_session(net::ip::tcp::socket&& socket,
+                                     std::shared_ptr<const server_context> context,
+                                     session_registry::ticket ticket, std::string address)
+    : ws_{std::move(socket)},
+      close_timer_{ws_.get_executor()},
+      context_{std::move(context)},
+      ticket_{std::move(ticket)},
+      id_{next_id.fetch_add(1, std::memory_order_relaxed)},
+      address_{std::move(address)},
+      tokens_{static_cast<double>(context_->config.command_burst)},
+      refilled_{clock::now()} {}
+
+websocket_session::~websocket_session() = default;
+
+void websocket_session::run(beast::http::request<beast::http::string_body> request) {
+  const auto& config = context_->config;
+  auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::server);
+  timeouts.handshake_timeout = config.http_timeout;
+  timeouts.idle_timeout = config.idle_timeout;
+  timeouts.keep_alive_pings = true;
+  ws_.set_option(timeouts);
+  ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& res) {
+    res.set(beast::http::field::server, "gammond/" GAMMOND_VERSION);
+  }));
+  // The size limit is enforced in on_read so the close frame can say why; Beast's own
+  // limit would close with 1009 and no reason.
+  ws_.read_message_max(0);
+  ws_.async_accept(request,
+                   beast::bind_front_handler(&websocket_session::on_accept, shared_from_this()));
+}
+
+void websocket_session::on_accept(beast::error_code ec) {
+  if (ec) {
+    finished_ = true;
+    if (!quiet(ec)) spdlog::debug("ws {}: handshake failed: {}", address_, ec.message());
+    return;
+  }
+  ws_.text(true);
+  opened_ = true;
+  context_->counters.connection_opened();
+  context_->registry->add(id_, weak_from_this());
+  spdlog::info("client {} connected from {}", id_, address_);
+  try {
+    context_->game.on_open(shared_from_this());
+  } catch (const std::exception& e) {
+    spdlog::error("client {}: service on_open failed: {}", id_, e.what());
+  }
+  do_read();
+}
+
+void websocket_session::do_read() {
+  // Read at most one byte past the limit, so an oversized message is noticed
+  // without ever buffering more than max_message_bytes + 1.
+  const std::size_t room = context_->config.max_message_bytes + 1 - buffer_.size();
+  ws_.async_read_some(buffer_, room,
+                      beast::bind_front_handler(&websocket_session::on_read, shared_from_this()));
+}
+
+void websocket_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
+  if (ec) return finish(ec);
+  if (closing_) {
+    // Discard whatever arrives until the close handshake ends.
+    buffer_.clear();
+    return do_read();
+  }
+  if (buffer_.size() > context_->config.max_message_bytes) {
+    buffer_.clear();
+    begin_close(websocket::close_code::too_big, "message too big");
+    return do_read();
+  }
+  if (!ws_.is_message_done()) return do_read();
+  const bool text = ws_.got_text();
+  std::string message = beast::buffers_to_string(buffer_.data());
+  buffer_.clear();
+  try {
+    on_message(text, std::move(message));
+  } catch (const std::exception& e) {
+    spdlog::error("client {}: handling a message failed: {}", id_, e.what());
+  }
+  do_read();
+}
+
+void websocket_session::on_message(bool text, std::string message) {
+  const auto& config = context_->config;
+  if (!take_token()) {
+    ++strikes_;
+    queue(rate_limited_error());
+    if (strikes_ >= config.rate_limit_strikes) {
+      spdlog::warn("client {} from {}: closed after {} rate-limited messages", id_, address_,
+                   strikes_);
+      begin_close(websocket::close_code::policy_error, "rate limit");
+    }
+    return;
+  }
+  if (!text) return queue(binary_frame_error());
+  try {
+    context_->game.on_text(shared_from_this(), std::move(message));
+  } catch (const std::exception& e) {
+    spdlog::error("client {}: service on_text failed: {}", id_, e.what());
+  }
+}
+
+bool websocket_session::take_token() {
+  const auto& config = context_->config;
+  const auto now = clock::now();
+  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
+  refilled_ = now;
+  tokens_ = std::min(static_cast<double>(config.command_burst),
+                     tokens_ + elapsed * config.commands_per_second);
+  if (tokens_ < 1.0) return false;
+  tokens_ -= 1.0;
+  return true;
+}
+
+void websocket_session::send(std::shared_ptr<const std::string> frame) {
+  if (!frame) return;
+  net::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
+    self->queue(std::move(frame));
+  });
+}
+
+void websocket_session::close(std::string reason) {
+  close(websocket::close_code::normal, std::move(reason));
+}
+
+void websocket_session::close(websocket::close_code code, std::string reason) {
+  net::post(ws_.get_executor(),
+            [self = shared_from_this(), code, reason = std::move(reason)]() mutable {
+              self->begin_close(code, std::move(reason));
+            });
+}
+
+void websocket_session::queue(std::shared_ptr<const std::string> frame) {
+  if (!opened_ || closing_ || finished_) return;
+  if (!queue_.empty() && queued_bytes_ + frame->size() > context_->config.write_queue_bytes) {
+    spdlog::warn("client {} from {}: write queue over {} bytes, closing: client too slow", id_,
+                 address_, context_->config.write_queue_bytes);
+    // Keep only the frame in flight: Beast is still writing from it.
+    while (queue_.size() > 1) queue_.pop_back();
+    queued_bytes_ = queue_.front()->size();
+    begin_close(websocket::close_code::policy_error, "client too slow");
+    return;
+  }
+  queued_bytes_ += frame->size();
+  queue_.push_back(std::move(frame));
+  if (!writing_) do_write();
+}
+
+void websocket_session::do_write() {
+  writing_ = true;
+  const auto& frame = queue_.front();
+  // The handler holds the frame too, so dropping the queue never frees a buffer
+  // Beast is still writing from.
+  ws_.async_write(net::buffer(*frame),
+                  [self = shared_from_this(), frame](beast::error_code ec, std::size_t) {
+                    self->on_write(ec);
+                  });
+}
+
+void websocket_session::on_write(beast::error_code ec) {
+  writing_ = false;
+  if (ec) {
+    if (!quiet(ec)) spdlog::debug("client {}: write failed: {}", id_, ec.message());
+    queue_.clear();
+    queued_bytes_ = 0;
+    return drop_socket();
+  }
+  queued_bytes_ -= queue_.front()->size();
+  queue_.pop_front();
+  if (!queue_.empty()) return do_write();
+  if (closing_ && !finished_) do_close();
+}
+
+void websocket_session::begin_close(websocket::close_code code, std::string reason) {
+  if (!opened_ || closing_ || finished_) return;
+  closing_ = true;
+  if (reason.size() > max_reason_bytes) {
+    // Cut at a UTF-8 character boundary: a close reason must be valid UTF-8.
+    std::size_t size = max_reason_bytes;
+    while (size > 0 && (static_cast<unsigned char>(reason[size]) & 0xC0U) == 0x80U) --size;
+    reason.resize(size);
+  }
+  close_reason_ = websocket::close_reason{code, reason};
+  spdlog::debug("client {}: closing ({})", id_, reason);
+  // A peer that reads nothing would hold the close forever: drop it after the limit.
+  close_timer_.expires_after(context_->config.http_timeout);
+  close_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec || !beast::get_lowest_layer(self->ws_).socket().is_open()) return;
+    spdlog::debug("client {}: close did not finish in time, dropping the connection", self->id_);
+    self->drop_socket();
+  });
+  if (!writing_) do_close();
+}
+
+void websocket_session::do_close() {
+  close_started_.store(true, std::memory_order_release);
+  ws_.async_close(close_reason_, [self = shared_from_this()](beast::error_code ec) {
+    self->close_timer_.cancel();
+    if (ec && !quiet(ec)) spdlog::debug("client {}: close failed: {}", self->id_, ec.message());
+    if (ec) self->drop_socket();
+  });
+}
+
+void websocket_session::drop_socket() {
+  beast::get_lowest_layer(ws_).close();
+}
+
+void websocket_session::finish(beast::error_code ec) {
+  if (finished_) return;
+  finished_ = true;
+  queue_.clear();
+  queued_bytes_ = 0;
+  if (!quiet(ec)) spdlog::debug("client {}: read failed: {}", id_, ec.message());
+  // While closing, the close handshake (or the close timer) ends the connection, and
+  // after a close from the peer Beast tears it down itself. Otherwise nothing else
+  // will read or write: let go of the socket now.
+  if (!closing_ && ec != websocket::error::closed) drop_socket();
+  std::string why;
+  if (closing_) {
+    why = "closed by the server: " + std::string{close_reason_.reason.c_str()};
+  } else if (ec == websocket::error::closed) {
+    why = "closed by the client, code " + std::to_string(ws_.reason().code);
+  } else {
+    why = ec.message();
+  }
+  spdlog::info("client {} from {} disconnected ({})", id_, address_, why);
+  context_->registry->remove(id_);
+  context_->counters.connection_closed();
+  try {
+    context_->game.on_close(shared_from_this());
+  } catch (const std::exception& e) {
+    spdlog::error("client {}: service on_close failed: {}", id_, e.what());
+  }
+}
+
+}  // namespace bg::server

@@ -44,7 +44,8 @@ TEST_CASE("frames that are not one JSON object are bad_json", "[protocol][codec]
   CHECK(code_of(std::string(10000, '[')) == "bad_json");  // deeply nested
   std::string deep = R"({"type":"ping","x":)" + std::string(17, '[') + std::string(17, ']') + "}";
   CHECK(code_of(deep) == "bad_json");
-  std::string shallow = R"({"type":"ping","x":)" + std::string(10, '[') + std::string(10, ']') + "}";
+  std::string shallow =
+      R"({"type":"ping","x":)" + std::string(10, '[') + std::string(10, ']') + "}";
   CHECK(decode(shallow).ok());
 }
 

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "gammond_process.hpp"
+#include "http_get.hpp"
 #include "ws_client.hpp"
 
 using bg::test::gammond_process;
@@ -17,6 +19,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// gammond flags for these tests: reproducible dice, and a rate limit high enough for
+/// a test client that sends a command per step as fast as it can.
+std::vector<std::string> flags(int dice_seed, std::vector<std::string> more = {}) {
+  std::vector<std::string> f{"--dice-seed", std::to_string(dice_seed), "--commands-per-second",
+                             "100000",      "--command-burst",         "100000"};
+  f.insert(f.end(), more.begin(), more.end());
+  return f;
+}
+
 /// A player (or spectator): one WebSocket connection that said hello.
 class player {
  public:
@@ -25,8 +36,9 @@ class player {
     json hello{{"type", "hello"}, {"name", name_}, {"id", "hello"}};
     if (!resume.empty()) hello["resume"] = resume;
     ws_.send_json(hello);
-    auto w = ws_.receive_until([](const json& m) { return m.value("type", "") == "welcome" ||
-                                                          m.value("type", "") == "error"; });
+    auto w = ws_.receive_until([](const json& m) {
+      return m.value("type", "") == "welcome" || m.value("type", "") == "error";
+    });
     REQUIRE(w);
     INFO(w->dump());
     REQUIRE((*w)["type"] == "welcome");
@@ -176,7 +188,7 @@ json gnubg_import(const std::string& mat_text, const std::filesystem::path& dir)
 
 TEST_CASE("gammond: a free game is played to the end and scored by pip count (R12)",
           "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "11"}};
+  gammond_process server{flags(11)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "free");
@@ -192,7 +204,7 @@ TEST_CASE("gammond: a free game is played to the end and scored by pip count (R1
 
 TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawford game",
           "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "5"}};
+  gammond_process server{flags(5)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "m3", "/option match 3");
@@ -207,7 +219,7 @@ TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawf
   doubler.refused("m3", "/take", "not_your_turn");
   st = taker.ok("m3", "/take");
   CHECK(st["cube"]["value"] == 2);
-  doubler.refused("m3", "/double", "wrong_phase");
+  doubler.refused("m3", "/double", "not_cube_owner");  // R14.3: the taker owns the cube
   // Play on until the taker is to roll, then redouble; the doubler drops.
   d.play_until([&](const json& s) {
     return s["phase"] == "roll" && d.by_side(s["to_act"]).name() == taker.name();
@@ -246,7 +258,7 @@ TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawf
 }
 
 TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "3"}};
+  gammond_process server{flags(3)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "b", "/option match basis");
@@ -273,7 +285,7 @@ TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][
 }
 
 TEST_CASE("gammond: resignations accepted and rejected (R18)", "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "8"}};
+  gammond_process server{flags(8)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "r", "/option match 5");
@@ -294,7 +306,7 @@ TEST_CASE("gammond: resignations accepted and rejected (R18)", "[server][gammond
 }
 
 TEST_CASE("gammond: a spectator sees every state the players see", "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "4"}};
+  gammond_process server{flags(4)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");
@@ -315,7 +327,7 @@ TEST_CASE("gammond: a spectator sees every state the players see", "[server][gam
 
 TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token",
           "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "6"}};
+  gammond_process server{flags(6)};
   player alice(server.port(), "alice");
   std::string token;
   {
@@ -347,7 +359,7 @@ TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token
 }
 
 TEST_CASE("gammond: an absent player forfeits after the grace period", "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "9", "--grace-period", "1"}};
+  gammond_process server{flags(9, {"--grace-period", "1"})};
   player alice(server.port(), "alice");
   {
     player bob(server.port(), "bob");
@@ -365,7 +377,7 @@ TEST_CASE("gammond: an absent player forfeits after the grace period", "[server]
 
 TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is intact",
           "[server][gammond]") {
-  gammond_process server{{"--dice-seed", "12"}};
+  gammond_process server{flags(12)};
   json before;
   std::string alice_token;
   std::string bob_token;
@@ -397,8 +409,9 @@ TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is int
   d.step();
 }
 
-TEST_CASE("gammond: a whole long nardy game through the server (issue 7)", "[server][gammond][long]") {
-  gammond_process server{{"--dice-seed", "21"}};
+TEST_CASE("gammond: a whole long nardy game through the server (issue 7)",
+          "[server][gammond][long]") {
+  gammond_process server{flags(21)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "ln", "/option variant long");

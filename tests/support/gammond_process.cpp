@@ -1,1 +1,186 @@
-// Placeholder: filled by its owner.
+// Runs the real gammond binary for integration tests (gammond_process.hpp).
+
+#include "gammond_process.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX
+
+namespace bg::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::filesystem::path make_temp_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "gammond-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("gammond_process: mkdtemp failed: " +
+                             std::string{std::strerror(errno)});
+  }
+  return pattern;
+}
+
+/// The exit code of a waitpid status: the code, or 128 + the signal.
+int exit_code(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+bool has_flag(const std::vector<std::string>& flags, const std::string& name) {
+  return std::any_of(flags.begin(), flags.end(), [&](const std::string& f) {
+    return f == name || f.rfind(name + "=", 0) == 0;
+  });
+}
+
+}  // namespace
+
+gammond_process::gammond_process(std::vector<std::string> extra_flags,
+                                 std::chrono::milliseconds startup_timeout)
+    : dir_{make_temp_dir()}, flags_{std::move(extra_flags)}, startup_timeout_{startup_timeout} {
+  try {
+    start();
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    throw;
+  }
+}
+
+gammond_process::~gammond_process() {
+  if (pid_ != 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void gammond_process::start() {
+  const auto port_file = dir_ / "port";
+  std::error_code ec;
+  std::filesystem::remove(port_file, ec);
+
+  std::vector<std::string> args{GAMMOND_BINARY,     "--port",           "0",
+                                "--port-file",      port_file.string(), "--db",
+                                database().string()};
+  if (!has_flag(flags_, "--log-level")) {
+    args.emplace_back("--log-level");
+    args.emplace_back("debug");
+  }
+  args.insert(args.end(), flags_.begin(), flags_.end());
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  const std::string log_path = log_file().string();
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
+  ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // Whatever the test process blocks or ignores, gammond starts with default signal
+  // handling (its SIGTERM/SIGINT handling is what tests exercise).
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t signals;
+  ::sigemptyset(&signals);
+  ::posix_spawnattr_setsigmask(&attributes, &signals);
+  ::sigaddset(&signals, SIGINT);
+  ::sigaddset(&signals, SIGTERM);
+  ::sigaddset(&signals, SIGPIPE);
+  ::posix_spawnattr_setsigdefault(&attributes, &signals);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) {
+    throw std::runtime_error("gammond_process: cannot start " + args[0] + ": " +
+                             std::strerror(spawned));
+  }
+  pid_ = pid;
+  port_ = 0;
+
+  const auto deadline = std::chrono::steady_clock::now() + startup_timeout_;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = 0;
+      throw std::runtime_error("gammond_process: gammond exited with code " +
+                               std::to_string(exit_code(status)) + " before listening. Log:\n" +
+                               log());
+    }
+    std::ifstream in{port_file};
+    unsigned port = 0;
+    if (in >> port && port > 0 && port < 65536) {
+      port_ = static_cast<std::uint16_t>(port);
+      return;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  stop(SIGKILL);
+  throw std::runtime_error("gammond_process: no port file after " +
+                           std::to_string(startup_timeout_.count()) + " ms. Log:\n" + log());
+}
+
+bool gammond_process::running() {
+  if (pid_ == 0) return false;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) pid_ = 0;
+  return pid_ != 0;
+}
+
+int gammond_process::stop(int signal, std::chrono::milliseconds timeout) {
+  if (pid_ == 0) return -1;
+  ::kill(pid_, signal);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const pid_t ended = ::waitpid(pid_, &status, WNOHANG);
+    if (ended == pid_ || (ended < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  pid_ = 0;
+  port_ = 0;
+  return exit_code(status);
+}
+
+void gammond_process::restart(int signal) {
+  stop(signal);
+  start();
+}
+
+http_result gammond_process::get(const std::string& target,
+                                 std::chrono::milliseconds timeout) const {
+  return http_get(host(), port_, target, timeout);
+}
+
+std::string gammond_process::log() const {
+  std::ifstream in{log_file()};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace bg::test

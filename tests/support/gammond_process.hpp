@@ -1,1 +1,85 @@
 #pragma once
+/// @file gammond_process.hpp
+/// Runs the real gammond binary (GAMMOND_BINARY) for integration tests: ephemeral
+/// port, a temporary database, its log kept for failure messages.
+///
+/// Usage:
+/// @code
+///   bg::test::gammond_process server{{"--max-tables", "3"}};
+///   REQUIRE(server.get("/healthz").status == 200);
+///   bg::test::ws_client c;
+///   c.connect("127.0.0.1", server.port());
+///   ...
+///   server.restart();            // SIGTERM, wait, start again on the same database
+///   CHECK(server.stop() == 0);   // the exit code after a graceful stop
+/// @endcode
+/// The destructor kills a still running process (SIGKILL) and removes the temporary
+/// directory (database, port file, log).
+
+#include <sys/types.h>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "http_get.hpp"
+
+namespace bg::test {
+
+/// One gammond process started with `--port 0 --port-file <dir>/port --db
+/// <dir>/test.db --log-level debug` plus the extra flags. Not thread-safe.
+class gammond_process {
+ public:
+  /// Creates a temporary directory and starts gammond with `extra_flags` (which may
+  /// override --log-level, and may set any other flag). Waits up to `startup_timeout`
+  /// for the port file. Throws std::runtime_error (with the process's log) when
+  /// gammond exits or does not write its port in time.
+  explicit gammond_process(std::vector<std::string> extra_flags = {},
+                           std::chrono::milliseconds startup_timeout = std::chrono::seconds{10});
+  /// Kills (SIGKILL) a still running gammond, waits for it and removes the directory.
+  ~gammond_process();
+  gammond_process(const gammond_process&) = delete;
+  gammond_process& operator=(const gammond_process&) = delete;
+
+  /// The port gammond listens on (127.0.0.1), valid while running.
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+  /// "127.0.0.1".
+  [[nodiscard]] static std::string host() { return "127.0.0.1"; }
+  /// True until stop() (or the process ending on its own, as seen by waitpid).
+  [[nodiscard]] bool running();
+  /// The process id (0 when not running).
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+
+  /// Sends `signal` (SIGTERM: graceful; SIGKILL: a crash) and waits up to `timeout`
+  /// for the process to end; after the timeout it is killed with SIGKILL. Returns the
+  /// exit code, or 128 + the signal number when a signal ended it (so a graceful stop
+  /// returns 0 and SIGKILL returns 137). Returns -1 when it was not running.
+  int stop(int signal = SIGTERM, std::chrono::milliseconds timeout = std::chrono::seconds{10});
+  /// stop(signal), then starts gammond again with the same flags and the same
+  /// database (a new port: read port() again). Throws as the constructor does.
+  void restart(int signal = SIGTERM);
+
+  /// GET `target` from this gammond (http_get(host(), port(), target)).
+  [[nodiscard]] http_result get(const std::string& target,
+                                std::chrono::milliseconds timeout = std::chrono::seconds{5}) const;
+
+  /// The temporary directory, the database file and gammond's stdout+stderr log.
+  [[nodiscard]] const std::filesystem::path& directory() const noexcept { return dir_; }
+  [[nodiscard]] std::filesystem::path database() const { return dir_ / "test.db"; }
+  [[nodiscard]] std::filesystem::path log_file() const { return dir_ / "gammond.log"; }
+  /// Everything gammond has logged so far (all runs), for failure messages.
+  [[nodiscard]] std::string log() const;
+
+ private:
+  void start();
+
+  std::filesystem::path dir_;
+  std::vector<std::string> flags_;
+  std::chrono::milliseconds startup_timeout_;
+  pid_t pid_ = 0;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace bg::test

@@ -53,9 +53,12 @@ void show(const position& p, std::ostream& out) {
     const int x = p.mover(point);
     const int o = p.opponent(25 - point);  // standard geometry for the diagram
     std::ostringstream s;
-    if (x > 0) s << x << "X";
-    else if (o > 0) s << o << "O";
-    else s << ".";
+    if (x > 0)
+      s << x << "X";
+    else if (o > 0)
+      s << o << "O";
+    else
+      s << ".";
     return s.str();
   };
   out << " 13  14  15  16  17  18 | 19  20  21  22  23  24\n";
@@ -67,8 +70,8 @@ void show(const position& p, std::ostream& out) {
     out << std::setw(3) << cell(point) << (point == 7 ? " |" : " ");
   }
   out << "\n 12  11  10   9   8   7 |  6   5   4   3   2   1\n";
-  out << "X (on roll): bar " << p.mover(bar_index) << ", off " << p.mover(off_index)
-      << ", pips " << p.mover_pip_count() << "\n";
+  out << "X (on roll): bar " << p.mover(bar_index) << ", off " << p.mover(off_index) << ", pips "
+      << p.mover_pip_count() << "\n";
   out << "O:           bar " << p.opponent(bar_index) << ", off " << p.opponent(off_index)
       << ", pips " << p.opponent_pip_count() << "\n";
   out << "Position ID: " << position_id(p) << "\n";
@@ -85,8 +88,8 @@ int main(int argc, char** argv) {
   opts.add_options()("help,h", "show this help")("version", "print the version")(
       "variant", po::value(&variant_name), "standard (default) or long")(
       "games", po::value(&sp.games), "selfplay: number of games (or matches)")(
-      "seed", po::value(&sp.seed), "selfplay: dice seed")(
-      "match", po::value(&sp.match_length), "selfplay: play matches to this length");
+      "seed", po::value(&sp.seed), "selfplay: dice seed")("match", po::value(&sp.match_length),
+                                                          "selfplay: play matches to this length");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("args", po::value(&args));
   po::positional_options_description pos;
@@ -95,13 +98,13 @@ int main(int argc, char** argv) {
   all.add(opts).add(hidden);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv)
-                  .options(all)
-                  .positional(pos)
-                  .style(po::command_line_style::unix_style ^
-                         po::command_line_style::allow_guessing)
-                  .run(),
-              vm);
+    po::store(
+        po::command_line_parser(argc, argv)
+            .options(all)
+            .positional(pos)
+            .style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing)
+            .run(),
+        vm);
     po::notify(vm);
   } catch (const std::exception& e) {
     return bad_input(std::string(e.what()) + "\n" + usage);

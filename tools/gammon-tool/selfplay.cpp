@@ -48,7 +48,9 @@ int run_selfplay(const selfplay_options& o, std::ostream& out) {
     match m(mo);
     while (m.phase() != match_phase::match_over) {
       switch (m.phase()) {
-        case match_phase::opening: (void)m.roll_opening(dice); break;
+        case match_phase::opening:
+          (void)m.roll_opening(dice);
+          break;
         case match_phase::roll: {
           const side s = m.current_game().turn();
           if (m.may_double(s) && wants_double(m, s)) {
@@ -75,7 +77,8 @@ int run_selfplay(const selfplay_options& o, std::ostream& out) {
           ++turns;
           break;
         }
-        default: break;
+        default:
+          break;
       }
     }
     for (const auto& r : m.results()) {

@@ -32,8 +32,8 @@ constexpr int own_point(variant v, side s, int board) noexcept {
 struct board_view {
   /// points[i] is board point i + 1: > 0 red checkers, < 0 black checkers.
   std::array<int, 24> points{};
-  std::array<int, 2> bar{};  ///< [red, black]
-  std::array<int, 2> off{};  ///< [red, black]
+  std::array<int, 2> bar{};   ///< [red, black]
+  std::array<int, 2> off{};   ///< [red, black]
   std::array<int, 2> pips{};  ///< pip counts [red, black]
 };
 

@@ -16,8 +16,8 @@ inline constexpr int max_cube_value = 64;
 /// (R14.1); the taker owns it afterwards, so doubles alternate (R14.2, R14.3).
 struct cube {
   int value = 1;
-  std::optional<side> owner;        ///< nullopt: centred
-  std::optional<side> offered_by;   ///< a double is waiting for take or drop
+  std::optional<side> owner;       ///< nullopt: centred
+  std::optional<side> offered_by;  ///< a double is waiting for take or drop
 
   /// True when `s` may offer the next double by ownership and value (R14.1, R14.4);
   /// phase, Crawford and whose turn it is are the match's checks.

@@ -20,8 +20,8 @@ struct error {
 template <typename T>
 class result {
  public:
-  result(T value) : v_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  result(error e) : v_(std::move(e)) {}              // NOLINT(google-explicit-constructor)
+  result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  result(error e) : v_(std::move(e)) {}      // NOLINT(google-explicit-constructor)
   /// True when a value is held.
   [[nodiscard]] bool ok() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }

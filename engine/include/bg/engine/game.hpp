@@ -48,8 +48,8 @@ struct roll_outcome {
 struct play_outcome {
   side mover = side::red;
   roll dice;
-  play made;            ///< the legal play (checker moves in mover numbering)
-  std::string notation; ///< gnubg notation of the play, mover's perspective
+  play made;             ///< the legal play (checker moves in mover numbering)
+  std::string notation;  ///< gnubg notation of the play, mover's perspective
   bool game_over = false;
 };
 

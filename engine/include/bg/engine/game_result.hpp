@@ -21,14 +21,19 @@ enum class end_reason : unsigned char {
 };
 
 /// The multiplier of a kind: 1, 2 or 3.
-constexpr int multiplier(win_kind k) noexcept { return static_cast<int>(k); }
+constexpr int multiplier(win_kind k) noexcept {
+  return static_cast<int>(k);
+}
 
 /// "single", "gammon", "backgammon".
 constexpr std::string_view to_string(win_kind k) noexcept {
   switch (k) {
-    case win_kind::single: return "single";
-    case win_kind::gammon: return "gammon";
-    case win_kind::backgammon: return "backgammon";
+    case win_kind::single:
+      return "single";
+    case win_kind::gammon:
+      return "gammon";
+    case win_kind::backgammon:
+      return "backgammon";
   }
   return "single";
 }
@@ -36,10 +41,14 @@ constexpr std::string_view to_string(win_kind k) noexcept {
 /// "borne_off", "dropped", "resigned", "forfeit".
 constexpr std::string_view to_string(end_reason r) noexcept {
   switch (r) {
-    case end_reason::borne_off: return "borne_off";
-    case end_reason::dropped: return "dropped";
-    case end_reason::resigned: return "resigned";
-    case end_reason::forfeit: return "forfeit";
+    case end_reason::borne_off:
+      return "borne_off";
+    case end_reason::dropped:
+      return "dropped";
+    case end_reason::resigned:
+      return "resigned";
+    case end_reason::forfeit:
+      return "forfeit";
   }
   return "borne_off";
 }

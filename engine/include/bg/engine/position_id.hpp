@@ -21,7 +21,6 @@ namespace bg::engine {
 /// Decodes a Position ID into a position seen from the side on roll, validated for
 /// variant v. Errors (code "bad_position_id"): not 14 Base64 characters, more than 15
 /// checkers on a side, unused trailing bits set, or a point held by both sides.
-[[nodiscard]] result<position> position_from_id(std::string_view id,
-                                                variant v = variant::standard);
+[[nodiscard]] result<position> position_from_id(std::string_view id, variant v = variant::standard);
 
 }  // namespace bg::engine

@@ -13,10 +13,14 @@ namespace bg::engine {
 enum class side : std::uint8_t { red = 0, black = 1 };
 
 /// The other side.
-constexpr side opponent_of(side s) noexcept { return s == side::red ? side::black : side::red; }
+constexpr side opponent_of(side s) noexcept {
+  return s == side::red ? side::black : side::red;
+}
 
 /// "red" or "black".
-constexpr std::string_view to_string(side s) noexcept { return s == side::red ? "red" : "black"; }
+constexpr std::string_view to_string(side s) noexcept {
+  return s == side::red ? "red" : "black";
+}
 
 /// Parses "red" or "black" (lower case); anything else gives nullopt.
 constexpr std::optional<side> side_from_string(std::string_view text) noexcept {
@@ -26,6 +30,8 @@ constexpr std::optional<side> side_from_string(std::string_view text) noexcept {
 }
 
 /// 0 for red, 1 for black: an index into per-side arrays.
-constexpr int index_of(side s) noexcept { return static_cast<int>(s); }
+constexpr int index_of(side s) noexcept {
+  return static_cast<int>(s);
+}
 
 }  // namespace bg::engine

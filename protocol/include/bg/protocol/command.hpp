@@ -17,29 +17,29 @@ namespace bg::protocol {
 
 /// What a line asks for.
 enum class command_kind : unsigned char {
-  chat,            ///< any line not starting with "/": `text` is the message
-  join,            ///< /join [red|black]: `seat` when given
-  leave,           ///< /leave: give up one's seat (become a spectator)
-  start,           ///< /start: begin the match (both seats taken)
-  option_show,     ///< /option: show the options
-  option_match,    ///< /option match N|basis|off: `match`
-  option_tutor,    ///< /option tutor [on|off]: `flag`
-  option_variant,  ///< /option variant standard|long: `game_variant`
-  roll,            ///< /roll
-  move,            ///< /move <play>: `text` is the play in notation
-  double_offer,    ///< /double
-  take,            ///< /take
-  drop,            ///< /drop, /refuse
-  resign,          ///< /resign [single|gammon|backgammon]: `resign_kind`
-  accept,          ///< /accept: a resignation, or the cube (= /take)
-  reject,          ///< /reject: a resignation, or the cube (= /drop)
+  chat,              ///< any line not starting with "/": `text` is the message
+  join,              ///< /join [red|black]: `seat` when given
+  leave,             ///< /leave: give up one's seat (become a spectator)
+  start,             ///< /start: begin the match (both seats taken)
+  option_show,       ///< /option: show the options
+  option_match,      ///< /option match N|basis|off: `match`
+  option_tutor,      ///< /option tutor [on|off]: `flag`
+  option_variant,    ///< /option variant standard|long: `game_variant`
+  roll,              ///< /roll
+  move,              ///< /move <play>: `text` is the play in notation
+  double_offer,      ///< /double
+  take,              ///< /take
+  drop,              ///< /drop, /refuse
+  resign,            ///< /resign [single|gammon|backgammon]: `resign_kind`
+  accept,            ///< /accept: a resignation, or the cube (= /take)
+  reject,            ///< /reject: a resignation, or the cube (= /drop)
   continue_session,  ///< /continue (basis, R16)
-  stop_session,    ///< /stop (basis, R16)
-  board,           ///< /board: resend the state
-  who,             ///< /who: who is at the table
-  help,            ///< /help [command]: `text` is the topic
-  tables,          ///< /tables: the lobby list
-  export_match,    ///< /export: the link to the last finished match's .mat file
+  stop_session,      ///< /stop (basis, R16)
+  board,             ///< /board: resend the state
+  who,               ///< /who: who is at the table
+  help,              ///< /help [command]: `text` is the topic
+  tables,            ///< /tables: the lobby list
+  export_match,      ///< /export: the link to the last finished match's .mat file
 };
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
@@ -49,12 +49,12 @@ std::string_view to_string(command_kind k) noexcept;
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  std::string text;                       ///< chat text, move notation or help topic
-  std::optional<engine::side> seat;       ///< /join red|black
-  engine::match_options match;            ///< /option match (variant is not touched)
-  bool flag = false;                      ///< /option tutor on|off
+  std::string text;                  ///< chat text, move notation or help topic
+  std::optional<engine::side> seat;  ///< /join red|black
+  engine::match_options match;       ///< /option match (variant is not touched)
+  bool flag = false;                 ///< /option tutor on|off
   engine::variant game_variant = engine::variant::standard;  ///< /option variant
-  engine::win_kind resign_kind = engine::win_kind::single;  ///< /resign
+  engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are

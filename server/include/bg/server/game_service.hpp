@@ -3,10 +3,10 @@
 /// The game service: players (names, resume tokens), the lobby, and one table actor
 /// (a table on its own strand) per table.
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <array>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -76,7 +76,7 @@ class game_service final : public service, public std::enable_shared_from_this<g
  private:
   struct session_info {
     std::weak_ptr<client> who;
-    std::string name;           ///< empty until hello
+    std::string name;  ///< empty until hello
     std::set<std::string> tables;
     std::size_t tables_created = 0;
   };

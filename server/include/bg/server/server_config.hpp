@@ -6,24 +6,29 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace bg::server {
 
 /// gammond's configuration. Defaults are what a small community server needs.
 struct server_config {
-  std::string bind = "127.0.0.1";      ///< --bind: address to listen on
-  std::uint16_t port = 8080;           ///< --port: 0 picks a free port (tests)
-  std::string port_file;               ///< --port-file: write the bound port here (tests)
-  std::string db = "gammond.db";       ///< --db: SQLite file (WAL)
-  std::string static_dir;              ///< --static-dir: the web client (default: built-in path)
-  std::string log_level = "info";      ///< --log-level: trace|debug|info|warn|error|off
-  int threads = 2;                     ///< --threads: io_context threads
+  std::string bind = "127.0.0.1";  ///< --bind: address to listen on
+  std::uint16_t port = 8080;       ///< --port: 0 picks a free port (tests)
+  std::string port_file;           ///< --port-file: write the bound port here (tests)
+  std::string db = "gammond.db";   ///< --db: SQLite file (WAL)
+  std::string static_dir;          ///< --static-dir: the web client (default: built-in path)
+  std::string log_level = "info";  ///< --log-level: trace|debug|info|warn|error|off
+  int threads = 2;                 ///< --threads: io_context threads
 
   std::size_t max_message_bytes = 16 * 1024;  ///< --max-message-bytes: one WebSocket frame
-  double commands_per_second = 20.0;   ///< --commands-per-second: per connection, sustained
-  int command_burst = 40;              ///< --command-burst: tokens a connection may bank
-  int rate_limit_strikes = 20;         ///< --rate-limit-strikes: rate_limited answers before close
+  double commands_per_second = 20.0;          ///< --commands-per-second: per connection, sustained
+  int command_burst = 40;                     ///< --command-burst: tokens a connection may bank
+  int rate_limit_strikes = 20;  ///< --rate-limit-strikes: rate_limited answers before close
   std::chrono::seconds idle_timeout{120};  ///< --idle-timeout: no frame nor pong for this long
   std::chrono::seconds http_timeout{15};   ///< --http-timeout: to finish a request or upgrade
   std::size_t max_connections = 15000;     ///< --max-connections: in all
@@ -37,5 +42,29 @@ struct server_config {
   std::string trusted_proxy;               ///< --trusted-proxy: honour X-Forwarded-For from it
   std::uint64_t dice_seed = 0;  ///< --dice-seed: 0 = secure dice; N = reproducible (tests only)
 };
+
+/// Looks up one environment variable by name ("GAMMOND_PORT"); nullopt when unset.
+using environment_lookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+/// The process environment (std::getenv) as an environment_lookup.
+[[nodiscard]] environment_lookup process_environment();
+
+/// Reads gammond's settings into `config`, which holds the defaults on entry.
+///
+/// `args` is argv (args[0] is the program name). Every field has a flag (`--port 8080`
+/// or `--port=8080`) and an environment variable GAMMOND_<FLAG_IN_UPPER_SNAKE>
+/// (`GAMMOND_PORT`, `GAMMOND_MAX_MESSAGE_BYTES`) read through `environment`; a flag
+/// wins over its variable. Durations are whole seconds, sizes are bytes.
+///
+/// Returns std::nullopt when the server should run with `config`. Otherwise returns
+/// the exit code the process should end with: 0 after writing `--help` or `--version`
+/// to `out`; 2 after writing one line naming the bad flag or variable, its value and
+/// what is expected to `err` (unknown flag, a value that is not a number, out of range,
+/// not an IP address, an unknown log level). On a non-nullopt return `config` may be
+/// partly filled and must not be used.
+[[nodiscard]] std::optional<int> parse_config(std::span<const char* const> args,
+                                              const environment_lookup& environment,
+                                              server_config& config, std::ostream& out,
+                                              std::ostream& err);
 
 }  // namespace bg::server

@@ -82,7 +82,8 @@ class table {
   [[nodiscard]] nlohmann::json summary() const;
   /// Everything needed to rebuild the table after a restart.
   [[nodiscard]] nlohmann::json snapshot() const;
-  /// Rebuilds a table from snapshot(); nobody is present afterwards. Error
+  /// Rebuilds a table from snapshot(); nobody is present afterwards, and seats are
+  /// kept only while a match is in progress. Error
   /// "bad_snapshot" when the JSON does not describe a valid table.
   static engine::result<std::unique_ptr<table>> restore(const nlohmann::json& snapshot,
                                                         engine::dice_source& dice,
@@ -101,9 +102,7 @@ class table {
   [[nodiscard]] std::vector<std::string> present() const;
   /// The state sequence number: +1 for every change.
   [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
-  [[nodiscard]] const std::array<std::optional<seat>, 2>& seats() const noexcept {
-    return seats_;
-  }
+  [[nodiscard]] const std::array<std::optional<seat>, 2>& seats() const noexcept { return seats_; }
   [[nodiscard]] const std::optional<engine::match>& current_match() const noexcept {
     return match_;
   }

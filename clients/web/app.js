@@ -1,0 +1,678 @@
+// The gammond browser client: a thin client. It draws what the server pushes and
+// sends command lines; every legal play comes from state.legal and every allowed
+// action from phase, to_act, turn, may_double and players (protocol/PROTOCOL.md).
+
+import { Connection } from './net.js';
+import { drawBoard } from './board.js';
+import { MoveInput, applySteps } from './moves.js';
+
+const $ = (id) => document.getElementById(id);
+const store = {
+  // The resume token lives per tab (sessionStorage survives a reload); the name is
+  // also remembered for the next visit.
+  get token() { return sessionStorage.getItem('gammond.resume'); },
+  set token(v) { v ? sessionStorage.setItem('gammond.resume', v) : sessionStorage.removeItem('gammond.resume'); },
+  get name() { return sessionStorage.getItem('gammond.name'); },
+  set name(v) { sessionStorage.setItem('gammond.name', v); localStorage.setItem('gammond.name', v); },
+};
+
+/** The logs saved by saveLogs() before a reload of this tab. */
+function loadLogs() {
+  try {
+    return new Map(JSON.parse(sessionStorage.getItem('gammond.logs') ?? '[]'));
+  } catch {
+    return new Map();
+  }
+}
+
+let saveTimer = null;
+/** Saves the logs (the last 200 lines a table) soon, at most once a second. */
+function saveLogs() {
+  if (saveTimer) return;
+  saveTimer = setTimeout(() => {
+    saveTimer = null;
+    const keep = [...app.logs].map(([t, items]) => [t, items.slice(-200)]);
+    try {
+      sessionStorage.setItem('gammond.logs', JSON.stringify(keep));
+    } catch {
+      // Storage full or refused: the log lives on in memory.
+    }
+  }, 1000);
+}
+addEventListener('pagehide', () => {
+  clearTimeout(saveTimer);
+  saveTimer = null;
+  try {
+    sessionStorage.setItem('gammond.logs', JSON.stringify([...app.logs].map(([t, i]) => [t, i.slice(-200)])));
+  } catch {
+    // as above
+  }
+});
+
+/** Everything the client knows. */
+const app = {
+  me: null, // our name once welcomed
+  view: 'login',
+  table: null, // the table on screen
+  states: new Map(), // table -> last state
+  logs: loadLogs(), // table ('' = lobby) -> [{kind, text}], kept over a reload
+  input: null, // MoveInput for the play being entered, or null
+  inputSeq: -1, // state.seq the input was built for
+  sentMove: false, // a /move is on its way
+  lastPass: null, // {table, text, until}
+  lastResult: null, // {table, text}: the last game_over/match_over sentence
+  tablesTimer: null,
+};
+
+const conn = new Connection({
+  onOpen: sayHello,
+  onMessage: receive,
+  onStatus: (s, why) => {
+    const el = $('status');
+    el.dataset.status = s;
+    el.textContent = {
+      connecting: 'connecting…',
+      open: 'online',
+      closed: 'offline, reconnecting…',
+      replaced: 'opened in another window',
+    }[s];
+    if (s === 'replaced') showError(`disconnected: ${why}. Reload to take this window back.`);
+  },
+});
+app.conn = conn;
+window.gammond = app; // for the console and the end-to-end test
+
+// ---------------------------------------------------------------- connection
+
+function sayHello() {
+  const hello = { type: 'hello', name: store.name };
+  if (store.token) hello.resume = store.token;
+  conn.send(hello);
+}
+
+function send(msg) {
+  const id = conn.send(msg);
+  if (id === null) showError('not connected: trying again…');
+  return id;
+}
+
+/** Sends a command or chat line to the table on screen (or the lobby). */
+function sendLine(text, table = app.table) {
+  const msg = { type: 'line', text };
+  if (table) msg.table = table;
+  return send(msg);
+}
+
+function receive(msg) {
+  switch (msg.type) {
+    case 'welcome': return onWelcome(msg);
+    case 'state': return onState(msg);
+    case 'event': return onEvent(msg);
+    case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
+    case 'info': return addLog(msg.table ?? '', 'info', msg.text);
+    case 'tables': return drawTables(msg.tables);
+    case 'error': return onError(msg);
+    default: return undefined; // pong and anything newer
+  }
+}
+
+function onWelcome(msg) {
+  app.me = msg.name;
+  store.name = msg.name;
+  store.token = msg.resume;
+  $('who').textContent = msg.name;
+  $('login-error').textContent = '';
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  if (wanted) enterTable(wanted);
+  else showLobby();
+}
+
+function onError(msg) {
+  if (['bad_name', 'name_taken', 'already_hello'].includes(msg.code) && !app.me) {
+    conn.stop();
+    store.token = null;
+    $('login-error').textContent = msg.message;
+    show('login');
+    return;
+  }
+  if (msg.code === 'bad_resume') {
+    // The server forgot the token (no seat held any more): hello again by name.
+    store.token = null;
+    sayHello();
+    return;
+  }
+  if (app.sentMove) {
+    app.sentMove = false;
+    app.inputSeq = -1; // start the play again
+    if (app.table) drawTable();
+  }
+  showError(msg.message);
+}
+
+function showError(text) {
+  const el = $('error');
+  el.textContent = text;
+  if (app.view === 'login') $('login-error').textContent = text;
+}
+
+// ---------------------------------------------------------------- views
+
+function show(view) {
+  app.view = view;
+  for (const v of ['login', 'lobby', 'table']) $(v).hidden = v !== view;
+  $('chat').hidden = view === 'login';
+  document.body.dataset.view = view;
+  clearInterval(app.tablesTimer);
+  if (view === 'lobby') {
+    sendLine('/tables', null);
+    app.tablesTimer = setInterval(() => sendLine('/tables', null), 4000);
+  }
+  drawLog();
+}
+
+function showLobby() {
+  if (app.table) {
+    send({ type: 'exit', table: app.table });
+    app.table = null;
+  }
+  history.replaceState(null, '', location.pathname);
+  document.title = 'gammond';
+  show('lobby');
+}
+
+function enterTable(name) {
+  app.table = name;
+  app.input = null;
+  app.inputSeq = -1;
+  history.replaceState(null, '', `#${encodeURIComponent(name)}`);
+  $('table-name').textContent = name;
+  send({ type: 'enter', table: name });
+  show('table');
+  if (app.states.has(name)) drawTable();
+}
+
+/** Draws the lobby's list of tables. */
+function drawTables(tables) {
+  const body = $('tables').querySelector('tbody');
+  body.replaceChildren();
+  $('no-tables').hidden = tables.length > 0;
+  for (const t of tables) {
+    const tr = document.createElement('tr');
+    tr.dataset.table = t.name;
+    const name = document.createElement('td');
+    name.append(button(t.name, () => enterTable(t.name), 'link table-link'));
+    tr.appendChild(name);
+    const cells = [
+      t.players?.red ?? '—',
+      t.players?.black ?? '—',
+      optionsText(t.options),
+      `${t.score?.red ?? 0}–${t.score?.black ?? 0}`,
+      String(t.spectators ?? 0),
+      t.phase ?? '',
+    ];
+    cells.forEach((c, i) => {
+      const td = document.createElement('td');
+      td.textContent = c;
+      if (i >= 4) td.className = 'wide-only';
+      tr.appendChild(td);
+    });
+    const td = document.createElement('td');
+    const b = button(t.players?.red && t.players?.black ? 'watch' : 'enter', () => enterTable(t.name));
+    b.dataset.cmd = 'enter';
+    td.appendChild(b);
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+}
+
+/** "match to 3, long" from an options object. */
+function optionsText(o) {
+  if (!o) return '';
+  const m = o.match;
+  const parts = [];
+  if (m === 'basis') parts.push('basis');
+  else if (!m || m === 'off' || m === 0) parts.push('free play');
+  else parts.push(`match to ${o.match_length ?? m}`);
+  if (o.variant && o.variant !== 'standard') parts.push(o.variant);
+  if (o.tutor) parts.push('tutor');
+  return parts.join(', ');
+}
+
+// ---------------------------------------------------------------- the log
+
+function addLog(table, kind, text, from = null) {
+  if (!app.logs.has(table)) app.logs.set(table, []);
+  const log = app.logs.get(table);
+  log.push({ kind, text, from });
+  if (log.length > 500) log.splice(0, log.length - 500);
+  saveLogs();
+  if ((app.table ?? '') === table && app.view !== 'login') appendLogItem({ kind, text, from });
+}
+
+function appendLogItem(item) {
+  const li = document.createElement('li');
+  li.className = item.kind;
+  li.textContent = item.text;
+  const log = $('log');
+  const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
+  log.appendChild(li);
+  if (atEnd) log.scrollTop = log.scrollHeight;
+}
+
+function drawLog() {
+  $('log').replaceChildren();
+  for (const item of app.logs.get(app.table ?? '') ?? []) appendLogItem(item);
+  $('log').scrollTop = $('log').scrollHeight;
+}
+
+// ---------------------------------------------------------------- events and state
+
+function onEvent(msg) {
+  addLog(msg.table, `event ${msg.event}`, msg.text);
+  if (msg.event === 'passed') {
+    app.lastPass = {
+      table: msg.table,
+      text: `no legal move: pass (${msg.side} rolled ${(msg.dice ?? []).join('-')})`,
+      until: Date.now() + 4000,
+    };
+    setTimeout(() => app.table === msg.table && drawTable(), 4100);
+  }
+  if (msg.event === 'game_over' || msg.event === 'match_over') {
+    app.lastResult = { table: msg.table, text: msg.text, until: Date.now() + 5000 };
+    setTimeout(() => app.table === msg.table && drawTable(), 5100);
+  }
+  if (msg.table === app.table) drawTable();
+}
+
+function onState(st) {
+  app.states.set(st.table, st);
+  if (st.table === app.table) {
+    app.sentMove = false;
+    drawTable();
+  }
+}
+
+/** The side `name` sits on at table state `st`, or null. */
+function sideOf(st, name) {
+  if (st.players?.red === name) return 'red';
+  if (st.players?.black === name) return 'black';
+  return null;
+}
+
+const other = (side) => (side === 'red' ? 'black' : 'red');
+
+/** The MoveInput for the current state when it is our play, else null. */
+function currentInput(st, mine) {
+  if (st.phase !== 'move' || !mine || st.turn !== mine) {
+    app.input = null;
+    return null;
+  }
+  if (app.sentMove) return null;
+  if (app.inputSeq !== st.seq || !app.input) {
+    app.input = new MoveInput(st.legal ?? [], mine, st.variant);
+    app.inputSeq = st.seq;
+    app.selected = null;
+  }
+  return app.input;
+}
+
+/** Redraws everything of the table on screen from its last state. */
+function drawTable() {
+  const st = app.states.get(app.table);
+  if (!st || app.view !== 'table') return;
+  const mine = sideOf(st, app.me);
+  const bottom = mine ?? 'black';
+  const input = currentInput(st, mine);
+  const sources = input ? input.sources() : new Set();
+  if (app.selected !== null && app.selected !== undefined && !sources.has(app.selected)) app.selected = null;
+  const targets = input && app.selected != null ? input.destinations(app.selected) : new Set();
+  const board = input && input.steps.length ? applySteps(st.board, mine, input.steps) : st.board;
+  const cubeInUse = st.match_length > 0 || st.options?.match === 'basis';
+
+  drawBoard($('board'), {
+    board,
+    variant: st.variant ?? 'standard',
+    bottom,
+    tutor: Boolean(st.options?.tutor),
+    dice: st.phase === 'move' ? st.dice : null,
+    diceSide: st.turn,
+    cube: cubeInUse ? st.cube : null,
+    sources,
+    selected: app.selected ?? null,
+    targets,
+    mover: input ? mine : null,
+  });
+  $('board').dataset.phase = st.phase;
+  $('board').dataset.seq = st.seq;
+
+  drawStrip($('strip-top'), st, other(bottom));
+  drawStrip($('strip-bottom'), st, bottom);
+  $('match-info').textContent = matchText(st);
+  $('spectators').textContent = st.spectators?.length ? `watching: ${st.spectators.join(', ')}` : '';
+  drawBanner(st, mine, input);
+  drawDialog(st, mine);
+  drawControls(st, mine, input);
+  const myTurn = mine && st.to_act === mine;
+  document.title = `${myTurn ? '● ' : ''}${st.table} — gammond`;
+}
+
+function matchText(st) {
+  const o = st.options ?? {};
+  let t;
+  if (o.match === 'basis') t = 'basis session';
+  else if (st.match_length > 0) t = `match to ${st.match_length}`;
+  else t = 'free play';
+  if (st.variant === 'long') t += ' · long backgammon';
+  if (st.game_number > 0) t += ` · game ${st.game_number}`;
+  if (st.crawford) t += ' · Crawford game';
+  return t;
+}
+
+/** The side whose move or decision is awaited, for the turn mark. */
+function activeSide(st) {
+  return st.to_act ?? st.turn ?? null;
+}
+
+/** One player's strip: colour, name, pips, score, and the fish whose eye marks the turn. */
+function drawStrip(el, st, side) {
+  const name = st.players?.[side];
+  const active = activeSide(st) === side;
+  el.className = `strip ${side}${active ? ' active' : ''}`;
+  el.dataset.side = side;
+  el.innerHTML = '';
+  const span = (cls, text) => {
+    const s = document.createElement('span');
+    s.className = cls;
+    s.textContent = text;
+    el.appendChild(s);
+    return s;
+  };
+  span(`swatch ${side}`, '');
+  span('name', name ?? `${side}: free seat`);
+  if (name && st.present && st.present[side] === false) span('away', 'away');
+  if (name === app.me) span('you', 'you');
+  span('pips', `pips ${st.pips?.[side] ?? '—'}`);
+  const score = span('score', `score ${st.score?.[side] ?? 0}`);
+  score.dataset.score = st.score?.[side] ?? 0;
+  const fish = span('fish', '');
+  fish.innerHTML = fishSvg(side);
+  fish.title = active ? `${side} to play` : '';
+  fish.hidden = !active;
+}
+
+/** Seed 000's "fish eye": a fish whose eye takes the colour of the player to act. */
+function fishSvg(side) {
+  return `<svg viewBox="0 0 48 28" width="42" height="24" aria-label="${side} to act">
+    <path d="M4 14 C12 2 30 2 38 14 C30 26 12 26 4 14 Z" class="fish-body"/>
+    <path d="M36 14 L47 5 L47 23 Z" class="fish-body"/>
+    <circle cx="14" cy="12" r="5" class="fish-eye ${side}"/></svg>`;
+}
+
+/** The banner over the board: a pass, a forced play, a game result. */
+function drawBanner(st, mine, input) {
+  const el = $('banner');
+  let text = '';
+  let kind = '';
+  const now = Date.now();
+  if (app.lastPass && app.lastPass.table === st.table && app.lastPass.until > now) {
+    text = app.lastPass.text;
+    kind = 'pass';
+  } else if (app.lastResult && app.lastResult.table === st.table && app.lastResult.until > now && st.phase !== 'match_over') {
+    text = app.lastResult.text;
+    kind = 'result';
+  } else if (st.phase === 'move' && (st.legal ?? []).length === 1) {
+    text = `forced play: ${st.legal[0]}`;
+    kind = 'forced';
+  } else if (st.phase === 'cube_offered' && st.to_act !== mine) {
+    text = `${st.cube.offered_by} doubles to ${st.cube.value * 2}: ${st.to_act} to take or drop`;
+    kind = 'wait';
+  } else if (st.phase === 'resign_offered' && st.to_act !== mine && st.resign) {
+    text = `${st.resign.by} offers to resign (${st.resign.kind}): ${st.to_act} to answer`;
+    kind = 'wait';
+  }
+  el.hidden = !text;
+  el.textContent = text;
+  el.dataset.kind = kind;
+}
+
+/** Dialogs for a decision that is ours: the cube offer, a resignation, continue?, match end. */
+function drawDialog(st, mine) {
+  const el = $('dialog');
+  el.replaceChildren();
+  let kind = null;
+  const add = (tag, text, cls = '') => {
+    const e = document.createElement(tag);
+    e.textContent = text;
+    if (cls) e.className = cls;
+    el.appendChild(e);
+    return e;
+  };
+  const row = () => {
+    const d = document.createElement('div');
+    d.className = 'buttons';
+    el.appendChild(d);
+    return d;
+  };
+  if (st.phase === 'cube_offered' && mine && st.to_act === mine) {
+    kind = 'cube';
+    add('div', String(st.cube.value * 2), 'dialog-cube');
+    add('p', `${st.players[st.cube.offered_by]} (${st.cube.offered_by}) doubles to ${st.cube.value * 2}.`);
+    add('p', `Take, and play on for ${st.cube.value * 2} with the cube on your side, or drop and lose ${st.cube.value}.`, 'muted');
+    const r = row();
+    r.append(cmdButton('take', 'Take'), cmdButton('drop', 'Drop'));
+  } else if (st.phase === 'resign_offered' && mine && st.to_act === mine && st.resign) {
+    kind = 'resign';
+    add('p', `${st.players[st.resign.by]} (${st.resign.by}) offers to resign a ${st.resign.kind}.`);
+    const r = row();
+    r.append(cmdButton('accept', 'Accept'), cmdButton('reject', 'Reject'));
+  } else if (st.phase === 'game_over' && mine && !(st.continuing?.[mine])) {
+    kind = 'continue';
+    if (st.last_result) add('p', resultText(st), 'muted');
+    add('p', 'Continue?', 'question');
+    const r = row();
+    r.append(cmdButton('continue', 'Continue'), cmdButton('stop', '✕ Stop'));
+  } else if (st.phase === 'match_over') {
+    kind = 'match-over';
+    add('h3', matchOverText(st));
+    add('p', `score: red ${st.score.red} – black ${st.score.black}`, 'final-score');
+    if (st.last_match_id) {
+      const a = document.createElement('a');
+      a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat`;
+      a.textContent = 'download the match (.mat)';
+      el.appendChild(a);
+    }
+    if (mine && st.players.red && st.players.black) row().append(cmdButton('start', 'Play again'));
+  }
+  el.hidden = kind === null;
+  el.dataset.kind = kind ?? '';
+}
+
+function resultText(st) {
+  const r = st.last_result;
+  if (!r) return '';
+  return `${st.players[r.winner] ?? r.winner} (${r.winner}) wins ${r.kind === 'single' ? 'a single game' : `a ${r.kind}`}, ${r.points} point${r.points === 1 ? '' : 's'}`;
+}
+
+function matchOverText(st) {
+  const { red, black } = st.score;
+  if (red === black && st.match_length === 0) return 'The session ends level';
+  const w = red > black ? 'red' : 'black';
+  return `${st.players[w] ?? w} (${w}) wins the ${st.match_length > 0 ? 'match' : 'session'} ${Math.max(red, black)}–${Math.min(red, black)}`;
+}
+
+function button(label, onClick, cls = '') {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  if (cls) b.className = cls;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** A button that sends `/<cmd>` to the table. */
+function cmdButton(cmd, label, arg = '') {
+  const b = button(label, () => sendLine(`/${cmd}${arg ? ` ${arg}` : ''}`));
+  b.dataset.cmd = cmd;
+  return b;
+}
+
+/** Buttons for the commands allowed now, from phase, turn, to_act, may_double, players. */
+function drawControls(st, mine, input) {
+  const el = $('controls');
+  el.replaceChildren();
+  const p = st.phase;
+  const seated = mine !== null;
+  const both = Boolean(st.players?.red && st.players?.black);
+  if (!seated && (!st.players?.red || !st.players?.black)) el.append(cmdButton('join', 'Join'));
+  if (seated && both && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('start', 'Start'));
+  if (seated && (p === 'opening' || (p === 'roll' && st.turn === mine))) el.append(cmdButton('roll', 'Roll'));
+  if (seated && p === 'roll' && st.turn === mine && st.may_double) el.append(cmdButton('double', 'Double'));
+  if (seated && p === 'cube_offered' && st.to_act === mine) el.append(cmdButton('take', 'Take'), cmdButton('drop', 'Drop'));
+  if (seated && p === 'resign_offered' && st.to_act === mine) el.append(cmdButton('accept', 'Accept'), cmdButton('reject', 'Reject'));
+  if (seated && p === 'game_over' && !(st.continuing?.[mine])) el.append(cmdButton('continue', 'Continue'), cmdButton('stop', 'Stop'));
+  if (input) {
+    const undo = button('Undo', () => {
+      app.input = app.input.undo();
+      app.selected = null;
+      drawTable();
+    });
+    undo.dataset.cmd = 'undo';
+    undo.disabled = input.steps.length === 0;
+    el.append(undo);
+    const hint = document.createElement('span');
+    hint.className = 'hint';
+    hint.textContent = app.selected != null ? 'now pick where it goes' : 'pick a checker to move';
+    el.append(hint);
+  }
+  if (seated && (p === 'roll' || p === 'move')) el.append(cmdButton('resign', 'Resign'));
+  if (seated && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('leave', 'Leave seat'));
+  for (const b of el.querySelectorAll('button[data-cmd="roll"]')) b.classList.add('primary');
+  if (!seated && !el.children.length) {
+    const s = document.createElement('span');
+    s.className = 'hint';
+    s.textContent = 'watching';
+    el.append(s);
+  }
+}
+
+// ---------------------------------------------------------------- moving checkers
+
+/** The place ("bar", "off" or 1..24) under a pointer event, or null. */
+function placeAt(x, y) {
+  const hit = document.elementFromPoint(x, y)?.closest('[data-place]');
+  if (!hit || !$('board').contains(hit)) return null;
+  const p = hit.dataset.place;
+  return p === 'bar' || p === 'off' ? p : Number(p);
+}
+
+/** Makes one step of the play; sends the play when it is complete. */
+function makeStep(from, to) {
+  const next = app.input?.step(from, to);
+  if (!next) return;
+  app.input = next;
+  app.selected = null;
+  const done = next.complete();
+  if (done !== null) {
+    app.sentMove = true;
+    sendLine(`/move ${done}`);
+  }
+  drawTable();
+}
+
+/** Tap a checker then a destination, or drag the checker there. */
+function setupBoardInput() {
+  const svg = $('board');
+  let drag = null; // {from, ghost, x, y, moved}
+  svg.addEventListener('pointerdown', (e) => {
+    if (!app.input || app.sentMove) return;
+    const place = placeAt(e.clientX, e.clientY);
+    if (place === null) return;
+    if (app.selected != null && app.input.destinations(app.selected).has(place)) {
+      makeStep(app.selected, place);
+      return;
+    }
+    if (app.input.sources().has(place)) {
+      app.selected = place;
+      drawTable();
+      drag = { from: place, x: e.clientX, y: e.clientY, moved: false, ghost: null };
+      svg.setPointerCapture(e.pointerId);
+    } else if (app.selected != null) {
+      app.selected = null;
+      drawTable();
+    }
+  });
+  svg.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    if (!drag.moved && Math.hypot(e.clientX - drag.x, e.clientY - drag.y) < 8) return;
+    drag.moved = true;
+    if (!drag.ghost) {
+      drag.ghost = document.createElement('div');
+      drag.ghost.className = `ghost ${app.input.side}`;
+      document.body.appendChild(drag.ghost);
+    }
+    drag.ghost.style.left = `${e.clientX}px`;
+    drag.ghost.style.top = `${e.clientY}px`;
+  });
+  const end = (e) => {
+    if (!drag) return;
+    const d = drag;
+    drag = null;
+    d.ghost?.remove();
+    if (!d.moved || !app.input) return;
+    const place = placeAt(e.clientX, e.clientY);
+    if (place !== null && place !== d.from && app.input.destinations(d.from).has(place)) {
+      makeStep(d.from, place);
+    }
+  };
+  svg.addEventListener('pointerup', end);
+  svg.addEventListener('pointercancel', () => {
+    drag?.ghost?.remove();
+    drag = null;
+  });
+}
+
+// ---------------------------------------------------------------- start
+
+function setup() {
+  $('login-name').value = store.name ?? localStorage.getItem('gammond.name') ?? '';
+  $('login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = $('login-name').value.trim();
+    if (!name) return;
+    if (name !== store.name) store.token = null;
+    store.name = name;
+    $('login-error').textContent = '';
+    conn.connect();
+  });
+  $('create-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = $('create-name').value.trim();
+    if (name) enterTable(name);
+  });
+  $('to-lobby').addEventListener('click', showLobby);
+  const history = [];
+  let back = 0;
+  $('line-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = $('line').value;
+    if (!text.trim()) return;
+    $('error').textContent = '';
+    history.push(text);
+    back = 0;
+    sendLine(text, app.view === 'table' ? app.table : null);
+    $('line').value = '';
+  });
+  $('line').addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
+    back = Math.max(0, Math.min(history.length, back + (e.key === 'ArrowUp' ? 1 : -1)));
+    $('line').value = back ? history[history.length - back] : '';
+    e.preventDefault();
+  });
+  setupBoardInput();
+  // Keep the connection warm and notice a dead one.
+  setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
+  if (store.name) conn.connect();
+  else show('login');
+}
+
+setup();

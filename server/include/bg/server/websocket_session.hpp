@@ -1,0 +1,126 @@
+#pragma once
+/// @file websocket_session.hpp
+/// One WebSocket connection: frames in to the game service, frames out from a
+/// bounded queue. Implements client, the service's view of a connection.
+
+#include <atomic>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "bg/server/client.hpp"
+#include "bg/server/server_context.hpp"
+#include "bg/server/session_registry.hpp"
+
+namespace bg::server {
+
+/// A WebSocket connection on its own strand. All its work runs on that strand;
+/// send() and close() may be called from any thread and post there.
+///
+/// Incoming: each message of at most config.max_message_bytes (over: close 1009
+/// "message too big") is checked against a token bucket (config.commands_per_second
+/// sustained, config.command_burst capacity). Over the rate the session answers
+/// `{"type":"error","code":"rate_limited",...}` without passing the message on; after
+/// config.rate_limit_strikes such answers it closes with 1008 "rate limit". A binary
+/// message is answered `{"type":"error","code":"binary_frame",...}`. A text message
+/// goes to service::on_text, in order.
+///
+/// Outgoing: one write in flight; queued frames are shared, never copied. When a frame
+/// would take the queued bytes (the one in flight included) above
+/// config.write_queue_bytes, the queue is dropped and the connection closed
+/// (1008 "client too slow"); a single frame larger than the bound is still sent when
+/// the queue is empty.
+///
+/// Timeouts: Beast's suggested server timeouts with idle_timeout = config.idle_timeout
+/// (keep-alive pings at half of it, so a half-open connection is dropped) and the
+/// handshake and close handshake limited to config.http_timeout; a close that does not
+/// finish in config.http_timeout (a peer that does not read) drops the socket.
+///
+/// service::on_open is called once after the handshake succeeds and service::on_close
+/// exactly once after that when the connection ends, whatever the reason; neither is
+/// called when the handshake fails. Exceptions thrown by the service are caught and
+/// logged. Lives as long as an operation is pending or the service holds it.
+class websocket_session final : public client,
+                                public std::enable_shared_from_this<websocket_session> {
+ public:
+  /// Takes the socket of an http_session that received an upgrade request, the
+  /// connection's registry ticket and the client's address (after X-Forwarded-For).
+  websocket_session(boost::asio::ip::tcp::socket&& socket,
+                    std::shared_ptr<const server_context> context, session_registry::ticket ticket,
+                    std::string address);
+  ~websocket_session() override;
+  websocket_session(const websocket_session&) = delete;
+  websocket_session& operator=(const websocket_session&) = delete;
+
+  /// Answers the upgrade `request` (WebSocket handshake) and starts reading.
+  /// Returns at once.
+  void run(boost::beast::http::request<boost::beast::http::string_body> request);
+
+  /// client: queues `frame` as one text message (dropped once the session is
+  /// closing). Thread-safe.
+  void send(std::shared_ptr<const std::string> frame) override;
+  /// client: closes with code 1000 (normal) and `reason` after the queued frames.
+  /// Thread-safe; only the first close of a session has an effect.
+  void close(std::string reason) override;
+  /// Closes with `code` and `reason` (at most 123 bytes are sent) after the queued
+  /// frames. Thread-safe; only the first close has an effect.
+  void close(boost::beast::websocket::close_code code, std::string reason);
+  /// True once the close frame has been handed to the socket (the close handshake
+  /// has started; nothing queued is left to write). Safe from any thread.
+  [[nodiscard]] bool close_started() const noexcept {
+    return close_started_.load(std::memory_order_acquire);
+  }
+  /// client: a process-unique id (1, 2, ...), never reused.
+  [[nodiscard]] std::uint64_t id() const noexcept override { return id_; }
+  /// client: the client's address as text.
+  [[nodiscard]] const std::string& address() const noexcept override { return address_; }
+
+ private:
+  using clock = std::chrono::steady_clock;
+
+  void on_accept(boost::beast::error_code ec);
+  void do_read();
+  void on_read(boost::beast::error_code ec, std::size_t bytes);
+  void on_message(bool text, std::string message);
+  [[nodiscard]] bool take_token();
+  void queue(std::shared_ptr<const std::string> frame);
+  void do_write();
+  void on_write(boost::beast::error_code ec);
+  void begin_close(boost::beast::websocket::close_code code, std::string reason);
+  void do_close();
+  void drop_socket();
+  void finish(boost::beast::error_code ec);
+
+  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::asio::steady_timer close_timer_;
+  boost::beast::flat_buffer buffer_;
+  std::shared_ptr<const server_context> context_;
+  session_registry::ticket ticket_;
+  const std::uint64_t id_;
+  const std::string address_;
+
+  std::deque<std::shared_ptr<const std::string>> queue_;  // front() is in flight
+  std::size_t queued_bytes_ = 0;
+  bool writing_ = false;
+
+  double tokens_ = 0;
+  clock::time_point refilled_;
+  int strikes_ = 0;
+
+  bool opened_ = false;    // handshake done, on_open called
+  bool closing_ = false;   // a close was asked for: no more frames in or out
+  bool finished_ = false;  // on_close called (or never opened and ended)
+  boost::beast::websocket::close_reason close_reason_;
+  std::atomic<bool> close_started_{false};
+};
+
+}  // namespace bg::server

@@ -1,0 +1,93 @@
+// The network layer as one object and its shutdown sequence (network_server.hpp).
+
+#include "bg/server/network_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <stdexcept>
+
+#include "bg/server/listener.hpp"
+#include "bg/server/server_context.hpp"
+#include "bg/server/service.hpp"
+#include "bg/server/websocket_session.hpp"
+
+namespace bg::server {
+
+namespace net = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+/// How long clients get to answer the close frames once all are sent.
+constexpr auto settle_time = 100ms;
+}  // namespace
+
+network_server::network_server(net::io_context& io, server_config config,
+                               std::shared_ptr<service> game, metrics& counters)
+    : io_{io},
+      registry_{std::make_shared<session_registry>(config.max_connections,
+                                                   config.max_connections_per_address)},
+      game_{game ? std::move(game)
+                 : throw std::invalid_argument("network_server: no game service")},
+      context_{std::make_shared<const server_context>(
+          server_context{std::move(config), *game_, counters, registry_})},
+      listener_{std::make_shared<listener>(io, context_)},
+      flush_timer_{io} {}
+
+network_server::~network_server() = default;
+
+void network_server::start() {
+  listener_->open();
+  listener_->run();
+}
+
+std::uint16_t network_server::port() const noexcept {
+  return listener_->port();
+}
+
+bool network_server::shutdown(std::chrono::milliseconds flush, std::function<void()> done) {
+  if (shutting_down_.exchange(true)) return false;
+  net::post(flush_timer_.get_executor(), [this, flush, done = std::move(done)]() mutable {
+    spdlog::info("shutting down: {} WebSocket connection(s) open", registry_->open_sessions());
+    listener_->stop();
+    try {
+      game_->shutdown();
+    } catch (const std::exception& e) {
+      spdlog::error("the game service failed to shut down cleanly: {}", e.what());
+    }
+    for (const auto& session : registry_->sessions()) {
+      session->close(boost::beast::websocket::close_code::going_away, "server shutting down");
+    }
+    wait_for_sessions(std::chrono::steady_clock::now() + flush, false, std::move(done));
+  });
+  return true;
+}
+
+void network_server::wait_for_sessions(std::chrono::steady_clock::time_point deadline,
+                                       bool settling, std::function<void()> done) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto open = registry_->sessions();
+  if (open.empty() || now >= deadline) {
+    if (!open.empty()) {
+      spdlog::warn("shutting down with {} WebSocket connection(s) still open", open.size());
+    }
+    if (done) done();
+    return;
+  }
+  // Once every close frame is out, a client that answers does so at once: give the
+  // handshakes a moment to finish, not the whole flush time.
+  if (!settling && std::all_of(open.begin(), open.end(),
+                               [](const auto& session) { return session->close_started(); })) {
+    settling = true;
+    deadline = std::min(deadline, now + settle_time);
+  }
+  flush_timer_.expires_after(10ms);
+  flush_timer_.async_wait(
+      [this, deadline, settling, done = std::move(done)](boost::system::error_code) mutable {
+        wait_for_sessions(deadline, settling, std::move(done));
+      });
+}
+
+}  // namespace bg::server
