@@ -40,8 +40,8 @@ using tcp = net::ip::tcp;
 using namespace std::chrono_literals;
 
 constexpr std::size_t max_message_bytes = 16 * 1024;  // gammond's --max-message-bytes default
-constexpr auto idle_timeout = 120s;                    // gammond's --idle-timeout default
-constexpr auto http_timeout = 15s;                     // gammond's --http-timeout default
+constexpr auto idle_timeout = 120s;                   // gammond's --idle-timeout default
+constexpr auto http_timeout = 15s;                    // gammond's --http-timeout default
 
 class ws_session : public std::enable_shared_from_this<ws_session> {
  public:
@@ -54,8 +54,8 @@ class ws_session : public std::enable_shared_from_this<ws_session> {
     timeouts.keep_alive_pings = true;
     ws_.set_option(timeouts);
     ws_.read_message_max(max_message_bytes);
-    ws_.async_accept(request, beast::bind_front_handler(&ws_session::on_accept,
-                                                        shared_from_this()));
+    ws_.async_accept(request,
+                     beast::bind_front_handler(&ws_session::on_accept, shared_from_this()));
   }
 
  private:

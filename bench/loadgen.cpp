@@ -156,30 +156,54 @@ options parse(int argc, char** argv) {
       return argv[++i];
     };
     auto integer = [&]() { return static_cast<int>(to_number(a, value())); };
-    if (a == "--help" || a == "-h") usage(0);
-    else if (a == "--host") o.host = value();
-    else if (a == "--port") o.port = integer();
-    else if (a == "--sources") o.sources = integer();
-    else if (a == "--connections") o.connections = integer();
-    else if (a == "--threads") o.threads = integer();
-    else if (a == "--connect-concurrency") o.connect_concurrency = integer();
-    else if (a == "--server-pid") o.server_pid = integer();
-    else if (a == "--echo") o.echo = true;
-    else if (a == "--mode") o.mode = value();
-    else if (a == "--hold") o.hold = to_number(a, value());
-    else if (a == "--settle") o.settle = to_number(a, value());
-    else if (a == "--tables") o.tables = integer();
-    else if (a == "--request") o.request = value();
-    else if (a == "--spectate") o.spectate = true;
-    else if (a == "--no-spectate") o.spectate = false;
-    else if (a == "--rate") o.rate = to_number(a, value());
-    else if (a == "--warmup") o.warmup = to_number(a, value());
-    else if (a == "--duration") o.duration = to_number(a, value());
-    else if (a == "--drain") o.drain = to_number(a, value());
-    else if (a == "--stall") o.stall = to_number(a, value());
-    else if (a == "--seed") o.seed = static_cast<std::uint64_t>(to_number(a, value()));
-    else if (a == "--label") o.label = value();
-    else if (a == "--prefix") o.prefix = value();
+    if (a == "--help" || a == "-h")
+      usage(0);
+    else if (a == "--host")
+      o.host = value();
+    else if (a == "--port")
+      o.port = integer();
+    else if (a == "--sources")
+      o.sources = integer();
+    else if (a == "--connections")
+      o.connections = integer();
+    else if (a == "--threads")
+      o.threads = integer();
+    else if (a == "--connect-concurrency")
+      o.connect_concurrency = integer();
+    else if (a == "--server-pid")
+      o.server_pid = integer();
+    else if (a == "--echo")
+      o.echo = true;
+    else if (a == "--mode")
+      o.mode = value();
+    else if (a == "--hold")
+      o.hold = to_number(a, value());
+    else if (a == "--settle")
+      o.settle = to_number(a, value());
+    else if (a == "--tables")
+      o.tables = integer();
+    else if (a == "--request")
+      o.request = value();
+    else if (a == "--spectate")
+      o.spectate = true;
+    else if (a == "--no-spectate")
+      o.spectate = false;
+    else if (a == "--rate")
+      o.rate = to_number(a, value());
+    else if (a == "--warmup")
+      o.warmup = to_number(a, value());
+    else if (a == "--duration")
+      o.duration = to_number(a, value());
+    else if (a == "--drain")
+      o.drain = to_number(a, value());
+    else if (a == "--stall")
+      o.stall = to_number(a, value());
+    else if (a == "--seed")
+      o.seed = static_cast<std::uint64_t>(to_number(a, value()));
+    else if (a == "--label")
+      o.label = value();
+    else if (a == "--prefix")
+      o.prefix = value();
     else {
       std::cerr << "loadgen: unknown flag " << a << "\n";
       usage(2);
@@ -188,8 +212,8 @@ options parse(int argc, char** argv) {
   if (o.mode != "idle" && o.mode != "load") usage(2);
   if (o.request != "game" && o.request != "board" && o.request != "ping") usage(2);
   if (o.mode == "idle") o.tables = 0;
-  if (o.threads < 1 || o.sources < 1 || o.sources > 250 || o.connections < 1 ||
-      o.tables < 0 || 2 * o.tables > o.connections || o.connect_concurrency < 1) {
+  if (o.threads < 1 || o.sources < 1 || o.sources > 250 || o.connections < 1 || o.tables < 0 ||
+      2 * o.tables > o.connections || o.connect_concurrency < 1) {
     std::cerr << "loadgen: need threads >= 1, 1 <= sources <= 250, 2 * tables <= connections\n";
     std::exit(2);
   }
@@ -278,18 +302,18 @@ struct window {
 
 /// One thread's counters. Written by its own thread only; read by main for progress.
 struct counters {
-  std::atomic<std::uint64_t> connected{0};      // WebSocket handshake done
-  std::atomic<std::uint64_t> welcomed{0};       // hello answered
+  std::atomic<std::uint64_t> connected{0};       // WebSocket handshake done
+  std::atomic<std::uint64_t> welcomed{0};        // hello answered
   std::atomic<std::uint64_t> connect_failed{0};  // connect / handshake / hello failed
   std::atomic<std::uint64_t> dropped{0};         // closed after the hello
   std::atomic<std::uint64_t> errors{0};          // `error` messages received
   std::atomic<std::uint64_t> frames_in{0};
   std::atomic<std::uint64_t> bytes_in{0};
-  std::atomic<std::uint64_t> sent{0};            // stream commands sent
-  std::atomic<std::uint64_t> completed{0};       // stream commands answered
+  std::atomic<std::uint64_t> sent{0};       // stream commands sent
+  std::atomic<std::uint64_t> completed{0};  // stream commands answered
   std::atomic<std::uint64_t> window_completed{0};
   std::atomic<std::uint64_t> window_errors{0};
-  std::atomic<std::uint64_t> games{0};           // games completed (all time)
+  std::atomic<std::uint64_t> games{0};  // games completed (all time)
   std::atomic<std::uint64_t> window_games{0};
   std::atomic<std::uint64_t> tables_ready{0};
   std::atomic<std::uint64_t> tables_failed{0};
@@ -367,7 +391,16 @@ struct table_driver {
 
   int welcomed_ = 0;
   int entered_ = 0;
-  enum class stage { hello, join0, join1, enter, start, ready, running, failed } stage_ = stage::hello;
+  enum class stage {
+    hello,
+    join0,
+    join1,
+    enter,
+    start,
+    ready,
+    running,
+    failed
+  } stage_ = stage::hello;
   bool lost_ = false;
   bool counted_failed_ = false;
 
@@ -447,13 +480,11 @@ void connection::start() {
   // Pick the port at connect time, per destination, not at bind time.
   const int one = 1;
   ::setsockopt(socket.native_handle(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-  const auto source = net::ip::make_address_v4(
-      static_cast<net::ip::address_v4::uint_type>((127U << 24U) +
-                                                  static_cast<unsigned>(1 + index_ % o_.sources)));
+  const auto source = net::ip::make_address_v4(static_cast<net::ip::address_v4::uint_type>(
+      (127U << 24U) + static_cast<unsigned>(1 + index_ % o_.sources)));
   socket.bind(tcp::endpoint{source, 0}, ec);
   if (ec) return fail("bind", ec);
-  const tcp::endpoint server{net::ip::make_address(o_.host),
-                             static_cast<std::uint16_t>(o_.port)};
+  const tcp::endpoint server{net::ip::make_address(o_.host), static_cast<std::uint16_t>(o_.port)};
   socket.async_connect(server, [this](beast::error_code ec2) {
     if (ec2) return fail("connect", ec2);
     beast::error_code ignored;
@@ -608,7 +639,9 @@ void table_driver::fail_table(std::string_view why) {
   log_error(name_, why);
 }
 
-void table_driver::on_drop() { fail_table("a connection dropped"); }
+void table_driver::on_drop() {
+  fail_table("a connection dropped");
+}
 
 void table_driver::on_reply(connection& from, std::string_view text, bool error) {
   switch (stage_) {
@@ -876,22 +909,25 @@ int main(int argc, char** argv) {
   // Connect everyone.
   const auto t_connect = clk::now();
   for (;;) {
-    const auto done = total(workers, [](counters& c) -> auto& { return c.welcomed; }) +
-                      total(workers, [](counters& c) -> auto& { return c.connect_failed; });
+    const auto done = total(
+                          workers, [](counters & c) -> auto& { return c.welcomed; }) +
+                      total(
+                          workers, [](counters & c) -> auto& { return c.connect_failed; });
     const double elapsed = std::chrono::duration<double>(clk::now() - t_connect).count();
     if (done >= static_cast<std::uint64_t>(o.connections) || elapsed > o.connect_timeout) break;
     sleep_for(0.2);
   }
   const double connect_seconds = std::chrono::duration<double>(clk::now() - t_connect).count();
-  const auto welcomed = total(workers, [](counters& c) -> auto& { return c.welcomed; });
-  std::cout << "loadgen: " << welcomed << " connections said hello in " << connect_seconds
-            << " s (" << total(workers, [](counters& c) -> auto& { return c.connect_failed; })
+  const auto welcomed = total(
+      workers, [](counters & c) -> auto& { return c.welcomed; });
+  std::cout << "loadgen: " << welcomed << " connections said hello in " << connect_seconds << " s ("
+            << total(
+                   workers, [](counters & c) -> auto& { return c.connect_failed; })
             << " failed)" << std::endl;
 
   sleep_for(o.settle);
   const long rss_connected = rss_kib(o.server_pid);
-  std::cout << "loadgen: server RSS with the connections: " << rss_connected << " KiB"
-            << std::endl;
+  std::cout << "loadgen: server RSS with the connections: " << rss_connected << " KiB" << std::endl;
 
   json result;
   result["label"] = o.label;
@@ -910,35 +946,44 @@ int main(int argc, char** argv) {
   } else {
     // Set the tables up, then run the streams.
     const auto t_setup = clk::now();
-    while (total(workers, [](counters& c) -> auto& { return c.tables_ready; }) +
-                   total(workers, [](counters& c) -> auto& { return c.tables_failed; }) <
+    while (total(
+               workers, [](counters & c) -> auto& { return c.tables_ready; }) +
+                   total(
+                       workers, [](counters & c) -> auto& { return c.tables_failed; }) <
                static_cast<std::uint64_t>(o.tables) &&
            clk::now() - t_setup < 120s)
       sleep_for(0.1);
     std::cout << "loadgen: "
-              << total(workers, [](counters& c) -> auto& { return c.tables_ready; })
-              << " tables ready in "
-              << std::chrono::duration<double>(clk::now() - t_setup).count() << " s" << std::endl;
-    for (auto& t : tables)
-      net::post(t->w_.io_, [p = t.get()] { p->begin_stream(); });
+              << total(
+                     workers, [](counters & c) -> auto& { return c.tables_ready; })
+              << " tables ready in " << std::chrono::duration<double>(clk::now() - t_setup).count()
+              << " s" << std::endl;
+    for (auto& t : tables) net::post(t->w_.io_, [p = t.get()] { p->begin_stream(); });
 
     sleep_for(o.warmup);
     const double self_cpu1 = self_cpu_seconds();
     const double server_cpu1 = cpu_seconds(o.server_pid);
-    const auto sent1 = total(workers, [](counters& c) -> auto& { return c.sent; });
-    const auto frames1 = total(workers, [](counters& c) -> auto& { return c.frames_in; });
-    const auto bytes1 = total(workers, [](counters& c) -> auto& { return c.bytes_in; });
+    const auto sent1 = total(
+        workers, [](counters & c) -> auto& { return c.sent; });
+    const auto frames1 = total(
+        workers, [](counters & c) -> auto& { return c.frames_in; });
+    const auto bytes1 = total(
+        workers, [](counters & c) -> auto& { return c.bytes_in; });
     const auto w_start = clk::now();
     win.start = now_ns();
     for (int s = 1; s <= static_cast<int>(o.duration); ++s) {
       sleep_for(1.0);
       if (s % 10 == 0)
         std::cout << "loadgen: " << s << " s: "
-                  << total(workers, [](counters& c) -> auto& { return c.window_completed; }) /
+                  << total(
+                         workers, [](counters & c) -> auto& { return c.window_completed; }) /
                          static_cast<std::uint64_t>(s)
                   << " commands/s so far, "
-                  << total(workers, [](counters& c) -> auto& { return c.errors; }) << " errors, "
-                  << total(workers, [](counters& c) -> auto& { return c.dropped; })
+                  << total(
+                         workers, [](counters & c) -> auto& { return c.errors; })
+                  << " errors, "
+                  << total(
+                         workers, [](counters & c) -> auto& { return c.dropped; })
                   << " dropped" << std::endl;
     }
     sleep_for(o.duration - std::floor(o.duration));
@@ -946,12 +991,16 @@ int main(int argc, char** argv) {
     const double window_seconds = std::chrono::duration<double>(clk::now() - w_start).count();
     const double self_cpu2 = self_cpu_seconds();
     const double server_cpu2 = cpu_seconds(o.server_pid);
-    const auto sent2 = total(workers, [](counters& c) -> auto& { return c.sent; });
-    const auto frames2 = total(workers, [](counters& c) -> auto& { return c.frames_in; });
-    const auto bytes2 = total(workers, [](counters& c) -> auto& { return c.bytes_in; });
+    const auto sent2 = total(
+        workers, [](counters & c) -> auto& { return c.sent; });
+    const auto frames2 = total(
+        workers, [](counters & c) -> auto& { return c.frames_in; });
+    const auto bytes2 = total(
+        workers, [](counters & c) -> auto& { return c.bytes_in; });
     win.stop_sending = true;
     const auto t_drain = clk::now();
-    while (total(workers, [](counters& c) -> auto& { return c.outstanding; }) > 0 &&
+    while (total(
+               workers, [](counters & c) -> auto& { return c.outstanding; }) > 0 &&
            std::chrono::duration<double>(clk::now() - t_drain).count() < o.drain)
       sleep_for(0.05);
     // Stop the tables on their own threads and count the lost games.
@@ -967,10 +1016,10 @@ int main(int argc, char** argv) {
 
     // Every table has stopped on its thread: no thread records latencies any more.
     std::vector<std::uint32_t> all;
-    for (auto& w : workers)
-      all.insert(all.end(), w->latencies_us_.begin(), w->latencies_us_.end());
+    for (auto& w : workers) all.insert(all.end(), w->latencies_us_.begin(), w->latencies_us_.end());
     const auto p = summarize(all);
-    const auto completed = total(workers, [](counters& c) -> auto& { return c.window_completed; });
+    const auto completed = total(
+        workers, [](counters & c) -> auto& { return c.window_completed; });
     result["tables"] = o.tables;
     result["request"] = o.request;
     result["spectate"] = o.spectate;
@@ -980,30 +1029,37 @@ int main(int argc, char** argv) {
     result["commands_per_second"] = static_cast<double>(completed) / window_seconds;
     result["frames_in_per_second"] = static_cast<double>(frames2 - frames1) / window_seconds;
     result["mbytes_in_per_second"] = static_cast<double>(bytes2 - bytes1) / window_seconds / 1e6;
-    result["latency_ms"] = {{"p50", p.p50}, {"p90", p.p90},   {"p99", p.p99},
-                            {"p99.9", p.p999}, {"max", p.max}, {"mean", p.mean},
+    result["latency_ms"] = {{"p50", p.p50},      {"p90", p.p90}, {"p99", p.p99},
+                            {"p99.9", p.p999},   {"max", p.max}, {"mean", p.mean},
                             {"samples", p.count}};
-    result["games_completed"] = total(workers, [](counters& c) -> auto& { return c.games; });
-    result["games_completed_in_window"] =
-        total(workers, [](counters& c) -> auto& { return c.window_games; });
+    result["games_completed"] = total(
+        workers, [](counters & c) -> auto& { return c.games; });
+    result["games_completed_in_window"] = total(
+        workers, [](counters & c) -> auto& { return c.window_games; });
     result["games_lost"] = lost;
-    result["tables_failed_setup"] =
-        total(workers, [](counters& c) -> auto& { return c.tables_failed; });
-    result["unanswered_after_drain"] =
-        total(workers, [](counters& c) -> auto& { return c.outstanding; });
-    result["window_errors"] = total(workers, [](counters& c) -> auto& { return c.window_errors; });
+    result["tables_failed_setup"] = total(
+        workers, [](counters & c) -> auto& { return c.tables_failed; });
+    result["unanswered_after_drain"] = total(
+        workers, [](counters & c) -> auto& { return c.outstanding; });
+    result["window_errors"] = total(
+        workers, [](counters & c) -> auto& { return c.window_errors; });
     result["server_cpu_percent"] =
         server_cpu1 >= 0 ? 100.0 * (server_cpu2 - server_cpu1) / window_seconds : -1.0;
     result["loadgen_cpu_percent"] = 100.0 * (self_cpu2 - self_cpu1) / window_seconds;
   }
 
-  const auto dropped = total(workers, [](counters& c) -> auto& { return c.dropped; });
-  const auto failed = total(workers, [](counters& c) -> auto& { return c.connect_failed; });
+  const auto dropped = total(
+      workers, [](counters & c) -> auto& { return c.dropped; });
+  const auto failed = total(
+      workers, [](counters & c) -> auto& { return c.connect_failed; });
   result["connections_held"] = welcomed - dropped;
   result["connect_failed"] = failed;
   result["dropped"] = dropped;
-  result["error_messages"] = total(workers, [](counters& c) -> auto& { return c.errors; });
-  result["errors"] = failed + dropped + total(workers, [](counters& c) -> auto& { return c.errors; });
+  result["error_messages"] = total(
+      workers, [](counters & c) -> auto& { return c.errors; });
+  result["errors"] = failed + dropped +
+                     total(
+                         workers, [](counters & c) -> auto& { return c.errors; });
   result["rss_end_kib"] = rss_kib(o.server_pid);
   std::cout << "RESULT " << result.dump() << std::endl;
   // Tearing down 10,000 sockets one by one tells nothing: the kernel closes them.
