@@ -12,9 +12,11 @@
 
 #include "gammond_process.hpp"
 #include "piped_process.hpp"
+#include "tcp_proxy.hpp"
 
 using bg::test::gammond_process;
 using bg::test::piped_process;
+using bg::test::tcp_proxy;
 using namespace std::chrono_literals;
 
 namespace {
@@ -69,6 +71,20 @@ class term {
       auto block = state_after(seq, deadline);
       if (wanted(block)) return block;
       seq = block.seq();
+    }
+  }
+
+  /// Reads output until a line starting with `prefix` (one not matched before) and
+  /// returns it; fails at `deadline` or when the client ends.
+  std::string line_starting(const std::string& prefix, clock_type::time_point deadline) {
+    for (;;) {
+      for (; cursor_ < all_.size(); ++cursor_) {
+        if (all_[cursor_].rfind(prefix, 0) == 0) return all_[cursor_++];
+      }
+      auto line = process_.read_line(deadline);
+      INFO(name_ << "'s output (waiting for " << prefix << "):\n" << process_.transcript());
+      REQUIRE(line);
+      absorb(*line);
     }
   }
 
@@ -137,6 +153,7 @@ class term {
   piped_process process_;
   std::vector<std::string> events_;
   std::vector<std::string> all_;
+  std::size_t cursor_ = 0;          ///< all_ before it was searched by line_starting
   std::deque<state_block> states_;  ///< complete blocks not yet taken
   state_block block_;               ///< the block being read
   bool inside_ = false;
@@ -223,4 +240,40 @@ TEST_CASE("two scripted clients play a whole free game scored by pip count (R12)
     CHECK(std::find(t->events().begin(), t->events().end(), "match_over") != t->events().end());
     CHECK(t->saw_line("CLOSED"));
   }
+}
+
+TEST_CASE("a client whose connection drops resumes with its token and keeps its seat",
+          "[clients][term][resume]") {
+  // Given alice seated at a match through a proxy that can cut her connection
+  gammond_process server{
+      {"--dice-seed", "9", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  tcp_proxy proxy{server.port()};
+  const auto deadline = clock_type::now() + 30s;
+  term alice{"ws://127.0.0.1:" + std::to_string(proxy.port()) + "/ws", "alice", "t1"};
+  term bob{"ws://127.0.0.1:" + std::to_string(server.port()) + "/ws", "bob", "t1"};
+  INFO("gammond log:\n" << server.log());
+  alice.line_starting("WELCOME alice resumed=no", deadline);
+  alice.type("/join red");
+  alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
+  bob.type("/join black");
+  bob.state_where([](const state_block& b) { return b["black"] == "bob"; }, deadline);
+  bob.type("/start");
+  auto st = bob.state_where([](const state_block& b) { return b["phase"] == "opening"; }, deadline);
+  alice.state_after(st.seq() - 1, deadline);
+
+  // When the network drops her connection
+  proxy.drop_all();
+
+  // Then her client reconnects by itself, resumes her name and finds her seat
+  alice.line_starting("DISCONNECTED", deadline);
+  alice.line_starting("CONNECTED", deadline);
+  CHECK(alice.line_starting("WELCOME", deadline) == "WELCOME alice resumed=yes tables=t1");
+  st = alice.state_where([](const state_block& b) { return b["you"] == "red"; }, deadline);
+  CHECK(st["phase"] == "opening");
+  // And she plays on: her opening roll is accepted
+  alice.type("/roll");
+  st = alice.state_after(st.seq(), deadline);
+  CHECK((st["phase"] == "move" || st["phase"] == "roll"));
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
 }

@@ -153,6 +153,7 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
   const std::string type = m.value("type", "");
   if (type == "welcome") {
     welcomed_ = true;
+    ever_welcomed_ = true;
     backoff_ = 250ms;
     if (m.contains("resume") && m["resume"].is_string()) resume_ = m["resume"].get<std::string>();
   }
@@ -201,6 +202,8 @@ void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::st
     return;
   }
   report(status::disconnected, why);
+  check_finished();
+  if (stopping_) return;
   report(status::reconnecting, std::to_string(backoff_.count()));
   backoff_timer_.expires_after(backoff_);
   backoff_ = std::min(backoff_ * 2, settings_.max_backoff);
@@ -242,8 +245,10 @@ void connection::flush_lines() {
 }
 
 void connection::check_finished() {
-  if (!finishing_ || stopping_ || !welcomed_ || !stream_) return;
-  if (!lines_.empty() || !awaiting_.empty() || !stream_->writes.empty()) return;
+  if (!finishing_ || stopping_ || !ever_welcomed_) return;
+  if (!lines_.empty() || !awaiting_.empty()) return;
+  // Connected: every frame written. Disconnected with nothing left to send: done too.
+  if (stream_ && (!welcomed_ || !stream_->writes.empty())) return;
   stopping_ = true;
   close_now();
 }

@@ -101,6 +101,7 @@ class connection {
   std::string resume_;                     ///< the token from the last welcome
   std::chrono::milliseconds backoff_{250};
   bool welcomed_ = false;             ///< the current connection got its welcome
+  bool ever_welcomed_ = false;        ///< some connection got a welcome
   bool stopping_ = false;             ///< no more reconnection
   bool finishing_ = false;            ///< finish() was called
   bool done_ = false;                 ///< closed or failed was reported
