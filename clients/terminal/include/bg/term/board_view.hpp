@@ -1,0 +1,55 @@
+#pragma once
+/// @file board_view.hpp
+/// Draws a table's `state` message (protocol/PROTOCOL.md) as text: the 24 points in
+/// the fixed board numbering of RULES.md R1 with the checkers stacked as letters
+/// (R = red, B = black; a count where a stack is taller than five), the bar, and a
+/// panel with the players, pips, checkers off, score, game, phase, turn, dice and
+/// cube. It only draws what the state says: no rule is computed here.
+///
+/// Standard backgammon is drawn as usual: 13..24 along the top, 12..1 along the
+/// bottom, so black runs 24 → 1 counter-clockwise and red 1 → 24. Long nardy keeps
+/// the board numbers but mirrors the picture (24..13 on top, 1..12 below), so both
+/// sides are seen moving counter-clockwise: black from its head on point 1, red from
+/// its head on point 13.
+///
+/// Usage:
+/// @code
+///   bg::term::board_view view{{.colour = false, .viewer = "alice"}};
+///   for (const auto& line : view.render(state)) std::cout << line << '\n';
+/// @endcode
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace bg::term {
+
+/// Renders state messages as lines of text.
+class board_view {
+ public:
+  /// How to draw.
+  struct style {
+    bool colour = false;  ///< ANSI colours for checkers, labels and the side to act
+    std::string viewer;   ///< the name of the player looking (marks "you"), may be ""
+  };
+
+  /// A view drawing with `s`.
+  explicit board_view(style s) : style_{std::move(s)} {}
+
+  /// The drawing of `state` (a `state` message), one string per line, no newlines.
+  /// Missing or malformed fields are drawn as empty, never thrown on.
+  [[nodiscard]] std::vector<std::string> render(const nlohmann::json& state) const;
+
+  /// The side ("red" or "black") where `name` sits in `state`, or "" when not seated.
+  [[nodiscard]] static std::string side_of(const nlohmann::json& state, const std::string& name);
+
+  /// The number a side uses in its own plays for `board_point` (1..24), as PROTOCOL.md
+  /// and RULES.md define the numberings: standard black = board, standard red =
+  /// 25 − board; long black = 25 − board, long red counts 24 from its head on 13.
+  [[nodiscard]] static int own_point(bool long_variant, const std::string& side, int board_point);
+
+ private:
+  style style_;
+};
+
+}  // namespace bg::term

@@ -1,0 +1,55 @@
+#pragma once
+/// @file screen.hpp
+/// Interactive mode's display: the board of the followed table, what the viewer may
+/// type now (from `phase`, `to_act`, `may_double` and `legal`: no rule is computed),
+/// the tail of the event log and chat, and a prompt, redrawn after every message.
+///
+/// Usage:
+/// @code
+///   bg::term::screen s{{.colour = true, .clear = true, .viewer = "alice", .table = "t1"}};
+///   std::cout << s.message(json_from_server) << std::flush;
+/// @endcode
+
+#include <cstddef>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bg/term/board_view.hpp"
+#include "bg/term/connection.hpp"
+
+namespace bg::term {
+
+/// Keeps the latest state and the log, and draws them.
+class screen {
+ public:
+  /// How to draw.
+  struct style {
+    bool colour = false;         ///< ANSI colours
+    bool clear = false;          ///< clear the terminal before each redraw
+    std::string viewer;          ///< this client's player name
+    std::string table;           ///< the table drawn ("" = the lobby: log only)
+    std::size_t log_lines = 12;  ///< how many log lines are shown under the board
+  };
+
+  /// A screen drawing with `s`.
+  explicit screen(style s);
+
+  /// Takes in a server message; returns the text that redraws the screen.
+  [[nodiscard]] std::string message(const nlohmann::json& m);
+  /// Takes in a change of the connection; returns the text that redraws the screen.
+  [[nodiscard]] std::string status(connection::status st, const std::string& detail);
+
+ private:
+  void log(std::string line);
+  [[nodiscard]] std::string redraw() const;
+  [[nodiscard]] std::string hints() const;
+
+  style style_;
+  board_view board_;
+  nlohmann::json state_;         ///< the newest state of the table
+  std::deque<std::string> log_;  ///< events, chat, errors and info, oldest first
+  std::string link_ = "connecting";
+};
+
+}  // namespace bg::term

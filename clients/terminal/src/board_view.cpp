@@ -1,0 +1,256 @@
+// Draws a state message as a text board (board_view.hpp).
+
+#include "bg/term/board_view.hpp"
+
+#include <array>
+#include <cstdlib>
+#include <string_view>
+
+namespace bg::term {
+namespace {
+
+using nlohmann::json;
+
+constexpr int stack_rows = 5;  // checkers drawn per point before a count is shown
+
+constexpr std::string_view ansi_red = "\x1b[1;31m";
+constexpr std::string_view ansi_black = "\x1b[1;36m";
+constexpr std::string_view ansi_dim = "\x1b[2m";
+constexpr std::string_view ansi_bold = "\x1b[1m";
+constexpr std::string_view ansi_reset = "\x1b[0m";
+
+/// A field of `j` as text ("" when missing or not a string).
+std::string text_of(const json& j, const char* key) {
+  if (!j.is_object()) return {};
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+/// A field of `j` as an integer (`fallback` when missing or not a number).
+long number_of(const json& j, const char* key, long fallback = 0) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<long>() : fallback;
+}
+
+/// `text` right-aligned in `width` columns.
+std::string right(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+/// `text` left-aligned in `width` columns.
+std::string left(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+/// The board as the drawing needs it: checkers per board point (positive = red).
+struct board_counts {
+  std::array<long, 25> points{};  // index 1..24
+  long bar_red = 0, bar_black = 0, off_red = 0, off_black = 0;
+};
+
+board_counts counts_of(const json& state) {
+  board_counts b;
+  const json& board = state.is_object() && state.contains("board") ? state["board"] : json{};
+  if (board.is_object() && board.contains("points") && board["points"].is_array()) {
+    const auto& pts = board["points"];
+    for (std::size_t i = 0; i < pts.size() && i < 24; ++i) {
+      if (pts[i].is_number_integer()) b.points[i + 1] = pts[i].get<long>();
+    }
+  }
+  if (board.is_object()) {
+    const json bar = board.value("bar", json::object());
+    const json off = board.value("off", json::object());
+    b.bar_red = number_of(bar, "red");
+    b.bar_black = number_of(bar, "black");
+    b.off_red = number_of(off, "red");
+    b.off_black = number_of(off, "black");
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string board_view::side_of(const json& state, const std::string& name) {
+  if (name.empty() || !state.is_object()) return {};
+  const json players = state.value("players", json::object());
+  if (text_of(players, "red") == name) return "red";
+  if (text_of(players, "black") == name) return "black";
+  return {};
+}
+
+int board_view::own_point(bool long_variant, const std::string& side, int board_point) {
+  if (!long_variant) return side == "red" ? 25 - board_point : board_point;
+  if (side == "black") return 25 - board_point;
+  return (36 - board_point) % 24 + 1;  // red: board 13 is its 24, board 12 its 1
+}
+
+std::vector<std::string> board_view::render(const json& state) const {
+  const bool colour = style_.colour;
+  const auto paint = [colour](std::string_view code, const std::string& text) {
+    return colour ? std::string{code} + text + std::string{ansi_reset} : text;
+  };
+  const auto letter = [&](long signed_count) {
+    return signed_count > 0 ? paint(ansi_red, "R") : paint(ansi_black, "B");
+  };
+
+  const bool is_long = text_of(state, "variant") == "long";
+  const board_counts b = counts_of(state);
+  const std::string you = side_of(state, style_.viewer);
+
+  // Which board point sits in each of the 12 columns of the top and bottom rows.
+  std::array<int, 12> top{};
+  std::array<int, 12> bottom{};
+  for (int i = 0; i < 12; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    top[k] = is_long ? 24 - i : 13 + i;
+    bottom[k] = is_long ? 1 + i : 12 - i;
+  }
+
+  // One 3-column cell per point, 6 points and a space per half: "| 13 14 15 16 17 18 |".
+  const auto half_line = [](const std::array<std::string, 12>& cells, int from) {
+    std::string out;
+    for (int i = from; i < from + 6; ++i) out += cells[static_cast<std::size_t>(i)];
+    return out + " ";
+  };
+  const auto label_row = [&](const std::array<int, 12>& pts, bool own) {
+    std::array<std::string, 12> cells;
+    for (std::size_t i = 0; i < 12; ++i) {
+      const int p = pts[i];
+      cells[i] = right(std::to_string(own ? own_point(is_long, you, p) : p), 3);
+    }
+    std::string second = half_line(cells, 6);
+    second.pop_back();  // no trailing space
+    return "  " + paint(ansi_dim, half_line(cells, 0)) + "     " + paint(ansi_dim, second);
+  };
+  // Row `r` (0 = next to the edge) of the stacks on the points `pts`.
+  const auto stack_row = [&](const std::array<int, 12>& pts, int r, const std::string& bar) {
+    std::array<std::string, 12> cells;
+    for (std::size_t i = 0; i < 12; ++i) {
+      const long n = b.points[static_cast<std::size_t>(pts[i])];
+      const long count = std::labs(n);
+      if (count > r) {
+        const bool show_count = r == stack_rows - 1 && count > stack_rows;
+        cells[i] = show_count ? right(std::to_string(count), 3)
+                              : "  " + letter(n);  // a letter is one column wide
+      } else {
+        cells[i] = "   ";
+      }
+    }
+    return "|" + half_line(cells, 0) + "|" + bar + "|" + half_line(cells, 6) + "|";
+  };
+  // The bar's checkers, stacked from the middle of the board outward: `d` is the
+  // distance of the row from the middle row (0 = next to it).
+  const auto bar_cell = [&](long count, long sign, int d) {
+    if (count <= d) return std::string{"   "};
+    if (d == stack_rows - 1 && count > stack_rows) return right(std::to_string(count), 3);
+    return " " + letter(sign) + " ";
+  };
+
+  const std::string border = " +" + std::string(19, '-') + "+---+" + std::string(19, '-') + "+";
+  std::vector<std::string> board;
+  const bool own_labels = !you.empty() && own_point(is_long, you, 1) != 1;
+  if (own_labels) board.push_back(label_row(top, true) + "   " + paint(ansi_dim, "(your numbers)"));
+  board.push_back(label_row(top, false));
+  board.push_back(border);
+  for (int r = 0; r < stack_rows; ++r) {
+    // Red's bar checkers in the upper half of the bar, black's in the lower.
+    board.push_back(" " + stack_row(top, r, bar_cell(b.bar_red, 1, stack_rows - 1 - r)));
+  }
+  board.push_back(std::string{" |"} + std::string(19, ' ') + (is_long ? "|   |" : "|BAR|") +
+                  std::string(19, ' ') + "|");
+  for (int r = stack_rows - 1; r >= 0; --r) {
+    board.push_back(" " + stack_row(bottom, r, bar_cell(b.bar_black, -1, stack_rows - 1 - r)));
+  }
+  board.push_back(border);
+  board.push_back(label_row(bottom, false));
+  if (own_labels)
+    board.push_back(label_row(bottom, true) + "   " + paint(ansi_dim, "(your numbers)"));
+
+  // The panel to the right of the board.
+  const json players = state.value("players", json::object());
+  const json pips = state.value("pips", json::object());
+  const json score = state.value("score", json::object());
+  const json cube = state.value("cube", json::object());
+  const std::string turn = text_of(state, "turn");
+  const std::string to_act = text_of(state, "to_act");
+  const auto who = [&](const std::string& side) {
+    std::string name = text_of(players, side.c_str());
+    if (name.empty()) name = "(free seat)";
+    std::string line = letter(side == "red" ? 1 : -1) + " " + left(side, 6) + left(name, 14) +
+                       "pips " + right(std::to_string(number_of(pips, side.c_str())), 3) +
+                       "  off " +
+                       right(std::to_string(side == "red" ? b.off_red : b.off_black), 2) +
+                       "  bar " + std::to_string(side == "red" ? b.bar_red : b.bar_black);
+    if (side == you) line += paint(ansi_bold, "  (you)");
+    return line;
+  };
+  std::vector<std::string> panel;
+  panel.push_back(who("red"));
+  panel.push_back(who("black"));
+  const long match_length = number_of(state, "match_length");
+  const json options = state.value("options", json::object());
+  std::string kind = "free play (scored by pip count)";
+  if (match_length > 0) {
+    kind = "match to " + std::to_string(match_length);
+    if (state.value("crawford", false)) kind += ", Crawford game";
+  } else if (options.is_object() && options.value("match", json()) == "basis") {
+    kind = "basis session";
+  }
+  panel.push_back("score red " + std::to_string(number_of(score, "red")) + " black " +
+                  std::to_string(number_of(score, "black")) + " - " + kind);
+  panel.push_back("game " + std::to_string(number_of(state, "game_number")) + " - " +
+                  (is_long ? "long nardy" : "standard") + " - phase " + text_of(state, "phase"));
+  std::string acting = "turn " + (turn.empty() ? std::string{"-"} : turn);
+  if (!to_act.empty()) {
+    acting += " - to act " + to_act;
+    if (to_act == you) acting += " (you)";
+  }
+  panel.push_back(to_act.empty() ? acting : paint(ansi_bold, acting));
+  std::string dice = "dice -";
+  if (state.contains("dice") && state["dice"].is_array() && !state["dice"].empty()) {
+    dice = "dice ";
+    for (const auto& d : state["dice"]) {
+      if (!d.is_number_integer()) continue;
+      if (dice.size() > 5) dice += "-";
+      dice += std::to_string(d.get<int>());
+    }
+  }
+  panel.push_back(dice);
+  std::string cube_line = "cube " + std::to_string(number_of(cube, "value", 1));
+  const std::string owner = text_of(cube, "owner");
+  cube_line += owner.empty() || owner == "center" ? " centred" : " owned by " + owner;
+  const std::string offered = text_of(cube, "offered_by");
+  if (!offered.empty()) cube_line += ", offered by " + offered;
+  if (state.value("may_double", false)) cube_line += " - " + turn + " may double";
+  panel.push_back(cube_line);
+  if (state.contains("resign") && state["resign"].is_object()) {
+    panel.push_back(text_of(state["resign"], "by") + " offers to resign (" +
+                    text_of(state["resign"], "kind") + ")");
+  }
+  if (state.contains("last_result") && state["last_result"].is_object()) {
+    const json& r = state["last_result"];
+    panel.push_back("last game: " + text_of(r, "winner") + " won " +
+                    std::to_string(number_of(r, "points")) + " (" + text_of(r, "kind") + ", " +
+                    text_of(r, "reason") + ")");
+  }
+  panel.push_back(is_long ? "both move counter-clockwise:" : "black 24->1, home 1-6");
+  panel.push_back(is_long ? "black 1->24 (home 19-24)" : "red 1->24, home 19-24");
+  if (is_long) panel.push_back("red 13->24->1->12 (home 7-12)");
+
+  // Attach the panel beside the board, from the line after the top labels.
+  const std::size_t first = own_labels ? 2 : 1;
+  for (std::size_t i = 0; i < panel.size(); ++i) {
+    const std::size_t row = first + i;
+    if (row < board.size()) {
+      board[row] += "   " + panel[i];
+    } else {
+      board.push_back(std::string(46, ' ') + "   " + panel[i]);
+    }
+  }
+  const std::string title = text_of(state, "table");
+  if (!title.empty()) board.insert(board.begin(), "table " + title);
+  return board;
+}
+
+}  // namespace bg::term

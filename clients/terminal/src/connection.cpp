@@ -1,0 +1,276 @@
+// gammon-term's WebSocket link with hello, resume and reconnection (connection.hpp).
+// Everything below runs on one strand: handlers of the resolver, the socket and the
+// timers are bound to it through their I/O objects' executor.
+
+#include "bg/term/connection.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <utility>
+
+namespace bg::term {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+using namespace std::chrono_literals;
+
+/// One connection attempt: its socket, its read buffer and its own write queue, kept
+/// alive by the handlers in flight (so a dropped connection's late completions touch
+/// only their own holder).
+struct connection::stream_holder {
+  explicit stream_holder(const net::strand<net::io_context::executor_type>& ex)
+      : resolver{ex}, ws{ex} {}
+  tcp::resolver resolver;
+  websocket::stream<beast::tcp_stream> ws;
+  beast::flat_buffer buffer;
+  std::deque<std::string> writes;  ///< frames to write, the front one in flight
+  bool writing = false;
+  bool open = false;   ///< the handshake succeeded
+  bool ended = false;  ///< on_ended ran for it
+};
+
+connection::connection(net::io_context& io, settings s, handlers h)
+    : io_{io},
+      strand_{net::make_strand(io)},
+      settings_{std::move(s)},
+      handlers_{std::move(h)},
+      backoff_timer_{strand_},
+      finish_timer_{strand_} {}
+
+connection::~connection() = default;
+
+void connection::start() {
+  net::post(strand_, [this] { attempt(); });
+}
+
+void connection::send_line(std::string text) {
+  net::post(strand_, [this, text = std::move(text)] {
+    nlohmann::json m{{"type", "line"}, {"text", text}};
+    if (!settings_.table.empty()) m["table"] = settings_.table;
+    lines_.push_back(std::move(m));
+    flush_lines();
+  });
+}
+
+void connection::finish(std::chrono::milliseconds timeout) {
+  net::post(strand_, [this, timeout] {
+    if (done_ || finishing_) return;
+    finishing_ = true;
+    finish_timer_.expires_after(timeout);
+    finish_timer_.async_wait([this](beast::error_code ec) {
+      if (ec || done_) return;
+      stopping_ = true;
+      close_now();
+    });
+    check_finished();
+  });
+}
+
+void connection::stop() {
+  net::post(strand_, [this] {
+    stopping_ = true;
+    close_now();
+  });
+}
+
+void connection::report(status st, const std::string& detail) {
+  if (handlers_.on_status) handlers_.on_status(st, detail);
+}
+
+void connection::attempt() {
+  if (stopping_) return;
+  auto s = std::make_shared<stream_holder>(strand_);
+  stream_ = s;
+  welcomed_ = false;
+  s->resolver.async_resolve(
+      settings_.host, settings_.port,
+      [this, s](beast::error_code ec, const tcp::resolver::results_type& results) {
+        if (ec) return on_ended(s, "cannot resolve " + settings_.host + ": " + ec.message());
+        auto& socket = beast::get_lowest_layer(s->ws);
+        socket.expires_after(10s);
+        socket.async_connect(results, [this, s](beast::error_code ec2,
+                                                const tcp::resolver::results_type::endpoint_type&) {
+          if (ec2) return on_ended(s, "cannot connect: " + ec2.message());
+          beast::get_lowest_layer(s->ws).expires_never();
+          websocket::stream_base::timeout t{};
+          t.handshake_timeout = 10s;
+          t.idle_timeout = 20s;  // pings at half of it, so a dead server is noticed
+          t.keep_alive_pings = true;
+          s->ws.set_option(t);
+          s->ws.set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
+            req.set(beast::http::field::user_agent, "gammon-term/" GAMMOND_VERSION);
+          }));
+          s->ws.read_message_max(4U * 1024U * 1024U);
+          s->ws.text(true);
+          s->ws.async_handshake(settings_.host + ":" + settings_.port, settings_.target,
+                                [this, s](beast::error_code ec3) {
+                                  if (ec3) return on_ended(s, "handshake: " + ec3.message());
+                                  on_connected(s);
+                                });
+        });
+      });
+}
+
+void connection::on_connected(const std::shared_ptr<stream_holder>& s) {
+  s->open = true;
+  if (stopping_) {
+    close_now();
+    return;
+  }
+  report(status::connected, "ws://" + settings_.host + ":" + settings_.port + settings_.target);
+  nlohmann::json hello{{"type", "hello"}, {"name", settings_.name}, {"id", "hello"}};
+  if (!resume_.empty()) hello["resume"] = resume_;
+  write(hello.dump());
+  read_next(s);
+}
+
+void connection::read_next(const std::shared_ptr<stream_holder>& s) {
+  s->ws.async_read(s->buffer, [this, s](beast::error_code ec, std::size_t) {
+    if (ec) {
+      std::string why = ec.message();
+      if (ec == websocket::error::closed) {
+        const std::string reason{s->ws.reason().reason.c_str()};
+        why = reason.empty() ? "closed by the server" : reason;
+      }
+      return on_ended(s, why);
+    }
+    const std::string text = beast::buffers_to_string(s->buffer.data());
+    s->buffer.consume(s->buffer.size());
+    on_frame(s, text);
+    if (!s->ended) read_next(s);
+  });
+}
+
+void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::string& text) {
+  auto m = nlohmann::json::parse(text, nullptr, false);
+  if (m.is_discarded() || !m.is_object()) {
+    m = nlohmann::json{{"type", "unparsed"}, {"text", text}};
+  }
+  const std::string type = m.value("type", "");
+  if (type == "welcome") {
+    welcomed_ = true;
+    ever_welcomed_ = true;
+    backoff_ = 250ms;
+    if (m.contains("resume") && m["resume"].is_string()) resume_ = m["resume"].get<std::string>();
+  }
+  if (handlers_.on_message) handlers_.on_message(m);
+  if (type == "welcome") {
+    if (!settings_.table.empty()) {
+      const std::string id = "enter" + std::to_string(++next_id_);
+      awaiting_.insert(id);
+      write(nlohmann::json{{"type", "enter"}, {"table", settings_.table}, {"id", id}}.dump());
+    }
+    flush_lines();
+  } else if (type == "error" && !welcomed_ && m.value("re", nlohmann::json()) == "hello") {
+    const std::string code = m.value("code", "");
+    if (code == "bad_resume") {
+      resume_.clear();  // the next attempt logs in afresh
+      beast::get_lowest_layer(s->ws).close();
+    } else {
+      stopping_ = true;
+      done_ = true;
+      report(status::failed, code + ": " + m.value("message", ""));
+      close_now();
+    }
+  }
+  if (m.contains("re") && m["re"].is_string()) awaiting_.erase(m["re"].get<std::string>());
+  check_finished();
+}
+
+void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::string& why) {
+  if (s->ended) return;
+  s->ended = true;
+  beast::error_code ignored;
+  beast::get_lowest_layer(s->ws).socket().close(ignored);
+  if (s != stream_) return;
+  stream_.reset();
+  welcomed_ = false;
+  awaiting_.clear();  // their replies, if any, went with the connection
+  if (stopping_) {
+    close_now();
+    return;
+  }
+  if (why == "replaced by a new connection") {
+    stopping_ = true;
+    done_ = true;
+    report(status::failed, why);
+    close_now();
+    return;
+  }
+  report(status::disconnected, why);
+  check_finished();
+  if (stopping_) return;
+  report(status::reconnecting, std::to_string(backoff_.count()));
+  backoff_timer_.expires_after(backoff_);
+  backoff_ = std::min(backoff_ * 2, settings_.max_backoff);
+  backoff_timer_.async_wait([this](beast::error_code ec) {
+    if (!ec) attempt();
+  });
+}
+
+void connection::write(std::string frame) {
+  if (!stream_ || !stream_->open || stream_->ended) return;
+  stream_->writes.push_back(std::move(frame));
+  write_next(stream_);
+}
+
+void connection::write_next(const std::shared_ptr<stream_holder>& s) {
+  if (s->writing || s->writes.empty() || s->ended) return;
+  s->writing = true;
+  s->ws.async_write(net::buffer(s->writes.front()), [this, s](beast::error_code ec, std::size_t) {
+    s->writing = false;
+    if (ec) return on_ended(s, "write: " + ec.message());
+    s->writes.pop_front();
+    write_next(s);
+    check_finished();
+  });
+}
+
+void connection::flush_lines() {
+  if (!welcomed_) return;
+  while (!lines_.empty()) {
+    auto m = std::move(lines_.front());
+    lines_.pop_front();
+    if (!settings_.table.empty()) {
+      const std::string id = "l" + std::to_string(++next_id_);
+      m["id"] = id;
+      awaiting_.insert(id);
+    }
+    write(m.dump());
+  }
+}
+
+void connection::check_finished() {
+  if (!finishing_ || stopping_ || !ever_welcomed_) return;
+  if (!lines_.empty() || !awaiting_.empty()) return;
+  // Connected: every frame written. Disconnected with nothing left to send: done too.
+  if (stream_ && (!welcomed_ || !stream_->writes.empty())) return;
+  stopping_ = true;
+  close_now();
+}
+
+void connection::close_now() {
+  backoff_timer_.cancel();
+  finish_timer_.cancel();
+  if (stream_ && !stream_->ended) {
+    auto s = stream_;
+    if (s->open) {
+      s->ws.async_close(websocket::close_code::normal,
+                        [this, s](beast::error_code) { on_ended(s, "closed"); });
+    } else {
+      s->resolver.cancel();
+      beast::get_lowest_layer(s->ws).cancel();  // the pending step ends in on_ended
+    }
+    return;
+  }
+  if (!done_) {
+    done_ = true;
+    report(status::closed, "");
+  }
+}
+
+}  // namespace bg::term

@@ -1,0 +1,110 @@
+// gammon-term: the terminal client of gammond. It connects, says hello, enters the
+// table, prints what the server sends (a redrawn screen for a person, plain lines for
+// a script) and sends every line read from stdin to the table.
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <cerrno>
+#include <csignal>
+#include <exception>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "bg/term/connection.hpp"
+#include "bg/term/screen.hpp"
+#include "bg/term/script_writer.hpp"
+#include "bg/term/term_options.hpp"
+
+namespace {
+
+using bg::term::connection;
+
+/// Sends each complete line of `buffer` (and removes it); blank lines are skipped.
+void send_lines(std::string& buffer, connection& link) {
+  for (auto end = buffer.find('\n'); end != std::string::npos; end = buffer.find('\n')) {
+    std::string line = buffer.substr(0, end);
+    buffer.erase(0, end + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) link.send_line(std::move(line));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto o = bg::term::term_options::parse(argc, argv, std::cout, std::cerr);
+  if (o.exit_now) return *o.exit_now;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the link's thread
+
+  std::mutex out_mutex;
+  std::atomic<bool> over{false};
+  std::atomic<int> exit_code{0};
+  bg::term::script_writer writer{{o.board, o.name}};
+  bg::term::screen view{{o.colour, ::isatty(STDOUT_FILENO) == 1, o.name, o.table, 12}};
+  const auto print = [&](const std::string& text) {
+    if (text.empty()) return;
+    const std::lock_guard lock{out_mutex};
+    std::cout << text << std::flush;
+  };
+
+  connection::handlers handlers;
+  handlers.on_message = [&](const nlohmann::json& m) {
+    print(o.script ? writer.message(m) : view.message(m));
+  };
+  handlers.on_status = [&](connection::status st, const std::string& detail) {
+    print(o.script ? writer.status(st, detail) : view.status(st, detail));
+    if (st == connection::status::failed) exit_code = 1;
+    if (st == connection::status::failed || st == connection::status::closed) over = true;
+  };
+
+  boost::asio::io_context io;
+  connection link{io, {o.host, o.port, o.target, o.name, o.table, o.max_backoff}, handlers};
+  link.start();
+  std::thread io_thread{[&] {
+    try {
+      io.run();
+    } catch (const std::exception& e) {
+      print(std::string{"FAILED internal error: "} + e.what() + "\n");
+      exit_code = 1;
+    }
+    over = true;
+  }};
+
+  // Read stdin without blocking for good, so a link that gives up ends the program.
+  std::string buffer;
+  bool input_ended = false;
+  while (!over && !input_ended) {
+    pollfd in{STDIN_FILENO, POLLIN, 0};
+    const int ready = ::poll(&in, 1, 200);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    char chunk[4096];
+    const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      input_ended = true;
+      break;
+    }
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    send_lines(buffer, link);
+  }
+  if (input_ended) {
+    buffer += "\n";
+    send_lines(buffer, link);
+    for (auto waited = std::chrono::milliseconds{0}; waited < o.linger && !over;
+         waited += std::chrono::milliseconds{20}) {
+      std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    }
+    link.finish(o.reply_timeout);
+  } else {
+    link.stop();
+  }
+  io_thread.join();
+  if (!o.script) std::cout << "\n";
+  return exit_code;
+}

@@ -1,0 +1,155 @@
+// Interactive mode's display (screen.hpp).
+
+#include "bg/term/screen.hpp"
+
+#include <sstream>
+
+namespace bg::term {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kept_log_lines = 500;
+constexpr std::size_t shown_plays = 60;
+constexpr std::size_t width = 78;
+
+std::string text_of(const json& j, const char* key) {
+  if (!j.is_object()) return {};
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+}  // namespace
+
+screen::screen(style s)
+    : style_{std::move(s)}, board_{board_view::style{style_.colour, style_.viewer}} {}
+
+void screen::log(std::string line) {
+  std::istringstream in{line};
+  std::string part;
+  while (std::getline(in, part)) log_.push_back(part);
+  while (log_.size() > kept_log_lines) log_.pop_front();
+}
+
+std::string screen::status(connection::status st, const std::string& detail) {
+  switch (st) {
+    case connection::status::connected:
+      link_ = "connected to " + detail;
+      break;
+    case connection::status::disconnected:
+      link_ = "disconnected";
+      log("* connection lost: " + detail);
+      break;
+    case connection::status::reconnecting:
+      link_ = "reconnecting in " + detail + " ms";
+      break;
+    case connection::status::failed:
+      link_ = "gave up";
+      log("* " + detail);
+      break;
+    case connection::status::closed:
+      link_ = "closed";
+      break;
+  }
+  return redraw();
+}
+
+std::string screen::message(const json& m) {
+  const std::string type = m.value("type", "");
+  const std::string table = text_of(m, "table");
+  const std::string where = table.empty() || table == style_.table ? "" : "[" + table + "] ";
+  if (type == "state") {
+    if (table == style_.table) state_ = m;
+  } else if (type == "event") {
+    log(where + m.value("text", ""));
+  } else if (type == "chat") {
+    log(where + "<" + text_of(m, "from") + "> " + m.value("text", ""));
+  } else if (type == "info") {
+    log(where + m.value("text", ""));
+  } else if (type == "error") {
+    log("! " + m.value("message", "") + " (" + text_of(m, "code") + ")");
+  } else if (type == "welcome") {
+    log("* welcome, " + text_of(m, "name") +
+        (m.value("resumed", false) ? " (resumed: seats kept)" : ""));
+  } else if (type == "tables") {
+    std::string list = "tables:";
+    if (m.contains("tables") && m["tables"].is_array()) {
+      for (const auto& t : m["tables"]) {
+        list += "\n  " + text_of(t, "name") + " (" + text_of(t, "phase") + ")";
+      }
+    }
+    log(list);
+  } else if (type == "pong") {
+    return {};
+  }
+  return redraw();
+}
+
+std::string screen::hints() const {
+  if (!state_.is_object()) return style_.table.empty() ? "lobby: /tables, /help, chat" : "";
+  const std::string you = board_view::side_of(state_, style_.viewer);
+  const std::string phase = text_of(state_, "phase");
+  const std::string to_act = text_of(state_, "to_act");
+  const bool mine = !you.empty() && to_act == you;
+  if (you.empty()) {
+    if (phase == "waiting" || phase == "match_over") return "watching: /join to sit down";
+    return "watching";
+  }
+  if (phase == "waiting")
+    return "/start (both seats taken), /option match 7|basis|off, /option variant long";
+  if (phase == "opening") return "/roll for the opening roll";
+  if (phase == "match_over") return "match over: /start to play again";
+  if (phase == "game_over") return "/continue or /stop";
+  if (!mine) {
+    const json players = state_.value("players", json::object());
+    const std::string other = to_act.empty() ? std::string{} : text_of(players, to_act.c_str());
+    return "waiting for " + (other.empty() ? to_act : other);
+  }
+  if (phase == "roll") {
+    return state_.value("may_double", false) ? "your turn: /roll or /double" : "your turn: /roll";
+  }
+  if (phase == "cube_offered") return "you are doubled: /take or /drop";
+  if (phase == "resign_offered") return "a resignation is offered: /accept or /reject";
+  if (phase == "move") {
+    std::string out = "your move: /move <play>, one of:";
+    std::string line = " ";
+    std::size_t shown = 0;
+    if (state_.contains("legal") && state_["legal"].is_array()) {
+      for (const auto& play : state_["legal"]) {
+        if (!play.is_string()) continue;
+        if (shown == shown_plays) {
+          line += " ... (" + std::to_string(state_["legal"].size()) + " in all)";
+          break;
+        }
+        const std::string item = "  " + play.get<std::string>();
+        if (line.size() + item.size() > width) {
+          out += "\n" + line;
+          line = " ";
+        }
+        line += item;
+        ++shown;
+      }
+    }
+    return out + "\n" + line;
+  }
+  return "";
+}
+
+std::string screen::redraw() const {
+  std::string out = style_.clear ? "\x1b[H\x1b[2J" : "\n";
+  if (state_.is_object()) {
+    for (const auto& line : board_.render(state_)) out += line + "\n";
+  } else {
+    out += style_.table.empty() ? "lobby\n" : "table " + style_.table + " (no state yet)\n";
+  }
+  out += "\n";
+  const std::size_t from = log_.size() > style_.log_lines ? log_.size() - style_.log_lines : 0;
+  for (std::size_t i = from; i < log_.size(); ++i) out += log_[i] + "\n";
+  out += "-- " + style_.viewer + " - " + link_ + " - Ctrl-D quits\n";
+  const std::string h = hints();
+  if (!h.empty()) out += h + "\n";
+  out += "> ";
+  return out;
+}
+
+}  // namespace bg::term

@@ -1,0 +1,156 @@
+// gammon-term's command line (term_options.hpp).
+
+#include "bg/term/term_options.hpp"
+
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <sstream>
+
+namespace bg::term {
+namespace {
+
+namespace po = boost::program_options;
+
+/// The part of --help after the option list: how to use it and what scripts read.
+constexpr const char* usage_notes = R"(
+Every line typed is sent to the table as a chat line or a command, exactly as typed
+(see /help): /join, /start, /roll, /move 24/18 13/11, /double, /take, /drop, ...
+End of input (Ctrl-D) waits for the replies to the lines sent, then quits.
+The connection is resumed with the server's token when it drops (the seat is kept).
+
+Script mode (stdin is not a terminal, or --script): one plain-text line per message,
+never coloured, in this format:
+  CONNECTED <url>                  the WebSocket is open (hello sent)
+  DISCONNECTED <reason>            the connection ended; a reconnect follows
+  RECONNECT <ms>                   the wait before the next attempt
+  WELCOME <name> resumed=<yes|no> tables=<t1,t2|->
+  STATE <table> seq=N game=N variant=standard|long phase=P turn=S to_act=S you=S
+        dice=6-3 cube=N owner=center|red|black offered_by=S may_double=yes|no
+        resign=S:kind red=NAME black=NAME score_red=N score_black=N match_length=N
+        crawford=yes|no pips_red=N pips_black=N      (one line; "-" when none)
+    <the text board, every line indented by two spaces; --no-board leaves it out>
+  RESULT winner=S kind=K reason=R points=N          (only after a finished game)
+  LEGAL <play>|<play>|...          every legal play of the side on turn (may be empty)
+  END <table>                      the end of the STATE block
+  EVENT <table> <event>: <text>    e.g. EVENT t1 rolled: black rolls 6-3
+  CHAT <table|-> <from>: <text>
+  INFO <table|-> <topic>: <text>   one line per line of text
+  TABLE <name> phase=P red=NAME black=NAME score_red=N score_black=N spectators=N
+  ERROR <code>: <message>          e.g. ERROR illegal_play: point 5 is blocked
+  CLOSED                           the client is done
+S is a side (red, black) or "-". Any other message: MESSAGE <json>.
+
+Exit status: 0 after the end of input, 1 when the server refuses the name or the
+connection is taken over, 2 on a bad command line.
+)";
+
+bool is_terminal(int fd) {
+  return ::isatty(fd) == 1;
+}
+
+}  // namespace
+
+bool term_options::set_url(const std::string& text) {
+  const std::string scheme = "ws://";
+  if (text.rfind(scheme, 0) != 0) return false;
+  const std::string rest = text.substr(scheme.size());
+  const auto slash = rest.find('/');
+  const std::string authority = rest.substr(0, slash);
+  const std::string path = slash == std::string::npos ? "/" : rest.substr(slash);
+  std::string h;
+  std::string p = "80";
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    if (close == std::string::npos) return false;
+    h = authority.substr(1, close - 1);
+    const std::string after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':' || after.size() == 1) return false;
+      p = after.substr(1);
+    }
+  } else {
+    const auto colon = authority.find(':');
+    h = authority.substr(0, colon);
+    if (colon != std::string::npos) p = authority.substr(colon + 1);
+  }
+  if (h.empty() || p.empty() || p.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  url = text;
+  host = h;
+  port = p;
+  target = path;
+  return true;
+}
+
+term_options term_options::parse(int argc, const char* const* argv, std::ostream& out,
+                                 std::ostream& err) {
+  term_options o;
+  po::options_description desc{
+      "Usage: gammon-term --name NAME [--table TABLE] [--url ws://HOST:PORT/ws]\n\n"
+      "The terminal client of gammond: draws a table's board, its event log and chat,\n"
+      "and sends every line typed to the table.\n\nOptions"};
+  std::string url;
+  long reply_ms = 0;
+  long linger_ms = 0;
+  long backoff_ms = 0;
+  // clang-format off
+  desc.add_options()
+    ("help,h", "show this help and exit")
+    ("version", "show the version and exit")
+    ("url", po::value(&url)->default_value(o.url), "the server's WebSocket URL")
+    ("name,n", po::value(&o.name), "your player name (required)")
+    ("table,t", po::value(&o.table), "the table to play or watch (none: the lobby)")
+    ("script", "plain-text lines for scripts even when stdin is a terminal")
+    ("no-board", "script mode: leave the text board out of STATE blocks")
+    ("no-color", "no colours (also when NO_COLOR is set or stdout is not a terminal)")
+    ("reply-timeout", po::value(&reply_ms)->default_value(10'000),
+       "at the end of input, wait at most this many ms for the replies")
+    ("linger", po::value(&linger_ms)->default_value(0),
+       "at the end of input, keep printing this many ms before quitting")
+    ("max-backoff", po::value(&backoff_ms)->default_value(8'000),
+       "the longest wait between reconnection attempts, in ms");
+  // clang-format on
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    err << "gammon-term: " << e.what() << "\nTry 'gammon-term --help'.\n";
+    o.exit_now = 2;
+    return o;
+  }
+  if (vm.count("help") != 0U) {
+    out << desc << usage_notes;
+    o.exit_now = 0;
+    return o;
+  }
+  if (vm.count("version") != 0U) {
+    out << "gammon-term " << GAMMOND_VERSION << "\n";
+    o.exit_now = 0;
+    return o;
+  }
+  const auto fail = [&](const std::string& why) {
+    err << "gammon-term: " << why << "\nTry 'gammon-term --help'.\n";
+    o.exit_now = 2;
+    return o;
+  };
+  if (o.name.empty()) return fail("--name is required");
+  if (!o.set_url(url)) return fail("--url must look like ws://host:port/ws");
+  if (reply_ms < 0 || linger_ms < 0 || backoff_ms < 100) {
+    return fail("--reply-timeout and --linger must be >= 0, --max-backoff >= 100");
+  }
+  o.reply_timeout = std::chrono::milliseconds{reply_ms};
+  o.linger = std::chrono::milliseconds{linger_ms};
+  o.max_backoff = std::chrono::milliseconds{backoff_ms};
+  o.script = vm.count("script") != 0U || !is_terminal(STDIN_FILENO);
+  o.board = vm.count("no-board") == 0U;
+  const char* no_color = std::getenv("NO_COLOR");
+  o.colour = vm.count("no-color") == 0U && !o.script && is_terminal(STDOUT_FILENO) &&
+             (no_color == nullptr || *no_color == '\0');
+  return o;
+}
+
+}  // namespace bg::term

@@ -1,0 +1,197 @@
+// gammon-term's drawing and script lines, from state messages built by hand (no
+// server): the board in R1 numbering, long nardy's mirrored picture, the script format.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/term/board_view.hpp"
+#include "bg/term/screen.hpp"
+#include "bg/term/script_writer.hpp"
+
+using bg::term::board_view;
+using bg::term::screen;
+using bg::term::script_writer;
+using nlohmann::json;
+
+namespace {
+
+/// A state message at `table` t1 with the given board points (positive = red).
+json state_with(const std::vector<int>& points, const std::string& variant = "standard") {
+  return json{{"type", "state"},
+              {"table", "t1"},
+              {"seq", 9},
+              {"variant", variant},
+              {"options", {{"match", "off"}, {"variant", variant}}},
+              {"players", {{"red", "alice"}, {"black", "bob"}}},
+              {"phase", "move"},
+              {"turn", "black"},
+              {"to_act", "black"},
+              {"dice", {6, 3}},
+              {"board",
+               {{"points", points},
+                {"bar", {{"red", 0}, {"black", 0}}},
+                {"off", {{"red", 0}, {"black", 0}}}}},
+              {"pips", {{"red", 167}, {"black", 167}}},
+              {"cube", {{"value", 1}, {"owner", "center"}, {"offered_by", nullptr}}},
+              {"score", {{"red", 0}, {"black", 0}}},
+              {"match_length", 0},
+              {"crawford", false},
+              {"game_number", 1},
+              {"may_double", false},
+              {"legal", {"24/18 13/10", "24/15", "13/7 13/10"}},
+              {"resign", nullptr}};
+}
+
+/// R1.1 in board numbering: black 2 on 24, 5 on 13, 3 on 8, 5 on 6; red mirrored.
+const std::vector<int> standard_start{2,  0, 0, 0, 0, -5, 0, -3, 0, 0, 0, 5,
+                                      -5, 0, 0, 0, 3, 0,  5, 0,  0, 0, 0, -2};
+
+/// L1: black's 15 on board point 1, red's 15 on board point 13.
+const std::vector<int> long_start{-15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                  15,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/// The board part of each line (the panel on the right cut off).
+std::vector<std::string> board_only(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  for (const auto& l : lines) {
+    std::string part = l.substr(0, std::min<std::size_t>(l.size(), 46));
+    part.erase(part.find_last_not_of(' ') + 1);
+    out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("R1 the standard start is drawn with 13..24 on top and 12..1 below", "[clients][board]") {
+  // Given the standard starting position, seen by a spectator
+  const board_view view{{false, "carol"}};
+  // When it is drawn
+  const auto lines = board_only(view.render(state_with(standard_start)));
+  // Then the stacks stand where R1.1 puts them, in R1 numbering
+  const std::vector<std::string> expected{
+      "table t1",
+      "   13 14 15 16 17 18       19 20 21 22 23 24",
+      " +-------------------+---+-------------------+",
+      " |  B           R    |   |  R              B |",
+      " |  B           R    |   |  R              B |",
+      " |  B           R    |   |  R                |",
+      " |  B                |   |  R                |",
+      " |  B                |   |  R                |",
+      " |                   |BAR|                   |",
+      " |  R                |   |  B                |",
+      " |  R                |   |  B                |",
+      " |  R           B    |   |  B                |",
+      " |  R           B    |   |  B              R |",
+      " |  R           B    |   |  B              R |",
+      " +-------------------+---+-------------------+",
+      "   12 11 10  9  8  7        6  5  4  3  2  1",
+  };
+  CHECK(lines == expected);
+}
+
+TEST_CASE("L1 long nardy is drawn mirrored: both sides move counter-clockwise",
+          "[clients][board][long]") {
+  // Given the long nardy start, seen by black
+  const board_view view{{false, "bob"}};
+  // When it is drawn
+  const auto all = view.render(state_with(long_start, "long"));
+  const auto lines = board_only(all);
+  // Then black's head (point 1) is bottom left and red's (point 13) top right, so
+  // black runs 1 -> 12 along the bottom and 13 -> 24 along the top: counter-clockwise
+  const std::vector<std::string> expected{
+      "table t1",
+      "    1  2  3  4  5  6        7  8  9 10 11 12",  // black's own numbers
+      "   24 23 22 21 20 19       18 17 16 15 14 13",
+      " +-------------------+---+-------------------+",
+      " |                   |   |                 R |",
+      " |                   |   |                 R |",
+      " |                   |   |                 R |",
+      " |                   |   |                 R |",
+      " |                   |   |                15 |",
+      " |                   |   |                   |",
+      " | 15                |   |                   |",
+      " |  B                |   |                   |",
+      " |  B                |   |                   |",
+      " |  B                |   |                   |",
+      " |  B                |   |                   |",
+      " +-------------------+---+-------------------+",
+      "    1  2  3  4  5  6        7  8  9 10 11 12",
+      "   24 23 22 21 20 19       18 17 16 15 14 13",  // black's own numbers
+  };
+  CHECK(lines == expected);
+  // And the directions are written beside it
+  std::string text;
+  for (const auto& l : all) text += l + "\n";
+  CHECK(text.find("both move counter-clockwise") != std::string::npos);
+  CHECK(text.find("red 13->24->1->12") != std::string::npos);
+}
+
+TEST_CASE("own_point gives each side's numbering of a board point (R1, long backgammon)",
+          "[clients][board]") {
+  CHECK(board_view::own_point(false, "black", 24) == 24);
+  CHECK(board_view::own_point(false, "red", 1) == 24);
+  CHECK(board_view::own_point(false, "red", 19) == 6);
+  CHECK(board_view::own_point(true, "black", 1) == 24);
+  CHECK(board_view::own_point(true, "black", 24) == 1);
+  CHECK(board_view::own_point(true, "red", 13) == 24);
+  CHECK(board_view::own_point(true, "red", 24) == 13);
+  CHECK(board_view::own_point(true, "red", 12) == 1);
+}
+
+TEST_CASE("script mode prints a STATE block: key=value line, board, LEGAL plays, END",
+          "[clients][script]") {
+  // Given black's client in script mode
+  const script_writer out{{true, "bob"}};
+  // When a state arrives
+  const std::string text = out.message(state_with(standard_start));
+  // Then it opens with every scalar as key=value and ends with the legal plays
+  CHECK(text.rfind("STATE t1 seq=9 game=1 variant=standard phase=move turn=black to_act=black "
+                   "you=black dice=6-3 cube=1 owner=center offered_by=- may_double=no resign=- "
+                   "red=alice black=bob score_red=0 score_black=0 match_length=0 crawford=no "
+                   "pips_red=167 pips_black=167\n",
+                   0) == 0);
+  CHECK(text.find("\n     13 14 15 16 17 18") != std::string::npos);
+  CHECK(text.find("\nLEGAL 24/18 13/10|24/15|13/7 13/10\nEND t1\n") != std::string::npos);
+  // And without the board, the block is three lines
+  const script_writer bare{{false, "bob"}};
+  const std::string short_text = bare.message(state_with(standard_start));
+  CHECK(std::count(short_text.begin(), short_text.end(), '\n') == 3);
+}
+
+TEST_CASE("script mode prints events, chat, errors and welcome as one line each",
+          "[clients][script]") {
+  const script_writer out{{false, "bob"}};
+  CHECK(
+      out.message(
+          {{"type", "event"}, {"table", "t1"}, {"event", "rolled"}, {"text", "black rolls 6-3"}}) ==
+      "EVENT t1 rolled: black rolls 6-3\n");
+  CHECK(out.message({{"type", "chat"}, {"table", "t1"}, {"from", "alice"}, {"text", "hi"}}) ==
+        "CHAT t1 alice: hi\n");
+  CHECK(out.message({{"type", "chat"}, {"from", "alice"}, {"text", "lobby"}}) ==
+        "CHAT - alice: lobby\n");
+  CHECK(out.message(
+            {{"type", "error"}, {"code", "illegal_play"}, {"message", "point 5 is blocked"}}) ==
+        "ERROR illegal_play: point 5 is blocked\n");
+  CHECK(out.message(
+            {{"type", "welcome"}, {"name", "bob"}, {"resumed", true}, {"tables", {"t1", "t2"}}}) ==
+        "WELCOME bob resumed=yes tables=t1,t2\n");
+  CHECK(out.message({{"type", "info"}, {"table", "t1"}, {"topic", "who"}, {"text", "a\nb"}}) ==
+        "INFO t1 who: a\nINFO t1 who: b\n");
+  CHECK(out.message({{"type", "pong"}}).empty());
+}
+
+TEST_CASE("the screen lists the legal plays to the player on turn only", "[clients][screen]") {
+  // Given black to move
+  const json st = state_with(standard_start);
+  // When black's and red's screens draw it
+  screen black{{false, false, "bob", "t1", 12}};
+  screen red{{false, false, "alice", "t1", 12}};
+  const std::string mine = black.message(st);
+  const std::string theirs = red.message(st);
+  // Then black sees the plays to copy, red sees who is awaited
+  CHECK(mine.find("your move: /move <play>") != std::string::npos);
+  CHECK(mine.find("24/15") != std::string::npos);
+  CHECK(theirs.find("24/15") == std::string::npos);
+  CHECK(theirs.find("waiting for bob") != std::string::npos);
+}

@@ -1,0 +1,279 @@
+// gammon-term end to end (the terminal client's "Proof"): two gammon-term processes,
+// stdin and stdout on pipes, play a whole free game against the real gammond, every
+// play taken from the LEGAL line the mover's own client printed.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "gammond_process.hpp"
+#include "piped_process.hpp"
+#include "tcp_proxy.hpp"
+
+using bg::test::gammond_process;
+using bg::test::piped_process;
+using bg::test::tcp_proxy;
+using namespace std::chrono_literals;
+
+namespace {
+
+using clock_type = piped_process::clock_type;
+
+/// The fields of one STATE block: the key=value words of its STATE line, the plays of
+/// its LEGAL line, and the board lines.
+struct state_block {
+  std::string table;
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> legal;
+  std::vector<std::string> board;
+  [[nodiscard]] long seq() const { return std::stol(fields.at("seq")); }
+  [[nodiscard]] const std::string& operator[](const std::string& key) const {
+    return fields.at(key);
+  }
+};
+
+/// One gammon-term in script mode and what it has printed.
+class term {
+ public:
+  term(const std::string& url, const std::string& name, const std::string& table)
+      : name_{name},
+        process_{{GAMMON_TERM_BINARY, "--url", url, "--name", name, "--table", table}} {}
+
+  /// Sends one line, as typed.
+  void type(const std::string& line) { process_.write_line(line); }
+
+  /// The first STATE block with seq > `after` (older ones are dropped), reading
+  /// output until `deadline`. Fails on an ERROR line (the test only plays what the
+  /// server offers), at the deadline, or when the client ends.
+  state_block state_after(long after, clock_type::time_point deadline) {
+    for (;;) {
+      while (!states_.empty()) {
+        auto block = std::move(states_.front());
+        states_.pop_front();
+        if (block.seq() > after) return block;
+      }
+      auto line = process_.read_line(deadline);
+      INFO(name_ << "'s output:\n" << process_.transcript());
+      REQUIRE(line);  // else: timeout or the client ended
+      absorb(*line);
+    }
+  }
+
+  /// The first STATE block for which `wanted` holds (earlier ones are dropped); fails as
+  /// state_after does.
+  state_block state_where(const std::function<bool(const state_block&)>& wanted,
+                          clock_type::time_point deadline) {
+    for (long seq = -1;;) {
+      auto block = state_after(seq, deadline);
+      if (wanted(block)) return block;
+      seq = block.seq();
+    }
+  }
+
+  /// Reads output until a line starting with `prefix` (one not matched before) and
+  /// returns it; fails at `deadline` or when the client ends.
+  std::string line_starting(const std::string& prefix, clock_type::time_point deadline) {
+    for (;;) {
+      for (; cursor_ < all_.size(); ++cursor_) {
+        if (all_[cursor_].rfind(prefix, 0) == 0) return all_[cursor_++];
+      }
+      auto line = process_.read_line(deadline);
+      INFO(name_ << "'s output (waiting for " << prefix << "):\n" << process_.transcript());
+      REQUIRE(line);
+      absorb(*line);
+    }
+  }
+
+  /// Takes in whatever output is ready now, so the pipe never fills up.
+  void drain() {
+    while (auto line = process_.read_line(clock_type::now())) absorb(*line);
+  }
+
+  /// Ends the input and returns the exit code (-1 when it did not quit in time).
+  int finish() {
+    process_.close_stdin();
+    const auto deadline = clock_type::now() + 10s;
+    while (auto line = process_.read_line(deadline)) absorb(*line);
+    return process_.wait(5s);
+  }
+
+  /// Every EVENT line's event name seen so far.
+  [[nodiscard]] const std::vector<std::string>& events() const { return events_; }
+  [[nodiscard]] bool saw_line(const std::string& prefix) const {
+    for (const auto& l : all_) {
+      if (l.rfind(prefix, 0) == 0) return true;
+    }
+    return false;
+  }
+  [[nodiscard]] std::string transcript() const { return process_.transcript(); }
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+ private:
+  /// Takes in one line of output: events, errors and STATE blocks.
+  void absorb(const std::string& line) {
+    all_.push_back(line);
+    if (line.rfind("ERROR ", 0) == 0) FAIL(name_ << " got " << line << "\n" << transcript());
+    if (line.rfind("EVENT ", 0) == 0) {
+      std::istringstream words{line};
+      std::string keyword, table, event;
+      words >> keyword >> table >> event;
+      if (!event.empty() && event.back() == ':') event.pop_back();
+      events_.push_back(event);
+    } else if (line.rfind("STATE ", 0) == 0) {
+      block_ = state_block{};
+      inside_ = true;
+      std::istringstream words{line};
+      std::string word;
+      words >> word >> block_.table;
+      while (words >> word) {
+        const auto eq = word.find('=');
+        if (eq != std::string::npos) block_.fields[word.substr(0, eq)] = word.substr(eq + 1);
+      }
+    } else if (inside_ && line.rfind("  ", 0) == 0) {
+      block_.board.push_back(line);
+    } else if (inside_ && line.rfind("LEGAL", 0) == 0) {
+      const std::string plays = line.size() > 6 ? line.substr(6) : "";
+      for (std::size_t start = 0; !plays.empty();) {
+        const auto bar = plays.find('|', start);
+        block_.legal.push_back(plays.substr(start, bar - start));
+        if (bar == std::string::npos) break;
+        start = bar + 1;
+      }
+    } else if (inside_ && line.rfind("END ", 0) == 0) {
+      states_.push_back(std::move(block_));
+      inside_ = false;
+    }
+  }
+
+  std::string name_;
+  piped_process process_;
+  std::vector<std::string> events_;
+  std::vector<std::string> all_;
+  std::size_t cursor_ = 0;          ///< all_ before it was searched by line_starting
+  std::deque<state_block> states_;  ///< complete blocks not yet taken
+  state_block block_;               ///< the block being read
+  bool inside_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("two scripted clients play a whole free game scored by pip count (R12)",
+          "[clients][term]") {
+  // Given gammond and two gammon-term processes driven through pipes
+  gammond_process server{
+      {"--dice-seed", "5", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 50s;
+  term alice{url, "alice", "t1"};
+  term bob{url, "bob", "t1"};
+  INFO("gammond log:\n" << server.log());
+
+  // When both join, bob starts the (default: free play) match and alice rolls the opening
+  alice.type("/join red");
+  auto st = alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
+  REQUIRE(st["you"] == "red");
+  bob.type("/join black");
+  st = bob.state_where([](const state_block& b) { return b["black"] == "bob"; }, deadline);
+  REQUIRE(st["you"] == "black");
+  bob.type("/start");
+  st = bob.state_where([](const state_block& b) { return b["phase"] != "waiting"; }, deadline);
+  REQUIRE(st["phase"] == "opening");
+  REQUIRE(st["match_length"] == "0");
+  // The board drawn in the block is the standard start: 2 black on 24, 2 red on 1.
+  REQUIRE(st.board.size() > 14);
+  CHECK(st.board[3].find("|  B           R    |   |  R              B |") != std::string::npos);
+  CHECK(st.board[13].find("|  R           B    |   |  B              R |") != std::string::npos);
+
+  // And whoever must act rolls, then plays one of the plays its own client listed
+  std::mt19937 rng{42};
+  term* actor = &alice;
+  actor->type("/roll");
+  int plays = 0;
+  for (int step = 0; step < 2000; ++step) {
+    st = actor->state_after(st.seq(), deadline);
+    const std::string phase = st["phase"];
+    if (phase == "match_over") break;
+    REQUIRE(st["to_act"] != "-");
+    term& next = st["to_act"] == "red" ? alice : bob;
+    if (&next != actor) st = next.state_after(st.seq() - 1, deadline);  // its own copy
+    (&next == &alice ? bob : alice).drain();
+    actor = &next;
+    INFO(actor->name() << " in phase " << phase);
+    REQUIRE(st["you"] == st["to_act"]);
+    if (phase == "roll" || phase == "opening") {
+      actor->type("/roll");
+    } else if (phase == "move") {
+      REQUIRE_FALSE(st.legal.empty());
+      std::uniform_int_distribution<std::size_t> pick(0, st.legal.size() - 1);
+      actor->type("/move " + st.legal[pick(rng)]);
+      ++plays;
+    } else {
+      FAIL("unexpected phase " << phase);
+    }
+  }
+
+  // Then the game is over, scored by the loser's pip count as shown in the state
+  REQUIRE(st["phase"] == "match_over");
+  CHECK(plays > 10);
+  const long red_score = std::stol(st["score_red"]);
+  const long black_score = std::stol(st["score_black"]);
+  REQUIRE((red_score > 0) != (black_score > 0));
+  if (red_score > 0) {
+    CHECK(st["pips_red"] == "0");
+    CHECK(red_score == std::stol(st["pips_black"]));
+  } else {
+    CHECK(st["pips_black"] == "0");
+    CHECK(black_score == std::stol(st["pips_red"]));
+  }
+  // And both clients saw the match end, and quit cleanly at the end of their input
+  term& other = actor == &alice ? bob : alice;
+  const auto last = other.state_after(st.seq() - 1, deadline);
+  CHECK(last["phase"] == "match_over");
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
+  for (term* t : {&alice, &bob}) {
+    INFO(t->name() << "'s output:\n" << t->transcript());
+    CHECK(std::find(t->events().begin(), t->events().end(), "match_over") != t->events().end());
+    CHECK(t->saw_line("CLOSED"));
+  }
+}
+
+TEST_CASE("a client whose connection drops resumes with its token and keeps its seat",
+          "[clients][term][resume]") {
+  // Given alice seated at a match through a proxy that can cut her connection
+  gammond_process server{
+      {"--dice-seed", "9", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  tcp_proxy proxy{server.port()};
+  const auto deadline = clock_type::now() + 30s;
+  term alice{"ws://127.0.0.1:" + std::to_string(proxy.port()) + "/ws", "alice", "t1"};
+  term bob{"ws://127.0.0.1:" + std::to_string(server.port()) + "/ws", "bob", "t1"};
+  INFO("gammond log:\n" << server.log());
+  alice.line_starting("WELCOME alice resumed=no", deadline);
+  alice.type("/join red");
+  alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
+  bob.type("/join black");
+  bob.state_where([](const state_block& b) { return b["black"] == "bob"; }, deadline);
+  bob.type("/start");
+  auto st = bob.state_where([](const state_block& b) { return b["phase"] == "opening"; }, deadline);
+  alice.state_after(st.seq() - 1, deadline);
+
+  // When the network drops her connection
+  proxy.drop_all();
+
+  // Then her client reconnects by itself, resumes her name and finds her seat
+  alice.line_starting("DISCONNECTED", deadline);
+  alice.line_starting("CONNECTED", deadline);
+  CHECK(alice.line_starting("WELCOME", deadline) == "WELCOME alice resumed=yes tables=t1");
+  st = alice.state_where([](const state_block& b) { return b["you"] == "red"; }, deadline);
+  CHECK(st["phase"] == "opening");
+  // And she plays on: her opening roll is accepted
+  alice.type("/roll");
+  st = alice.state_after(st.seq(), deadline);
+  CHECK((st["phase"] == "move" || st["phase"] == "roll"));
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
+}
