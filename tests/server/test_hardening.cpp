@@ -298,7 +298,7 @@ TEST_CASE("a flood is answered with rate_limited and then closed, others keep pl
   flood.send_json({{"type", "hello"}, {"name", "flooder"}});
   for (int i = 0; i < 200 && flood.is_open(); ++i) {
     try {
-      flood.send_json({{"type", "line"}, {"table", "x"}, {"text", "spam"}});
+      flood.send_json({{"type", "line"}, {"table", "x"}, {"text", "spam"}, {"id", i}});
     } catch (const std::exception&) {
       break;
     }
@@ -306,8 +306,13 @@ TEST_CASE("a flood is answered with rate_limited and then closed, others keep pl
   const bool closed = flood.wait_closed(5s);
   CHECK(closed);
   bool limited = false;
-  while (auto m = flood.receive_json(10ms))
-    if ((*m)["type"] == "error" && (*m)["code"] == "rate_limited") limited = true;
+  while (auto m = flood.receive_json(10ms)) {
+    if ((*m)["type"] == "error" && (*m)["code"] == "rate_limited") {
+      limited = true;
+      // Like every error, it answers the request's id (PROTOCOL.md).
+      CHECK((*m)["re"].is_number_integer());
+    }
+  }
   CHECK(limited);
   // The players at table t are still served.
   std::this_thread::sleep_for(1100ms);
@@ -315,6 +320,9 @@ TEST_CASE("a flood is answered with rate_limited and then closed, others keep pl
   CHECK(b.line("t", "/start")["type"] != "error");
 }
 
+// Not under AddressSanitizer: its allocator holds freed memory in a quarantine (and
+// its shadow), so the RSS of an ASan gammond cannot return; the main stage runs it.
+#if !defined(__SANITIZE_ADDRESS__)
 TEST_CASE("memory returns to its level after a burst of connections", "[server][hardening]") {
   gammond_process server{flags(7, {"--max-connections-per-address", "5000"})};
   {
@@ -338,3 +346,4 @@ TEST_CASE("memory returns to its level after a burst of connections", "[server][
   // connections with their tables would hold.
   CHECK(after < base + 8 * 1024);
 }
+#endif
