@@ -6,6 +6,8 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <ctime>
+#include <deque>
+#include <functional>
 #include <future>
 #include <random>
 
@@ -55,7 +57,7 @@ std::shared_ptr<const std::string> frame_of(const json& j) {
 
 /// A 128-bit random token in hex, from the operating system's entropy source.
 std::string new_token() {
-  std::random_device rd;
+  thread_local std::random_device rd;  // opened once per thread, not per token
   std::string out;
   static constexpr char hex[] = "0123456789abcdef";
   for (int i = 0; i < 4; ++i) {
@@ -70,48 +72,82 @@ std::string new_token() {
 // ------------------------------------------------------------------------------------
 // table_actor: one table on its own strand.
 
+using frame_ptr = std::shared_ptr<const std::string>;
+
+/// The frames one change sends, gathered per client so that each client gets them in
+/// one hand-over (client::send of a batch), in the order they were added.
+class outbox {
+ public:
+  void add(const std::shared_ptr<client>& c, frame_ptr f) {
+    if (!c) return;
+    const auto [it, fresh] = index_.try_emplace(c.get(), to_.size());
+    if (fresh) to_.emplace_back(c, std::vector<frame_ptr>{});
+    to_[it->second].second.push_back(std::move(f));
+  }
+  void deliver() {
+    for (auto& [c, frames] : to_) {
+      if (frames.size() == 1) {
+        c->send(std::move(frames.front()));
+      } else {
+        c->send(std::move(frames));
+      }
+    }
+    to_.clear();
+    index_.clear();
+  }
+
+ private:
+  std::vector<std::pair<std::shared_ptr<client>, std::vector<frame_ptr>>> to_;
+  std::unordered_map<const client*, std::size_t> index_;
+};
+
+/// One table on its own strand. Every change is written through the service's
+/// storage_writer (group commit) and announced only once it is on disk; while a
+/// write is in flight the actor holds further messages back (backlog_), so every
+/// client sees the table's messages in the order the table produced them.
 class table_actor : public std::enable_shared_from_this<table_actor> {
  public:
   table_actor(game_service& svc, asio::io_context& io, std::unique_ptr<table> t)
       : svc_(svc), strand_(asio::make_strand(io)), table_(std::move(t)) {}
 
-  /// A client is present at the table; it gets the state.
-  void enter(std::uint64_t client_id, std::string name, std::optional<json> re) {
-    asio::dispatch(strand_, [self = shared_from_this(), client_id, name = std::move(name),
-                             re = std::move(re)] {
-      self->guard([&] { self->do_enter(client_id, name, re); });
-    });
+  /// Client `c` is present at the table; it gets the state.
+  void enter(const std::shared_ptr<client>& c, std::string name, std::optional<json> re) {
+    asio::dispatch(strand_,
+                   [self = shared_from_this(), c, name = std::move(name), re = std::move(re)] {
+                     self->run([self, c, name, re] { self->do_enter(c, name, re); });
+                   });
   }
 
   void exit(std::uint64_t client_id, std::string name) {
     asio::dispatch(strand_, [self = shared_from_this(), client_id, name = std::move(name)] {
-      self->guard([&] { self->do_exit(client_id, name); });
+      self->run([self, client_id, name] { self->do_exit(client_id, name); });
     });
   }
 
-  void line(std::uint64_t client_id, std::string name, protocol::command cmd,
+  void line(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
             clock_type::time_point t0, std::optional<json> re) {
-    asio::dispatch(strand_, [self = shared_from_this(), client_id, name = std::move(name),
+    asio::dispatch(strand_, [self = shared_from_this(), c, name = std::move(name),
                              cmd = std::move(cmd), t0, re = std::move(re)] {
-      self->guard([&] { self->do_line(client_id, name, cmd, t0, re); });
+      self->run([self, c, name, cmd, t0, re] { self->do_line(c, name, cmd, t0, re); });
     });
   }
 
   /// Starts grace timers for every absent player (after a restore).
   void arm_timers() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->guard([&] { self->rearm(); }); });
+    asio::dispatch(strand_, [self = shared_from_this()] { self->run([self] { self->rearm(); }); });
   }
 
-  /// Saves the table now and cancels timers (shutdown); `done` is set on the strand.
+  /// Cancels timers once every change is written (shutdown); `done` is set then, on
+  /// the strand. Every change was saved before it was announced, so nothing is left
+  /// to save.
   void flush(const std::shared_ptr<std::promise<void>>& done) {
     asio::dispatch(strand_, [self = shared_from_this(), done] {
-      self->guard([&] {
+      self->run([self, done] {
         for (auto& t : self->grace_)
           if (t) t->cancel();
         self->stopped_ = true;
-        self->persist();
+        done->set_value();
       });
-      done->set_value();
     });
   }
 
@@ -122,6 +158,32 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   std::atomic<int> pending{0};
 
  private:
+  struct member {
+    std::string name;
+    std::weak_ptr<client> who;  ///< held weakly: the session's life is its own
+  };
+
+  /// Runs `f` now, or after the write in flight (in arrival order).
+  void run(std::function<void()> f) {
+    if (writing_) {
+      backlog_.push_back(std::move(f));
+      return;
+    }
+    guard(f);
+  }
+
+  /// The write in flight is on disk: announce it, then go on with the backlog.
+  void written(outbox& sends, const std::function<void()>& answered_hook) {
+    writing_ = false;
+    sends.deliver();
+    if (answered_hook) answered_hook();
+    while (!writing_ && !backlog_.empty()) {
+      auto f = std::move(backlog_.front());
+      backlog_.pop_front();
+      guard(f);
+    }
+  }
+
   template <typename F>
   void guard(F&& f) {
     try {
@@ -131,38 +193,57 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
     }
   }
 
-  void do_enter(std::uint64_t client_id, const std::string& name, const std::optional<json>& re) {
+  std::shared_ptr<client> client_of(std::uint64_t id) const {
+    const auto it = members_.find(id);
+    return it == members_.end() ? nullptr : it->second.who.lock();
+  }
+
+  void do_enter(const std::shared_ptr<client>& c, const std::string& name,
+                const std::optional<json>& re) {
     --pending;
-    members_[client_id] = name;
+    members_[c->id()] = member{name, c};
     auto o = table_->enter(name);
-    finish(client_id, o, re, /*always_state_to_actor=*/true);
+    finish(c, o, re, /*always_state_to_actor=*/true, nullptr);
     cancel_timer_if_back();
   }
 
   void do_exit(std::uint64_t client_id, const std::string& name) {
     if (members_.erase(client_id) == 0) return;
-    for (const auto& [id, n] : members_)
-      if (n == name) return;  // still here on another connection
+    for (const auto& [id, m] : members_)
+      if (m.name == name) return;  // still here on another connection
     auto o = table_->exit(name);
-    finish(0, o, no_re, false);
+    finish(nullptr, o, no_re, false, nullptr);
     rearm();
     if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), nullptr);
   }
 
-  void do_line(std::uint64_t client_id, const std::string& name, const protocol::command& cmd,
-               clock_type::time_point t0, const std::optional<json>& re) {
+  void do_line(const std::shared_ptr<client>& c, const std::string& name,
+               const protocol::command& cmd, clock_type::time_point t0,
+               const std::optional<json>& re) {
     --pending;
-    if (!members_.count(client_id)) {
-      members_[client_id] = name;
+    if (!members_.count(c->id())) {
+      members_[c->id()] = member{name, c};
       auto o = table_->enter(name);
-      finish(client_id, o, no_re, true);
+      finish(c, o, no_re, true, nullptr);
+      if (writing_) {  // the command waits for its own entrance to be written
+        backlog_.push_front([self = shared_from_this(), c, name, cmd, t0, re] {
+          self->handle_line(c, name, cmd, t0, re);
+        });
+        return;
+      }
     }
+    handle_line(c, name, cmd, t0, re);
+  }
+
+  void handle_line(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, clock_type::time_point t0,
+                   const std::optional<json>& re) {
     auto o = table_->handle(name, cmd);
-    const bool ok = !o.refused;
-    finish(client_id, o, re, false);
+    // The command's latency is measured when its answer is handed to the network.
+    const std::string kind(protocol::to_string(cmd.kind));
+    finish(c, o, re, false,
+           [&svc = svc_, kind, t0] { svc.counters().command(kind, clock_type::now() - t0); });
     rearm();
-    svc_.counters().command(protocol::to_string(cmd.kind), clock_type::now() - t0);
-    (void)ok;
   }
 
   void cancel_timer_if_back() {
@@ -187,80 +268,98 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
       t->expires_after(svc_.config().grace_period);
       t->async_wait([self = shared_from_this(), s](const boost::system::error_code& ec) {
         if (ec) return;
-        self->guard([&] {
+        self->run([self, s] {
           self->grace_[static_cast<std::size_t>(engine::index_of(s))].reset();
           const auto absent = self->table_->absent_seats();
           if (std::find(absent.begin(), absent.end(), s) == absent.end()) return;
           auto o = self->table_->forfeit(s);
-          self->finish(0, o, no_re, false);
+          self->finish(nullptr, o, no_re, false, nullptr);
           self->rearm();
         });
       });
     }
   }
 
-  void persist() {
+  /// The write of the table's change `o`: snapshot, tokens, record journal.
+  table_write write_of(const table_outcome& o) const {
     json snap = table_->snapshot();
     json tokens = json::array();
     for (const auto& st : table_->seats())
       tokens.push_back(st ? json(svc_.token_of(st->name)) : json(nullptr));
     snap["tokens"] = std::move(tokens);
-    svc_.store().save_table(table_->name(), snap.dump());
+    table_write w{table_->name(), snap.dump(), o.record_reset, {}};
+    w.record_entries.reserve(o.record_log.size());
+    for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
+    return w;
   }
 
-  /// Persists (when changed) and delivers an outcome: refusals to the actor only,
-  /// then the table's messages, then the new state to everyone.
-  void finish(std::uint64_t actor, table_outcome& o, const std::optional<json>& re,
-              bool always_state_to_actor) {
+  /// Delivers an outcome: refusals to the actor only; a change is written first and
+  /// then announced (the table's messages, then the new state to everyone).
+  /// `answered` runs when the actor's answer is handed to the network.
+  void finish(const std::shared_ptr<client>& actor, table_outcome& o, const std::optional<json>& re,
+              bool always_state_to_actor, std::function<void()> answered_hook) {
+    auto sends = std::make_shared<outbox>();
     if (o.refused) {
       svc_.counters().error(o.refused->code);
-      if (auto c = svc_.find_client(actor))
-        c->send(frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
+      sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
+      sends->deliver();
+      if (answered_hook) answered_hook();
       return;
     }
-    if (o.changed) persist();  // written before it is announced
+    const std::uint64_t actor_id = actor ? actor->id() : 0;
     bool answered = false;
     for (auto& d : o.out) {
       if (d.to == delivery::audience::actor) {
         if (re) d.message["re"] = *re;
         answered = true;
-        if (auto c = svc_.find_client(actor)) c->send(frame_of(d.message));
+        sends->add(actor, frame_of(d.message));
       } else {
-        broadcast(frame_of(d.message));
+        const auto frame = frame_of(d.message);
+        for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
       }
     }
     if (o.changed) {
       json st = table_->state();
-      auto frame = frame_of(st);
-      for (const auto& [id, n] : members_) {
-        if (id == actor && re && !answered) {
+      const auto frame = frame_of(st);
+      for (const auto& [id, m] : members_) {
+        if (id == actor_id && re && !answered) {
           json mine = st;
           mine["re"] = *re;
-          if (auto c = svc_.find_client(id)) c->send(frame_of(mine));
+          sends->add(m.who.lock(), frame_of(mine));
           answered = true;
           continue;
         }
-        if (auto c = svc_.find_client(id)) c->send(frame);
+        sends->add(m.who.lock(), frame);
       }
       svc_.set_summary(table_->name(), table_->summary());
-    } else if (always_state_to_actor || (re && !answered)) {
+      // Written before it is announced: the frames wait for the commit.
+      writing_ = true;
+      svc_.writer().submit(
+          write_of(o), [self = shared_from_this(), sends,
+                        hook = std::move(answered_hook)](const std::string& error) {
+            if (!error.empty()) self->svc_.counters().error("storage_error");
+            asio::post(self->strand_,
+                       [self, sends, hook] { self->guard([&] { self->written(*sends, hook); }); });
+          });
+      return;
+    }
+    if (always_state_to_actor || (re && !answered)) {
       json st = table_->state();
       if (re) st["re"] = *re;
-      if (auto c = svc_.find_client(actor)) c->send(frame_of(st));
+      sends->add(actor, frame_of(st));
     }
-  }
-
-  void broadcast(const std::shared_ptr<const std::string>& frame) {
-    for (const auto& [id, n] : members_)
-      if (auto c = svc_.find_client(id)) c->send(frame);
+    sends->deliver();
+    if (answered_hook) answered_hook();
   }
 
   game_service& svc_;
   asio::strand<asio::io_context::executor_type> strand_;
   std::unique_ptr<table> table_;
-  std::map<std::uint64_t, std::string> members_;  // present clients: id -> name
+  std::map<std::uint64_t, member> members_;  // present clients by id
   std::array<std::optional<asio::steady_timer>, 2> grace_;
   bool stopped_ = false;
+  bool writing_ = false;                       // a change is being written
+  std::deque<std::function<void()>> backlog_;  // messages that arrived meanwhile
 };
 
 // ------------------------------------------------------------------------------------
@@ -271,16 +370,28 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       metrics_(counters),
       io_(io),
       storage_(std::make_unique<storage>(config.db)),
+      writer_(std::make_unique<storage_writer>(*storage_)),
       dice_(config.dice_seed) {
-  for (auto& [name, text] : storage_->load_tables()) {
-    const json snap = json::parse(text, nullptr, false);
+  for (auto& saved : storage_->load_tables()) {
+    const std::string& name = saved.name;
+    const json snap = json::parse(saved.snapshot, nullptr, false);
     if (snap.is_discarded()) {
       spdlog::error("table {}: its saved state is not JSON; skipped", name);
       continue;
     }
+    std::vector<json> journal;
+    journal.reserve(saved.record_journal.size());
+    for (const auto& entry : saved.record_journal) {
+      journal.push_back(json::parse(entry, nullptr, false));
+      if (journal.back().is_discarded()) break;
+    }
+    if (!journal.empty() && journal.back().is_discarded()) {
+      spdlog::error("table {}: its match record is not JSON; skipped", name);
+      continue;
+    }
     table_hooks hooks{[this](const match_record& r) { return storage_->save_match(r); }, iso_now,
                       config_.max_chat_bytes};
-    auto t = table::restore(snap, dice_, std::move(hooks));
+    auto t = table::restore(snap, dice_, std::move(hooks), journal);
     if (!t) {
       spdlog::error("table {}: {}; skipped", name, t.err().message);
       continue;
@@ -303,7 +414,9 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   spdlog::info("restored {} table(s) from {}", tables_.size(), config.db);
 }
 
-game_service::~game_service() = default;
+game_service::~game_service() {
+  writer_->stop();
+}
 
 void game_service::start() {
   std::lock_guard lock(mutex_);
@@ -315,12 +428,6 @@ std::shared_ptr<service> make_game_service(const server_config& config, metrics&
   auto svc = std::make_shared<game_service>(config, counters, io);
   svc->start();
   return svc;
-}
-
-std::shared_ptr<client> game_service::find_client(std::uint64_t id) {
-  std::lock_guard lock(mutex_);
-  const auto it = sessions_.find(id);
-  return it == sessions_.end() ? nullptr : it->second.who.lock();
 }
 
 void game_service::set_summary(const std::string& table, json summary) {
@@ -462,9 +569,9 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     ++actor->pending;
   }
   if (cmd) {
-    actor->line(c->id(), name, std::move(*cmd), t0, m.id);
+    actor->line(c, name, std::move(*cmd), t0, m.id);
   } else {
-    actor->enter(c->id(), name, m.id);
+    actor->enter(c, name, m.id);
   }
 }
 
@@ -586,7 +693,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   }
   if (replaced) replaced->close("replaced by a new connection");
   c->send(frame_of(welcome));
-  for (auto& actor : rejoin) actor->enter(c->id(), welcome["name"].get<std::string>(), no_re);
+  for (auto& actor : rejoin) actor->enter(c, welcome["name"].get<std::string>(), no_re);
 }
 
 void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
@@ -705,7 +812,16 @@ void game_service::shutdown() {
     if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready)
       spdlog::warn("table {} did not flush in time", actor->name());
   }
-  spdlog::info("saved {} table(s)", all.size());
+  writer_->stop();  // everything queued is on disk when this returns
+  spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", all.size(),
+               writer_->writes(), writer_->transactions());
+}
+
+std::shared_ptr<const std::string> game_service::rate_limited_reply(std::string_view text) {
+  const auto decoded = protocol::decode(text);
+  if (!decoded || !decoded->id) return nullptr;
+  return frame_of(
+      protocol::error_message("rate_limited", "too many commands: slow down", decoded->id));
 }
 
 }  // namespace bg::server

@@ -41,6 +41,16 @@ CREATE TABLE matches(
 CREATE INDEX matches_by_red ON matches(red);
 CREATE INDEX matches_by_black ON matches(black);
 )sql",
+    // 1 -> 2: each table's match record as a journal of changes (table snapshots
+    // version 2 no longer carry the whole record).
+    R"sql(
+CREATE TABLE table_records(
+  id         INTEGER PRIMARY KEY,
+  table_name TEXT NOT NULL,
+  entry      TEXT NOT NULL
+);
+CREATE INDEX table_records_by_table ON table_records(table_name, id);
+)sql",
 };
 
 /// SQLite's clock as ISO 8601 UTC with milliseconds.
@@ -134,6 +144,11 @@ struct storage::statements {
                        "updated_at = excluded.updated_at"),
         delete_table(db, "DELETE FROM tables WHERE name = ?1"),
         load_tables(db, "SELECT name, snapshot FROM tables ORDER BY name"),
+        append_record(db, "INSERT INTO table_records(table_name, entry) VALUES (?1, ?2)"),
+        delete_records(db, "DELETE FROM table_records WHERE table_name = ?1"),
+        load_records(db, "SELECT table_name, entry FROM table_records ORDER BY table_name, id"),
+        begin(db, "BEGIN IMMEDIATE"),
+        commit(db, "COMMIT"),
         insert_match(db,
                      std::string("INSERT INTO matches(table_name, red, black, options, record, "
                                  "started_at, ended_at, score_red, score_black, games, "
@@ -145,6 +160,11 @@ struct storage::statements {
   prepared save_table;
   prepared delete_table;
   prepared load_tables;
+  prepared append_record;
+  prepared delete_records;
+  prepared load_records;
+  prepared begin;
+  prepared commit;
   prepared insert_match;
   prepared load_match;
   prepared match_count;
@@ -225,19 +245,96 @@ void storage::save_table(std::string_view name, std::string_view snapshot_json) 
   u.step("saving table " + std::string(name));
 }
 
-void storage::delete_table(std::string_view name) {
-  const std::lock_guard lock(mutex_);
-  use u(stmts_->delete_table);
-  u.bind(1, name);
-  u.step("deleting table " + std::string(name));
+void storage::write_one(const table_write& w) {
+  // A savepoint per write: a failing write is undone alone, the batch goes on.
+  exec("SAVEPOINT one_table");
+  try {
+    {
+      use u(stmts_->save_table);
+      u.bind(1, w.name).bind(2, w.snapshot);
+      u.step("saving table " + w.name);
+    }
+    if (w.reset_record) {
+      use u(stmts_->delete_records);
+      u.bind(1, w.name);
+      u.step("resetting the record of table " + w.name);
+    }
+    for (const auto& entry : w.record_entries) {
+      use u(stmts_->append_record);
+      u.bind(1, w.name).bind(2, entry);
+      u.step("recording at table " + w.name);
+    }
+    exec("RELEASE one_table");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK TO one_table; RELEASE one_table", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
-std::vector<std::pair<std::string, std::string>> storage::load_tables() {
+std::vector<std::string> storage::save_tables(const std::vector<table_write>& writes) {
+  std::vector<std::string> errors(writes.size());
+  if (writes.empty()) return errors;
   const std::lock_guard lock(mutex_);
-  std::vector<std::pair<std::string, std::string>> out;
-  use u(stmts_->load_tables);
-  while (u.step("loading tables"))
-    out.emplace_back(column_text(u.get(), 0), column_text(u.get(), 1));
+  {
+    use u(stmts_->begin);
+    u.step("beginning a transaction");
+  }
+  try {
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      try {
+        write_one(writes[i]);
+      } catch (const storage_error& e) {
+        errors[i] = e.what();
+      }
+    }
+    use u(stmts_->commit);
+    u.step("committing");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return errors;
+}
+
+void storage::delete_table(std::string_view name) {
+  const std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    {
+      use u(stmts_->delete_table);
+      u.bind(1, name);
+      u.step("deleting table " + std::string(name));
+    }
+    {
+      use u(stmts_->delete_records);
+      u.bind(1, name);
+      u.step("deleting the record of table " + std::string(name));
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<saved_table> storage::load_tables() {
+  const std::lock_guard lock(mutex_);
+  std::vector<saved_table> out;
+  {
+    use u(stmts_->load_tables);
+    while (u.step("loading tables"))
+      out.push_back(saved_table{column_text(u.get(), 0), column_text(u.get(), 1), {}});
+  }
+  // Both lists are in name order: one merge pass attaches each journal to its table
+  // (journals of tables without a snapshot are ignored).
+  use u(stmts_->load_records);
+  std::size_t i = 0;
+  while (u.step("loading the record journals")) {
+    const std::string name = column_text(u.get(), 0);
+    while (i < out.size() && out[i].name < name) ++i;
+    if (i < out.size() && out[i].name == name)
+      out[i].record_journal.push_back(column_text(u.get(), 1));
+  }
   return out;
 }
 

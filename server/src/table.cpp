@@ -129,8 +129,20 @@ std::vector<std::string> table::present() const {
   return out;
 }
 
+void table::journal(json entry) {
+  journal_.push_back(std::move(entry));
+}
+
+void table::reset_journal(const std::optional<match_record>& begin) {
+  journal_.clear();
+  journal_reset_ = true;
+  if (begin) journal({{"op", "begin"}, {"record", *begin}});
+}
+
 void table::record(record_action a) {
-  if (record_ && !record_->games.empty()) record_->games.back().actions.push_back(std::move(a));
+  if (!record_ || record_->games.empty()) return;
+  journal({{"op", "action"}, {"action", a}});
+  record_->games.back().actions.push_back(std::move(a));
 }
 
 void table::begin_game_record() {
@@ -139,6 +151,7 @@ void table::begin_game_record() {
   g.number = match_->game_number();
   g.score_before = match_->score();
   g.crawford = match_->is_crawford_game();
+  journal({{"op", "game"}, {"game", g}});
   record_->games.push_back(std::move(g));
 }
 
@@ -318,6 +331,7 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       record_->players = {seats_[0]->name, seats_[1]->name};
       record_->options = options_;
       record_->started_at = hooks_.now ? hooks_.now() : std::string{};
+      reset_journal(record_);
       begin_game_record();
       event(o, {{"event", "started"},
                 {"name", who},
@@ -352,6 +366,8 @@ table_outcome table::game_command(side s, const protocol::command& c) {
         if (record_ && !record_->games.empty()) {
           record_->games.back().first = r->first;
           record_->games.back().opening = m.current_game().dice();
+          journal(
+              {{"op", "opening"}, {"first", r->first}, {"dice", record_->games.back().opening}});
         }
         json ties = json::array();
         for (const auto& t : r->ties) ties.push_back({t.die1, t.die2});
@@ -509,6 +525,7 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
   if (new_result) {
     const auto& res = m.results().back();
     record_->games.back().result = res;
+    journal({{"op", "result"}, {"result", res}});
     const std::string winner(engine::to_string(res.winner));
     std::string how;
     if (m.options().kind == engine::match_kind::free_play) {
@@ -553,6 +570,7 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     }
     event(o, std::move(e));
     record_.reset();
+    reset_journal(std::nullopt);
   } else if (m.phase() == engine::match_phase::opening) {
     begin_game_record();
     event(o, {{"event", "game_started"},
@@ -596,7 +614,13 @@ table_outcome table::forfeit_impl(side s) {
 // Entry points: every change bumps the sequence number once.
 
 table_outcome table::bump(table_outcome o) {
-  if (o.changed) ++seq_;
+  if (o.changed) {
+    ++seq_;
+    o.record_log = std::move(journal_);
+    o.record_reset = journal_reset_;
+    journal_.clear();
+    journal_reset_ = false;
+  }
   return o;
 }
 table_outcome table::enter(const std::string& who) {
@@ -756,11 +780,39 @@ engine::win_kind win_kind_from(const json& j) {
   throw std::invalid_argument("bad win kind");
 }
 
+/// Applies one record journal entry (table_outcome::record_log) to `record`. Throws
+/// std::invalid_argument (or a json exception) when the entry does not fit.
+void replay(std::optional<match_record>& record, const json& entry) {
+  const auto op = entry.at("op").get<std::string>();
+  if (op == "begin") {
+    record = entry.at("record").get<match_record>();
+    return;
+  }
+  if (!record) throw std::invalid_argument("record journal: '" + op + "' before 'begin'");
+  if (op == "game") {
+    record->games.push_back(entry.at("game").get<game_record>());
+    return;
+  }
+  if (record->games.empty())
+    throw std::invalid_argument("record journal: '" + op + "' before 'game'");
+  auto& g = record->games.back();
+  if (op == "opening") {
+    g.first = entry.at("first").get<side>();
+    g.opening = entry.at("dice").get<engine::roll>();
+  } else if (op == "action") {
+    g.actions.push_back(entry.at("action").get<record_action>());
+  } else if (op == "result") {
+    g.result = entry.at("result").get<engine::game_result>();
+  } else {
+    throw std::invalid_argument("record journal: unknown op '" + op + "'");
+  }
+}
+
 }  // namespace
 
 json table::snapshot() const {
   json j;
-  j["version"] = 1;
+  j["version"] = 2;
   j["name"] = name_;
   j["options"] = options_;
   j["tutor"] = tutor_;
@@ -795,12 +847,12 @@ json table::snapshot() const {
   } else {
     j["match"] = nullptr;
   }
-  j["record"] = record_ ? json(*record_) : json(nullptr);
   return j;
 }
 
 engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::dice_source& dice,
-                                                      table_hooks hooks) {
+                                                      table_hooks hooks,
+                                                      const std::vector<json>& record_journal) {
   try {
     auto t = std::make_unique<table>(snap.at("name").get<std::string>(), dice, std::move(hooks));
     t->options_ = snap.at("options").get<engine::match_options>();
@@ -852,7 +904,15 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
           mj.at("continuing").get<std::array<bool, 2>>(),
           mj.at("results").get<std::vector<engine::game_result>>()));
     }
-    if (!snap.at("record").is_null()) t->record_ = snap.at("record").get<match_record>();
+    if (const auto it = snap.find("record"); it != snap.end() && !it->is_null()) {
+      // Version 1: the whole record in the snapshot. The next save starts the journal.
+      t->record_ = it->get<match_record>();
+      t->reset_journal(t->record_);
+    } else {
+      for (const auto& entry : record_journal) replay(t->record_, entry);
+    }
+    if (t->in_match() && !t->record_)
+      return engine::make_error("bad_snapshot", "a match is in progress without its record");
     // Nobody is present after a restart, and outside a match a seat is not kept for an
     // absent player (exit() would have freed it).
     if (!t->in_match()) t->seats_ = {};

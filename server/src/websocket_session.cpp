@@ -138,7 +138,13 @@ void websocket_session::on_message(bool text, std::string message) {
   const auto& config = context_->config;
   if (!take_token()) {
     ++strikes_;
-    queue(rate_limited_error());
+    std::shared_ptr<const std::string> reply;
+    try {
+      reply = context_->game.rate_limited_reply(message);
+    } catch (const std::exception& e) {
+      spdlog::error("client {}: rate_limited_reply failed: {}", id_, e.what());
+    }
+    queue(reply ? std::move(reply) : rate_limited_error());
     if (strikes_ >= config.rate_limit_strikes) {
       spdlog::warn("client {} from {}: closed after {} rate-limited messages", id_, address_,
                    strikes_);
@@ -170,6 +176,14 @@ void websocket_session::send(std::shared_ptr<const std::string> frame) {
   if (!frame) return;
   net::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
     self->queue(std::move(frame));
+  });
+}
+
+void websocket_session::send(std::vector<std::shared_ptr<const std::string>> frames) {
+  if (frames.empty()) return;
+  net::post(ws_.get_executor(), [self = shared_from_this(), frames = std::move(frames)]() mutable {
+    for (auto& frame : frames)
+      if (frame) self->queue(std::move(frame));
   });
 }
 

@@ -404,9 +404,24 @@ TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is int
     INFO(key);
     CHECK(after[key] == before[key]);
   }
-  // And the game goes on.
+  // And the match goes on to its end; its record holds the plays from before the kill
+  // too (the journal), so gnubg imports the exported match without a complaint.
   duel d{alice, bob, "k"};
   d.step();
+  const auto st = d.play_until([](const json& s) { return s["phase"] == "match_over"; }, 20000);
+  REQUIRE(st["phase"] == "match_over");
+  const auto info = alice.ok("k", "/export");
+  REQUIRE(info["type"] == "info");
+  const auto mat = bg::test::http_get("127.0.0.1", server.port(), info["data"]["url"]);
+  REQUIRE(mat.status == 200);
+  const auto imported = gnubg_import(mat.body, server.directory());
+  INFO(imported.dump() << "\n" << mat.body);
+  CHECK(imported["warnings"].empty());
+  CHECK(imported["match_length"] == 5);
+  CHECK(imported["final_score"][0] == st["score"]["red"]);
+  CHECK(imported["final_score"][1] == st["score"]["black"]);
+  REQUIRE_FALSE(imported["games"].empty());
+  CHECK(imported["games"][0]["moves"].get<int>() > 7);  // the plays before the kill
 }
 
 TEST_CASE("gammond: a whole long nardy game through the server (issue 7)",

@@ -26,6 +26,7 @@ using bg::engine::variant;
 using bg::server::match_record;
 using bg::server::storage;
 using bg::server::storage_error;
+using bg::server::table_write;
 using bg::test::play_random_match;
 using bg::test::record_difference;
 using bg::test::temp_dir;
@@ -116,12 +117,74 @@ TEST_CASE("storage: table snapshots are saved and replaced and listed by name an
   db.save_table("zeta", R"({"n":3})");  // replaces
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 2);
-  CHECK(tables[0] == std::pair<std::string, std::string>{"alpha", R"({"n":2})"});
-  CHECK(tables[1] == std::pair<std::string, std::string>{"zeta", R"({"n":3})"});
+  CHECK(tables[0].name == "alpha");
+  CHECK(tables[0].snapshot == R"({"n":2})");
+  CHECK(tables[1].name == "zeta");
+  CHECK(tables[1].snapshot == R"({"n":3})");
+  CHECK(tables[1].record_journal.empty());
   db.delete_table("alpha");
   db.delete_table("never-existed");
   REQUIRE(db.load_tables().size() == 1);
-  CHECK(db.load_tables()[0].first == "zeta");
+  CHECK(db.load_tables()[0].name == "zeta");
+}
+
+TEST_CASE("storage: save_tables writes snapshots and record journals in one transaction",
+          "[storage]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  storage db(path);
+  std::vector<table_write> batch{
+      {"b", R"({"n":1})", true, {R"({"op":"begin"})", R"({"op":"game"})"}},
+      {"a", R"({"n":2})", false, {R"({"op":"x"})"}},
+      {"bad", "{not json", false, {R"({"op":"lost"})"}},
+  };
+  const auto errors = db.save_tables(batch);
+  REQUIRE(errors.size() == 3);
+  CHECK(errors[0].empty());
+  CHECK(errors[1].empty());
+  CHECK_FALSE(errors[2].empty());  // refused alone, with its journal entry
+  // Appending keeps the journal; a reset replaces it.
+  CHECK(db.save_tables({{"b", R"({"n":3})", false, {R"({"op":"action"})"}}})[0].empty());
+  auto tables = db.load_tables();
+  REQUIRE(tables.size() == 2);
+  CHECK(tables[0].name == "a");
+  CHECK(tables[0].record_journal == std::vector<std::string>{R"({"op":"x"})"});
+  CHECK(tables[1].name == "b");
+  CHECK(tables[1].snapshot == R"({"n":3})");
+  CHECK(tables[1].record_journal ==
+        std::vector<std::string>{R"({"op":"begin"})", R"({"op":"game"})", R"({"op":"action"})"});
+  CHECK(db.save_tables({{"b", R"({"n":4})", true, {}}})[0].empty());
+  CHECK(db.load_tables()[1].record_journal.empty());
+  CHECK(raw_query(path, "SELECT count(*) FROM table_records WHERE table_name = 'bad'") == "0");
+  db.delete_table("a");
+  CHECK(raw_query(path, "SELECT count(*) FROM table_records") == "0");
+}
+
+TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[storage]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  {
+    // The schema as version 1 shipped it (storage.cpp's first migration).
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                            nullptr) == SQLITE_OK);
+    const char* v1 =
+        "CREATE TABLE tables(name TEXT PRIMARY KEY NOT NULL, snapshot TEXT NOT NULL CHECK "
+        "(json_valid(snapshot)), updated_at TEXT NOT NULL); CREATE TABLE matches(id INTEGER "
+        "PRIMARY KEY, table_name TEXT NOT NULL, red TEXT NOT NULL, black TEXT NOT NULL, "
+        "options TEXT NOT NULL, record TEXT NOT NULL, started_at TEXT NOT NULL, ended_at "
+        "TEXT NOT NULL, score_red INTEGER NOT NULL, score_black INTEGER NOT NULL, games "
+        "INTEGER NOT NULL, saved_at TEXT NOT NULL); INSERT INTO tables VALUES ('old', "
+        "'{\"version\":1}', 'then'); PRAGMA user_version = 1;";
+    CHECK(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  storage db(path);
+  CHECK(raw_query(path, "PRAGMA user_version") == "2");
+  const auto tables = db.load_tables();
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].snapshot == R"({"version":1})");
+  CHECK(tables[0].record_journal.empty());
 }
 
 TEST_CASE("storage: a snapshot that is not JSON is refused with storage_error", "[storage]") {
@@ -187,7 +250,7 @@ TEST_CASE("storage: data written before close is there after reopening", "[stora
   }
   storage db(path);
   REQUIRE(db.load_tables().size() == 1);
-  CHECK(db.load_tables()[0].second == R"({"phase":"roll"})");
+  CHECK(db.load_tables()[0].snapshot == R"({"phase":"roll"})");
   CHECK(db.match_count() == 1);
   auto loaded = db.load_match(id);
   REQUIRE(loaded.has_value());
@@ -304,6 +367,6 @@ TEST_CASE(
   storage db(path);
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 1);
-  CHECK(tables[0].first == "survivor");
-  CHECK(tables[0].second == R"({"saved":"before kill"})");
+  CHECK(tables[0].name == "survivor");
+  CHECK(tables[0].snapshot == R"({"saved":"before kill"})");
 }

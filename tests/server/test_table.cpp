@@ -20,6 +20,8 @@ struct fixture {
   seeded_dice dice{7};
   std::vector<match_record> archived;
   table t{"t1", dice, hooks()};
+  /// The record journal as a host keeps it (table_outcome::record_log, record_reset).
+  std::vector<json> journal;
 
   table_hooks hooks() {
     return table_hooks{[this](const match_record& r) {
@@ -32,7 +34,12 @@ struct fixture {
   table_outcome say(const std::string& who, const std::string& line) {
     auto c = bg::protocol::parse_line(line);
     REQUIRE(c.ok());
-    return t.handle(who, *c);
+    return keep(t.handle(who, *c));
+  }
+  table_outcome keep(table_outcome o) {
+    if (o.record_reset) journal.clear();
+    journal.insert(journal.end(), o.record_log.begin(), o.record_log.end());
+    return o;
   }
   void ok(const std::string& who, const std::string& line) {
     const auto o = say(who, line);
@@ -315,7 +322,7 @@ TEST_CASE("every string in state.legal is accepted verbatim by /move", "[server]
         // Each legal string must be accepted; try them all on a restored copy.
         for (const auto& play : st["legal"]) {
           seeded_dice d(1);
-          auto copy = table::restore(f.t.snapshot(), d, table_hooks{});
+          auto copy = table::restore(f.t.snapshot(), d, table_hooks{}, f.journal);
           REQUIRE(copy.ok());
           auto c = bg::protocol::parse_line("/move " + play.get<std::string>());
           REQUIRE(c.ok());
@@ -338,7 +345,7 @@ TEST_CASE("snapshot and restore give back the same table mid-game", "[server][ta
   const auto before = f.t.state();
   const auto snap = f.t.snapshot();
   seeded_dice d(2);
-  auto back = table::restore(json::parse(snap.dump()), d, table_hooks{});
+  auto back = table::restore(json::parse(snap.dump()), d, table_hooks{}, f.journal);
   REQUIRE(back.ok());
   auto after = (*back)->state();
   // Nobody is present after a restart; everything else is identical.
@@ -346,6 +353,99 @@ TEST_CASE("snapshot and restore give back the same table mid-game", "[server][ta
   after["present"] = before["present"];
   CHECK(after == before);
   CHECK_FALSE(table::restore(json{{"name", "x"}}, d, table_hooks{}).ok());
+}
+
+TEST_CASE("the record journal rebuilds the match record at every point of a match",
+          "[server][table]") {
+  fixture f;
+  f.seat_both("/option match 3");
+  std::mt19937 rng(5);
+  int restored = 0;
+  for (int turn = 0; turn < 2000 && f.t.state()["phase"] != "match_over"; ++turn) {
+    auto st = f.t.state();
+    if (st["phase"] == "opening") {  // either player rolls the opening
+      f.ok(f.name_of("red"), "/roll");
+      continue;
+    }
+    if (st["phase"] == "roll") {
+      f.ok(f.actor(), "/roll");
+      continue;
+    }
+    if (st["phase"] != "move") {
+      f.ok(f.actor(), "/accept");  // not reached without /double or /resign
+      continue;
+    }
+    const auto legal = st["legal"].get<std::vector<std::string>>();
+    const auto play =
+        "/move " + legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng)];
+    // A table restored from the snapshot and the journal plays the same move to the
+    // same result; when it ends the match both archive the same record.
+    seeded_dice d(3);
+    std::vector<match_record> copy_archived;
+    table_hooks hooks{[&](const match_record& r) {
+                        copy_archived.push_back(r);
+                        return std::int64_t{1};
+                      },
+                      [] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+    auto copy = table::restore(f.t.snapshot(), d, std::move(hooks), f.journal);
+    REQUIRE(copy.ok());
+    ++restored;
+    const auto mover = f.actor();
+    (*copy)->enter(mover);
+    auto c = bg::protocol::parse_line(play);
+    REQUIRE(c.ok());
+    const auto copy_outcome = (*copy)->handle(mover, *c);
+    REQUIRE_FALSE(copy_outcome.refused);
+    f.ok(mover, play);
+    REQUIRE(copy_archived.size() + 0 == (f.t.state()["phase"] == "match_over" ? 1u : 0u));
+    if (!copy_archived.empty()) {
+      REQUIRE(f.archived.size() == 1);
+      CHECK(copy_archived[0] == f.archived[0]);
+      CHECK(f.archived[0].games.size() >= 2);
+    }
+  }
+  CHECK(f.t.state()["phase"] == "match_over");
+  CHECK(restored > 20);
+  // The archived match voids the journal.
+  CHECK(f.journal.empty());
+}
+
+TEST_CASE("a version 1 snapshot (the whole record inside) restarts the journal with it",
+          "[server][table]") {
+  fixture f;
+  f.seat_both("/option match 3");
+  REQUIRE(f.journal.size() >= 3);  // begin, game, opening
+  CHECK(f.journal[0]["op"] == "begin");
+  json record = f.journal[0]["record"];
+  record["games"].push_back(f.journal[1]["game"]);
+  REQUIRE(f.journal[2]["op"] == "opening");
+  record["games"][0]["first"] = f.journal[2]["first"];
+  record["games"][0]["opening"] = f.journal[2]["dice"];
+  json v1 = f.t.snapshot();
+  v1["version"] = 1;
+  v1["record"] = record;
+  seeded_dice d(4);
+  auto back = table::restore(v1, d, table_hooks{});
+  REQUIRE(back.ok());
+  const auto mover = f.actor();
+  // The first change after the restore (here an entrance) restarts the journal.
+  const auto entered = (*back)->enter(mover);
+  REQUIRE(entered.changed);
+  CHECK(entered.record_reset);
+  REQUIRE(entered.record_log.size() == 1);
+  CHECK(entered.record_log[0]["op"] == "begin");
+  CHECK(entered.record_log[0]["record"] == record);
+  const auto legal = f.t.state()["legal"];
+  REQUIRE_FALSE(legal.empty());
+  auto c = bg::protocol::parse_line("/move " + legal[0].get<std::string>());
+  REQUIRE(c.ok());
+  const auto o = (*back)->handle(mover, *c);
+  REQUIRE(o.changed);
+  CHECK_FALSE(o.record_reset);
+  REQUIRE(o.record_log.size() == 1);
+  CHECK(o.record_log[0]["op"] == "action");
+  // A match in progress without its record is a damaged table.
+  CHECK_FALSE(table::restore(f.t.snapshot(), d, table_hooks{}).ok());
 }
 
 TEST_CASE("an absent player keeps the seat and forfeits the game after the grace period",

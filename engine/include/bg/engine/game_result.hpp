@@ -60,6 +60,7 @@ struct game_result {
   win_kind kind = win_kind::single;
   end_reason reason = end_reason::borne_off;
   int points = 0;
+  friend constexpr bool operator==(const game_result&, const game_result&) = default;
 };
 
 }  // namespace bg::engine

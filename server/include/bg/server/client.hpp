@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bg::server {
 
@@ -19,6 +20,10 @@ class client {
   /// connection is closed instead (a client that does not read is never buffered
   /// without bound).
   virtual void send(std::shared_ptr<const std::string> frame) = 0;
+  /// Queues several text frames, in order, with one hand-over to the connection's
+  /// strand (a table's event and state reach each member in one go). Same bound as
+  /// send().
+  virtual void send(std::vector<std::shared_ptr<const std::string>> frames) = 0;
   /// Sends a WebSocket close frame with `reason` (policy violation, going away, ...)
   /// after the frames already queued, then shuts the connection down.
   virtual void close(std::string reason) = 0;

@@ -24,6 +24,7 @@
 #include "bg/server/server_config.hpp"
 #include "bg/server/service.hpp"
 #include "bg/server/storage.hpp"
+#include "bg/server/storage_writer.hpp"
 #include "bg/server/table.hpp"
 
 namespace bg::server {
@@ -55,17 +56,20 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void on_close(const std::shared_ptr<client>& c) override;
   std::optional<http_reply> on_http_get(std::string_view target) override;
   void shutdown() override;
+  /// The `rate_limited` error with the refused message's `id` as `re` (nullptr when
+  /// the message has no id or is not a message at all).
+  std::shared_ptr<const std::string> rate_limited_reply(std::string_view text) override;
 
   /// Starts the grace timers of tables restored with absent players. Called once the
   /// service is owned by a shared_ptr (make_game_service does it).
   void start();
 
   // Used by table actors (any thread).
-  /// The client with `id` if still connected.
-  std::shared_ptr<client> find_client(std::uint64_t id);
   /// Records that `name` now holds (or no longer holds) a seat somewhere.
   void set_summary(const std::string& table, nlohmann::json summary);
   storage& store() noexcept { return *storage_; }
+  /// Where table actors write their changes (group commit).
+  storage_writer& writer() noexcept { return *writer_; }
   metrics& counters() noexcept { return metrics_; }
   const server_config& config() const noexcept { return config_; }
   engine::dice_source& dice() noexcept { return dice_; }
@@ -97,6 +101,7 @@ class game_service final : public service, public std::enable_shared_from_this<g
   metrics& metrics_;
   boost::asio::io_context& io_;
   std::unique_ptr<storage> storage_;
+  std::unique_ptr<storage_writer> writer_;  // after storage_: stopped before it closes
   shared_dice dice_;
 
   mutable std::mutex mutex_;  // guards everything below

@@ -20,15 +20,15 @@ namespace bg::server {
 /// One recorded action in a game, in order.
 struct record_action {
   enum class kind : unsigned char {
-    play,            ///< `who` rolled `dice` and played `play` (gnubg notation, own numbering)
-    pass,            ///< `who` rolled `dice` and could not move (R6.4)
-    double_offer,    ///< `who` offered the cube at `cube_value` (the new value)
-    take,            ///< `who` took; the cube is now `cube_value`
-    drop,            ///< `who` dropped
-    resign_offer,    ///< `who` offered to resign `resign`
-    resign_accept,   ///< `who` accepted the resignation
-    resign_reject,   ///< `who` rejected it
-    forfeit,         ///< `who` forfeited the game (absent past the grace period)
+    play,           ///< `who` rolled `dice` and played `play` (gnubg notation, own numbering)
+    pass,           ///< `who` rolled `dice` and could not move (R6.4)
+    double_offer,   ///< `who` offered the cube at `cube_value` (the new value)
+    take,           ///< `who` took; the cube is now `cube_value`
+    drop,           ///< `who` dropped
+    resign_offer,   ///< `who` offered to resign `resign`
+    resign_accept,  ///< `who` accepted the resignation
+    resign_reject,  ///< `who` rejected it
+    forfeit,        ///< `who` forfeited the game (absent past the grace period)
   };
   kind what = kind::play;
   engine::side who = engine::side::red;
@@ -41,27 +41,29 @@ struct record_action {
 
 /// One game of the match.
 struct game_record {
-  int number = 1;                  ///< 1-based
-  std::array<int, 2> score_before{};  ///< [red, black] at the start of the game
-  bool crawford = false;           ///< this was the Crawford game (R15)
+  int number = 1;                          ///< 1-based
+  std::array<int, 2> score_before{};       ///< [red, black] at the start of the game
+  bool crawford = false;                   ///< this was the Crawford game (R15)
   engine::side first = engine::side::red;  ///< who won the opening roll
   /// The opening roll as `first` plays it (higher die first); {0, 0} before it. The .mat
   /// export needs it for a game resigned before its first play.
   engine::roll opening{};
   std::vector<record_action> actions;
   std::optional<engine::game_result> result;
+  friend bool operator==(const game_record&, const game_record&) = default;
 };
 
 /// A match from /start to its end.
 struct match_record {
-  std::int64_t id = 0;             ///< storage id once saved (0 = not yet)
+  std::int64_t id = 0;  ///< storage id once saved (0 = not yet)
   std::string table;
   std::array<std::string, 2> players;  ///< [red, black] names
   engine::match_options options;
   std::vector<game_record> games;
   std::array<int, 2> final_score{};
-  std::string started_at;          ///< ISO 8601 UTC
-  std::string ended_at;            ///< ISO 8601 UTC, empty while playing
+  std::string started_at;  ///< ISO 8601 UTC
+  std::string ended_at;    ///< ISO 8601 UTC, empty while playing
+  friend bool operator==(const match_record&, const match_record&) = default;
 };
 
 }  // namespace bg::server

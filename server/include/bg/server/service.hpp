@@ -43,6 +43,12 @@ class service {
   virtual std::optional<http_reply> on_http_get(std::string_view target) = 0;
   /// SIGINT/SIGTERM: persist every table now. Called once, before sessions close.
   virtual void shutdown() = 0;
+  /// The `rate_limited` error frame for the refused message `text`, or nullptr for the
+  /// session's own (which has no `re`). gammond's echoes the message's `id` as `re`,
+  /// like every other error (PROTOCOL.md).
+  virtual std::shared_ptr<const std::string> rate_limited_reply(std::string_view /*text*/) {
+    return nullptr;
+  }
 };
 
 /// Builds gammond's game service (lobby, tables, SQLite storage at config.db) on `io`.

@@ -43,10 +43,23 @@ struct delivery {
 };
 
 /// What handling one command or presence change produced. When `changed` is true the
-/// host persists snapshot() and then sends state() to everyone (after `out`).
+/// host persists snapshot() with `record_log` and then sends state() to everyone (after
+/// `out`).
 struct table_outcome {
   std::vector<delivery> out;
   bool changed = false;
+  /// The match record's changes since the last changed outcome, for the host's record
+  /// journal, in order (storage appends them; table::restore() replays them): objects
+  /// with "op" = "begin" (with "record", a whole match_record), "game" (with "game", a
+  /// game_record appended), "opening" (with "first", a side, and "dice", the opening
+  /// roll, of the last game), "action" (with "action", a record_action appended to the
+  /// last game) or "result" (with "result", the last game's game_result). Empty unless
+  /// `changed`. The snapshot does not carry the record: so a change costs its own size,
+  /// not the match's.
+  std::vector<nlohmann::json> record_log;
+  /// The journal saved so far is void: a match began (record_log then starts with
+  /// "begin") or was archived.
+  bool record_reset = false;
   /// The command was refused: sent to the actor alone as an `error`; nothing changed.
   std::optional<engine::error> refused;
 };
@@ -80,14 +93,19 @@ class table {
   [[nodiscard]] nlohmann::json state() const;
   /// One entry of the lobby's `tables` list.
   [[nodiscard]] nlohmann::json summary() const;
-  /// Everything needed to rebuild the table after a restart.
+  /// Everything needed to rebuild the table after a restart except the match record,
+  /// which the host keeps as a journal of table_outcome::record_log entries
+  /// (snapshot version 2; version 1 carried the whole record under "record").
   [[nodiscard]] nlohmann::json snapshot() const;
-  /// Rebuilds a table from snapshot(); nobody is present afterwards, and seats are
-  /// kept only while a match is in progress. Error
-  /// "bad_snapshot" when the JSON does not describe a valid table.
-  static engine::result<std::unique_ptr<table>> restore(const nlohmann::json& snapshot,
-                                                        engine::dice_source& dice,
-                                                        table_hooks hooks);
+  /// Rebuilds a table from snapshot() and the record journal (every record_log entry
+  /// saved since the last record_reset, in order); nobody is present afterwards, and
+  /// seats are kept only while a match is in progress. A version 1 snapshot's "record"
+  /// is used instead of the journal, and the next changed outcome resets the journal
+  /// with it. Error "bad_snapshot" when the JSON does not describe a valid table, a
+  /// journal entry is malformed, or a match is in progress without a record.
+  static engine::result<std::unique_ptr<table>> restore(
+      const nlohmann::json& snapshot, engine::dice_source& dice, table_hooks hooks,
+      const std::vector<nlohmann::json>& record_journal = {});
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   /// The seat of `who`, if seated.
@@ -118,6 +136,10 @@ class table {
   void event(table_outcome& o, nlohmann::json e);
   void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
   void record(record_action a);
+  /// Appends `entry` to the pending record journal (see table_outcome::record_log).
+  void journal(nlohmann::json entry);
+  /// Voids the saved journal: `begin` (if any) becomes its first entry.
+  void reset_journal(const std::optional<match_record>& begin);
   void after_game(table_outcome& o, const engine::game_end& end);
   void begin_game_record();
   [[nodiscard]] std::string player_name(engine::side s) const;
@@ -131,6 +153,8 @@ class table {
   std::set<std::string> spectators_;
   std::optional<engine::match> match_;
   std::optional<match_record> record_;
+  std::vector<nlohmann::json> journal_;  ///< record_log entries not yet handed out
+  bool journal_reset_ = false;
   std::int64_t last_match_id_ = 0;
   std::uint64_t seq_ = 0;
 };

@@ -68,6 +68,8 @@ class websocket_session final : public client,
   /// client: queues `frame` as one text message (dropped once the session is
   /// closing). Thread-safe.
   void send(std::shared_ptr<const std::string> frame) override;
+  /// client: queues `frames` in order with one post. Thread-safe.
+  void send(std::vector<std::shared_ptr<const std::string>> frames) override;
   /// client: closes with code 1000 (normal) and `reason` after the queued frames.
   /// Thread-safe; only the first close of a session has an effect.
   void close(std::string reason) override;
