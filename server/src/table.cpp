@@ -560,10 +560,18 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     json e{{"event", "match_over"},
            {"winner", side_json(winner)},
            {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-           {"text", (winner ? player_name(*winner) + " (" +
-                                  std::string(engine::to_string(*winner)) + ") wins the match "
-                            : std::string("the session ends ")) +
-                        std::to_string(m.score()[0]) + "-" + std::to_string(m.score()[1])}};
+           // The winner's score first ("alice (black) wins the match 5-2"); a basis
+           // session that ends gives red's first.
+           {"text",
+            winner ? player_name(*winner) + " (" + std::string(engine::to_string(*winner)) +
+                         ") wins the match " +
+                         std::to_string(
+                             m.score()[static_cast<std::size_t>(engine::index_of(*winner))]) +
+                         "-" +
+                         std::to_string(
+                             m.score()[static_cast<std::size_t>(1 - engine::index_of(*winner))])
+                   : "the session ends " + std::to_string(m.score()[0]) + "-" +
+                         std::to_string(m.score()[1]) + " (red-black)"}};
     if (id > 0) {
       e["match_id"] = id;
       e["url"] = "/matches/" + std::to_string(id) + ".mat";

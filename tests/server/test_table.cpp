@@ -399,6 +399,20 @@ TEST_CASE("the record journal rebuilds the match record at every point of a matc
     f.ok(mover, play);
     REQUIRE(copy_archived.size() + 0 == (f.t.state()["phase"] == "match_over" ? 1u : 0u));
     if (!copy_archived.empty()) {
+      // The match_over text gives the winner's score first.
+      const auto& score = copy_archived[0].final_score;
+      const bool red_won = score[0] > score[1];
+      const std::string expected =
+          (red_won ? f.name_of("red") + " (red)" : f.name_of("black") + " (black)") +
+          " wins the match " + std::to_string(std::max(score[0], score[1])) + "-" +
+          std::to_string(std::min(score[0], score[1]));
+      bool announced = false;
+      for (const auto& sent : copy_outcome.out)
+        if (sent.message.value("event", "") == "match_over") {
+          CHECK(sent.message["text"] == expected);
+          announced = true;
+        }
+      CHECK(announced);
       REQUIRE(f.archived.size() == 1);
       CHECK(copy_archived[0] == f.archived[0]);
       CHECK(f.archived[0].games.size() >= 2);
