@@ -239,10 +239,10 @@ void storage::migrate() {
 }
 
 void storage::save_table(std::string_view name, std::string_view snapshot_json) {
-  const std::lock_guard lock(mutex_);
-  use u(stmts_->save_table);
-  u.bind(1, name).bind(2, snapshot_json);
-  u.step("saving table " + std::string(name));
+  // The same path as gammond's group commits, a batch of one.
+  const auto errors =
+      save_tables({table_write{std::string(name), std::string(snapshot_json), false, {}}});
+  if (!errors.front().empty()) throw storage_error(errors.front());
 }
 
 void storage::write_one(const table_write& w) {

@@ -186,6 +186,25 @@ json gnubg_import(const std::string& mat_text, const std::filesystem::path& dir)
 
 }  // namespace
 
+/// Exports the last finished match at `table` (/export by `who`), fetches its .mat and
+/// has gnubg import it; checks gnubg's warnings are empty and the match length and
+/// final score are those of `final_state`; returns gnubg's report.
+json export_and_import(player& who, const std::string& table, const gammond_process& server,
+                       const json& final_state, int match_length) {
+  const auto info = who.ok(table, "/export");
+  REQUIRE(info["type"] == "info");
+  const std::string url = info["data"]["url"];
+  const auto mat = bg::test::http_get("127.0.0.1", server.port(), url);
+  REQUIRE(mat.status == 200);
+  auto imported = gnubg_import(mat.body, server.directory());
+  INFO(imported.dump() << "\n" << mat.body);
+  CHECK(imported["warnings"].empty());
+  CHECK(imported["match_length"] == match_length);
+  CHECK(imported["final_score"][0] == final_state["score"]["red"]);
+  CHECK(imported["final_score"][1] == final_state["score"]["black"]);
+  return imported;
+}
+
 TEST_CASE("gammond: a free game is played to the end and scored by pip count (R12)",
           "[server][gammond]") {
   gammond_process server{flags(11)};
@@ -244,17 +263,7 @@ TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawf
   REQUIRE(st["phase"] == "match_over");
   CHECK((st["score"]["red"] >= 3 || st["score"]["black"] >= 3));
   // The finished match is exported as .mat and gnubg imports it with the same score.
-  const auto info = alice.ok("m3", "/export");
-  REQUIRE(info["type"] == "info");
-  const std::string url = info["data"]["url"];
-  const auto mat = bg::test::http_get("127.0.0.1", server.port(), url);
-  REQUIRE(mat.status == 200);
-  const auto imported = gnubg_import(mat.body, server.directory());
-  INFO(imported.dump() << "\n" << mat.body);
-  CHECK(imported["warnings"].empty());
-  CHECK(imported["match_length"] == 3);
-  CHECK(imported["final_score"][0] == st["score"]["red"]);
-  CHECK(imported["final_score"][1] == st["score"]["black"]);
+  export_and_import(alice, "m3", server, st, 3);
 }
 
 TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][gammond]") {
@@ -410,16 +419,7 @@ TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is int
   d.step();
   const auto st = d.play_until([](const json& s) { return s["phase"] == "match_over"; }, 20000);
   REQUIRE(st["phase"] == "match_over");
-  const auto info = alice.ok("k", "/export");
-  REQUIRE(info["type"] == "info");
-  const auto mat = bg::test::http_get("127.0.0.1", server.port(), info["data"]["url"]);
-  REQUIRE(mat.status == 200);
-  const auto imported = gnubg_import(mat.body, server.directory());
-  INFO(imported.dump() << "\n" << mat.body);
-  CHECK(imported["warnings"].empty());
-  CHECK(imported["match_length"] == 5);
-  CHECK(imported["final_score"][0] == st["score"]["red"]);
-  CHECK(imported["final_score"][1] == st["score"]["black"]);
+  const auto imported = export_and_import(alice, "k", server, st, 5);
   REQUIRE_FALSE(imported["games"].empty());
   CHECK(imported["games"][0]["moves"].get<int>() > 7);  // the plays before the kill
 }
