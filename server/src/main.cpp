@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "bg/server/metrics.hpp"
-#include "bg/server/network_server.hpp"
+#include "bg/server/net/network_server.hpp"
 #include "bg/server/server_config.hpp"
-#include "bg/server/service.hpp"
-#include "bg/server/storage.hpp"
+#include "bg/server/net/service.hpp"
+#include "bg/server/store/storage.hpp"
 
 namespace {
 

@@ -20,9 +20,9 @@
 #include <thread>
 
 #include "bg/server/metrics.hpp"
-#include "bg/server/network_server.hpp"
+#include "bg/server/net/network_server.hpp"
 #include "bg/server/server_config.hpp"
-#include "bg/server/service.hpp"
+#include "bg/server/net/service.hpp"
 #include "http_get.hpp"
 #include "ws_client.hpp"
 

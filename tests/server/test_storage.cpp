@@ -14,8 +14,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "bg/server/record_json.hpp"
-#include "bg/server/storage.hpp"
+#include "bg/server/store/record_json.hpp"
+#include "bg/server/store/storage.hpp"
 #include "record_builder.hpp"
 
 namespace {

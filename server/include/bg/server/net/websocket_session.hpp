@@ -17,9 +17,9 @@
 #include <memory>
 #include <string>
 
-#include "bg/server/client.hpp"
-#include "bg/server/server_context.hpp"
-#include "bg/server/session_registry.hpp"
+#include "bg/server/net/client.hpp"
+#include "bg/server/net/server_context.hpp"
+#include "bg/server/net/session_registry.hpp"
 
 namespace bg::server {
 

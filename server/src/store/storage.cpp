@@ -1,4 +1,4 @@
-#include "bg/server/storage.hpp"
+#include "bg/server/store/storage.hpp"
 
 #include <array>
 #include <climits>
@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
-#include "bg/server/record_json.hpp"
+#include "bg/server/store/record_json.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/game_service.hpp"
+#include "bg/server/game/game_service.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -12,7 +12,7 @@
 #include <random>
 
 #include "bg/protocol/command.hpp"
-#include "bg/server/mat_export.hpp"
+#include "bg/server/store/mat_export.hpp"
 
 namespace bg::server {
 

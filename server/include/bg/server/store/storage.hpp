@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "bg/server/match_record.hpp"
+#include "bg/server/store/match_record.hpp"
 
 struct sqlite3;
 

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "bg/server/server_config.hpp"
-#include "bg/server/session_registry.hpp"
+#include "bg/server/net/session_registry.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/storage_writer.hpp"
+#include "bg/server/store/storage_writer.hpp"
 
 #include <spdlog/spdlog.h>
 

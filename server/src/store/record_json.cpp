@@ -1,4 +1,4 @@
-#include "bg/server/record_json.hpp"
+#include "bg/server/store/record_json.hpp"
 
 #include <array>
 #include <string>

@@ -1,6 +1,6 @@
 // The network layer as one object and its shutdown sequence (network_server.hpp).
 
-#include "bg/server/network_server.hpp"
+#include "bg/server/net/network_server.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -9,10 +9,10 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <stdexcept>
 
-#include "bg/server/listener.hpp"
-#include "bg/server/server_context.hpp"
-#include "bg/server/service.hpp"
-#include "bg/server/websocket_session.hpp"
+#include "bg/server/net/listener.hpp"
+#include "bg/server/net/server_context.hpp"
+#include "bg/server/net/service.hpp"
+#include "bg/server/net/websocket_session.hpp"
 
 namespace bg::server {
 

@@ -1,6 +1,6 @@
 // Connection counts and open WebSocket sessions (session_registry.hpp).
 
-#include "bg/server/session_registry.hpp"
+#include "bg/server/net/session_registry.hpp"
 
 #include <utility>
 

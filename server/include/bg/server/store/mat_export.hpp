@@ -60,7 +60,7 @@
 #include <string>
 
 #include "bg/engine/match.hpp"
-#include "bg/server/match_record.hpp"
+#include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
 

@@ -22,10 +22,10 @@
 #include "bg/protocol/codec.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/server_config.hpp"
-#include "bg/server/service.hpp"
-#include "bg/server/storage.hpp"
-#include "bg/server/storage_writer.hpp"
-#include "bg/server/table.hpp"
+#include "bg/server/net/service.hpp"
+#include "bg/server/store/storage.hpp"
+#include "bg/server/store/storage_writer.hpp"
+#include "bg/server/game/table.hpp"
 
 namespace bg::server {
 

@@ -1,6 +1,6 @@
 // Accepting connections (listener.hpp).
 
-#include "bg/server/listener.hpp"
+#include "bg/server/net/listener.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -15,8 +15,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "bg/server/http_session.hpp"
-#include "bg/server/session_registry.hpp"
+#include "bg/server/net/http_session.hpp"
+#include "bg/server/net/session_registry.hpp"
 
 namespace bg::server {
 namespace {

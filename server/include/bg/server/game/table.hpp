@@ -19,7 +19,7 @@
 #include "bg/engine/match.hpp"
 #include "bg/engine/side.hpp"
 #include "bg/protocol/command.hpp"
-#include "bg/server/match_record.hpp"
+#include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
 

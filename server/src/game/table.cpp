@@ -1,11 +1,11 @@
-#include "bg/server/table.hpp"
+#include "bg/server/game/table.hpp"
 
 #include <algorithm>
 
 #include "bg/engine/board.hpp"
 #include "bg/engine/position_id.hpp"
 #include "bg/protocol/codec.hpp"
-#include "bg/server/record_json.hpp"
+#include "bg/server/store/record_json.hpp"
 
 namespace bg::server {
 

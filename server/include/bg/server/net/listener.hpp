@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "bg/server/server_context.hpp"
+#include "bg/server/net/server_context.hpp"
 
 namespace bg::server {
 

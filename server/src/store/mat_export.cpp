@@ -1,4 +1,4 @@
-#include "bg/server/mat_export.hpp"
+#include "bg/server/store/mat_export.hpp"
 
 #include <algorithm>
 #include <cstddef>

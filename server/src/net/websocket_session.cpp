@@ -1,6 +1,6 @@
 // One WebSocket connection (websocket_session.hpp).
 
-#include "bg/server/websocket_session.hpp"
+#include "bg/server/net/websocket_session.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -13,7 +13,7 @@
 #include <boost/beast/websocket/error.hpp>
 
 #include "bg/server/metrics.hpp"
-#include "bg/server/service.hpp"
+#include "bg/server/net/service.hpp"
 
 namespace bg::server {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "bg/server/storage.hpp"
+#include "bg/server/store/storage.hpp"
 
 namespace bg::server {
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "bg/server/server_context.hpp"
-#include "bg/server/session_registry.hpp"
+#include "bg/server/net/server_context.hpp"
+#include "bg/server/net/session_registry.hpp"
 
 namespace bg::server {
 

@@ -1,6 +1,6 @@
 // One HTTP/1.1 connection (http_session.hpp).
 
-#include "bg/server/http_session.hpp"
+#include "bg/server/net/http_session.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "bg/server/metrics.hpp"
-#include "bg/server/service.hpp"
-#include "bg/server/websocket_session.hpp"
+#include "bg/server/net/service.hpp"
+#include "bg/server/net/websocket_session.hpp"
 
 namespace bg::server {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "bg/server/client.hpp"
+#include "bg/server/net/client.hpp"
 
 namespace boost::asio {
 class io_context;
