@@ -1,0 +1,105 @@
+#pragma once
+/// @file table_actor.hpp
+/// A table on its own strand: runs the I/O-free bg::server::table, writes every change
+/// through the game service's storage writer and announces it only once it is durable.
+
+#include <array>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/protocol/command.hpp"
+#include "bg/server/game/table.hpp"
+#include "bg/server/net/client.hpp"
+#include "bg/server/store/storage.hpp"
+
+namespace bg::server {
+
+class game_service;
+class outbox;
+
+/// One table on its own strand. Every change is written through the service's
+/// storage_writer (group commit) and announced only once it is on disk; while a
+/// write is in flight the actor holds further messages back (backlog_), so every
+/// client sees the table's messages in the order the table produced them.
+///
+/// Every public member may be called from any thread: it dispatches to the strand.
+class table_actor : public std::enable_shared_from_this<table_actor> {
+ public:
+  using clock_type = std::chrono::steady_clock;
+
+  /// Runs `t` for `svc` (which outlives the actor) on a new strand of `io`.
+  table_actor(game_service& svc, boost::asio::io_context& io, std::unique_ptr<table> t);
+
+  /// Client `c` (called `name`) is present at the table; it gets the state, with `re`
+  /// echoed when the client's message had an id.
+  void enter(const std::shared_ptr<client>& c, std::string name, std::optional<nlohmann::json> re);
+  /// The connection `client_id` of `name` left the table. The player is absent once no
+  /// other connection of theirs is at the table.
+  void exit(std::uint64_t client_id, std::string name);
+  /// A command line from `c`; `t0` is when its frame arrived (for the latency metric).
+  void line(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
+            clock_type::time_point t0, std::optional<nlohmann::json> re);
+  /// Starts grace timers for every absent player (after a restore).
+  void arm_timers();
+  /// Cancels timers once every change is written (shutdown); `done` is set then, on
+  /// the strand. Every change was saved before it was announced, so nothing is left
+  /// to save.
+  void flush(const std::shared_ptr<std::promise<void>>& done);
+
+  /// The table's name (fixed for its life).
+  [[nodiscard]] const std::string& name() const { return table_->name(); }
+
+  /// Messages handed to this actor that it has not processed yet. Incremented by the
+  /// service under its lock, so an actor with none may be forgotten safely.
+  std::atomic<int> pending{0};
+
+ private:
+  struct member {
+    std::string name;
+    std::weak_ptr<client> who;  ///< held weakly: the session's life is its own
+  };
+
+  void run(std::function<void()> f);
+  void written(outbox& sends, const std::function<void()>& answered_hook);
+  template <typename F>
+  void guard(F&& f);
+  void do_enter(const std::shared_ptr<client>& c, const std::string& name,
+                const std::optional<nlohmann::json>& re);
+  void do_exit(std::uint64_t client_id, const std::string& name);
+  void do_line(const std::shared_ptr<client>& c, const std::string& name,
+               const protocol::command& cmd, clock_type::time_point t0,
+               const std::optional<nlohmann::json>& re);
+  void handle_line(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, clock_type::time_point t0,
+                   const std::optional<nlohmann::json>& re);
+  void cancel_timer_if_back();
+  void rearm();
+  [[nodiscard]] table_write write_of(const table_outcome& o) const;
+  void finish(const std::shared_ptr<client>& actor, table_outcome& o,
+              const std::optional<nlohmann::json>& re, bool always_state_to_actor,
+              std::function<void()> answered_hook);
+
+  game_service& svc_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  std::unique_ptr<table> table_;
+  std::map<std::uint64_t, member> members_;  // present clients by id
+  std::array<std::optional<boost::asio::steady_timer>, 2> grace_;
+  bool stopped_ = false;
+  bool writing_ = false;                       // a change is being written
+  std::deque<std::function<void()>> backlog_;  // messages that arrived meanwhile
+};
+
+}  // namespace bg::server
