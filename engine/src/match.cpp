@@ -140,6 +140,10 @@ result<game_end> match::drop(side s) {
 result<resignation> match::offer_resignation(side s, win_kind kind) {
   if (phase_ != match_phase::roll && phase_ != match_phase::move)
     return wrong_phase("resign: only during play");
+  if (options_.game_variant == variant::long_nardy && kind == win_kind::backgammon)
+    return make_error("no_backgammon",
+                      "a long game is worth at most mars (L7): /resign single (oyn) or "
+                      "/resign gammon (mars)");
   resignation_ = resignation{s, kind, phase_};
   phase_ = match_phase::resign_offered;
   return *resignation_;
@@ -185,7 +189,17 @@ result<game_end> match::forfeit(side loser) {
     return wrong_phase("forfeit");
   resignation_.reset();
   cube_.offered_by.reset();
-  return end_game(opponent_of(loser), win_kind::backgammon, end_reason::forfeit);
+  // S3: the most the position could still be lost by. A loser who has borne off a
+  // checker can lose only a single game (oyn); otherwise a backgammon (standard) or
+  // mars (long, L7: there is no backgammon in long play).
+  const board_view b = game_.board();
+  const bool borne_off = b.off[static_cast<std::size_t>(index_of(loser))] > 0;
+  win_kind kind = win_kind::single;
+  if (!borne_off)
+    kind = options_.game_variant == variant::long_nardy ? win_kind::gammon : win_kind::backgammon;
+  // S3: a forfeit ends a match (awarded to the opponent) and a basis session:
+  // end_game() sees the reason.
+  return end_game(opponent_of(loser), kind, end_reason::forfeit);
 }
 
 result<game_end> match::end_game(side winner, win_kind kind, end_reason reason) {
@@ -207,12 +221,17 @@ result<game_end> match::end_game(side winner, win_kind kind, end_reason reason) 
       out.match_over = true;
       break;
     case match_kind::basis:
+      if (reason == end_reason::forfeit) {  // S3: the session ends
+        phase_ = match_phase::match_over;
+        out.match_over = true;
+        break;
+      }
       phase_ = match_phase::game_over;
       continuing_ = {false, false};
       break;
     case match_kind::points: {
       const int n = options_.length;
-      if (score_[0] >= n || score_[1] >= n) {
+      if (score_[0] >= n || score_[1] >= n || reason == end_reason::forfeit) {  // S3
         phase_ = match_phase::match_over;
         out.match_over = true;
         break;
@@ -255,6 +274,10 @@ std::optional<side> match::to_act() const noexcept {
 
 std::optional<side> match::match_winner() const noexcept {
   if (phase_ != match_phase::match_over) return std::nullopt;
+  // S3: a match that ended by a forfeit is awarded to the forfeiter's opponent.
+  if (options_.kind == match_kind::points && !results_.empty() &&
+      results_.back().reason == end_reason::forfeit)
+    return results_.back().winner;
   if (score_[0] == score_[1]) return std::nullopt;
   return score_[0] > score_[1] ? side::red : side::black;
 }

@@ -583,6 +583,92 @@ TEST_CASE("R18 a rejected resignation lets play go on where it stopped", "[match
 }
 
 // ---------------------------------------------------------------------------------
+// S3: abandonment; L7: no backgammon in long play
+
+TEST_CASE("S3 a forfeit in a match scores a backgammon times the cube and awards the match",
+          "[match][forfeit]") {
+  // Given a match to 7 at 0-0, the cube at 2 on red's side, black on roll, nobody off.
+  match m(points_match(7));
+  open_game(m, 6, 1);
+  play_first(m);
+  REQUIRE(m.offer_double(side::black).ok());
+  REQUIRE(m.take(side::red).ok());
+  // When black forfeits.
+  const auto end = m.forfeit(side::black);
+  // Then red wins a backgammon x 2 = 6 points, and the match, although 6 < 7.
+  REQUIRE(end.ok());
+  CHECK(end->result.kind == win_kind::backgammon);
+  CHECK(end->result.reason == end_reason::forfeit);
+  CHECK(end->result.points == 6);
+  CHECK(end->match_over);
+  CHECK(m.phase() == match_phase::match_over);
+  CHECK(m.score() == std::array<int, 2>{6, 0});
+  CHECK(m.match_winner() == side::red);
+  CHECK(m.game_number() == 1);
+}
+
+TEST_CASE("S3 a loser who has borne off a checker forfeits a single game", "[match][forfeit]") {
+  // Given red on roll in a race, red having borne off 3 checkers, cube 4 owned by black.
+  const auto p = build("mover: 6:4 5:4 4:4 | opponent: 1:5 2:5 3:5");
+  cube c;
+  c.value = 4;
+  c.owner = side::black;
+  match m = restored(points_match(11), side::red, roll{6, 5}, p, c, {3, 2});
+  // When red forfeits.
+  const auto end = m.forfeit(side::red);
+  // Then black wins a single game at the cube: 4 points, and the match.
+  REQUIRE(end.ok());
+  CHECK(end->result.kind == win_kind::single);
+  CHECK(end->result.points == 4);
+  CHECK(m.score() == std::array<int, 2>{3, 6});
+  CHECK(m.match_winner() == side::black);
+}
+
+TEST_CASE("S3 L7 a forfeit in long nardy scores mars, never a backgammon", "[match][forfeit]") {
+  match m({variant::long_nardy, match_kind::points, 5});
+  open_game(m, 6, 1);
+  const auto end = m.forfeit(side::black);
+  REQUIRE(end.ok());
+  CHECK(end->result.kind == win_kind::gammon);  // mars
+  CHECK(end->result.points == 2);
+  CHECK(m.match_winner() == side::red);
+}
+
+TEST_CASE("S3 a forfeit ends a basis session; in free play it scores the loser's pips",
+          "[match][forfeit]") {
+  SECTION("basis: the game is lost and the session ends") {
+    match m({standard, match_kind::basis, 0});
+    open_game(m, 6, 1);
+    const auto end = m.forfeit(side::red);
+    REQUIRE(end.ok());
+    CHECK(end->result.points == 3);
+    CHECK(m.phase() == match_phase::match_over);
+    const auto late = m.continue_session(side::black);
+    REQUIRE_FALSE(late.ok());
+  }
+  SECTION("free play: the loser's pip count (R12)") {
+    match m({standard, match_kind::free_play, 0});
+    open_game(m, 6, 1);
+    const int pips = m.current_game().pip_count(side::black);
+    const auto end = m.forfeit(side::black);
+    REQUIRE(end.ok());
+    CHECK(end->result.points == pips);
+    CHECK(m.phase() == match_phase::match_over);
+  }
+}
+
+TEST_CASE("L7 a long game cannot be resigned as a backgammon", "[match][resign][long]") {
+  match m({variant::long_nardy, match_kind::points, 5});
+  open_game(m, 6, 1);
+  play_first(m);
+  const auto bg = m.offer_resignation(side::black, win_kind::backgammon);
+  REQUIRE_FALSE(bg.ok());
+  CHECK(bg.err().code == "no_backgammon");
+  CHECK(m.phase() == match_phase::roll);
+  CHECK(m.offer_resignation(side::black, win_kind::gammon).ok());
+}
+
+// ---------------------------------------------------------------------------------
 // Match IDs of match states (gnubg 1.07 layout; red = player 0, black = player 1)
 
 namespace {

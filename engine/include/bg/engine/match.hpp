@@ -91,7 +91,8 @@ class match {
   result<int> take(side s);
   /// R14.2: the side offered the cube drops: loses at the value before the offer.
   result<game_end> drop(side s);
-  /// R18: `s` offers to resign `kind`; in phases roll or move.
+  /// R18: `s` offers to resign `kind`; in phases roll or move. Error "no_backgammon"
+  /// for a backgammon in long nardy (L7: a long game is worth at most mars).
   result<resignation> offer_resignation(side s, win_kind kind);
   /// R18: the opponent of the resigner accepts: the game ends at kind x cube.
   result<game_end> accept_resignation(side s);
@@ -102,8 +103,12 @@ class match {
   result<bool> continue_session(side s);
   /// R16: `s` stops the basis session: the match is over.
   result<bool> stop_session(side s);
-  /// Absent past the grace period: `loser` forfeits the current game, which scores as
-  /// a backgammon x cube (free play: the loser's pip count), so that leaving never pays.
+  /// S3: absent past the grace period (or idle once claimed), `loser` forfeits. The game
+  /// scores the most the position could still be lost by x cube: a single game when the
+  /// loser has borne off a checker, else a backgammon (standard) or mars (long, L7);
+  /// free play: the loser's pip count (R12). The match is then over: a points match is
+  /// awarded to the opponent (match_winner()), a basis session ends. Error
+  /// "wrong_phase" between basis games or after the match.
   result<game_end> forfeit(side loser);
 
   // --- state ---------------------------------------------------------------------
