@@ -122,7 +122,7 @@ constexpr std::array<help_entry, 22> help_entries{{
     {"board", "/board", "send the table's state again"},
     {"who", "/who", "who is at the table"},
     {"help", "/help [command]", "this help, or the help of one command"},
-    {"tables", "/tables", "list the tables"},
+    {"tables", "/tables [PAGE]", "list the tables, a page at a time"},
     {"export", "/export", "the link to the last finished match as a .mat file (GNU Backgammon)"},
 }};
 
@@ -201,7 +201,20 @@ engine::result<command> parse_line(std::string_view line) {
   if (name == "stop") return no_args(command_kind::stop_session);
   if (name == "board") return no_args(command_kind::board);
   if (name == "who") return no_args(command_kind::who);
-  if (name == "tables") return no_args(command_kind::tables);
+  if (name == "tables") {
+    // /tables [PAGE]: the lobby list is answered a page at a time (PAGE from 1).
+    if (args > 1) return bad("/tables takes a page number, e.g. /tables 2");
+    c.kind = command_kind::tables;
+    if (args == 1) {
+      const auto page = arg(0);
+      if (page.empty() || page.size() > 6 ||
+          page.find_first_not_of("0123456789") != std::string::npos || page == "0" ||
+          page.front() == '0')
+        return bad("/tables takes a page number from 1, e.g. /tables 2");
+      c.text = page;
+    }
+    return c;
+  }
   if (name == "export") return no_args(command_kind::export_match);
   if (name == "help") {
     if (args > 2) return bad("/help takes a command name, e.g. /help move");

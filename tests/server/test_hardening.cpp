@@ -30,7 +30,11 @@ std::vector<std::string> flags(int seed, std::vector<std::string> more = {}) {
 struct client {
   ws_client ws;
   int n = 0;
-  explicit client(std::uint16_t port, const std::string& name = "") {
+  /// `forwarded_for`: an X-Forwarded-For header (for a gammond whose --trusted-proxy is
+  /// 127.0.0.1), so that one machine can play clients of several addresses.
+  explicit client(std::uint16_t port, const std::string& name = "",
+                  const std::string& forwarded_for = "") {
+    if (!forwarded_for.empty()) ws.set_header("X-Forwarded-For", forwarded_for);
     ws.connect("127.0.0.1", port);
     if (!name.empty()) {
       ws.send_json({{"type", "hello"}, {"name", name}});
@@ -243,8 +247,9 @@ TEST_CASE("the cube: /double twice, at 64, and no take without an offer (R14)",
 }
 
 TEST_CASE("one client cannot create tables without bound", "[server][hardening]") {
-  gammond_process server{flags(4, {"--max-tables-per-client", "5", "--max-tables", "8"})};
-  client a(server.port(), "alice");
+  gammond_process server{flags(4, {"--max-tables-per-client", "5", "--max-tables", "8",
+                                   "--trusted-proxy", "127.0.0.1"})};
+  client a(server.port(), "alice", "192.0.2.1");
   int created = 0;
   std::string last_code;
   for (int i = 0; i < 2000; ++i) {
@@ -257,7 +262,7 @@ TEST_CASE("one client cannot create tables without bound", "[server][hardening]"
   }
   CHECK(created == 5);
   CHECK(last_code == "too_many_tables");
-  client b(server.port(), "bob");
+  client b(server.port(), "bob", "192.0.2.2");  // another name from another address
   CHECK(b.line("b1", "hi")["type"] != "error");
   CHECK(b.line("b2", "hi")["type"] != "error");
   CHECK(b.line("b3", "hi")["type"] != "error");
@@ -346,5 +351,276 @@ TEST_CASE("memory returns to its level after a burst of connections", "[server][
   // Allocator caches may keep some pages; growth must stay far below what 900 live
   // connections with their tables would hold.
   CHECK(after < base + 8 * 1024);
+}
+#endif
+
+// ---------------------------------------------------------------------------------
+// Issue 11: what a stranger could break (names, tokens, seats, limits)
+
+namespace {
+
+/// A hello on `c` with a resume token (and maybe a name); the answer.
+json resume(client& c, const std::string& token, const std::string& name = "") {
+  json m{{"type", "hello"}, {"resume", token}};
+  if (!name.empty()) m["name"] = name;
+  return c.ask(m);
+}
+
+/// The welcome of a fresh hello as `name` on a new connection of `c`.
+json hello(client& c, const std::string& name) {
+  return c.ask({{"type", "hello"}, {"name", name}});
+}
+
+/// The event `name` seen by `c` (waiting up to 10 s).
+json wait_event(client& c, const std::string& name, std::chrono::milliseconds t = 10s) {
+  auto e = c.ws.receive_until(
+      [&](const json& m) { return m["type"] == "event" && m["event"] == name; }, t);
+  INFO("waiting for event " << name);
+  REQUIRE(e);
+  return *e;
+}
+
+/// Names of the tables in the lobby list (every page).
+std::vector<std::string> lobby_tables(client& c) {
+  std::vector<std::string> names;
+  for (int page = 1;; ++page) {
+    const json t = c.line("", "/tables " + std::to_string(page));
+    REQUIRE(t["type"] == "tables");
+    for (const auto& s : t["tables"]) names.push_back(s["name"]);
+    if (page >= t["pages"].get<int>()) break;
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("issue 11.1: hello, /join and close no longer lock a name", "[server][hardening]") {
+  gammond_process server{flags(11)};
+  std::string stolen;
+  {
+    // Given a stranger says hello as victim, sits down anywhere and leaves.
+    client stranger(server.port());
+    const json w = hello(stranger, "victim");
+    REQUIRE(w["type"] == "welcome");
+    stolen = w["resume"];
+    CHECK(stranger.line("anywhere", "/join")["type"] != "error");
+  }
+  // Then the real victim gets the name, and the stranger's token is worth nothing.
+  client real(server.port());
+  json w;
+  for (int i = 0; i < 100; ++i) {  // the close reaches the table asynchronously
+    w = hello(real, "victim");
+    if (w["type"] == "welcome") break;
+    REQUIRE(code(w) == "name_taken");
+    real = client(server.port());
+  }
+  CHECK(w["type"] == "welcome");
+  client thief(server.port());
+  CHECK(code(resume(thief, stolen)) == "bad_resume");
+}
+
+TEST_CASE("issue 11.1: a resume token is rotated on every resume and works once",
+          "[server][hardening]") {
+  gammond_process server{flags(12)};
+  client a(server.port());
+  const std::string first = hello(a, "alice")["resume"];
+  client b(server.port());
+  const json again = resume(b, first);
+  REQUIRE(again["type"] == "welcome");
+  CHECK(again["resumed"] == true);
+  CHECK(again["name"] == "alice");
+  const std::string second = again["resume"];
+  CHECK(second != first);
+  CHECK(second.size() == 32);
+  client c(server.port());
+  CHECK(code(resume(c, first)) == "bad_resume");  // used once: rotated
+  CHECK(resume(c, second)["type"] == "welcome");
+}
+
+TEST_CASE("issue 11.1: names are compared case-insensitively; lookalikes are refused",
+          "[server][hardening]") {
+  gammond_process server{flags(13)};
+  client alice(server.port(), "Alice");
+  client other(server.port());
+  CHECK(code(hello(other, "ALICE")) == "name_taken");
+  CHECK(code(hello(other, "alice")) == "name_taken");
+  for (const std::string& bad : {
+           std::string("\xd0\xb0lice"),        // Cyrillic a + Latin lice
+           std::string("ali\xe2\x80\x8b" "ce"),  // zero-width space inside
+           std::string("bob\xe2\x80\xae"),       // right-to-left override
+           std::string("b\xc2\xad" "ob"),        // soft hyphen
+           std::string("bob\xf0\x9f\x8e\xb2"),   // a die emoji
+       }) {
+    INFO(bad);
+    CHECK(code(hello(other, bad)) == "bad_name");
+  }
+  CHECK(hello(other, "\xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd")["type"] == "welcome");  // "Иван"
+  client ivan(server.port());
+  CHECK(code(hello(ivan, "\xd0\xb8\xd0\xb2\xd0\xb0\xd0\xbd")) == "name_taken");  // "иван"
+}
+
+TEST_CASE("issue 11.1: the token of a seated player survives a restart, as a hash only",
+          "[server][hardening]") {
+  gammond_process server{flags(14)};
+  std::string token;
+  {
+    client a(server.port(), "");
+    token = hello(a, "alice")["resume"];
+    client b(server.port(), "bob");
+    a.line("t", "/join red");
+    b.line("t", "/join black");
+    CHECK(a.line("t", "/start")["type"] != "error");
+  }
+  server.restart();
+  // The database keeps the token's SHA-256, not the token.
+  std::ifstream db(server.database(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(db)), std::istreambuf_iterator<char>());
+  CHECK(bytes.find(token) == std::string::npos);
+  client again(server.port());
+  const json w = resume(again, token);
+  INFO(w.dump() << "\n" << server.log());
+  REQUIRE(w["type"] == "welcome");
+  CHECK(w["tables"] == json::array({"t"}));
+  server.restart();  // the rotated token was written before the welcome handed it out
+  client third(server.port());
+  CHECK(resume(third, w["resume"])["type"] == "welcome");
+}
+
+TEST_CASE("issue 11.2 S3: a forfeited table disappears and its seats and names are free",
+          "[server][hardening]") {
+  gammond_process server{flags(15, {"--grace-period", "1"})};
+  {
+    client a(server.port(), "alice");
+    client b(server.port(), "bob");
+    a.line("t", "/join red");
+    b.line("t", "/join black");
+    a.line("t", "/option match 5");
+    REQUIRE(a.line("t", "/start")["type"] != "error");
+    b.ws.close();
+    // alice sees bob forfeit the match (S3), not one game after another.
+    const json f = wait_event(a, "forfeit");
+    CHECK(f["text"].get<std::string>().find("match") != std::string::npos);
+    const json over = wait_event(a, "match_over");
+    CHECK(over["winner"] == "red");
+    wait_event(a, "left");  // bob's seat is free again
+  }
+  // Both gone: the table is removed and both names are free.
+  client watcher(server.port(), "watcher");
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    const auto names = lobby_tables(watcher);
+    gone = std::find(names.begin(), names.end(), "t") == names.end();
+    if (!gone) static_cast<void>(watcher.ws.receive_json(20ms));  // poll, 4 s at most
+  }
+  CHECK(gone);
+  client bob(server.port());
+  CHECK(hello(bob, "bob")["type"] == "welcome");
+}
+
+TEST_CASE("issue 11.2: tables per creator are limited per name and per address",
+          "[server][hardening]") {
+  gammond_process server{flags(16, {"--max-tables-per-client", "2"})};
+  client a(server.port(), "alice");
+  CHECK(a.line("a1", "hi")["type"] != "error");
+  CHECK(a.line("a2", "hi")["type"] != "error");
+  CHECK(code(a.line("a3", "hi")) == "too_many_tables");
+  // Another name from the same address is counted with it.
+  client b(server.port(), "bob");
+  CHECK(code(b.line("b1", "hi")) == "too_many_tables");
+  // Entering an existing table is always possible.
+  CHECK(b.line("a1", "hi")["type"] != "error");
+}
+
+TEST_CASE("issue 11.6: spectators, the lobby list and the lobby chat are bounded",
+          "[server][hardening]") {
+  gammond_process server{flags(17, {"--max-spectators", "2", "--tables-page-size", "3",
+                                    "--lobby-chat-interval", "60", "--max-tables-per-client",
+                                    "50"})};
+  client a(server.port(), "alice");
+  client b(server.port(), "bob");
+  client c(server.port(), "carol");
+  CHECK(a.line("t", "hi")["type"] != "error");
+  CHECK(b.line("t", "hi")["type"] != "error");
+  CHECK(code(c.line("t", "hi")) == "table_crowded");
+  for (int i = 0; i < 7; ++i) a.line("x" + std::to_string(i), "hi");
+  const json page1 = a.line("", "/tables");
+  CHECK(page1["tables"].size() == 3);
+  CHECK(page1["total"] == 8);
+  CHECK(page1["pages"] == 3);
+  CHECK(a.line("", "/tables 3")["tables"].size() == 2);
+  CHECK(code(a.line("", "/tables 0")) == "bad_command");
+  a.ws.send_json({{"type", "line"}, {"text", "hello lobby"}});
+  CHECK(a.ws.receive_until([](const json& m) { return m["type"] == "chat"; }, 10s));
+  CHECK(code(a.line("", "again")) == "chat_throttled");
+}
+
+TEST_CASE("issue 11.7 L7: a long /resign backgammon is refused", "[server][hardening]") {
+  gammond_process server{flags(18)};
+  client a(server.port(), "alice");
+  client b(server.port(), "bob");
+  a.line("t", "/join red");
+  b.line("t", "/join black");
+  a.line("t", "/option variant long");
+  REQUIRE(a.line("t", "/start")["type"] != "error");
+  a.line("t", "/roll");
+  // Whoever is on turn (after the opening roll) offers to resign.
+  json st = a.line("t", "/board");
+  const std::string turn = st["turn"];
+  client& mover = turn == "red" ? a : b;
+  CHECK(code(mover.line("t", "/resign backgammon")) == "no_backgammon");
+  CHECK(mover.line("t", "/resign gammon")["type"] != "error");
+}
+
+TEST_CASE("issue 11.8: games started and finished are counted in /metrics",
+          "[server][hardening]") {
+  gammond_process server{flags(19)};
+  client a(server.port(), "alice");
+  client b(server.port(), "bob");
+  a.line("t", "/join red");
+  b.line("t", "/join black");
+  REQUIRE(a.line("t", "/start")["type"] != "error");
+  a.line("t", "/roll");
+  const std::string turn = a.line("t", "/board")["turn"];
+  client& mover = turn == "red" ? a : b;
+  client& other = turn == "red" ? b : a;
+  REQUIRE(mover.line("t", "/resign")["type"] != "error");
+  REQUIRE(other.line("t", "/accept")["type"] != "error");
+  const auto body = server.get("/metrics").body;
+  INFO(body);
+  CHECK(body.find("gammond_games_started_total 1") != std::string::npos);
+  CHECK(body.find("gammond_games_finished_total 1") != std::string::npos);
+}
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST_CASE("issue 11.1: 10,000 rounds of hello, join and close leave memory flat",
+          "[server][hardening]") {
+  gammond_process server{flags(20, {"--max-connections-per-address", "100000"})};
+  auto rounds = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      client c(server.port(), "u" + std::to_string(i));
+      c.line("t" + std::to_string(i % 10), "/join");
+    }
+  };
+  rounds(0, 1000);
+  client probe(server.port(), "probe");
+  probe.line("", "/tables");
+  const long base = rss_kib(server.pid());
+  rounds(1000, 10000);
+  probe.line("", "/tables");
+  const long after = rss_kib(server.pid());
+  INFO("RSS after 1,000 rounds " << base << " KiB, after 10,000 " << after << " KiB");
+  CHECK(after < base + 4 * 1024);
+  // And a bogus resume is answered at once (found by hash, no scan).
+  std::vector<double> ms;
+  for (int i = 0; i < 200; ++i) {
+    client c(server.port());
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(code(resume(c, "0123456789abcdef0123456789abcdef")) == "bad_resume");
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                     .count());
+  }
+  std::sort(ms.begin(), ms.end());
+  INFO("bogus resume: median " << ms[100] << " ms, p99 " << ms[198] << " ms");
+  CHECK(ms[100] < 10.0);
 }
 #endif

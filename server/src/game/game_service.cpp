@@ -9,9 +9,9 @@
 #include <deque>
 #include <functional>
 #include <future>
-#include <random>
 
 #include "bg/protocol/command.hpp"
+#include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
 #include "bg/server/store/mat_export.hpp"
 #include "frames.hpp"
@@ -20,7 +20,6 @@ namespace bg::server {
 
 namespace asio = boost::asio;
 using nlohmann::json;
-using clock_type = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------------------------
 // shared_dice
@@ -47,18 +46,6 @@ std::string iso_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-/// A 128-bit random token in hex, from the operating system's entropy source.
-std::string new_token() {
-  thread_local std::random_device rd;  // opened once per thread, not per token
-  std::string out;
-  static constexpr char hex[] = "0123456789abcdef";
-  for (int i = 0; i < 4; ++i) {
-    const std::uint32_t v = rd();
-    for (int k = 0; k < 8; ++k) out.push_back(hex[(v >> (4 * k)) & 0xF]);
-  }
-  return out;
 }
 
 }  // namespace
@@ -91,7 +78,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       continue;
     }
     table_hooks hooks{[this](const match_record& r) { return storage_->save_match(r); }, iso_now,
-                      config_.max_chat_bytes};
+                      config_.max_chat_bytes, config_.max_spectators};
     auto t = table::restore(snap, dice_, std::move(hooks), journal);
     if (!t) {
       spdlog::error("table {}: {}; skipped", name, t.err().message);
@@ -101,12 +88,21 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       storage_->delete_table(name);
       continue;
     }
-    if (snap.contains("tokens") && snap["tokens"].is_array()) {
-      for (std::size_t i = 0; i < 2 && i < snap["tokens"].size(); ++i) {
-        const auto& st = (*t)->seats()[i];
-        if (st && snap["tokens"][i].is_string())
-          tokens_[st->name] = snap["tokens"][i].get<std::string>();
-      }
+    // Seated players' resume tokens, kept as SHA-256 hashes ("token_hashes"); snapshots
+    // written before that kept the tokens themselves ("tokens") and are hashed here.
+    const bool hashed = snap.contains("token_hashes");
+    const json& saved_tokens = hashed ? snap["token_hashes"] : snap.value("tokens", json());
+    for (const auto& held : (*t)->held_seats()) {
+      const auto seat = (*t)->seat_of(held);
+      const auto i = static_cast<std::size_t>(engine::index_of(*seat));
+      const std::string key = name_key(held);
+      held_[key].insert(name);
+      if (!saved_tokens.is_array() || i >= saved_tokens.size() || !saved_tokens[i].is_string())
+        continue;
+      const auto text = saved_tokens[i].get<std::string>();
+      if (!tokens_.adopt(key, held, hashed ? text : resume_tokens::hash_hex(text)))
+        spdlog::warn("table {}: a saved resume token hash is malformed; {} cannot resume", name,
+                     held);
     }
     summaries_[name] = (*t)->summary();
     tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
@@ -140,6 +136,7 @@ void game_service::set_summary(const std::string& table, json summary) {
     if (it == tables_.end() || it->second->pending.load() != 0) return;
     summaries_.erase(table);
     tables_.erase(table);
+    forget_creator(table);
     metrics_.set_tables(tables_.size());
     try {
       storage_->delete_table(table);
@@ -151,16 +148,50 @@ void game_service::set_summary(const std::string& table, json summary) {
   summaries_[table] = std::move(summary);
 }
 
-std::string game_service::token_of(const std::string& name) {
+json game_service::token_hash_of(const std::string& name) {
   std::lock_guard lock(mutex_);
-  auto& t = tokens_[name];
-  if (t.empty()) t = new_token();
-  return t;
+  const auto hash = tokens_.hash_of(name_key(name));
+  return hash ? json(*hash) : json(nullptr);
+}
+
+void game_service::holds_changed(const std::string& table, const std::vector<std::string>& before,
+                                 const std::vector<std::string>& after) {
+  std::lock_guard lock(mutex_);
+  for (const auto& n : after) held_[name_key(n)].insert(table);
+  for (const auto& n : before) {
+    if (std::find(after.begin(), after.end(), n) != after.end()) continue;
+    const std::string key = name_key(n);
+    const auto it = held_.find(key);
+    if (it == held_.end()) continue;
+    it->second.erase(table);
+    if (it->second.empty()) held_.erase(it);
+    release_name_if_unused(key);
+  }
+}
+
+void game_service::release_name_if_unused(const std::string& key) {
+  if (online_.count(key) != 0 || held_.count(key) != 0) return;
+  tokens_.drop(key);
+}
+
+void game_service::forget_creator(const std::string& table) {
+  const auto it = creators_.find(table);
+  if (it == creators_.end()) return;
+  const auto drop = [](auto& counts, const std::string& k) {
+    const auto c = counts.find(k);
+    if (c != counts.end() && --c->second == 0) counts.erase(c);
+  };
+  drop(created_by_key_, it->second.key);
+  drop(created_by_address_, it->second.address);
+  creators_.erase(it);
 }
 
 void game_service::on_open(const std::shared_ptr<client>& c) {
   std::lock_guard lock(mutex_);
-  sessions_[c->id()] = session_info{c, {}, {}, 0};
+  session_info s;
+  s.who = c;
+  s.address = c->address();
+  sessions_[c->id()] = std::move(s);
 }
 
 void game_service::send_error(const std::shared_ptr<client>& c, std::string_view code,
@@ -169,13 +200,8 @@ void game_service::send_error(const std::shared_ptr<client>& c, std::string_view
   c->send(frame_of(protocol::error_message(code, message, re)));
 }
 
-bool game_service::valid_name(const std::string& name) const {
-  if (name.empty() || name.size() > config_.max_name_bytes) return false;
-  if (!protocol::valid_utf8(name) || protocol::has_control(name)) return false;
-  if (name.front() == '/') return false;
-  for (char ch : name)
-    if (ch == ' ' || ch == '\t') return false;
-  return true;
+std::optional<std::string> game_service::name_problem_of(const std::string& name) const {
+  return name_problem(name, config_.max_name_bytes);
 }
 
 void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
@@ -217,11 +243,8 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     on_lobby_line(c, name, m, t0);
     return;
   }
-  if (!valid_name(*m.table)) {
-    send_error(c, "bad_table",
-               "a table name is 1 to " + std::to_string(config_.max_name_bytes) +
-                   " bytes without spaces or control characters",
-               m.id);
+  if (const auto why = name_problem_of(*m.table)) {
+    send_error(c, "bad_table", "that table name cannot be used: " + *why, m.id);
     return;
   }
   if (m.what == protocol::client_message::kind::exit) {
@@ -290,14 +313,21 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name, se
     why = "the server has as many tables as it allows: join an existing one";
     return nullptr;
   }
-  if (s.tables_created >= config_.max_tables_per_client) {
+  const auto by_key = created_by_key_.find(s.key);
+  const auto by_address = created_by_address_.find(s.address);
+  if ((by_key != created_by_key_.end() && by_key->second >= config_.max_tables_per_client) ||
+      (by_address != created_by_address_.end() &&
+       by_address->second >= config_.max_tables_per_client)) {
     code = "too_many_tables";
-    why = "you have created as many tables as one player may";
+    why = "you have as many open tables as one player may create (" +
+          std::to_string(config_.max_tables_per_client) + "): join an existing one";
     return nullptr;
   }
-  ++s.tables_created;
+  ++created_by_key_[s.key];
+  ++created_by_address_[s.address];
+  creators_[name] = creator{s.key, s.address};
   table_hooks hooks{[this](const match_record& r) { return storage_->save_match(r); }, iso_now,
-                    config_.max_chat_bytes};
+                    config_.max_chat_bytes, config_.max_spectators};
   auto actor = std::make_shared<table_actor>(
       *this, io_, std::make_unique<table>(name, dice_, std::move(hooks)));
   tables_[name] = actor;
@@ -309,6 +339,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   std::vector<std::shared_ptr<table_actor>> rejoin;
   std::shared_ptr<client> replaced;
   json welcome;
+  std::string name;
   {
     std::lock_guard lock(mutex_);
     auto& s = sessions_[c->id()];
@@ -318,17 +349,15 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
           protocol::error_message("already_hello", "you already said hello as " + s.name, m.id)));
       return;
     }
-    std::string name = m.name;
+    name = m.name;
+    std::string key;
     bool resumed = false;
     if (!m.resume.empty()) {
-      for (const auto& [n, t] : tokens_) {
-        if (t == m.resume) {
-          name = n;
-          resumed = true;
-          break;
-        }
-      }
-      if (!resumed && name.empty()) {
+      if (const auto holder = tokens_.find(m.resume)) {
+        name = holder->name;
+        key = holder->key;
+        resumed = true;
+      } else if (name.empty()) {
         metrics_.error("bad_resume");
         c->send(frame_of(protocol::error_message(
             "bad_resume", "that resume token is not known: say hello with a name", m.id)));
@@ -336,16 +365,14 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       }
     }
     if (!resumed) {
-      if (!valid_name(name)) {
+      if (const auto why = name_problem_of(name)) {
         metrics_.error("bad_name");
-        c->send(frame_of(protocol::error_message(
-            "bad_name",
-            "a name is 1 to " + std::to_string(config_.max_name_bytes) +
-                " bytes of UTF-8 without spaces or control characters, not starting with /",
-            m.id)));
+        c->send(frame_of(protocol::error_message("bad_name", *why, m.id)));
         return;
       }
-      if (online_.count(name) || tokens_.count(name)) {
+      key = name_key(name);
+      // A name is in use while it is connected or holds a seat (case-insensitively).
+      if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key)) {
         metrics_.error("name_taken");
         c->send(frame_of(protocol::error_message(
             "name_taken",
@@ -354,7 +381,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       }
     }
     // A resumed name may still be held by a stale connection: the new one wins.
-    if (const auto it = online_.find(name); it != online_.end() && it->second != c->id()) {
+    if (const auto it = online_.find(key); it != online_.end() && it->second != c->id()) {
       const auto old = sessions_.find(it->second);
       if (old != sessions_.end()) {
         replaced = old->second.who.lock();
@@ -364,23 +391,23 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
         }
         old->second.tables.clear();
         old->second.name.clear();
+        old->second.key.clear();
       }
     }
     s.name = name;
-    online_[name] = c->id();
-    auto& token = tokens_[name];
-    if (token.empty()) token = new_token();
+    s.key = key;
+    online_[key] = c->id();
+    // A new token on every hello and every resume: the one just used stops working.
+    const std::string token = tokens_.issue(key, name);
     json seated = json::array();
-    for (const auto& [tname, summary] : summaries_) {
-      const auto& players = summary["players"];
-      if (players["red"] == name || players["black"] == name) {
-        seated.push_back(tname);
+    if (const auto h = held_.find(key); h != held_.end()) {
+      for (const auto& tname : h->second) {
         const auto ta = tables_.find(tname);
-        if (ta != tables_.end()) {
-          rejoin.push_back(ta->second);
-          ++ta->second->pending;
-          s.tables.insert(tname);
-        }
+        if (ta == tables_.end()) continue;
+        seated.push_back(tname);
+        rejoin.push_back(ta->second);
+        ++ta->second->pending;
+        s.tables.insert(tname);
       }
     }
     welcome = json{{"type", "welcome"},
@@ -393,8 +420,33 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     if (m.id) welcome["re"] = *m.id;
   }
   if (replaced) replaced->close("replaced by a new connection");
-  c->send(frame_of(welcome));
-  for (auto& actor : rejoin) actor->enter(c, welcome["name"].get<std::string>(), no_re);
+  if (rejoin.empty()) {
+    c->send(frame_of(welcome));
+    return;
+  }
+  // The seats' snapshots keep the hash of the new token: write them before the
+  // welcome hands the token out, so a restart never forgets a token a client holds.
+  struct gate {
+    std::mutex mutex;
+    std::size_t waiting;
+    bool all_written = true;
+  };
+  auto g = std::make_shared<gate>();
+  g->waiting = rejoin.size();
+  auto frame = frame_of(welcome);
+  for (auto& actor : rejoin) {
+    actor->save_now([g, c, frame, rejoin, name](bool written) {
+      {
+        std::lock_guard lock(g->mutex);
+        g->all_written = g->all_written && written;
+        if (--g->waiting != 0) return;
+      }
+      if (!g->all_written)  // names are checked (names.hpp): safe to log as they are
+        spdlog::error("the resume token of {} could not be written with its seats", name);
+      c->send(frame);
+      for (const auto& a : rejoin) a->enter(c, name, no_re);
+    });
+  }
 }
 
 void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
@@ -406,7 +458,8 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
   }
   switch (parsed->kind) {
     case protocol::command_kind::tables: {
-      json msg = tables_message();
+      const std::size_t page = parsed->text.empty() ? 1 : std::stoul(parsed->text);
+      json msg = tables_message(page);
       if (m.id) msg["re"] = *m.id;
       c->send(frame_of(msg));
       break;
@@ -431,6 +484,31 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       std::vector<std::shared_ptr<client>> all;
       {
         std::lock_guard lock(mutex_);
+        // Lobby chat reaches every session: bounded per player and for everyone together.
+        const auto now = clock_type::now();
+        auto& me = sessions_[c->id()];
+        if (me.last_lobby_chat != clock_type::time_point{} &&
+            now - me.last_lobby_chat < config_.lobby_chat_interval) {
+          metrics_.error("chat_throttled");
+          c->send(frame_of(protocol::error_message(
+              "chat_throttled",
+              "one lobby line every " + std::to_string(config_.lobby_chat_interval.count()) +
+                  " s: wait a moment",
+              m.id)));
+          return;
+        }
+        if (now - lobby_window_start_ >= std::chrono::minutes(1)) {
+          lobby_window_start_ = now;
+          lobby_lines_in_window_ = 0;
+        }
+        if (lobby_lines_in_window_ >= config_.lobby_chat_per_minute) {
+          metrics_.error("chat_throttled");
+          c->send(frame_of(protocol::error_message(
+              "chat_throttled", "the lobby chat is busy: wait a moment and try again", m.id)));
+          return;
+        }
+        ++lobby_lines_in_window_;
+        me.last_lobby_chat = now;
         for (const auto& [id, s] : sessions_)
           if (!s.name.empty())
             if (auto other = s.who.lock()) all.push_back(other);
@@ -445,11 +523,22 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
   metrics_.command(protocol::to_string(parsed->kind), clock_type::now() - t0);
 }
 
-json game_service::tables_message() const {
+json game_service::tables_message(std::size_t page) const {
   std::lock_guard lock(mutex_);
+  const std::size_t per_page = config_.tables_page_size;
+  const std::size_t total = summaries_.size();
+  const std::size_t pages = std::max<std::size_t>(1, (total + per_page - 1) / per_page);
+  page = std::clamp<std::size_t>(page, 1, pages);
   json list = json::array();
-  for (const auto& [name, summary] : summaries_) list.push_back(summary);
-  return json{{"type", "tables"}, {"tables", std::move(list)}};
+  auto it = summaries_.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(std::min(total, (page - 1) * per_page)));
+  for (std::size_t n = 0; it != summaries_.end() && n < per_page; ++it, ++n)
+    list.push_back(it->second);
+  return json{{"type", "tables"},
+              {"tables", std::move(list)},
+              {"page", page},
+              {"pages", pages},
+              {"total", total}};
 }
 
 void game_service::on_close(const std::shared_ptr<client>& c) {
@@ -459,24 +548,21 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     const auto it = sessions_.find(c->id());
     if (it == sessions_.end()) return;
     const std::string name = it->second.name;
+    const std::string key = it->second.key;
     for (const auto& t : it->second.tables) {
       const auto ta = tables_.find(t);
       if (ta != tables_.end()) leave.emplace_back(ta->second, name);
     }
-    if (!name.empty()) {
-      const auto on = online_.find(name);
+    sessions_.erase(it);
+    if (!key.empty()) {
+      const auto on = online_.find(key);
       if (on != online_.end() && on->second == c->id()) {
         online_.erase(on);
-        // The token outlives the connection only while the name holds a seat.
-        bool seated = false;
-        for (const auto& [tname, summary] : summaries_) {
-          const auto& players = summary["players"];
-          if (players["red"] == name || players["black"] == name) seated = true;
-        }
-        if (!seated) tokens_.erase(name);
+        // The token outlives the connection only while the name holds a seat in a match;
+        // when that seat is released later, holds_changed() drops it.
+        release_name_if_unused(key);
       }
     }
-    sessions_.erase(it);
   }
   for (auto& [actor, name] : leave) actor->exit(c->id(), name);
 }

@@ -108,6 +108,14 @@ bool table::in_match() const noexcept {
   return match_ && match_->phase() != engine::match_phase::match_over;
 }
 
+std::vector<std::string> table::held_seats() const {
+  std::vector<std::string> out;
+  if (!in_match()) return out;
+  for (const auto& st : seats_)
+    if (st) out.push_back(st->name);
+  return out;
+}
+
 bool table::idle() const noexcept {
   return !in_match() && spectators_.empty() && !seats_[0] && !seats_[1];
 }
@@ -171,6 +179,10 @@ table_outcome table::enter_impl(const std::string& who) {
     }
     return o;
   }
+  if (spectators_.count(who) == 0 && spectators_.size() >= hooks_.max_spectators)
+    return refuse("table_crowded", "this table has as many spectators as it admits (" +
+                                       std::to_string(hooks_.max_spectators) +
+                                       "): try again later");
   if (spectators_.insert(who).second) {
     event(o, {{"event", "entered"}, {"name", who}, {"text", who + " comes to the table"}});
   }
@@ -579,6 +591,18 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     event(o, std::move(e));
     record_.reset();
     reset_journal(std::nullopt);
+    // S3: the seats of a finished match are free again for those who are not here.
+    for (side s : {side::red, side::black}) {
+      auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+      if (!st || st->present) continue;
+      const std::string gone = st->name;
+      st.reset();
+      event(o, {{"event", "left"},
+                {"name", gone},
+                {"side", engine::to_string(s)},
+                {"text", gone + " is not here: the " + std::string(engine::to_string(s)) +
+                             " seat is free"}});
+    }
   } else if (m.phase() == engine::match_phase::opening) {
     begin_game_record();
     event(o, {{"event", "game_started"},
@@ -610,10 +634,14 @@ table_outcome table::forfeit_impl(side s) {
   }
   auto r = m.forfeit(s);
   if (!r) return o;
-  record({record_action::kind::forfeit, s, {}, {}, 0, engine::win_kind::backgammon});
+  record({record_action::kind::forfeit, s, {}, {}, 0, r->result.kind});
+  const auto kind = m.options().kind;
   event(o, {{"event", "forfeit"},
             {"side", engine::to_string(s)},
-            {"text", player_name(s) + " did not come back in time and forfeits the game"}});
+            {"text", player_name(s) + " did not come back in time and forfeits the " +
+                         (kind == engine::match_kind::points  ? "match"
+                          : kind == engine::match_kind::basis ? "session"
+                                                              : "game")}});
   after_game(o, *r);
   return o;
 }

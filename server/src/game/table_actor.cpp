@@ -44,7 +44,10 @@ class outbox {
 };
 
 table_actor::table_actor(game_service& svc, asio::io_context& io, std::unique_ptr<table> t)
-    : svc_(svc), strand_(asio::make_strand(io)), table_(std::move(t)) {}
+    : svc_(svc),
+      strand_(asio::make_strand(io)),
+      table_(std::move(t)),
+      held_(table_->held_seats()) {}
 
 template <typename F>
 void table_actor::guard(F&& f) {
@@ -60,6 +63,7 @@ void table_actor::enter(const std::shared_ptr<client>& c, std::string name,
                         std::optional<json> re) {
   asio::dispatch(strand_,
                  [self = shared_from_this(), c, name = std::move(name), re = std::move(re)] {
+                   if (self->backlog_full(c, re)) return;
                    self->run([self, c, name, re] { self->do_enter(c, name, re); });
                  });
 }
@@ -74,6 +78,7 @@ void table_actor::line(const std::shared_ptr<client>& c, std::string name, proto
                        clock_type::time_point t0, std::optional<json> re) {
   asio::dispatch(strand_, [self = shared_from_this(), c, name = std::move(name),
                            cmd = std::move(cmd), t0, re = std::move(re)] {
+    if (self->backlog_full(c, re)) return;
     self->run([self, c, name, cmd, t0, re] { self->do_line(c, name, cmd, t0, re); });
   });
 }
@@ -97,8 +102,35 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
   });
 }
 
-/// Messages handed to this actor that it has not processed yet. Incremented by the
-/// service under its lock, so an actor with none may be forgotten safely.
+bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::optional<json>& re) {
+  if (!writing_ || backlog_.size() < svc_.config().max_table_backlog) return false;
+  --pending;
+  svc_.counters().error("table_busy");
+  c->send(frame_of(protocol::error_message(
+      "table_busy", "the table is busy with earlier messages: try again in a moment", re)));
+  return true;
+}
+
+void table_actor::save_now(std::function<void(bool written)> done) {
+  asio::dispatch(strand_, [self = shared_from_this(), done = std::move(done)] {
+    self->run([self, done] {
+      table_outcome none;
+      table_write w = self->write_of(none);
+      self->writing_ = true;
+      self->svc_.writer().submit(std::move(w), [self, done](const std::string& error) {
+        if (!error.empty()) self->svc_.counters().error("storage_error");
+        done(error.empty());
+        asio::post(self->strand_, [self] {
+          self->guard([&] {
+            outbox nothing;
+            self->written(nothing, nullptr);
+          });
+        });
+      });
+    });
+  });
+}
+
 /// Runs `f` now, or after the write in flight (in arrival order).
 void table_actor::run(std::function<void()> f) {
   if (writing_) {
@@ -123,8 +155,8 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
 void table_actor::do_enter(const std::shared_ptr<client>& c, const std::string& name,
                            const std::optional<json>& re) {
   --pending;
-  members_[c->id()] = member{name, c};
   auto o = table_->enter(name);
+  if (!o.refused) members_[c->id()] = member{name, c};
   finish(c, o, re, /*always_state_to_actor=*/true, nullptr);
   cancel_timer_if_back();
 }
@@ -136,6 +168,10 @@ void table_actor::do_exit(std::uint64_t client_id, const std::string& name) {
   auto o = table_->exit(name);
   finish(nullptr, o, no_re, false, nullptr);
   rearm();
+  forget_if_idle();
+}
+
+void table_actor::forget_if_idle() {
   if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), nullptr);
 }
 
@@ -144,8 +180,12 @@ void table_actor::do_line(const std::shared_ptr<client>& c, const std::string& n
                           const std::optional<json>& re) {
   --pending;
   if (!members_.count(c->id())) {
-    members_[c->id()] = member{name, c};
     auto o = table_->enter(name);
+    if (o.refused) {  // e.g. a crowded table: the command is answered with the refusal
+      finish(c, o, re, false, nullptr);
+      return;
+    }
+    members_[c->id()] = member{name, c};
     finish(c, o, no_re, true, nullptr);
     if (writing_) {  // the command waits for its own entrance to be written
       backlog_.push_front([self = shared_from_this(), c, name, cmd, t0, re] {
@@ -166,6 +206,7 @@ void table_actor::handle_line(const std::shared_ptr<client>& c, const std::strin
   finish(c, o, re, false,
          [&svc = svc_, kind, t0] { svc.counters().command(kind, clock_type::now() - t0); });
   rearm();
+  forget_if_idle();
 }
 
 void table_actor::cancel_timer_if_back() {
@@ -207,8 +248,8 @@ table_write table_actor::write_of(const table_outcome& o) const {
   json snap = table_->snapshot();
   json tokens = json::array();
   for (const auto& st : table_->seats())
-    tokens.push_back(st ? json(svc_.token_of(st->name)) : json(nullptr));
-  snap["tokens"] = std::move(tokens);
+    tokens.push_back(st ? json(svc_.token_hash_of(st->name)) : json(nullptr));
+  snap["token_hashes"] = std::move(tokens);
   table_write w{table_->name(), snap.dump(), o.record_reset, {}};
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
@@ -253,6 +294,16 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
         continue;
       }
       sends->add(m.who.lock(), frame);
+    }
+    for (const auto& d : o.out) {  // issue 11.8: games counted where they happen
+      const auto ev = d.message.find("event");
+      if (ev == d.message.end()) continue;
+      if (*ev == "started" || *ev == "game_started") svc_.counters().game_started();
+      if (*ev == "game_over") svc_.counters().game_finished();
+    }
+    if (auto held = table_->held_seats(); held != held_) {
+      svc_.holds_changed(table_->name(), held_, held);
+      held_ = std::move(held);
     }
     svc_.set_summary(table_->name(), table_->summary());
     // Written before it is announced: the frames wait for the commit.

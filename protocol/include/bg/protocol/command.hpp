@@ -49,7 +49,7 @@ std::string_view to_string(command_kind k) noexcept;
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  std::string text;                  ///< chat text, move notation or help topic
+  std::string text;  ///< chat text, move notation, help topic or /tables page (digits)
   std::optional<engine::side> seat;  ///< /join red|black
   engine::match_options match;       ///< /option match (variant is not touched)
   bool flag = false;                 ///< /option tutor on|off

@@ -20,12 +20,13 @@
 
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
+#include "bg/server/game/resume_tokens.hpp"
+#include "bg/server/game/table.hpp"
 #include "bg/server/metrics.hpp"
-#include "bg/server/server_config.hpp"
 #include "bg/server/net/service.hpp"
+#include "bg/server/server_config.hpp"
 #include "bg/server/store/storage.hpp"
 #include "bg/server/store/storage_writer.hpp"
-#include "bg/server/game/table.hpp"
 
 namespace bg::server {
 
@@ -43,6 +44,7 @@ class shared_dice final : public engine::dice_source {
 };
 
 class table_actor;
+using clock_type = std::chrono::steady_clock;
 
 /// gammond's service: implements bg::server::service.
 class game_service final : public service, public std::enable_shared_from_this<game_service> {
@@ -73,16 +75,28 @@ class game_service final : public service, public std::enable_shared_from_this<g
   metrics& counters() noexcept { return metrics_; }
   const server_config& config() const noexcept { return config_; }
   engine::dice_source& dice() noexcept { return dice_; }
-  /// The resume token of `name` (created on first use); tokens of seated players are
-  /// saved with their tables.
-  std::string token_of(const std::string& name);
+  /// The SHA-256 (64 hex digits) of the resume token of `name`, or null when the name
+  /// has none; table snapshots keep it for their seated players (never the token).
+  nlohmann::json token_hash_of(const std::string& name);
+  /// Table `table`'s players holding a seat in a match in progress went from `before`
+  /// to `after` (table::held_seats()). A name that no longer holds any seat and is not
+  /// connected loses its resume token, and the name is free again.
+  void holds_changed(const std::string& table, const std::vector<std::string>& before,
+                     const std::vector<std::string>& after);
 
  private:
   struct session_info {
     std::weak_ptr<client> who;
     std::string name;  ///< empty until hello
+    std::string key;   ///< name_key(name)
+    std::string address;
     std::set<std::string> tables;
-    std::size_t tables_created = 0;
+    clock_type::time_point last_lobby_chat{};
+  };
+  /// Who created a table, for the per-name and per-address limits.
+  struct creator {
+    std::string key;
+    std::string address;
   };
 
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
@@ -94,8 +108,15 @@ class game_service final : public service, public std::enable_shared_from_this<g
                                          std::string& why_code, std::string& why);
   void send_error(const std::shared_ptr<client>& c, std::string_view code, std::string_view message,
                   const std::optional<nlohmann::json>& re);
-  bool valid_name(const std::string& name) const;
-  nlohmann::json tables_message() const;
+  /// Why `name` cannot be a player's or table's name (names.hpp), or nullopt.
+  std::optional<std::string> name_problem_of(const std::string& name) const;
+  /// The `tables` message: page `page` (from 1) of the lobby list.
+  nlohmann::json tables_message(std::size_t page) const;
+  /// Forgets a table's creator (the table is gone); mutex held.
+  void forget_creator(const std::string& table);
+  /// Drops `key`'s resume token when the name is neither connected nor seated; mutex
+  /// held.
+  void release_name_if_unused(const std::string& key);
 
   server_config config_;
   metrics& metrics_;
@@ -106,8 +127,15 @@ class game_service final : public service, public std::enable_shared_from_this<g
 
   mutable std::mutex mutex_;  // guards everything below
   std::unordered_map<std::uint64_t, session_info> sessions_;
-  std::unordered_map<std::string, std::uint64_t> online_;  // name -> client id
-  std::unordered_map<std::string, std::string> tokens_;    // name -> resume token
+  std::unordered_map<std::string, std::uint64_t> online_;  // name key -> client id
+  resume_tokens tokens_;                                   // by name key
+  /// name key -> tables where the name holds a seat in a match in progress
+  std::unordered_map<std::string, std::set<std::string>> held_;
+  std::unordered_map<std::string, creator> creators_;            // table -> its creator
+  std::unordered_map<std::string, std::size_t> created_by_key_;  // open tables per name
+  std::unordered_map<std::string, std::size_t> created_by_address_;
+  clock_type::time_point lobby_window_start_{};  // the lobby chat's one-minute window
+  std::size_t lobby_lines_in_window_ = 0;
   std::map<std::string, std::shared_ptr<table_actor>> tables_;
   std::map<std::string, nlohmann::json> summaries_;
   bool shutting_down_ = false;

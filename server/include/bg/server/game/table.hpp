@@ -30,6 +30,8 @@ struct table_hooks {
   /// The current time as ISO 8601 UTC text (records only; tests fix it).
   std::function<std::string()> now;
   std::size_t max_chat_bytes = 500;
+  /// Spectators the table admits (a seated player coming back is always admitted).
+  std::size_t max_spectators = 200;
 };
 
 /// One message the table wants delivered, and to whom.
@@ -76,7 +78,8 @@ class table {
   /// A new, empty table called `name`, rolling dice from `dice` (which must outlive it).
   table(std::string name, engine::dice_source& dice, table_hooks hooks);
 
-  /// `who` is now at the table: a spectator, or a seated player coming back.
+  /// `who` is now at the table: a spectator, or a seated player coming back. Refused
+  /// with "table_crowded" when the table has max_spectators spectators already.
   table_outcome enter(const std::string& who);
   /// `who` left the table (or lost the connection). A seated player keeps the seat
   /// and is marked absent; the host starts the grace period (absent_seats()).
@@ -86,8 +89,12 @@ class table {
   /// "already_seated", "in_match", "need_opponent", "already_started",
   /// "options_locked", "bad_text", "no_match", and the engine's codes.
   table_outcome handle(const std::string& who, const protocol::command& c);
-  /// The grace period of the absent player on `s` ran out: they forfeit the game.
+  /// The grace period of the absent player on `s` ran out: they forfeit (S3: the match,
+  /// a basis session, or the free game). The seats of absent players are then free.
   table_outcome forfeit(engine::side s);
+  /// Names holding a seat in a match in progress (their resume tokens must outlive
+  /// their connections), in seat order.
+  [[nodiscard]] std::vector<std::string> held_seats() const;
 
   /// The full `state` message (protocol/PROTOCOL.md).
   [[nodiscard]] nlohmann::json state() const;

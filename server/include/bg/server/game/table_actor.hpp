@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// to save.
   void flush(const std::shared_ptr<std::promise<void>>& done);
 
+  /// Writes the table's snapshot again with no change (e.g. a resume token rotated), then
+  /// calls `done(written)` on the writer thread. Later messages wait for the write.
+  void save_now(std::function<void(bool written)> done);
+
   /// The table's name (fixed for its life).
   [[nodiscard]] const std::string& name() const { return table_->name(); }
 
@@ -73,6 +78,11 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   };
 
   void run(std::function<void()> f);
+  /// True (and `c` answered with table_busy) when the backlog is at its bound.
+  bool backlog_full(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
+  /// Hands the table back to the service to be forgotten when nobody is there and no
+  /// match is left to resume.
+  void forget_if_idle();
   void written(outbox& sends, const std::function<void()>& answered_hook);
   template <typename F>
   void guard(F&& f);
@@ -100,6 +110,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   bool stopped_ = false;
   bool writing_ = false;                       // a change is being written
   std::deque<std::function<void()>> backlog_;  // messages that arrived meanwhile
+  std::vector<std::string> held_;              // table_->held_seats() last reported
 };
 
 }  // namespace bg::server

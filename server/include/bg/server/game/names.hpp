@@ -1,0 +1,26 @@
+#pragma once
+/// @file names.hpp
+/// Player and table names: what may be a name, and the key names are compared by.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace bg::server {
+
+/// Why `name` cannot be a player's or a table's name, as a sentence for the client, or
+/// nullopt when it can. A name is 1 to `max_bytes` bytes of UTF-8 made only of letters
+/// and digits of ONE script (Latin, Greek, Cyrillic, or Chinese/Japanese/Korean) plus
+/// `_`, `-` and `.`, and does not start with `/`. Refused: spaces, control and
+/// invisible characters (zero-width, joiners, bidi marks, soft hyphen), combining marks,
+/// symbols and emoji, and letters of two scripts in one name (the lookalikes of a
+/// Cyrillic "а" in a Latin "alice").
+[[nodiscard]] std::optional<std::string> name_problem(std::string_view name, std::size_t max_bytes);
+
+/// The key two names are compared by: `name` case-folded (ASCII, Latin-1, Latin
+/// Extended-A, Greek and Cyrillic capitals to small letters), so "Alice" and "ALICE"
+/// are the same player. `name` must have passed name_problem().
+[[nodiscard]] std::string name_key(std::string_view name);
+
+}  // namespace bg::server
