@@ -196,6 +196,19 @@ async function playByClicking(page, side, { drag = false, undoOnce = false, long
   for (;;) {
     const sources = await page.$$eval('#board .source', (els) => els.map((e) => e.dataset.place));
     if (sources.length === 0) fail(`${side}: no checker is offered to move in phase move`);
+    const listed = await page.evaluate(() => {
+      const st = window.gammond.states.get(window.gammond.table);
+      return { froms: st.legal_moves.flatMap((p) => p.map((m) => String(m.from))),
+        firsts: st.legal_moves.map((p) => String(p[0].from)), plays: st.legal.length,
+        made: window.gammond.input?.steps.length ?? -1 };
+    });
+    if (listed.made === 0) {
+      // Issue 11.11: the board offers what state.legal_moves lists, nothing else: every
+      // source starts a listed move, and the first move of every listed play is offered.
+      check(listed.firsts.length === listed.plays, `${side}: legal_moves has one list per legal play`);
+      check(sources.every((s) => listed.froms.includes(s)), `${side}: every source is a listed move's start (${sources})`);
+      check(listed.firsts.every((f) => sources.includes(f)), `${side}: each play's first move is offered (${sources})`);
+    }
     sources.sort((a, b) => own(b) - own(a));
     const from = sources[0];
     let to;
