@@ -152,3 +152,17 @@ test('issue 11.11: long nardy needs no numbering of its own: the list is in boar
   assert.deepEqual(sorted(red.sources()), [13]);
   assert.equal(red.step(13, 18).complete(), '24/19');
 });
+
+test('issue 11.9: every pattern attribute of the web client compiles under the v flag', () => {
+  // Browsers compile pattern="" as new RegExp(`^(?:${pattern})$`, 'v'): inside a
+  // class, "/" and other syntax characters must be escaped there.
+  for (const file of ['index.html']) {
+    const html = readFileSync(fileURLToPath(new URL(`../../clients/web/${file}`, import.meta.url)), 'utf8');
+    const patterns = [...html.matchAll(/\spattern="([^"]*)"/g)].map((m) => m[1]);
+    assert.ok(patterns.length > 0, `${file} has pattern attributes`);
+    for (const p of patterns) {
+      const text = p.replaceAll('&quot;', '"').replaceAll('&amp;', '&').replaceAll('&lt;', '<').replaceAll('&gt;', '>');
+      assert.doesNotThrow(() => new RegExp(`^(?:${text})$`, 'v'), `pattern="${p}" in ${file}`);
+    }
+  }
+});

@@ -279,9 +279,15 @@ async function run() {
   const bob = await (await browser.newContext(phone)).newPage();
   const carol = await (await browser.newContext(desktop)).newPage();
   const pageErrors = [];
+  // Issue 11 item 9: any error Chromium logs in a page's console (an invalid pattern
+  // attribute, a failed load, a script error) fails the test, so none can come back.
+  const consoleErrors = [];
   Object.assign(pages, { alice, bob, carol });
   for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {
     p.on('pageerror', (e) => pageErrors.push(`${n}: ${e.message}`));
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${n}: ${m.text()}`);
+    });
     p.setDefaultTimeout(10_000);
   }
 
@@ -464,6 +470,7 @@ async function run() {
 
   await longNardy(alice, bob, aliceSide, bobSide);
   check(pageErrors.length === 0, `no script errors in the pages: ${pageErrors.join('; ')}`);
+  check(consoleErrors.length === 0, `no errors in the pages' consoles: ${consoleErrors.join('; ')}`);
 }
 
 /** Centre of a board point on a page, as a fraction of the board's box (0..1). */
