@@ -1,6 +1,8 @@
 // The gammond browser client: a thin client. It draws what the server pushes and
-// sends command lines; every legal play comes from state.legal and every allowed
-// action from phase, to_act, turn, may_double and players (protocol/PROTOCOL.md).
+// sends command lines; every legal play comes from state.legal and its checker moves
+// from state.legal_moves, whether the cube is drawn from state.cube.in_play, and every
+// allowed action from phase, to_act, turn, may_double and players
+// (protocol/PROTOCOL.md).
 
 import { Connection } from './net.js';
 import { drawBoard } from './board.js';
@@ -309,7 +311,7 @@ function currentInput(st, mine) {
   }
   if (app.sentMove) return null;
   if (app.inputSeq !== st.seq || !app.input) {
-    app.input = new MoveInput(st.legal ?? [], mine, st.variant);
+    app.input = new MoveInput(st.legal ?? [], st.legal_moves ?? [], mine, st.board);
     app.inputSeq = st.seq;
     app.selected = null;
   }
@@ -327,7 +329,6 @@ function drawTable() {
   if (app.selected !== null && app.selected !== undefined && !sources.has(app.selected)) app.selected = null;
   const targets = input && app.selected != null ? input.destinations(app.selected) : new Set();
   const board = input && input.steps.length ? applySteps(st.board, mine, input.steps) : st.board;
-  const cubeInUse = st.match_length > 0 || st.options?.match === 'basis';
 
   drawBoard($('board'), {
     board,
@@ -336,7 +337,7 @@ function drawTable() {
     tutor: Boolean(st.options?.tutor),
     dice: st.phase === 'move' ? st.dice : null,
     diceSide: st.turn,
-    cube: cubeInUse ? st.cube : null,
+    cube: st.cube?.in_play ? st.cube : null, // the server says whether the cube exists
     sources,
     selected: app.selected ?? null,
     targets,

@@ -1,185 +1,33 @@
 // Move input without rules.
 //
 // The client knows no backgammon rule: the server sends `state.legal`, every legal
-// play of the side on turn as a string in the mover's own numbering ("24/18 13/11",
-// "bar/22", "6/off", "13/7*/1", "8/2(2)"). This module turns those strings into what
-// the board can offer, one checker at a time:
+// play of the side on turn as the string `/move` takes, and next to it
+// `state.legal_moves`, the same plays as their checker moves: `legal_moves[i]` lists
+// the moves of `legal[i]`, each `{from, to, hit}` in board places (1..24 in R1
+// numbering, "bar", "off"), in an order in which they can be made, `hit` marking a
+// move that sends an opposing blot to the bar (protocol/PROTOCOL.md). This module
+// follows that list, one checker at a time:
 //
-// 1. Each legal play is parsed into parts: a checker's written path (from, any
-//    intermediate points written because it hit there, to), "(n)" expanded to n
-//    copies. Mover-numbered points become board places (1..24 in R1 numbering, "bar",
-//    "off") with the variant's mapping.
-// 2. A *source* is the first place of a remaining part of some candidate play. The
-//    *destinations* of a source are the later places of those parts: the end and the
-//    written intermediate points. A part like 24/13 (6-5 with one checker) is offered
-//    as one step to 13 only: finding its intermediate point would need the rules.
-// 3. Making a step (from, to) keeps only the candidate plays that have a remaining
-//    part from `from` through `to`, and shortens that part (or removes it when `to`
-//    is its end). Steps can be undone one by one.
-// 4. When a candidate has no part left, the play is complete and its legal string is
-//    sent verbatim as `/move <play>`.
+// 1. The *candidates* are the legal plays still consistent with the steps made, each
+//    with the moves not made yet.
+// 2. A *source* is the `from` of a remaining move of a candidate, on a place where the
+//    drawn board has a checker of the mover. The *destinations* of a source are the
+//    `to` of those moves and, further, the `to` of the candidate's moves that carry
+//    the same checker on (a 6-5 played 24/18/13 is one step to 13, or two).
+// 3. Making a step (from, to) keeps the candidates with such a chain of remaining
+//    moves and removes its moves from them. Steps can be undone one by one.
+// 4. When a candidate has no move left, the play is complete and its legal string
+//    is sent verbatim as `/move <play>`.
 //
-// The order of a play's parts does not matter to the server (the play is sent
-// whole), with one exception kept here: parts from the bar are offered first, as the
-// written play enters before it moves anything else.
-//
-// Steps also carry the places where the part was marked "*" on the way, so the
-// board can draw the hit blot on the bar before the server answers.
-
-/** Board place of mover-numbered point `p` (25 = bar, 0 = off) for `side`. */
-export function ownToBoard(side, variant, p) {
-  if (p === 25) return 'bar';
-  if (p === 0) return 'off';
-  if (variant === 'long') {
-    return side === 'black' ? 25 - p : ((36 - p) % 24) + 1;
-  }
-  return side === 'black' ? p : 25 - p;
-}
-
-/** Mover-numbered point of board point `b` (1..24) for `side`: the inverse of ownToBoard. */
-export function boardToOwn(side, variant, b) {
-  if (variant === 'long') {
-    return side === 'black' ? 25 - b : ((36 - b) % 24) + 1;
-  }
-  return side === 'black' ? b : 25 - b;
-}
-
-/**
- * Parses one play in gnubg notation into its parts, each `{points, hits}` in the
- * mover's numbering (25 = bar, 0 = off), "(n)" expanded. Returns null when unreadable.
- */
-export function parsePlay(text) {
-  const parts = [];
-  for (const token of text.trim().split(/[\s,]+/).filter(Boolean)) {
-    const m = /^(.*?)(?:\((\d)\))?$/.exec(token);
-    const repeat = m[2] ? Number(m[2]) : 1;
-    const points = [];
-    const hits = [];
-    for (const raw of m[1].split('/')) {
-      const pm = /^(bar|off|\d{1,2})(\*)?$/i.exec(raw);
-      if (!pm) return null;
-      const word = pm[1].toLowerCase();
-      points.push(word === 'bar' ? 25 : word === 'off' ? 0 : Number(word));
-      hits.push(Boolean(pm[2]));
-    }
-    if (points.length < 2) return null;
-    for (let i = 0; i < repeat; i++) {
-      // gnubg marks a hit once on merged parts ("6/2*(2)"): only the first copy hits.
-      parts.push({ points, hits: i === 0 ? hits : hits.map(() => false) });
-    }
-  }
-  return parts;
-}
-
-/**
- * The state of one play being entered: the candidate legal plays still consistent
- * with the steps made, and the steps. Immutable: every change returns a new one.
- */
-export class MoveInput {
-  /**
-   * @param {string[]} legal  state.legal
-   * @param {'red'|'black'} side  the mover
-   * @param {string} variant  state.variant ("standard" or "long")
-   */
-  constructor(legal, side, variant, steps = [], candidates = null) {
-    this.legal = legal;
-    this.side = side;
-    this.variant = variant;
-    this.steps = steps;
-    this.candidates =
-      candidates ??
-      legal
-        .map((text) => ({ text, parsed: parsePlay(text) }))
-        .filter((c) => c.parsed && c.parsed.length > 0)
-        .map(({ text, parsed }) => ({
-          text,
-          parts: parsed.map((part) => ({
-            places: part.points.map((p) => ownToBoard(side, variant, p)),
-            hits: part.hits,
-          })),
-        }));
-  }
-
-  /** Places holding a checker that some candidate play moves next. */
-  sources() {
-    const out = new Set();
-    for (const c of this.candidates) for (const part of nextParts(c)) out.add(part.places[0]);
-    return out;
-  }
-
-  /** Places the checker on `from` may be moved to as one step. */
-  destinations(from) {
-    const out = new Set();
-    for (const c of this.candidates) {
-      for (const part of nextParts(c)) {
-        if (part.places[0] !== from) continue;
-        for (const place of part.places.slice(1)) out.add(place);
-      }
-    }
-    return out;
-  }
-
-  /** A new input with the step from → to made, or null when no legal play allows it. */
-  step(from, to) {
-    const kept = [];
-    let hitsOnWay = null;
-    for (const c of this.candidates) {
-      const i = pickPart(c.parts, from, to);
-      if (i < 0) continue;
-      const part = c.parts[i];
-      const at = part.places.indexOf(to, 1);
-      const hit = part.places.slice(1, at + 1).filter((_, k) => part.hits[k + 1]);
-      if (hitsOnWay === null || hit.length > hitsOnWay.length) hitsOnWay = hit;
-      const rest = c.parts.slice();
-      if (at === part.places.length - 1) rest.splice(i, 1);
-      else rest[i] = { places: part.places.slice(at), hits: part.hits.slice(at) };
-      kept.push({ text: c.text, parts: rest });
-    }
-    if (kept.length === 0) return null;
-    const steps = [...this.steps, { from, to, hits: hitsOnWay ?? [] }];
-    return new MoveInput(this.legal, this.side, this.variant, steps, kept);
-  }
-
-  /** A new input without the last step (the same one when there is none). */
-  undo() {
-    let input = new MoveInput(this.legal, this.side, this.variant);
-    for (const s of this.steps.slice(0, -1)) input = input.step(s.from, s.to);
-    return input;
-  }
-
-  /** The legal string of a candidate whose parts are all played, else null. */
-  complete() {
-    const done = this.candidates.find((c) => c.parts.length === 0);
-    return done ? done.text : null;
-  }
-}
-
-/**
- * The parts of candidate `c` that may be played now: its parts from the bar while it
- * has any (a play enters before anything else moves), else all of them.
- */
-function nextParts(c) {
-  const fromBar = c.parts.filter((p) => p.places[0] === 'bar');
-  return fromBar.length ? fromBar : c.parts;
-}
-
-/** Index of the part from `from` through `to`: one ending on `to` first, else -1. */
-function pickPart(parts, from, to) {
-  const barFirst = parts.some((p) => p.places[0] === 'bar');
-  let through = -1;
-  for (let i = 0; i < parts.length; i++) {
-    const places = parts[i].places;
-    if (barFirst && places[0] !== 'bar') continue;
-    if (places[0] !== from) continue;
-    if (places[places.length - 1] === to) return i;
-    if (through < 0 && places.indexOf(to, 1) > 0) through = i;
-  }
-  return through;
-}
+// Nothing here decides what is legal, which checker enters first or what is hit:
+// the order of the list is the server's, and a step carries the places the server
+// marked `hit` on its moves, so the board can draw the hit blot on the bar before the
+// server answers. The server judges the whole play when it is sent.
 
 /**
  * The board after `steps` of `side`, for drawing a play in progress. `board` is
- * state.board (points: + red, − black). A hit moves one opposing checker to its bar.
+ * state.board (points: + red, − black). Each step's `hits` are board points where the
+ * server marked a hit: one opposing checker there goes to its bar.
  */
 export function applySteps(board, side, steps) {
   const points = board.points.slice();
@@ -200,4 +48,112 @@ export function applySteps(board, side, steps) {
     else points[s.to - 1] += sign;
   }
   return { points, bar, off };
+}
+
+/** Whether `board` has a checker of `side` on `place` (1..24 or "bar"). */
+function hasChecker(board, side, place) {
+  if (place === 'bar') return (board.bar?.[side] ?? 0) > 0;
+  if (typeof place !== 'number') return false;
+  const n = board.points[place - 1] ?? 0;
+  return side === 'red' ? n > 0 : n < 0;
+}
+
+/**
+ * The chains of remaining moves `moves` that carry one checker from `from`: each a
+ * list of indices into `moves`, the first starting on `from`, each next one starting
+ * where the previous ended. Shortest chains first.
+ */
+function chainsFrom(moves, from) {
+  const out = [];
+  let frontier = [];
+  moves.forEach((m, i) => {
+    if (m.from === from) frontier.push([i]);
+  });
+  while (frontier.length) {
+    out.push(...frontier);
+    const next = [];
+    for (const chain of frontier) {
+      const end = moves[chain[chain.length - 1]].to;
+      moves.forEach((m, i) => {
+        if (m.from === end && !chain.includes(i)) next.push([...chain, i]);
+      });
+    }
+    frontier = next;
+  }
+  return out;
+}
+
+/**
+ * The state of one play being entered: the candidate legal plays still consistent
+ * with the steps made, and the steps. Immutable: every change returns a new one.
+ */
+export class MoveInput {
+  /**
+   * @param {string[]} legal  state.legal
+   * @param {Array<Array<{from, to, hit}>>} legalMoves  state.legal_moves (parallel to legal)
+   * @param {'red'|'black'} side  the mover (state.turn)
+   * @param {{points, bar, off}} board  state.board, the position before the play
+   */
+  constructor(legal, legalMoves, side, board, steps = [], candidates = null) {
+    this.legal = legal;
+    this.legalMoves = legalMoves;
+    this.side = side;
+    this.board = board;
+    this.steps = steps;
+    this.candidates =
+      candidates ??
+      legal
+        .map((text, i) => ({ text, moves: Array.isArray(legalMoves?.[i]) ? legalMoves[i] : [] }))
+        .filter((c) => c.moves.length > 0);
+    // The board as drawn with the steps made: where the mover's checkers are now.
+    this.drawn = steps.length ? applySteps(board, side, steps) : board;
+  }
+
+  /** Places holding a checker of the mover that some candidate play moves next. */
+  sources() {
+    const out = new Set();
+    for (const c of this.candidates) {
+      for (const m of c.moves) if (hasChecker(this.drawn, this.side, m.from)) out.add(m.from);
+    }
+    return out;
+  }
+
+  /** Places the checker on `from` may be moved to as one step. */
+  destinations(from) {
+    const out = new Set();
+    if (!hasChecker(this.drawn, this.side, from)) return out;
+    for (const c of this.candidates) {
+      for (const chain of chainsFrom(c.moves, from)) out.add(c.moves[chain[chain.length - 1]].to);
+    }
+    return out;
+  }
+
+  /** A new input with the step from → to made, or null when no legal play allows it. */
+  step(from, to) {
+    if (!hasChecker(this.drawn, this.side, from)) return null;
+    const kept = [];
+    let hits = null;
+    for (const c of this.candidates) {
+      const chain = chainsFrom(c.moves, from).find((ch) => c.moves[ch[ch.length - 1]].to === to);
+      if (!chain) continue;
+      if (hits === null) hits = chain.filter((i) => c.moves[i].hit).map((i) => c.moves[i].to);
+      kept.push({ text: c.text, moves: c.moves.filter((_, i) => !chain.includes(i)) });
+    }
+    if (kept.length === 0) return null;
+    const steps = [...this.steps, { from, to, hits }];
+    return new MoveInput(this.legal, this.legalMoves, this.side, this.board, steps, kept);
+  }
+
+  /** A new input without the last step (the same one when there is none). */
+  undo() {
+    let input = new MoveInput(this.legal, this.legalMoves, this.side, this.board);
+    for (const s of this.steps.slice(0, -1)) input = input.step(s.from, s.to);
+    return input;
+  }
+
+  /** The legal string of a candidate whose moves are all made, else null. */
+  complete() {
+    const done = this.candidates.find((c) => c.moves.length === 0);
+    return done ? done.text : null;
+  }
 }

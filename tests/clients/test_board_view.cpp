@@ -2,6 +2,8 @@
 // server): the board in R1 numbering, long nardy's mirrored picture, the script format.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "bg/term/board_view.hpp"
@@ -15,13 +17,15 @@ using nlohmann::json;
 
 namespace {
 
-/// A state message at `table` t1 with the given board points (positive = red).
-json state_with(const std::vector<int>& points, const std::string& variant = "standard") {
+/// A state message at `table` t1 with the given board points (positive = red), the
+/// tutor option as given (R17).
+json state_with(const std::vector<int>& points, const std::string& variant = "standard",
+                bool tutor = false) {
   return json{{"type", "state"},
               {"table", "t1"},
               {"seq", 9},
               {"variant", variant},
-              {"options", {{"match", "off"}, {"variant", variant}}},
+              {"options", {{"match", "off"}, {"variant", variant}, {"tutor", tutor}}},
               {"players", {{"red", "alice"}, {"black", "bob"}}},
               {"phase", "move"},
               {"turn", "black"},
@@ -64,10 +68,10 @@ std::vector<std::string> board_only(const std::vector<std::string>& lines) {
 }  // namespace
 
 TEST_CASE("R1 the standard start is drawn with 13..24 on top and 12..1 below", "[clients][board]") {
-  // Given the standard starting position, seen by a spectator
+  // Given the standard starting position, seen by a spectator, the tutor on (R17)
   const board_view view{{false, "carol"}};
   // When it is drawn
-  const auto lines = board_only(view.render(state_with(standard_start)));
+  const auto lines = board_only(view.render(state_with(standard_start, "standard", true)));
   // Then the stacks stand where R1.1 puts them, in R1 numbering
   const std::vector<std::string> expected{
       "table t1",
@@ -92,10 +96,10 @@ TEST_CASE("R1 the standard start is drawn with 13..24 on top and 12..1 below", "
 
 TEST_CASE("L1 long nardy is drawn mirrored: both sides move counter-clockwise",
           "[clients][board][long]") {
-  // Given the long nardy start, seen by black
+  // Given the long nardy start, seen by black, the tutor on (R17)
   const board_view view{{false, "bob"}};
   // When it is drawn
-  const auto all = view.render(state_with(long_start, "long"));
+  const auto all = view.render(state_with(long_start, "long", true));
   const auto lines = board_only(all);
   // Then black's head (point 1) is bottom left and red's (point 13) top right, so
   // black runs 1 -> 12 along the bottom and 13 -> 24 along the top: counter-clockwise
@@ -125,6 +129,54 @@ TEST_CASE("L1 long nardy is drawn mirrored: both sides move counter-clockwise",
   for (const auto& l : all) text += l + "\n";
   CHECK(text.find("both move counter-clockwise") != std::string::npos);
   CHECK(text.find("red 13->24->1->12") != std::string::npos);
+}
+
+TEST_CASE("R17 issue 11.11: the board numbering 1..24 is shown only when the tutor is on",
+          "[clients][board][tutor]") {
+  const std::string board_top = "   13 14 15 16 17 18       19 20 21 22 23 24";
+  const std::string board_bottom = "   12 11 10  9  8  7        6  5  4  3  2  1";
+  const auto has = [](const std::vector<std::string>& lines, const std::string& line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  const auto own_rows = [](const std::vector<std::string>& lines) {
+    return std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+      return l.find("(your numbers)") != std::string::npos;
+    });
+  };
+  SECTION("a spectator sees the R1 numbers with the tutor on, none with it off") {
+    const board_view view{{false, "carol"}};
+    const auto on = view.render(state_with(standard_start, "standard", true));
+    CHECK(has(board_only(on), board_top));
+    CHECK(has(board_only(on), board_bottom));
+    const auto off = view.render(state_with(standard_start, "standard", false));
+    CHECK_FALSE(has(board_only(off), board_top));
+    CHECK_FALSE(has(board_only(off), board_bottom));
+    CHECK(own_rows(off) == 0);
+    // The board itself is the same: 1 title, 2 borders, 11 rows of stacks and bar
+    CHECK(off.size() >= 14);
+    CHECK(board_only(off)[1] == " +-------------------+---+-------------------+");
+  }
+  SECTION("red sees its own numbers always, the R1 numbers only with the tutor on") {
+    const board_view view{{false, "alice"}};
+    const std::string red_top = "   12 11 10  9  8  7        6  5  4  3  2  1";
+    const auto off = board_only(view.render(state_with(standard_start, "standard", false)));
+    const std::string border = " +-------------------+---+-------------------+";
+    CHECK(off[1] == red_top);  // red's own numbers over board points 13..24
+    CHECK(off[2] == border);   // and no R1 row between them and the board
+    const auto on = board_only(view.render(state_with(standard_start, "standard", true)));
+    CHECK(on[1] == red_top);
+    CHECK(on[2] == board_top);
+    CHECK(on[3] == border);
+    CHECK(own_rows(view.render(state_with(standard_start, "standard", false))) == 2);
+  }
+  SECTION("black in standard play: its own numbers are the board's, shown once either way") {
+    const board_view view{{false, "bob"}};
+    const auto off = view.render(state_with(standard_start, "standard", false));
+    CHECK(own_rows(off) == 2);  // what /move takes, without the tutor
+    const auto on = view.render(state_with(standard_start, "standard", true));
+    CHECK(own_rows(on) == 0);  // the R1 row says it all
+    CHECK(has(board_only(on), board_top));
+  }
 }
 
 TEST_CASE("own_point gives each side's numbering of a board point (R1, long backgammon)",

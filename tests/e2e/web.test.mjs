@@ -196,6 +196,19 @@ async function playByClicking(page, side, { drag = false, undoOnce = false, long
   for (;;) {
     const sources = await page.$$eval('#board .source', (els) => els.map((e) => e.dataset.place));
     if (sources.length === 0) fail(`${side}: no checker is offered to move in phase move`);
+    const listed = await page.evaluate(() => {
+      const st = window.gammond.states.get(window.gammond.table);
+      return { froms: st.legal_moves.flatMap((p) => p.map((m) => String(m.from))),
+        firsts: st.legal_moves.map((p) => String(p[0].from)), plays: st.legal.length,
+        made: window.gammond.input?.steps.length ?? -1 };
+    });
+    if (listed.made === 0) {
+      // Issue 11.11: the board offers what state.legal_moves lists, nothing else: every
+      // source starts a listed move, and the first move of every listed play is offered.
+      check(listed.firsts.length === listed.plays, `${side}: legal_moves has one list per legal play`);
+      check(sources.every((s) => listed.froms.includes(s)), `${side}: every source is a listed move's start (${sources})`);
+      check(listed.firsts.every((f) => sources.includes(f)), `${side}: each play's first move is offered (${sources})`);
+    }
     sources.sort((a, b) => own(b) - own(a));
     const from = sources[0];
     let to;
@@ -266,9 +279,15 @@ async function run() {
   const bob = await (await browser.newContext(phone)).newPage();
   const carol = await (await browser.newContext(desktop)).newPage();
   const pageErrors = [];
+  // Issue 11 item 9: any error Chromium logs in a page's console (an invalid pattern
+  // attribute, a failed load, a script error) fails the test, so none can come back.
+  const consoleErrors = [];
   Object.assign(pages, { alice, bob, carol });
   for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {
     p.on('pageerror', (e) => pageErrors.push(`${n}: ${e.message}`));
+    p.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${n}: ${m.text()}`);
+    });
     p.setDefaultTimeout(10_000);
   }
 
@@ -451,6 +470,7 @@ async function run() {
 
   await longNardy(alice, bob, aliceSide, bobSide);
   check(pageErrors.length === 0, `no script errors in the pages: ${pageErrors.join('; ')}`);
+  check(consoleErrors.length === 0, `no errors in the pages' consoles: ${consoleErrors.join('; ')}`);
 }
 
 /** Centre of a board point on a page, as a fraction of the board's box (0..1). */

@@ -149,9 +149,14 @@ std::vector<std::string> board_view::render(const json& state) const {
 
   const std::string border = " +" + std::string(19, '-') + "+---+" + std::string(19, '-') + "+";
   std::vector<std::string> board;
-  const bool own_labels = !you.empty() && own_point(is_long, you, 1) != 1;
+  // R17: the board numbering 1..24 of R1 is shown when the table's tutor option is on.
+  // A seated player also sees their own numbers (what /move takes) when they differ
+  // from the board's or when the tutor is off; a spectator without the tutor sees none.
+  const json options = state.value("options", json::object());
+  const bool tutor = options.is_object() && options.value("tutor", json(false)) == true;
+  const bool own_labels = !you.empty() && (!tutor || own_point(is_long, you, 1) != 1);
   if (own_labels) board.push_back(label_row(top, true) + "   " + paint(ansi_dim, "(your numbers)"));
-  board.push_back(label_row(top, false));
+  if (tutor) board.push_back(label_row(top, false));
   board.push_back(border);
   for (int r = 0; r < stack_rows; ++r) {
     // Red's bar checkers in the upper half of the bar, black's in the lower.
@@ -163,7 +168,7 @@ std::vector<std::string> board_view::render(const json& state) const {
     board.push_back(" " + stack_row(bottom, r, bar_cell(b.bar_black, -1, stack_rows - 1 - r)));
   }
   board.push_back(border);
-  board.push_back(label_row(bottom, false));
+  if (tutor) board.push_back(label_row(bottom, false));
   if (own_labels)
     board.push_back(label_row(bottom, true) + "   " + paint(ansi_dim, "(your numbers)"));
 
@@ -189,7 +194,6 @@ std::vector<std::string> board_view::render(const json& state) const {
   panel.push_back(who("red"));
   panel.push_back(who("black"));
   const long match_length = number_of(state, "match_length");
-  const json options = state.value("options", json::object());
   std::string kind = "free play (scored by pip count)";
   if (match_length > 0) {
     kind = "match to " + std::to_string(match_length);
@@ -239,7 +243,7 @@ std::vector<std::string> board_view::render(const json& state) const {
   if (is_long) panel.push_back("red 13->24->1->12 (home 7-12)");
 
   // Attach the panel beside the board, from the line after the top labels.
-  const std::size_t first = own_labels ? 2 : 1;
+  const std::size_t first = std::size_t{own_labels ? 1U : 0U} + std::size_t{tutor ? 1U : 0U};
   for (std::size_t i = 0; i < panel.size(); ++i) {
     const std::size_t row = first + i;
     if (row < board.size()) {

@@ -59,6 +59,34 @@ std::string options_text(const engine::match_options& o, bool tutor) {
          ", tutor " + (tutor ? "on" : "off");
 }
 
+/// A place of the board in R1 numbering as the protocol writes it: 1..24, "bar" or
+/// "off", for `mover`'s own point `own` (25 = bar, 0 = off).
+json board_place(engine::variant v, side mover, int own) {
+  if (own == 25) return "bar";
+  if (own == 0) return "off";
+  return engine::board_point(v, mover, own);
+}
+
+/// state.legal_moves: for each play of `legal` (in the same order as
+/// game::legal_notations()), its checker moves `{from, to, hit}` in board places, in
+/// the order the engine made them (one order in which they can be made one after
+/// another; R8: entering first). `hit` marks a move that sends an opposing blot to the
+/// bar (R7).
+json legal_moves_json(const engine::play_list& legal, side mover, engine::variant v) {
+  json out = json::array();
+  for (const auto& p : legal) {
+    json moves = json::array();
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const auto& m = p.moves[i];
+      moves.push_back({{"from", board_place(v, mover, m.from)},
+                       {"to", board_place(v, mover, m.to)},
+                       {"hit", m.hit}});
+    }
+    out.push_back(std::move(moves));
+  }
+  return out;
+}
+
 std::string points_text(int n) {
   return std::to_string(n) + (n == 1 ? " point" : " points");
 }
@@ -508,8 +536,11 @@ table_outcome table::game_command(side s, const protocol::command& c) {
       event(o, {{"event", "continued"}, {"side", colour}, {"text", me + " wants to continue"}});
       if (*r) {
         begin_game_record();
+        // The same fields as every other game_started (PROTOCOL.md): a basis session
+        // has no Crawford game, but the field is part of the event's contract.
         event(o, {{"event", "game_started"},
                   {"game_number", m.game_number()},
+                  {"crawford", m.is_crawford_game()},
                   {"text", "game " + std::to_string(m.game_number()) +
                                ": roll for the opening with /roll"}});
       }
@@ -712,9 +743,14 @@ json table::state() const {
                 {"off", {{"red", b.off[0]}, {"black", b.off[1]}}}};
   j["pips"] = {{"red", b.pips[0]}, {"black", b.pips[1]}};
   const engine::cube cube = playing ? match_->doubling_cube() : engine::cube{};
+  // in_play: whether the cube exists at all with these options, so that clients need
+  // not decide it: match_kind's own definition (free play has no cube, R12; a match,
+  // R14, and a basis session, R16, have one), as engine::match applies it.
+  const bool cube_in_play = opts.kind != engine::match_kind::free_play;
   j["cube"] = {{"value", cube.value},
                {"owner", cube.owner ? json(engine::to_string(*cube.owner)) : json("center")},
-               {"offered_by", side_json(cube.offered_by)}};
+               {"offered_by", side_json(cube.offered_by)},
+               {"in_play", cube_in_play}};
   const auto score = playing ? match_->score() : std::array<int, 2>{0, 0};
   j["score"] = {{"red", score[0]}, {"black", score[1]}};
   j["match_length"] = opts.kind == engine::match_kind::points ? opts.length : 0;
@@ -723,6 +759,9 @@ json table::state() const {
   j["may_double"] = playing && has_turn && match_->may_double(g.turn());
   j["legal"] =
       playing && phase == engine::match_phase::move ? json(g.legal_notations()) : json::array();
+  j["legal_moves"] = playing && phase == engine::match_phase::move
+                         ? legal_moves_json(g.legal(), g.turn(), v)
+                         : json::array();
   j["position_id"] = engine::position_id(g.current());
   j["match_id"] = playing ? match_->id() : std::string{};
   if (playing && match_->pending_resignation()) {

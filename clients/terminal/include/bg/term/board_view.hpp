@@ -1,10 +1,16 @@
 #pragma once
 /// @file board_view.hpp
-/// Draws a table's `state` message (protocol/PROTOCOL.md) as text: the 24 points in
-/// the fixed board numbering of RULES.md R1 with the checkers stacked as letters
+/// Draws a table's `state` message (protocol/PROTOCOL.md) as text: the 24 points
+/// with the checkers stacked as letters
 /// (R = red, B = black; a count where a stack is taller than five), the bar, and a
 /// panel with the players, pips, checkers off, score, game, phase, turn, dice and
 /// cube. It only draws what the state says: no rule is computed here.
+///
+/// Point labels follow the table's `options.tutor` (RULES.md R17): with the tutor on,
+/// the fixed board numbering 1..24 of R1 runs along the top and bottom; a seated
+/// player also gets a row of their own numbers (the ones /move takes, marked "your
+/// numbers") when the tutor is off or when their numbers differ from the board's. A
+/// spectator with the tutor off sees no numbers.
 ///
 /// Standard backgammon is drawn as usual: 13..24 along the top, 12..1 along the
 /// bottom, so black runs 24 → 1 counter-clockwise and red 1 → 24. Long nardy keeps

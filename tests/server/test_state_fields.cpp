@@ -1,0 +1,217 @@
+// Issue 11 item 11: the state message carries what a client needs so that it derives
+// no rule of its own (each legal play as its checker moves, whether the cube is in
+// play), and the events carry their documented fields. The table with no sockets.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bg/engine/dice_source.hpp"
+#include "bg/protocol/command.hpp"
+#include "bg/server/game/table.hpp"
+
+using namespace bg::server;
+using bg::engine::seeded_dice;
+using nlohmann::json;
+
+namespace {
+
+/// Two seated players, alice (red) and bob (black), at table t1.
+struct seated_table {
+  explicit seated_table(std::uint64_t seed) : dice{seed} {
+    t.enter("alice");
+    t.enter("bob");
+    ok("alice", "/join red");
+    ok("bob", "/join black");
+  }
+  seeded_dice dice;
+  table t{"t1", dice,
+          table_hooks{[](const match_record&) { return std::int64_t{1}; },
+                      [] { return std::string("2026-11-23T00:00:00Z"); }, 500}};
+
+  table_outcome ok(const std::string& who, const std::string& line) {
+    auto c = bg::protocol::parse_line(line);
+    REQUIRE(c.ok());
+    auto o = t.handle(who, *c);
+    INFO(who << ": " << line << " -> " << (o.refused ? o.refused->message : ""));
+    REQUIRE_FALSE(o.refused);
+    return o;
+  }
+  /// The name of the player whose decision is awaited.
+  std::string actor() const {
+    const auto st = t.state();
+    return st["players"][st["to_act"].get<std::string>()].get<std::string>();
+  }
+};
+
+/// A board place of the protocol (1..24, "bar", "off") as a string for messages.
+std::string place_text(const json& p) {
+  return p.is_string() ? p.get<std::string>() : std::to_string(p.get<int>());
+}
+
+/// Applies `moves` of `mover` to `board` (state.board) in the listed order, as a
+/// client that knows no rule draws them, checking at each move that the list can be
+/// made in that order: the checker is there, entering comes first (R8), the point is
+/// not held by two or more opposing checkers (R4), `hit` is set exactly when one
+/// opposing checker stands there (R7). Returns the board after the moves.
+json apply_listed(json board, const std::string& mover, const json& moves) {
+  const int sign = mover == "red" ? 1 : -1;
+  const std::string other = mover == "red" ? "black" : "red";
+  for (const auto& m : moves) {
+    INFO("move " << place_text(m["from"]) << " -> " << place_text(m["to"]) << " of " << mover);
+    const bool on_bar = board["bar"][mover].get<int>() > 0;
+    if (m["from"] == "bar") {
+      REQUIRE(on_bar);
+      board["bar"][mover] = board["bar"][mover].get<int>() - 1;
+    } else {
+      REQUIRE_FALSE(on_bar);  // R8: a checker on the bar enters before anything moves
+      auto& from = board["points"][m["from"].get<std::size_t>() - 1];
+      REQUIRE(from.get<int>() * sign > 0);
+      from = from.get<int>() - sign;
+    }
+    if (m["to"] == "off") {
+      REQUIRE(m["hit"] == false);
+      board["off"][mover] = board["off"][mover].get<int>() + 1;
+      continue;
+    }
+    auto& to = board["points"][m["to"].get<std::size_t>() - 1];
+    const int opposing = -to.get<int>() * sign;
+    REQUIRE(opposing <= 1);
+    CHECK(m["hit"] == (opposing == 1));
+    if (opposing == 1) {
+      to = 0;
+      board["bar"][other] = board["bar"][other].get<int>() + 1;
+    }
+    to = to.get<int>() + sign;
+  }
+  return board;
+}
+
+/// Plays `turns` random turns of `variant` free play (a new match when one ends),
+/// checking every state in phase move: legal_moves parallels legal, each list can be
+/// made in its order, and it leads to the board the server shows after `/move`.
+/// Returns {moves seen, hits seen, entries from the bar seen}.
+std::array<int, 3> check_legal_moves(const std::string& variant, int turns, std::uint64_t seed) {
+  seated_table f{seed};
+  f.ok("alice", "/option variant " + variant);
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
+  std::array<int, 3> seen{};
+  for (int turn = 0; turn < turns;) {
+    const json st = f.t.state();
+    const std::string phase = st["phase"];
+    if (phase == "waiting" || phase == "match_over") {
+      f.ok("alice", "/start");
+    } else if (phase == "opening" || phase == "roll") {
+      f.ok(phase == "opening" ? "alice" : f.actor(), "/roll");
+    } else {
+      REQUIRE(phase == "move");
+      const auto& legal = st["legal"];
+      const auto& moves = st["legal_moves"];
+      REQUIRE(moves.is_array());
+      REQUIRE(moves.size() == legal.size());
+      REQUIRE_FALSE(legal.empty());
+      const std::string mover = st["turn"];
+      std::vector<json> after(legal.size());
+      for (std::size_t i = 0; i < legal.size(); ++i) {
+        INFO("play " << legal[i].get<std::string>());
+        REQUIRE(moves[i].is_array());
+        REQUIRE_FALSE(moves[i].empty());
+        after[i] = apply_listed(st["board"], mover, moves[i]);
+        for (const auto& m : moves[i]) {
+          ++seen[0];
+          if (m["hit"] == true) ++seen[1];
+          if (m["from"] == "bar") ++seen[2];
+        }
+      }
+      std::uniform_int_distribution<std::size_t> pick(0, legal.size() - 1);
+      const std::size_t i = pick(rng);
+      f.ok(f.actor(), "/move " + legal[i].get<std::string>());
+      const json next = f.t.state();
+      if (next["game_number"] == st["game_number"] && next["phase"] != "match_over") {
+        INFO("play " << legal[i].get<std::string>());
+        CHECK(next["board"] == after[i]);
+      }
+      ++turn;
+    }
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "issue 11.11: state.legal_moves gives each legal play as its checker moves, "
+    "in board numbering, in an order they can be made, hits marked (R4, R7, R8)",
+    "[server][table][state]") {
+  const auto seen = check_legal_moves("standard", 400, 11);
+  // The run met the cases a client used to derive itself.
+  CHECK(seen[1] > 0);  // hits
+  CHECK(seen[2] > 0);  // entering from the bar
+}
+
+TEST_CASE(
+    "issue 11.11: state.legal_moves in long nardy follows the board numbering of "
+    "both sides (L1, L2: no hits)",
+    "[server][table][state][long]") {
+  const auto seen = check_legal_moves("long", 300, 12);
+  CHECK(seen[0] > 0);
+  CHECK(seen[1] == 0);
+}
+
+TEST_CASE("issue 11.11: state.legal_moves is empty outside phase move", "[server][table][state]") {
+  seated_table f{3};
+  CHECK(f.t.state()["legal_moves"] == json::array());
+  f.ok("alice", "/start");
+  CHECK(f.t.state()["phase"] == "opening");
+  CHECK(f.t.state()["legal_moves"] == json::array());
+}
+
+TEST_CASE(
+    "issue 11.11: state.cube.in_play says whether the cube exists: not in free play "
+    "(R12), in a match (R14) and a basis session (R16)",
+    "[server][table][state]") {
+  seated_table f{4};
+  // Free play, the default: before and during the match.
+  CHECK(f.t.state()["cube"]["in_play"] == false);
+  f.ok("alice", "/start");
+  CHECK(f.t.state()["cube"]["in_play"] == false);
+  seated_table m{5};
+  m.ok("alice", "/option match 3");
+  CHECK(m.t.state()["cube"]["in_play"] == true);
+  m.ok("alice", "/start");
+  CHECK(m.t.state()["cube"]["in_play"] == true);
+  seated_table b{6};
+  b.ok("alice", "/option match basis");
+  CHECK(b.t.state()["cube"]["in_play"] == true);
+  b.ok("alice", "/start");
+  CHECK(b.t.state()["cube"]["in_play"] == true);
+}
+
+TEST_CASE(
+    "issue 11.11: game_started after a basis /continue carries its documented crawford "
+    "field (R16)",
+    "[server][table][state]") {
+  // Given a basis session whose first game ended by an accepted resignation
+  seated_table f{8};
+  f.ok("alice", "/option match basis");
+  f.ok("alice", "/start");
+  f.ok("alice", "/roll");
+  const std::string resigner = f.actor();
+  const std::string other = resigner == "alice" ? "bob" : "alice";
+  f.ok(resigner, "/resign");
+  f.ok(other, "/accept");
+  REQUIRE(f.t.state()["phase"] == "game_over");
+  // When both say /continue
+  f.ok("alice", "/continue");
+  const auto o = f.ok("bob", "/continue");
+  // Then game_started carries game_number and crawford, as PROTOCOL.md documents
+  const json* started = nullptr;
+  for (const auto& d : o.out)
+    if (d.message.value("event", "") == "game_started") started = &d.message;
+  REQUIRE(started != nullptr);
+  CHECK((*started)["game_number"] == 2);
+  REQUIRE(started->contains("crawford"));
+  CHECK((*started)["crawford"] == false);
+}
