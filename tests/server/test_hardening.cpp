@@ -624,3 +624,33 @@ TEST_CASE("issue 11.1: 10,000 rounds of hello, join and close leave memory flat"
   CHECK(ms[100] < 10.0);
 }
 #endif
+
+TEST_CASE("issue 11.6: a table's backlog during a write is bounded (table_busy)",
+          "[server][hardening]") {
+  gammond_process server{flags(21, {"--max-table-backlog", "1"})};
+  client a(server.port(), "alice");
+  REQUIRE(a.line("t", "/join")["type"] != "error");
+  // Every /option tutor is a change, written before it is announced: a burst of them
+  // finds the table writing with its one backlog place taken.
+  const int n = 300;
+  for (int i = 0; i < n; ++i)
+    a.ws.send_json({{"type", "line"},
+                    {"table", "t"},
+                    {"text", i % 2 ? "/option tutor on" : "/option tutor off"},
+                    {"id", i}});
+  int busy = 0;
+  int answered = 0;
+  while (answered < n) {
+    auto m = a.ws.receive_until([](const json& j) { return j.contains("re"); }, 30s);
+    REQUIRE(m);
+    ++answered;
+    if ((*m)["type"] == "error") {
+      CHECK((*m)["code"] == "table_busy");
+      ++busy;
+    }
+  }
+  CHECK(busy > 0);
+  CHECK(busy < n);
+  // The table still serves.
+  CHECK(a.line("t", "/board")["type"] == "state");
+}
