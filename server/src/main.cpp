@@ -18,7 +18,7 @@
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/net/service.hpp"
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 
 namespace {
 

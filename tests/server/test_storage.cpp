@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/server/store/record_json.hpp"
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
 
 namespace {

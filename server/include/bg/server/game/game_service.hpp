@@ -23,7 +23,7 @@
 #include "bg/server/metrics.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/net/service.hpp"
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/game/table.hpp"
 

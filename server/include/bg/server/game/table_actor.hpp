@@ -23,7 +23,7 @@
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/table.hpp"
 #include "bg/server/net/client.hpp"
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 
 namespace bg::server {
 

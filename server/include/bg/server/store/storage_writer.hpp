@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 
 #include <array>
 #include <climits>
