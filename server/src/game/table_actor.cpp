@@ -46,13 +46,23 @@ class outbox {
 table_actor::table_actor(game_service& svc, asio::io_context& io, std::unique_ptr<table> t)
     : svc_(svc), strand_(asio::make_strand(io)), table_(std::move(t)) {}
 
-template <typename F>
-void table_actor::guard(F&& f) {
+/// Runs `w`; an exception escaping it is a bug: logged, answered with
+/// `internal_error` to the sender, and the table goes back to its last written state
+/// (the command may have changed it halfway).
+void table_actor::guard(pending_work& w) {
   try {
-    f();
+    w.work();
+    return;
   } catch (const std::exception& e) {
-    spdlog::error("table {}: {}", table_->name(), e.what());
+    spdlog::error("table {}: internal error: {}", table_->name(), e.what());
+  } catch (...) {
+    spdlog::error("table {}: internal error (non-standard exception)", table_->name());
   }
+  svc_.counters().error("internal_error");
+  if (auto c = w.sender.lock())
+    c->send(frame_of(protocol::error_message(
+        "internal_error", "the server failed to handle that; the table is as it was", w.re)));
+  if (!writing_) reload();
 }
 
 /// Client `c` is present at the table; it gets the state.
@@ -60,13 +70,13 @@ void table_actor::enter(const std::shared_ptr<client>& c, std::string name,
                         std::optional<json> re) {
   asio::dispatch(strand_,
                  [self = shared_from_this(), c, name = std::move(name), re = std::move(re)] {
-                   self->run([self, c, name, re] { self->do_enter(c, name, re); });
+                   self->run({[self, c, name, re] { self->do_enter(c, name, re); }, c, re});
                  });
 }
 
 void table_actor::exit(std::uint64_t client_id, std::string name) {
   asio::dispatch(strand_, [self = shared_from_this(), client_id, name = std::move(name)] {
-    self->run([self, client_id, name] { self->do_exit(client_id, name); });
+    self->run({[self, client_id, name] { self->do_exit(client_id, name); }, {}, no_re});
   });
 }
 
@@ -74,13 +84,15 @@ void table_actor::line(const std::shared_ptr<client>& c, std::string name, proto
                        clock_type::time_point t0, std::optional<json> re) {
   asio::dispatch(strand_, [self = shared_from_this(), c, name = std::move(name),
                            cmd = std::move(cmd), t0, re = std::move(re)] {
-    self->run([self, c, name, cmd, t0, re] { self->do_line(c, name, cmd, t0, re); });
+    self->run({[self, c, name, cmd, t0, re] { self->do_line(c, name, cmd, t0, re); }, c, re});
   });
 }
 
 /// Starts grace timers for every absent player (after a restore).
 void table_actor::arm_timers() {
-  asio::dispatch(strand_, [self = shared_from_this()] { self->run([self] { self->rearm(); }); });
+  asio::dispatch(strand_, [self = shared_from_this()] {
+    self->run({[self] { self->rearm(); }, {}, no_re});
+  });
 }
 
 /// Cancels timers once every change is written (shutdown); `done` is set then, on
@@ -88,24 +100,33 @@ void table_actor::arm_timers() {
 /// to save.
 void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
   asio::dispatch(strand_, [self = shared_from_this(), done] {
-    self->run([self, done] {
-      for (auto& t : self->grace_)
-        if (t) t->cancel();
-      self->stopped_ = true;
-      done->set_value();
-    });
+    self->run({[self, done] {
+                 for (auto& t : self->grace_)
+                   if (t) t->cancel();
+                 self->stopped_ = true;
+                 done->set_value();
+               },
+               {},
+               no_re});
   });
 }
 
-/// Messages handed to this actor that it has not processed yet. Incremented by the
-/// service under its lock, so an actor with none may be forgotten safely.
-/// Runs `f` now, or after the write in flight (in arrival order).
-void table_actor::run(std::function<void()> f) {
+/// Runs `w` now, or after the write in flight (in arrival order).
+void table_actor::run(pending_work w) {
   if (writing_) {
-    backlog_.push_back(std::move(f));
+    backlog_.push_back(std::move(w));
     return;
   }
-  guard(f);
+  guard(w);
+}
+
+/// Handles the backlog until it is empty or a new write is in flight.
+void table_actor::drain_backlog() {
+  while (!writing_ && !backlog_.empty()) {
+    auto w = std::move(backlog_.front());
+    backlog_.pop_front();
+    guard(w);
+  }
 }
 
 /// The write in flight is on disk: announce it, then go on with the backlog.
@@ -113,11 +134,73 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
   writing_ = false;
   sends.deliver();
   if (answered_hook) answered_hook();
-  while (!writing_ && !backlog_.empty()) {
-    auto f = std::move(backlog_.front());
-    backlog_.pop_front();
-    guard(f);
+  drain_backlog();
+}
+
+/// The write in flight failed: nothing of it is announced. The table goes back to
+/// its last written state, the sender hears `storage_error`, then the backlog runs.
+void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
+                         const std::optional<json>& re) {
+  svc_.counters().error("storage_error");
+  if (r.reload_error.empty()) roll_back(r.last_written);
+  if (sender)
+    sender->send(frame_of(protocol::error_message(
+        "storage_error",
+        "the server could not save that change, so it did not happen: try again later", re)));
+  writing_ = false;
+  drain_backlog();
+}
+
+bool table_actor::roll_back(const std::optional<saved_table>& last) {
+  std::vector<std::string> present;
+  for (const auto& [id, m] : members_)
+    if (std::find(present.begin(), present.end(), m.name) == present.end())
+      present.push_back(m.name);
+  json snap;
+  std::vector<json> journal;
+  if (last) {
+    snap = json::parse(last->snapshot, nullptr, false);
+    journal.reserve(last->record_journal.size());
+    for (const auto& entry : last->record_journal)
+      journal.push_back(json::parse(entry, nullptr, false));
+  } else {
+    snap = table(table_->name(), svc_.dice(), {}).snapshot();  // never written: empty
   }
+  auto t = table::restore(snap, svc_.dice(), svc_.hooks(), journal, present);
+  if (!t) {
+    spdlog::critical("table {}: cannot go back to its last written state: {}", table_->name(),
+                     t.err().message);
+    return false;
+  }
+  table_ = std::move(*t);
+  spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
+  svc_.set_summary(table_->name(), table_->summary());
+  rearm();
+  return true;
+}
+
+/// Reads the table's last written state on the writer thread, then rolls back to it;
+/// messages wait in the backlog meanwhile.
+void table_actor::reload() {
+  writing_ = true;
+  svc_.writer().run([self = shared_from_this()](store& db) {
+    std::optional<saved_table> last;
+    std::string error;
+    try {
+      last = db.load_table(self->name());
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    asio::post(self->strand_, [self, last = std::move(last), error] {
+      if (error.empty()) {
+        self->roll_back(last);
+      } else {
+        spdlog::critical("table {}: cannot read its last written state: {}", self->name(), error);
+      }
+      self->writing_ = false;
+      self->drain_backlog();
+    });
+  });
 }
 
 void table_actor::do_enter(const std::shared_ptr<client>& c, const std::string& name,
@@ -148,9 +231,10 @@ void table_actor::do_line(const std::shared_ptr<client>& c, const std::string& n
     auto o = table_->enter(name);
     finish(c, o, no_re, true, nullptr);
     if (writing_) {  // the command waits for its own entrance to be written
-      backlog_.push_front([self = shared_from_this(), c, name, cmd, t0, re] {
-        self->handle_line(c, name, cmd, t0, re);
-      });
+      backlog_.push_front({[self = shared_from_this(), c, name, cmd, t0, re] {
+                             self->handle_line(c, name, cmd, t0, re);
+                           },
+                           c, re});
       return;
     }
   }
@@ -190,28 +274,35 @@ void table_actor::rearm() {
     t->expires_after(svc_.config().grace_period);
     t->async_wait([self = shared_from_this(), s](const boost::system::error_code& ec) {
       if (ec) return;
-      self->run([self, s] {
-        self->grace_[static_cast<std::size_t>(engine::index_of(s))].reset();
-        const auto absent = self->table_->absent_seats();
-        if (std::find(absent.begin(), absent.end(), s) == absent.end()) return;
-        auto o = self->table_->forfeit(s);
-        self->finish(nullptr, o, no_re, false, nullptr);
-        self->rearm();
-      });
+      self->run({[self, s] {
+                   self->grace_[static_cast<std::size_t>(engine::index_of(s))].reset();
+                   const auto absent = self->table_->absent_seats();
+                   if (std::find(absent.begin(), absent.end(), s) == absent.end()) return;
+                   auto o = self->table_->forfeit(s);
+                   self->finish(nullptr, o, no_re, false, nullptr);
+                   self->rearm();
+                 },
+                 {},
+                 no_re});
     });
   }
 }
 
-/// The write of the table's change `o`: snapshot, tokens, record journal.
-table_write table_actor::write_of(const table_outcome& o) const {
+/// The write of the table's change `o`: snapshot, tokens, record journal, and the
+/// match it finished (moved out of `o`).
+table_write table_actor::write_of(table_outcome& o) const {
   json snap = table_->snapshot();
   json tokens = json::array();
   for (const auto& st : table_->seats())
     tokens.push_back(st ? json(svc_.token_of(st->name)) : json(nullptr));
   snap["tokens"] = std::move(tokens);
-  table_write w{table_->name(), snap.dump(), o.record_reset, {}};
+  table_write w;
+  w.name = table_->name();
+  w.snapshot = snap.dump();
+  w.reset_record = o.record_reset;
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
+  w.finished_match = std::move(o.finished_match);
   return w;
 }
 
@@ -254,14 +345,27 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       }
       sends->add(m.who.lock(), frame);
     }
-    svc_.set_summary(table_->name(), table_->summary());
-    // Written before it is announced: the frames wait for the commit.
+    // Written before it is announced: the frames (and the lobby's summary) wait for
+    // the commit; a failed write is never announced (failed()).
     writing_ = true;
     svc_.writer().submit(write_of(o), [self = shared_from_this(), sends,
-                                       hook = std::move(answered_hook)](const std::string& error) {
-      if (!error.empty()) self->svc_.counters().error("storage_error");
-      asio::post(self->strand_,
-                 [self, sends, hook] { self->guard([&] { self->written(*sends, hook); }); });
+                                       summary = table_->summary(), hook = std::move(answered_hook),
+                                       sender = std::weak_ptr<client>(actor),
+                                       re](write_result& r) mutable {
+      asio::post(self->strand_, [self, sends, summary = std::move(summary), hook = std::move(hook),
+                                 sender, re, r = std::move(r)]() mutable {
+        pending_work w{[&] {
+                         if (!r.error.empty()) {
+                           self->failed(r, sender.lock(), re);
+                           return;
+                         }
+                         self->svc_.set_summary(self->name(), std::move(summary));
+                         self->written(*sends, hook);
+                       },
+                       {},
+                       no_re};
+        self->guard(w);
+      });
     });
     return;
   }
