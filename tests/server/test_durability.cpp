@@ -66,6 +66,21 @@ class player {
     REQUIRE(w);
     REQUIRE((*w)["type"] == "welcome");
   }
+  /// Sends `line` to `table` without waiting; returns its id for answer().
+  std::string send(const std::string& table, const std::string& line) {
+    const std::string id = name_ + std::to_string(++counter_);
+    ws_.send_json({{"type", "line"}, {"table", table}, {"text", line}, {"id", id}});
+    return id;
+  }
+  /// The message answering the message `id`.
+  json answer(const std::string& id) {
+    auto reply =
+        ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, deadline);
+    keep(ws_.skipped());
+    REQUIRE(reply);
+    keep({*reply});
+    return *reply;
+  }
   /// Sends `line` to `table`; returns the message answering it (`re` = its id).
   json say(const std::string& table, const std::string& line) {
     const std::string id = name_ + std::to_string(++counter_);
@@ -203,6 +218,15 @@ TEST_CASE(
   // The table keeps serving: chat (not written) reaches the other player.
   sender->say(t, "still here?");
   other->await([](const json& m) { return m.value("type", "") == "chat"; });
+
+  // Messages that wait behind a failing write are handled against the rolled-back
+  // table: the other player's /board, sent at once, sees the last written state.
+  const auto again_id = sender->send(t, failed_line);
+  const json board = other->ok(t, "/board");
+  const json again_reply = sender->answer(again_id);
+  CHECK(again_reply["code"] == "storage_error");
+  CHECK(visible(board) == before);
+  CHECK_THAT(metrics(server), Catch::Contains("gammond_errors_total{code=\"storage_error\"} 2\n"));
 
   // Room again (the operator deletes the ballast): the same command now goes through,
   // as the next change after the last written one.
