@@ -66,10 +66,14 @@ class player {
     REQUIRE(w);
     REQUIRE((*w)["type"] == "welcome");
   }
+  /// Sends `m` as it is.
+  void send_message(const json& m) { ws_.send_json(m); }
   /// Sends `line` to `table` without waiting; returns its id for answer().
   std::string send(const std::string& table, const std::string& line) {
     const std::string id = name_ + std::to_string(++counter_);
-    ws_.send_json({{"type", "line"}, {"table", table}, {"text", line}, {"id", id}});
+    json m{{"type", "line"}, {"text", line}, {"id", id}};
+    if (!table.empty()) m["table"] = table;
+    ws_.send_json(m);
     return id;
   }
   /// The message answering the message `id`.
@@ -83,8 +87,7 @@ class player {
   }
   /// Sends `line` to `table`; returns the message answering it (`re` = its id).
   json say(const std::string& table, const std::string& line) {
-    const std::string id = name_ + std::to_string(++counter_);
-    ws_.send_json({{"type", "line"}, {"table", table}, {"text", line}, {"id", id}});
+    const std::string id = send(table, line);
     auto reply =
         ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, deadline);
     keep(ws_.skipped());
@@ -416,4 +419,31 @@ TEST_CASE(
   const int status = std::system(again.c_str());
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 1);
+}
+
+TEST_CASE(
+    "issue 11.3: a table left idle leaves the lobby for good once its last change is "
+    "written (the lobby summary follows the written state)",
+    "[issue11][durability]") {
+  gammond_process server{flags()};
+  player visitor(server.port(), "visitor");
+  player watcher(server.port(), "watcher");
+  const auto listed = [&](const std::string& name) {
+    const json tables = watcher.ok("", "/tables");
+    for (const auto& t : tables["tables"])
+      if (t.value("name", "") == name) return true;
+    return false;
+  };
+  visitor.ok("x", "/board");  // enters x: a new table, written, listed
+  CHECK(listed("x"));
+  visitor.send_message({{"type", "exit"}, {"table", "x"}});
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (listed("x") && std::chrono::steady_clock::now() < until) {
+  }
+  CHECK_FALSE(listed("x"));
+  // Later writes (another table) do not bring it back.
+  visitor.ok("y", "/board");
+  watcher.ok("y", "/board");
+  CHECK_FALSE(listed("x"));
+  CHECK(listed("y"));
 }

@@ -137,8 +137,12 @@ std::shared_ptr<service> make_game_service(const server_config& config, metrics&
   return svc;
 }
 
-void game_service::set_summary(const std::string& table, json summary) {
+void game_service::set_summary(const std::string& table, json summary, const table_actor* from) {
   std::lock_guard lock(mutex_);
+  if (from) {
+    const auto it = tables_.find(table);
+    if (it == tables_.end() || it->second.get() != from) return;
+  }
   if (summary.is_null()) {
     // The table is idle: nobody present, no seat, no match. Forget it, unless a
     // message for it is already on its way (then it is not idle for long).

@@ -174,7 +174,7 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
   }
   table_ = std::move(*t);
   spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
-  svc_.set_summary(table_->name(), table_->summary());
+  svc_.set_summary(table_->name(), table_->summary(), this);
   rearm();
   return true;
 }
@@ -359,7 +359,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                            self->failed(r, sender.lock(), re);
                            return;
                          }
-                         self->svc_.set_summary(self->name(), std::move(summary));
+                         self->svc_.set_summary(self->name(), std::move(summary), self.get());
                          self->written(*sends, hook);
                        },
                        {},
