@@ -183,19 +183,19 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
 /// messages wait in the backlog meanwhile.
 void table_actor::reload() {
   writing_ = true;
-  svc_.writer().run([self = shared_from_this()](store& db) {
+  svc_.writer().run([self = shared_from_this(), name = table_->name()](store& db) {
     std::optional<saved_table> last;
     std::string error;
     try {
-      last = db.load_table(self->name());
+      last = db.load_table(name);
     } catch (const std::exception& e) {
       error = e.what();
     }
-    asio::post(self->strand_, [self, last = std::move(last), error] {
+    asio::post(self->strand_, [self, name, last = std::move(last), error] {
       if (error.empty()) {
         self->roll_back(last);
       } else {
-        spdlog::critical("table {}: cannot read its last written state: {}", self->name(), error);
+        spdlog::critical("table {}: cannot read its last written state: {}", name, error);
       }
       self->writing_ = false;
       self->drain_backlog();
