@@ -236,6 +236,20 @@ std::vector<setting> settings() {
       {"dice-seed", "N", "0: secure dice (production); N: reproducible dice, for tests only",
        number(&server_config::dice_seed),
        integer_field(&server_config::dice_seed, 0, 0xFFFFFFFFFFFFFFFFULL)},
+      // Storage and durability (issue 11 item 4).
+      {"sync", "full|normal",
+       "full: every commit survives a power cut; normal: survives kill -9 of gammond only",
+       text(&server_config::sync),
+       [](std::string_view v, server_config& c) -> problem {
+         if (v != "full" && v != "normal") return std::string{"is not full or normal"};
+         c.sync = std::string{v};
+         return std::nullopt;
+       }},
+      {"db-max-pages", "N",
+       "largest database file in pages of 4096 bytes (a quota; writes past it fail); 0: no "
+       "limit",
+       number(&server_config::db_max_pages),
+       integer_field(&server_config::db_max_pages, 0, 0x7FFFFFFFFFFFFFFFULL)},
   };
 }
 

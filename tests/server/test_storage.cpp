@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/server/store/record_json.hpp"
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
 
 namespace {
@@ -24,7 +24,7 @@ using bg::engine::match_kind;
 using bg::engine::match_options;
 using bg::engine::variant;
 using bg::server::match_record;
-using bg::server::storage;
+using bg::server::sqlite_store;
 using bg::server::storage_error;
 using bg::server::table_write;
 using bg::test::play_random_match;
@@ -49,6 +49,17 @@ std::string raw_query(const std::string& path, const std::string& sql) {
   sqlite3_finalize(stmt);
   sqlite3_close(db);
   return out;
+}
+
+/// A table_write of a snapshot and journal entries (no finished match, no drop).
+table_write tw(std::string name, std::string snapshot, bool reset,
+               std::vector<std::string> entries) {
+  table_write w;
+  w.name = std::move(name);
+  w.snapshot = std::move(snapshot);
+  w.reset_record = reset;
+  w.record_entries = std::move(entries);
+  return w;
 }
 
 match_options points(int length) {
@@ -100,9 +111,9 @@ TEST_CASE("json: bad input throws nlohmann's exceptions", "[storage][json]") {
 TEST_CASE("storage: a new database is in WAL mode at the current schema version", "[storage]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
-  storage db(path);
+  sqlite_store db(path);
   CHECK(raw_query(path, "PRAGMA journal_mode") == "wal");
-  CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(storage::schema_version));
+  CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
   CHECK(raw_query(path, "SELECT count(*) FROM sqlite_master WHERE name IN ('tables', 'matches')") ==
         "2");
 }
@@ -110,7 +121,7 @@ TEST_CASE("storage: a new database is in WAL mode at the current schema version"
 TEST_CASE("storage: table snapshots are saved and replaced and listed by name and deleted",
           "[storage]") {
   temp_dir dir;
-  storage db(dir.file("gammond.db"));
+  sqlite_store db(dir.file("gammond.db"));
   CHECK(db.load_tables().empty());
   db.save_table("zeta", R"({"n":1})");
   db.save_table("alpha", R"({"n":2})");
@@ -132,11 +143,11 @@ TEST_CASE("storage: save_tables writes snapshots and record journals in one tran
           "[storage]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
-  storage db(path);
+  sqlite_store db(path);
   std::vector<table_write> batch{
-      {"b", R"({"n":1})", true, {R"({"op":"begin"})", R"({"op":"game"})"}},
-      {"a", R"({"n":2})", false, {R"({"op":"x"})"}},
-      {"bad", "{not json", false, {R"({"op":"lost"})"}},
+      tw("b", R"({"n":1})", true, {R"({"op":"begin"})", R"({"op":"game"})"}),
+      tw("a", R"({"n":2})", false, {R"({"op":"x"})"}),
+      tw("bad", "{not json", false, {R"({"op":"lost"})"}),
   };
   const auto errors = db.save_tables(batch);
   REQUIRE(errors.size() == 3);
@@ -144,7 +155,7 @@ TEST_CASE("storage: save_tables writes snapshots and record journals in one tran
   CHECK(errors[1].empty());
   CHECK_FALSE(errors[2].empty());  // refused alone, with its journal entry
   // Appending keeps the journal; a reset replaces it.
-  CHECK(db.save_tables({{"b", R"({"n":3})", false, {R"({"op":"action"})"}}})[0].empty());
+  CHECK(db.save_tables({tw("b", R"({"n":3})", false, {R"({"op":"action"})"})})[0].empty());
   auto tables = db.load_tables();
   REQUIRE(tables.size() == 2);
   CHECK(tables[0].name == "a");
@@ -153,7 +164,7 @@ TEST_CASE("storage: save_tables writes snapshots and record journals in one tran
   CHECK(tables[1].snapshot == R"({"n":3})");
   CHECK(tables[1].record_journal ==
         std::vector<std::string>{R"({"op":"begin"})", R"({"op":"game"})", R"({"op":"action"})"});
-  CHECK(db.save_tables({{"b", R"({"n":4})", true, {}}})[0].empty());
+  CHECK(db.save_tables({tw("b", R"({"n":4})", true, {})})[0].empty());
   CHECK(db.load_tables()[1].record_journal.empty());
   CHECK(raw_query(path, "SELECT count(*) FROM table_records WHERE table_name = 'bad'") == "0");
   db.delete_table("a");
@@ -179,7 +190,7 @@ TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[st
     CHECK(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(raw);
   }
-  storage db(path);
+  sqlite_store db(path);
   CHECK(raw_query(path, "PRAGMA user_version") == "2");
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 1);
@@ -189,7 +200,7 @@ TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[st
 
 TEST_CASE("storage: a snapshot that is not JSON is refused with storage_error", "[storage]") {
   temp_dir dir;
-  storage db(dir.file("gammond.db"));
+  sqlite_store db(dir.file("gammond.db"));
   CHECK_THROWS_AS(db.save_table("t", "{oops"), storage_error);
   CHECK(db.load_tables().empty());
   db.save_table("t", "{}");  // the connection is still usable
@@ -198,7 +209,7 @@ TEST_CASE("storage: a snapshot that is not JSON is refused with storage_error", 
 
 TEST_CASE("storage: a saved match loads back equal with its id", "[storage]") {
   temp_dir dir;
-  storage db(dir.file("gammond.db"));
+  sqlite_store db(dir.file("gammond.db"));
   CHECK(db.match_count() == 0);
   CHECK_FALSE(db.load_match(1).has_value());
   const auto first = play_random_match(points(3), 42);
@@ -232,7 +243,7 @@ TEST_CASE("storage: a saved match loads back equal with its id", "[storage]") {
 TEST_CASE("storage: a stored record that no longer reads raises storage_error", "[storage]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
-  storage db(path);
+  sqlite_store db(path);
   const auto id = db.save_match(play_random_match(points(1), 7));
   raw_query(path, "UPDATE matches SET record = '{\"id\": 1}' WHERE id = " + std::to_string(id));
   CHECK_THROWS_AS((void)db.load_match(id), storage_error);
@@ -244,11 +255,11 @@ TEST_CASE("storage: data written before close is there after reopening", "[stora
   const auto record = play_random_match(points(3), 9);
   std::int64_t id = 0;
   {
-    storage db(path);
+    sqlite_store db(path);
     db.save_table("t1", R"({"phase":"roll"})");
     id = db.save_match(record);
   }
-  storage db(path);
+  sqlite_store db(path);
   REQUIRE(db.load_tables().size() == 1);
   CHECK(db.load_tables()[0].snapshot == R"({"phase":"roll"})");
   CHECK(db.match_count() == 1);
@@ -261,7 +272,7 @@ TEST_CASE("storage: data written before close is there after reopening", "[stora
 
 TEST_CASE("storage: two threads writing at once through one storage lose nothing", "[storage]") {
   temp_dir dir;
-  storage db(dir.file("gammond.db"));
+  sqlite_store db(dir.file("gammond.db"));
   const auto record = play_random_match(points(1), 3);
   constexpr int per_thread = 150;
   auto writer = [&](const std::string& prefix) {
@@ -283,10 +294,10 @@ TEST_CASE("storage: two connections to one file in two threads wait for each oth
           "[storage]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
-  storage first(path);
-  storage second(path);
+  sqlite_store first(path);
+  sqlite_store second(path);
   constexpr int per_thread = 150;
-  auto writer = [&](storage& db, const std::string& prefix) {
+  auto writer = [&](sqlite_store& db, const std::string& prefix) {
     for (int i = 0; i < per_thread; ++i) db.save_table(prefix + std::to_string(i), "{}");
   };
   std::thread a(writer, std::ref(first), "a");
@@ -305,7 +316,7 @@ TEST_CASE(
   SECTION("the parent of the path is a regular file") {
     std::ofstream(dir.file("plain")) << "x";
     try {
-      storage db(dir.file("plain") + "/gammond.db");
+      sqlite_store db(dir.file("plain") + "/gammond.db");
       FAIL("opened a database under a regular file");
     } catch (const storage_error& e) {
       CHECK_THAT(e.what(), Catch::Contains("unable to open database file"));
@@ -314,7 +325,7 @@ TEST_CASE(
   SECTION("the file is not a database") {
     std::ofstream(dir.file("junk.db")) << std::string(8192, 'J');
     try {
-      storage db(dir.file("junk.db"));
+      sqlite_store db(dir.file("junk.db"));
       FAIL("opened a junk file as a database");
     } catch (const storage_error& e) {
       CHECK_THAT(e.what(), Catch::Contains("file is not a database"));
@@ -322,9 +333,9 @@ TEST_CASE(
   }
   SECTION("the schema is newer than this build") {
     const auto path = dir.file("future.db");
-    { storage db(path); }
+    { sqlite_store db(path); }
     raw_query(path, "PRAGMA user_version = 99");
-    CHECK_THROWS_AS(storage(path), storage_error);
+    CHECK_THROWS_AS(sqlite_store(path), storage_error);
   }
 }
 
@@ -334,7 +345,7 @@ TEST_CASE(
     "[storage]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
-  { storage init(path); }  // create the schema before forking
+  { sqlite_store init(path); }  // create the schema before forking
   int ready[2];
   REQUIRE(::pipe(ready) == 0);
   const pid_t child = ::fork();
@@ -343,7 +354,7 @@ TEST_CASE(
     // The child: save, report, and wait to be killed. Never return into Catch.
     ::close(ready[0]);
     try {
-      storage db(path);
+      sqlite_store db(path);
       db.save_table("survivor", R"({"saved":"before kill"})");
       const char ok = 'k';
       if (::write(ready[1], &ok, 1) != 1) ::_exit(2);
@@ -364,9 +375,122 @@ TEST_CASE(
   CHECK(WTERMSIG(status) == SIGKILL);
   // The write sits in the WAL (no checkpoint ran): recovery must replay it.
   CHECK(std::filesystem::file_size(path + "-wal") > 0);
-  storage db(path);
+  sqlite_store db(path);
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].name == "survivor");
   CHECK(tables[0].snapshot == R"({"saved":"before kill"})");
+}
+
+// --- issue 11: atomic archive, durability settings, damaged files --------------------
+
+TEST_CASE(
+    "storage: issue 11.3: a finished match and its table's snapshot are written in one "
+    "transaction or neither is",
+    "[storage][issue11]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  sqlite_store db(path);
+  auto record = play_random_match(points(1), 5);
+
+  // Both written: the match under its reserved id, the snapshot naming it.
+  table_write done;
+  done.name = "t";
+  done.snapshot = R"({"last_match_id":1})";
+  done.reset_record = true;
+  const auto id = db.reserve_match_id();
+  record.id = id;
+  done.finished_match = record;
+  REQUIRE(db.save_tables({done}) == std::vector<std::string>{""});
+  const auto stored = db.load_match(id);
+  REQUIRE(stored);
+  CHECK(record_difference(*stored, record).empty());
+  CHECK(db.load_table("t")->snapshot == R"({"last_match_id":1})");
+
+  // The snapshot fails (not JSON) after the match row went in: neither stays, and the
+  // other write of the batch is committed.
+  table_write broken;
+  broken.name = "t";
+  broken.snapshot = "not json";
+  broken.finished_match = record;
+  broken.finished_match->id = db.reserve_match_id();
+  table_write other;
+  other.name = "u";
+  other.snapshot = "{}";
+  const auto errors = db.save_tables({broken, other});
+  REQUIRE(errors.size() == 2);
+  CHECK_FALSE(errors[0].empty());
+  CHECK(errors[1].empty());
+  CHECK_FALSE(db.load_match(broken.finished_match->id));
+  CHECK(db.match_count() == 1);
+  CHECK(db.load_table("t")->snapshot == R"({"last_match_id":1})");
+  CHECK(db.load_table("u"));
+
+  // Reserved ids are new even after a reopen.
+  const auto next = db.reserve_match_id();
+  CHECK(next > broken.finished_match->id);
+}
+
+TEST_CASE("storage: issue 11.4: sync full is the default and sync normal is honoured",
+          "[storage][issue11]") {
+  temp_dir dir;
+  {
+    sqlite_store db(dir.file("default.db"));
+    CHECK(db.synchronous() == 2);  // FULL
+  }
+  bg::server::sqlite_options normal;
+  normal.sync = bg::server::sync_mode::normal;
+  sqlite_store db(dir.file("normal.db"), normal);
+  CHECK(db.synchronous() == 1);  // NORMAL
+}
+
+TEST_CASE(
+    "storage: issue 11.3: past max_pages a write fails as full and leaves the table as "
+    "last written and freed pages are used again",
+    "[storage][issue11]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  { sqlite_store init(path); }
+  // Ballast an operator can delete later to make room (pages below the cap).
+  raw_query(path, "CREATE TABLE ballast(x BLOB)");
+  raw_query(path, "INSERT INTO ballast VALUES (zeroblob(200000))");
+  bg::server::sqlite_options capped;
+  capped.max_pages = 1;  // never below the current size: the file may not grow at all
+  sqlite_store db(path, capped);
+  table_write first;
+  first.name = "t";
+  first.snapshot = R"({"n":1})";
+  REQUIRE(db.save_tables({first}) == std::vector<std::string>{""});
+  table_write big = first;
+  big.snapshot = json{{"n", 2}, {"pad", std::string(64 * 1024, 'x')}}.dump();
+  // SQLITE_FULL ends the whole transaction: the batch fails as one.
+  CHECK_THROWS_WITH(db.save_tables({big}), Catch::Contains("full"));
+  CHECK(db.load_table("t")->snapshot == R"({"n":1})");
+  // Another connection frees pages (as an operator would make room): they are reused.
+  raw_query(path, "DELETE FROM ballast");
+  CHECK(db.save_tables({big}) == std::vector<std::string>{""});
+  CHECK(db.load_table("t")->snapshot == big.snapshot);
+}
+
+TEST_CASE(
+    "storage: issue 11.4: a file that fails PRAGMA quick_check is refused with "
+    "storage_corrupt",
+    "[storage][issue11]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  {
+    sqlite_store db(path);
+    for (int i = 0; i < 200; ++i)
+      db.save_table("table" + std::to_string(i), json{{"pad", std::string(300, 'p')}}.dump());
+  }  // the last connection checkpoints the WAL into the file
+  REQUIRE(bg::server::quick_check(path).empty());
+  {
+    // Scribble over the middle of page 3 (a b-tree page): the header stays readable.
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(2 * 4096 + 8);
+    const std::string junk(3000, '\xA5');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  CHECK_FALSE(bg::server::quick_check(path).empty());
+  CHECK_THROWS_AS(sqlite_store(path), bg::server::storage_corrupt);
 }

@@ -14,6 +14,7 @@
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
 #include "bg/server/store/mat_export.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 #include "frames.hpp"
 
 namespace bg::server {
@@ -57,7 +58,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     : config_(config),
       metrics_(counters),
       io_(io),
-      storage_(std::make_unique<storage>(config.db)),
+      storage_(std::make_unique<sqlite_store>(
+          config.db,
+          sqlite_options{5000, config.sync == "normal" ? sync_mode::normal : sync_mode::full,
+                         static_cast<std::int64_t>(config.db_max_pages)})),
       writer_(std::make_unique<storage_writer>(*storage_)),
       dice_(config.dice_seed) {
   for (auto& saved : storage_->load_tables()) {
@@ -77,9 +81,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       spdlog::error("table {}: its match record is not JSON; skipped", name);
       continue;
     }
-    table_hooks hooks{[this](const match_record& r) { return storage_->save_match(r); }, iso_now,
-                      config_.max_chat_bytes, config_.max_spectators};
-    auto t = table::restore(snap, dice_, std::move(hooks), journal);
+    auto t = table::restore(snap, dice_, hooks(), journal);
     if (!t) {
       spdlog::error("table {}: {}; skipped", name, t.err().message);
       continue;
@@ -108,7 +110,11 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
   }
   metrics_.set_tables(tables_.size());
-  spdlog::info("restored {} table(s) from {}", tables_.size(), config.db);
+  spdlog::info(
+      "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
+      config.sync == "normal" ? "NORMAL" : "FULL",
+      config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
+      tables_.size());
 }
 
 game_service::~game_service() {
@@ -127,8 +133,12 @@ std::shared_ptr<service> make_game_service(const server_config& config, metrics&
   return svc;
 }
 
-void game_service::set_summary(const std::string& table, json summary) {
+void game_service::set_summary(const std::string& table, json summary, const table_actor* from) {
   std::lock_guard lock(mutex_);
+  if (from) {
+    const auto it = tables_.find(table);
+    if (it == tables_.end() || it->second.get() != from) return;
+  }
   if (summary.is_null()) {
     // The table is idle: nobody present, no seat, no match. Forget it, unless a
     // message for it is already on its way (then it is not idle for long).
@@ -138,14 +148,24 @@ void game_service::set_summary(const std::string& table, json summary) {
     tables_.erase(table);
     forget_creator(table);
     metrics_.set_tables(tables_.size());
-    try {
-      storage_->delete_table(table);
-    } catch (const std::exception& e) {
-      spdlog::error("table {}: {}", table, e.what());
-    }
+    // Through the writer, in order with the table's writes (and with those of a new
+    // table of the same name, submitted later): no SQLite call under this mutex.
+    table_write drop;
+    drop.name = table;
+    drop.drop = true;
+    writer_->submit(std::move(drop), [table](write_result& r) {
+      if (!r.error.empty()) spdlog::error("table {}: not deleted: {}", table, r.error);
+    });
     return;
   }
   summaries_[table] = std::move(summary);
+}
+
+table_hooks game_service::hooks() {
+  // The id is reserved now (no I/O); the record is stored with the snapshot of the
+  // change that finishes the match (table_outcome::finished_match).
+  return table_hooks{[this](const match_record&) { return storage_->reserve_match_id(); }, iso_now,
+                     config_.max_chat_bytes, config_.max_spectators};
 }
 
 json game_service::token_hash_of(const std::string& name) {
@@ -326,10 +346,8 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name, se
   ++created_by_key_[s.key];
   ++created_by_address_[s.address];
   creators_[name] = creator{s.key, s.address};
-  table_hooks hooks{[this](const match_record& r) { return storage_->save_match(r); }, iso_now,
-                    config_.max_chat_bytes, config_.max_spectators};
-  auto actor = std::make_shared<table_actor>(
-      *this, io_, std::make_unique<table>(name, dice_, std::move(hooks)));
+  auto actor =
+      std::make_shared<table_actor>(*this, io_, std::make_unique<table>(name, dice_, hooks()));
   tables_[name] = actor;
   metrics_.set_tables(tables_.size());
   return actor;
@@ -567,22 +585,39 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
   for (auto& [actor, name] : leave) actor->exit(c->id(), name);
 }
 
-std::optional<http_reply> game_service::on_http_get(std::string_view target) {
+void game_service::on_http_request(std::string_view target, http_callback reply) {
   constexpr std::string_view prefix = "/matches/";
   constexpr std::string_view suffix = ".mat";
   if (target.substr(0, prefix.size()) != prefix || target.size() <= prefix.size() + suffix.size() ||
-      target.substr(target.size() - suffix.size()) != suffix)
-    return std::nullopt;
+      target.substr(target.size() - suffix.size()) != suffix) {
+    reply(std::nullopt);
+    return;
+  }
   const auto digits = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
-  if (digits.size() > 18) return std::nullopt;
+  if (digits.size() > 18) {
+    reply(std::nullopt);
+    return;
+  }
   std::int64_t id = 0;
   for (char ch : digits) {
-    if (ch < '0' || ch > '9') return std::nullopt;
+    if (ch < '0' || ch > '9') {
+      reply(std::nullopt);
+      return;
+    }
     id = id * 10 + (ch - '0');
   }
-  const auto record = storage_->load_match(id);
-  if (!record) return std::nullopt;
-  return http_reply{200, "text/plain; charset=utf-8", to_mat(*record)};
+  // Read on the storage thread: an I/O thread never waits on SQLite.
+  writer_->run([id, reply = std::move(reply)](store& db) {
+    std::optional<http_reply> answer;
+    try {
+      if (const auto record = db.load_match(id))
+        answer = http_reply{200, "text/plain; charset=utf-8", to_mat(*record)};
+    } catch (const std::exception& e) {
+      spdlog::error("match {}: {}", id, e.what());
+      answer = http_reply{500, "text/plain; charset=utf-8", "the match could not be read\n"};
+    }
+    reply(std::move(answer));
+  });
 }
 
 void game_service::shutdown() {

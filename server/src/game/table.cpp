@@ -599,6 +599,10 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     std::int64_t id = 0;
     if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
+    if (id > 0) {  // stored by the host with this change's snapshot
+      o.finished_match = *record_;
+      o.finished_match->id = id;
+    }
     const auto winner = m.match_winner();
     json e{{"event", "match_over"},
            {"winner", side_json(winner)},
@@ -927,7 +931,8 @@ json table::snapshot() const {
 
 engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::dice_source& dice,
                                                       table_hooks hooks,
-                                                      const std::vector<json>& record_journal) {
+                                                      const std::vector<json>& record_journal,
+                                                      const std::vector<std::string>& present) {
   try {
     auto t = std::make_unique<table>(snap.at("name").get<std::string>(), dice, std::move(hooks));
     t->options_ = snap.at("options").get<engine::match_options>();
@@ -990,7 +995,14 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
       return engine::make_error("bad_snapshot", "a match is in progress without its record");
     // Nobody is present after a restart, and outside a match a seat is not kept for an
     // absent player (exit() would have freed it).
-    if (!t->in_match()) t->seats_ = {};
+    // A rollback keeps the seats of those present, who are at the table still.
+    for (auto& st : t->seats_) {
+      const bool here = st && std::find(present.begin(), present.end(), st->name) != present.end();
+      if (st) st->present = here;
+      if (st && !here && !t->in_match()) st.reset();
+    }
+    for (const auto& who : present)
+      if (!t->seat_of(who)) t->spectators_.insert(who);
     return t;
   } catch (const std::exception& e) {
     return engine::make_error("bad_snapshot",

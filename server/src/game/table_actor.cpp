@@ -49,13 +49,23 @@ table_actor::table_actor(game_service& svc, asio::io_context& io, std::unique_pt
       table_(std::move(t)),
       held_(table_->held_seats()) {}
 
-template <typename F>
-void table_actor::guard(F&& f) {
+/// Runs `w`; an exception escaping it is a bug: logged, answered with
+/// `internal_error` to the sender, and the table goes back to its last written state
+/// (the command may have changed it halfway).
+void table_actor::guard(pending_work& w) {
   try {
-    f();
+    w.work();
+    return;
   } catch (const std::exception& e) {
-    spdlog::error("table {}: {}", table_->name(), e.what());
+    spdlog::error("table {}: internal error: {}", table_->name(), e.what());
+  } catch (...) {
+    spdlog::error("table {}: internal error (non-standard exception)", table_->name());
   }
+  svc_.counters().error("internal_error");
+  if (auto c = w.sender.lock())
+    c->send(frame_of(protocol::error_message(
+        "internal_error", "the server failed to handle that; the table is as it was", w.re)));
+  if (!writing_) reload();
 }
 
 /// Client `c` is present at the table; it gets the state.
@@ -64,13 +74,13 @@ void table_actor::enter(const std::shared_ptr<client>& c, std::string name,
   asio::dispatch(strand_,
                  [self = shared_from_this(), c, name = std::move(name), re = std::move(re)] {
                    if (self->backlog_full(c, re)) return;
-                   self->run([self, c, name, re] { self->do_enter(c, name, re); });
+                   self->run({[self, c, name, re] { self->do_enter(c, name, re); }, c, re});
                  });
 }
 
 void table_actor::exit(std::uint64_t client_id, std::string name) {
   asio::dispatch(strand_, [self = shared_from_this(), client_id, name = std::move(name)] {
-    self->run([self, client_id, name] { self->do_exit(client_id, name); });
+    self->run({[self, client_id, name] { self->do_exit(client_id, name); }, {}, no_re});
   });
 }
 
@@ -79,13 +89,15 @@ void table_actor::line(const std::shared_ptr<client>& c, std::string name, proto
   asio::dispatch(strand_, [self = shared_from_this(), c, name = std::move(name),
                            cmd = std::move(cmd), t0, re = std::move(re)] {
     if (self->backlog_full(c, re)) return;
-    self->run([self, c, name, cmd, t0, re] { self->do_line(c, name, cmd, t0, re); });
+    self->run({[self, c, name, cmd, t0, re] { self->do_line(c, name, cmd, t0, re); }, c, re});
   });
 }
 
 /// Starts grace timers for every absent player (after a restore).
 void table_actor::arm_timers() {
-  asio::dispatch(strand_, [self = shared_from_this()] { self->run([self] { self->rearm(); }); });
+  asio::dispatch(strand_, [self = shared_from_this()] {
+    self->run({[self] { self->rearm(); }, {}, no_re});
+  });
 }
 
 /// Cancels timers once every change is written (shutdown); `done` is set then, on
@@ -93,12 +105,14 @@ void table_actor::arm_timers() {
 /// to save.
 void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
   asio::dispatch(strand_, [self = shared_from_this(), done] {
-    self->run([self, done] {
-      for (auto& t : self->grace_)
-        if (t) t->cancel();
-      self->stopped_ = true;
-      done->set_value();
-    });
+    self->run({[self, done] {
+                 for (auto& t : self->grace_)
+                   if (t) t->cancel();
+                 self->stopped_ = true;
+                 done->set_value();
+               },
+               {},
+               no_re});
   });
 }
 
@@ -113,31 +127,56 @@ bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::opti
 
 void table_actor::save_now(std::function<void(bool written)> done) {
   asio::dispatch(strand_, [self = shared_from_this(), done = std::move(done)] {
-    self->run([self, done] {
-      table_outcome none;
-      table_write w = self->write_of(none);
-      self->writing_ = true;
-      self->svc_.writer().submit(std::move(w), [self, done](const std::string& error) {
-        if (!error.empty()) self->svc_.counters().error("storage_error");
-        done(error.empty());
-        asio::post(self->strand_, [self] {
-          self->guard([&] {
-            outbox nothing;
-            self->written(nothing, nullptr);
-          });
-        });
-      });
-    });
+    self->run({[self, done] {
+                 table_outcome none;
+                 table_write w = self->write_of(none);
+                 self->writing_ = true;
+                 self->svc_.writer().submit(std::move(w), [self, done](write_result& r) {
+                   if (!r.error.empty()) self->svc_.counters().error("storage_error");
+                   done(r.error.empty());
+                   // Nothing changed at the table: whatever became of the write, the
+                   // table is as it was, and the backlog goes on.
+                   asio::post(self->strand_, [self] {
+                     pending_work w2{[&] {
+                                       outbox nothing;
+                                       self->written(nothing, nullptr);
+                                     },
+                                     {},
+                                     no_re};
+                     self->guard(w2);
+                   });
+                 });
+               },
+               {},
+               no_re});
   });
 }
 
-/// Runs `f` now, or after the write in flight (in arrival order).
-void table_actor::run(std::function<void()> f) {
+/// Runs `w` now, or after the write in flight (in arrival order).
+void table_actor::run(pending_work w) {
   if (writing_) {
-    backlog_.push_back(std::move(f));
+    backlog_.push_back(std::move(w));
     return;
   }
-  guard(f);
+  guard(w);
+}
+
+/// Handles the backlog until it is empty or a new write is in flight.
+void table_actor::drain_backlog() {
+  while (!writing_ && !backlog_.empty()) {
+    auto w = std::move(backlog_.front());
+    backlog_.pop_front();
+    guard(w);
+  }
+}
+
+void table_actor::report_written(int games_started, int games_finished) {
+  for (int i = 0; i < games_started; ++i) svc_.counters().game_started();
+  for (int i = 0; i < games_finished; ++i) svc_.counters().game_finished();
+  if (auto held = table_->held_seats(); held != held_) {
+    svc_.holds_changed(table_->name(), held_, held);
+    held_ = std::move(held);
+  }
 }
 
 /// The write in flight is on disk: announce it, then go on with the backlog.
@@ -145,11 +184,73 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
   writing_ = false;
   sends.deliver();
   if (answered_hook) answered_hook();
-  while (!writing_ && !backlog_.empty()) {
-    auto f = std::move(backlog_.front());
-    backlog_.pop_front();
-    guard(f);
+  drain_backlog();
+}
+
+/// The write in flight failed: nothing of it is announced. The table goes back to
+/// its last written state, the sender hears `storage_error`, then the backlog runs.
+void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
+                         const std::optional<json>& re) {
+  svc_.counters().error("storage_error");
+  if (r.reload_error.empty()) roll_back(r.last_written);
+  if (sender)
+    sender->send(frame_of(protocol::error_message(
+        "storage_error",
+        "the server could not save that change, so it did not happen: try again later", re)));
+  writing_ = false;
+  drain_backlog();
+}
+
+bool table_actor::roll_back(const std::optional<saved_table>& last) {
+  std::vector<std::string> present;
+  for (const auto& [id, m] : members_)
+    if (std::find(present.begin(), present.end(), m.name) == present.end())
+      present.push_back(m.name);
+  json snap;
+  std::vector<json> journal;
+  if (last) {
+    snap = json::parse(last->snapshot, nullptr, false);
+    journal.reserve(last->record_journal.size());
+    for (const auto& entry : last->record_journal)
+      journal.push_back(json::parse(entry, nullptr, false));
+  } else {
+    snap = table(table_->name(), svc_.dice(), {}).snapshot();  // never written: empty
   }
+  auto t = table::restore(snap, svc_.dice(), svc_.hooks(), journal, present);
+  if (!t) {
+    spdlog::critical("table {}: cannot go back to its last written state: {}", table_->name(),
+                     t.err().message);
+    return false;
+  }
+  table_ = std::move(*t);
+  spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
+  svc_.set_summary(table_->name(), table_->summary(), this);
+  rearm();
+  return true;
+}
+
+/// Reads the table's last written state on the writer thread, then rolls back to it;
+/// messages wait in the backlog meanwhile.
+void table_actor::reload() {
+  writing_ = true;
+  svc_.writer().run([self = shared_from_this(), name = table_->name()](store& db) {
+    std::optional<saved_table> last;
+    std::string error;
+    try {
+      last = db.load_table(name);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    asio::post(self->strand_, [self, name, last = std::move(last), error] {
+      if (error.empty()) {
+        self->roll_back(last);
+      } else {
+        spdlog::critical("table {}: cannot read its last written state: {}", name, error);
+      }
+      self->writing_ = false;
+      self->drain_backlog();
+    });
+  });
 }
 
 void table_actor::do_enter(const std::shared_ptr<client>& c, const std::string& name,
@@ -172,6 +273,9 @@ void table_actor::do_exit(std::uint64_t client_id, const std::string& name) {
 }
 
 void table_actor::forget_if_idle() {
+  // While a change is being written the table is not forgotten yet: the write's
+  // success calls this again (and a failure may bring people back).
+  if (writing_) return;
   if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), nullptr);
 }
 
@@ -188,9 +292,10 @@ void table_actor::do_line(const std::shared_ptr<client>& c, const std::string& n
     members_[c->id()] = member{name, c};
     finish(c, o, no_re, true, nullptr);
     if (writing_) {  // the command waits for its own entrance to be written
-      backlog_.push_front([self = shared_from_this(), c, name, cmd, t0, re] {
-        self->handle_line(c, name, cmd, t0, re);
-      });
+      backlog_.push_front({[self = shared_from_this(), c, name, cmd, t0, re] {
+                             self->handle_line(c, name, cmd, t0, re);
+                           },
+                           c, re});
       return;
     }
   }
@@ -231,28 +336,35 @@ void table_actor::rearm() {
     t->expires_after(svc_.config().grace_period);
     t->async_wait([self = shared_from_this(), s](const boost::system::error_code& ec) {
       if (ec) return;
-      self->run([self, s] {
-        self->grace_[static_cast<std::size_t>(engine::index_of(s))].reset();
-        const auto absent = self->table_->absent_seats();
-        if (std::find(absent.begin(), absent.end(), s) == absent.end()) return;
-        auto o = self->table_->forfeit(s);
-        self->finish(nullptr, o, no_re, false, nullptr);
-        self->rearm();
-      });
+      self->run({[self, s] {
+                   self->grace_[static_cast<std::size_t>(engine::index_of(s))].reset();
+                   const auto absent = self->table_->absent_seats();
+                   if (std::find(absent.begin(), absent.end(), s) == absent.end()) return;
+                   auto o = self->table_->forfeit(s);
+                   self->finish(nullptr, o, no_re, false, nullptr);
+                   self->rearm();
+                 },
+                 {},
+                 no_re});
     });
   }
 }
 
-/// The write of the table's change `o`: snapshot, tokens, record journal.
-table_write table_actor::write_of(const table_outcome& o) const {
+/// The write of the table's change `o`: snapshot, tokens, record journal, and the
+/// match it finished (moved out of `o`).
+table_write table_actor::write_of(table_outcome& o) const {
   json snap = table_->snapshot();
   json tokens = json::array();
   for (const auto& st : table_->seats())
     tokens.push_back(st ? json(svc_.token_hash_of(st->name)) : json(nullptr));
   snap["token_hashes"] = std::move(tokens);
-  table_write w{table_->name(), snap.dump(), o.record_reset, {}};
+  table_write w;
+  w.name = table_->name();
+  w.snapshot = snap.dump();
+  w.reset_record = o.record_reset;
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
+  w.finished_match = std::move(o.finished_match);
   return w;
 }
 
@@ -295,24 +407,40 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       }
       sends->add(m.who.lock(), frame);
     }
-    for (const auto& d : o.out) {  // issue 11.8: games counted where they happen
+    // issue 11.8: games counted where they happen, once the change is written.
+    int started = 0;
+    int finished = 0;
+    for (const auto& d : o.out) {
       const auto ev = d.message.find("event");
       if (ev == d.message.end()) continue;
-      if (*ev == "started" || *ev == "game_started") svc_.counters().game_started();
-      if (*ev == "game_over") svc_.counters().game_finished();
+      if (*ev == "started" || *ev == "game_started") ++started;
+      if (*ev == "game_over") ++finished;
     }
-    if (auto held = table_->held_seats(); held != held_) {
-      svc_.holds_changed(table_->name(), held_, held);
-      held_ = std::move(held);
-    }
-    svc_.set_summary(table_->name(), table_->summary());
-    // Written before it is announced: the frames wait for the commit.
+    // Written before it is announced: the frames (and the lobby's summary, the seats
+    // held and the game counts) wait for the commit; a failed write is never announced
+    // (failed()).
     writing_ = true;
     svc_.writer().submit(write_of(o), [self = shared_from_this(), sends,
-                                       hook = std::move(answered_hook)](const std::string& error) {
-      if (!error.empty()) self->svc_.counters().error("storage_error");
-      asio::post(self->strand_,
-                 [self, sends, hook] { self->guard([&] { self->written(*sends, hook); }); });
+                                       summary = table_->summary(), hook = std::move(answered_hook),
+                                       sender = std::weak_ptr<client>(actor), re, started,
+                                       finished](write_result& r) mutable {
+      asio::post(self->strand_, [self, sends, summary = std::move(summary), hook = std::move(hook),
+                                 sender, re, started, finished, r = std::move(r)]() mutable {
+        pending_work w{[&] {
+                         if (!r.error.empty()) {
+                           self->failed(r, sender.lock(), re);
+                           return;
+                         }
+                         self->svc_.set_summary(self->name(), std::move(summary), self.get());
+                         self->report_written(started, finished);
+                         self->writing_ = false;
+                         self->forget_if_idle();
+                         self->written(*sends, hook);
+                       },
+                       {},
+                       no_re};
+        self->guard(w);
+      });
     });
     return;
   }

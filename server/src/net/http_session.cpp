@@ -283,16 +283,24 @@ void http_session::handle(request&& req) {
     }
   }
 
-  std::optional<http_reply> reply;
+  // The service may answer later from another thread (a .mat read on the storage
+  // thread): the answer comes back to this session's strand. No read is pending
+  // meanwhile; the callback keeps the session alive.
+  auto pending = std::make_shared<request>(std::move(req));
+  auto answer = [self = shared_from_this(), pending](std::optional<http_reply> reply) {
+    net::post(self->stream_.get_executor(), [self, pending, reply = std::move(reply)]() mutable {
+      if (!reply) return self->write(text_response(*pending, http::status::not_found, "not found"));
+      self->write(make_response(*pending, static_cast<http::status>(reply->status),
+                                reply->content_type, std::move(reply->body)));
+    });
+  };
   try {
-    reply = context_->game.on_http_get(target);
+    context_->game.on_http_request(pending->target(), std::move(answer));
   } catch (const std::exception& e) {
-    spdlog::error("http {} {}: the service failed: {}", client, target, e.what());
-    return write(text_response(req, http::status::internal_server_error, "internal error"));
+    spdlog::error("http {} {}: the service failed: {}", client, std::string_view{pending->target()},
+                  e.what());
+    return write(text_response(*pending, http::status::internal_server_error, "internal error"));
   }
-  if (!reply) return write(text_response(req, http::status::not_found, "not found"));
-  return write(make_response(req, static_cast<http::status>(reply->status), reply->content_type,
-                             std::move(reply->body)));
 }
 
 void http_session::upgrade(request&& req, const std::string& client) {

@@ -7,7 +7,7 @@
 
 namespace bg::server {
 
-storage_writer::storage_writer(storage& db) : db_(db), thread_([this] { run(); }) {}
+storage_writer::storage_writer(store& db) : db_(db), thread_([this] { loop(); }) {}
 
 storage_writer::~storage_writer() {
   stop();
@@ -17,14 +17,28 @@ void storage_writer::submit(table_write w, continuation then) {
   {
     std::lock_guard lock(mutex_);
     if (!stopped_) {
-      queue_.push_back(job{std::move(w), std::move(then)});
+      queue_.push_back(job{std::move(w), std::move(then), nullptr});
       wake_.notify_one();
       return;
     }
   }
   std::deque<job> one;
-  one.push_back(job{std::move(w), std::move(then)});
-  write_batch(one);
+  one.push_back(job{std::move(w), std::move(then), nullptr});
+  do_jobs(one);
+}
+
+void storage_writer::run(task t) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopped_) {
+      queue_.push_back(job{{}, nullptr, std::move(t)});
+      wake_.notify_one();
+      return;
+    }
+  }
+  std::deque<job> one;
+  one.push_back(job{{}, nullptr, std::move(t)});
+  do_jobs(one);
 }
 
 void storage_writer::stop() {
@@ -47,9 +61,9 @@ std::uint64_t storage_writer::writes() const {
   return writes_;
 }
 
-void storage_writer::run() {
+void storage_writer::loop() {
   for (;;) {
-    std::deque<job> batch;
+    std::deque<job> jobs;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -57,10 +71,29 @@ void storage_writer::run() {
         stopped_ = true;
         return;
       }
-      batch.swap(queue_);
+      jobs.swap(queue_);
     }
-    write_batch(batch);
+    do_jobs(jobs);
   }
+}
+
+/// Runs `jobs` in order: consecutive writes as one batch, tasks between them.
+void storage_writer::do_jobs(std::deque<job>& jobs) {
+  std::deque<job> batch;
+  for (auto& j : jobs) {
+    if (!j.work) {
+      batch.push_back(std::move(j));
+      continue;
+    }
+    if (!batch.empty()) write_batch(batch);
+    batch.clear();
+    try {
+      j.work(db_);
+    } catch (const std::exception& e) {
+      spdlog::error("storage task: {}", e.what());
+    }
+  }
+  if (!batch.empty()) write_batch(batch);
 }
 
 void storage_writer::write_batch(std::deque<job>& batch) {
@@ -79,9 +112,21 @@ void storage_writer::write_batch(std::deque<job>& batch) {
     writes_ += writes.size();
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (!errors[i].empty()) spdlog::error("table {}: not saved: {}", writes[i].name, errors[i]);
+    write_result result;
+    result.error = std::move(errors[i]);
+    if (!result.error.empty()) {
+      spdlog::error("table {}: not saved: {}", writes[i].name, result.error);
+      // The table goes back to what is on disk: read it while nothing else writes.
+      try {
+        result.last_written = db_.load_table(writes[i].name);
+      } catch (const std::exception& e) {
+        result.reload_error = e.what();
+        spdlog::error("table {}: cannot read back its last written state: {}", writes[i].name,
+                      e.what());
+      }
+    }
     try {
-      if (batch[i].then) batch[i].then(errors[i]);
+      if (batch[i].then) batch[i].then(result);
     } catch (const std::exception& e) {
       spdlog::error("table {}: after saving: {}", writes[i].name, e.what());
     }

@@ -47,6 +47,15 @@ struct server_config {
   std::size_t max_name_bytes = 24;         ///< --max-name-bytes: a player or table name
   std::string trusted_proxy;               ///< --trusted-proxy: honour X-Forwarded-For from it
   std::uint64_t dice_seed = 0;  ///< --dice-seed: 0 = secure dice; N = reproducible (tests only)
+
+  // Storage and durability (issue 11 item 4).
+  /// --sync: "full" (default: a commit survives a power cut or an OS crash) or
+  /// "normal" (survives kill -9 of gammond; a power cut may lose the last commits).
+  std::string sync = "full";
+  /// --db-max-pages: the database file may grow to at most this many pages of 4096
+  /// bytes (SQLite `max_page_count`; a quota); a write that would grow it further
+  /// fails with storage_error and changes nothing. 0: no limit but SQLite's own.
+  std::uint64_t db_max_pages = 0;
 };
 
 /// Looks up one environment variable by name ("GAMMOND_PORT"); nullopt when unset.

@@ -25,8 +25,8 @@
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
-#include "bg/server/store/storage.hpp"
 #include "bg/server/store/storage_writer.hpp"
+#include "bg/server/store/store.hpp"
 
 namespace bg::server {
 
@@ -56,7 +56,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void on_open(const std::shared_ptr<client>& c) override;
   void on_text(const std::shared_ptr<client>& c, std::string text) override;
   void on_close(const std::shared_ptr<client>& c) override;
-  std::optional<http_reply> on_http_get(std::string_view target) override;
+  /// GET /matches/<id>.mat: the match is read on the storage thread and `reply` is
+  /// called from there (nullopt: no such match, 404).
+  void on_http_request(std::string_view target, http_callback reply) override;
   void shutdown() override;
   /// The `rate_limited` error with the refused message's `id` as `re` (nullptr when
   /// the message has no id or is not a message at all).
@@ -67,9 +69,14 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void start();
 
   // Used by table actors (any thread).
-  /// Records that `name` now holds (or no longer holds) a seat somewhere.
-  void set_summary(const std::string& table, nlohmann::json summary);
-  storage& store() noexcept { return *storage_; }
+  /// Records the lobby summary of `table` (written state only). nullptr: the table is
+  /// idle and is forgotten, its row deleted through the writer (no SQLite call here).
+  /// With `from`, ignored unless `from` is still the table's actor (a summary written
+  /// after the table was forgotten, or replaced by a new one, is stale).
+  void set_summary(const std::string& table, nlohmann::json summary,
+                   const table_actor* from = nullptr);
+  /// The hooks every table gets: match ids reserved from the store, the clock, limits.
+  table_hooks hooks();
   /// Where table actors write their changes (group commit).
   storage_writer& writer() noexcept { return *writer_; }
   metrics& counters() noexcept { return metrics_; }
@@ -121,7 +128,7 @@ class game_service final : public service, public std::enable_shared_from_this<g
   server_config config_;
   metrics& metrics_;
   boost::asio::io_context& io_;
-  std::unique_ptr<storage> storage_;
+  std::unique_ptr<store> storage_;
   std::unique_ptr<storage_writer> writer_;  // after storage_: stopped before it closes
   shared_dice dice_;
 

@@ -25,7 +25,10 @@ namespace bg::server {
 
 /// The limits and hooks a table needs from its host.
 struct table_hooks {
-  /// Stores a finished match and returns its id (> 0); the table links to it.
+  /// Names a finished match: returns its id (> 0), which `match_over` and /export
+  /// link to. The host stores the record (table_outcome::finished_match) with the
+  /// change that finishes it, in the same transaction (gammond reserves the id here and
+  /// writes nothing; tests may keep the record).
   std::function<std::int64_t(const match_record&)> archive;
   /// The current time as ISO 8601 UTC text (records only; tests fix it).
   std::function<std::string()> now;
@@ -62,6 +65,9 @@ struct table_outcome {
   /// The journal saved so far is void: a match began (record_log then starts with
   /// "begin") or was archived.
   bool record_reset = false;
+  /// The match this change finished (its `id` set by table_hooks::archive), to be
+  /// stored with the snapshot in one transaction.
+  std::optional<match_record> finished_match;
   /// The command was refused: sent to the actor alone as an `error`; nothing changed.
   std::optional<engine::error> refused;
 };
@@ -110,9 +116,13 @@ class table {
   /// is used instead of the journal, and the next changed outcome resets the journal
   /// with it. Error "bad_snapshot" when the JSON does not describe a valid table, a
   /// journal entry is malformed, or a match is in progress without a record.
+  /// `present` (a rollback to the last written state while clients are at the table)
+  /// names who is at the table: their seats are kept and marked present, the others
+  /// watch; seq is the snapshot's (presence is not part of the written state).
   static engine::result<std::unique_ptr<table>> restore(
       const nlohmann::json& snapshot, engine::dice_source& dice, table_hooks hooks,
-      const std::vector<nlohmann::json>& record_journal = {});
+      const std::vector<nlohmann::json>& record_journal = {},
+      const std::vector<std::string>& present = {});
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   /// The seat of `who`, if seated.

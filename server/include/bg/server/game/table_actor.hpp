@@ -24,7 +24,8 @@
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/table.hpp"
 #include "bg/server/net/client.hpp"
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/storage_writer.hpp"
+#include "bg/server/store/store.hpp"
 
 namespace bg::server {
 
@@ -35,6 +36,12 @@ class outbox;
 /// storage_writer (group commit) and announced only once it is on disk; while a
 /// write is in flight the actor holds further messages back (backlog_), so every
 /// client sees the table's messages in the order the table produced them.
+///
+/// A write that fails is never announced: the table is rebuilt from its last written
+/// state (read back by the writer thread, so the hot path keeps no copy), the sender
+/// gets `storage_error`, and the backlog is then handled against that table. An
+/// exception escaping a command answers its sender with `internal_error` and rolls the
+/// table back the same way.
 ///
 /// Every public member may be called from any thread: it dispatches to the strand.
 class table_actor : public std::enable_shared_from_this<table_actor> {
@@ -77,15 +84,32 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
     std::weak_ptr<client> who;  ///< held weakly: the session's life is its own
   };
 
-  void run(std::function<void()> f);
+  /// A message for the table: the work, and who sent it (for `internal_error`).
+  struct pending_work {
+    std::function<void()> work;
+    std::weak_ptr<client> sender;
+    std::optional<nlohmann::json> re;
+  };
+
+  void run(pending_work w);
   /// True (and `c` answered with table_busy) when the backlog is at its bound.
   bool backlog_full(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   /// Hands the table back to the service to be forgotten when nobody is there and no
   /// match is left to resume.
   void forget_if_idle();
+  /// A change is durable: counts its games, and tells the service which names now hold
+  /// a seat here (their resume tokens live on).
+  void report_written(int games_started, int games_finished);
   void written(outbox& sends, const std::function<void()>& answered_hook);
-  template <typename F>
-  void guard(F&& f);
+  void failed(write_result& r, const std::shared_ptr<client>& sender,
+              const std::optional<nlohmann::json>& re);
+  /// Rebuilds table_ from `last` (nullopt: never written, an empty table) with the
+  /// present members; false (logged) when it cannot be rebuilt.
+  bool roll_back(const std::optional<saved_table>& last);
+  /// Reads the last written state on the writer thread and rolls back to it.
+  void reload();
+  void drain_backlog();
+  void guard(pending_work& w);
   void do_enter(const std::shared_ptr<client>& c, const std::string& name,
                 const std::optional<nlohmann::json>& re);
   void do_exit(std::uint64_t client_id, const std::string& name);
@@ -97,7 +121,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
                    const std::optional<nlohmann::json>& re);
   void cancel_timer_if_back();
   void rearm();
-  [[nodiscard]] table_write write_of(const table_outcome& o) const;
+  [[nodiscard]] table_write write_of(table_outcome& o) const;
   void finish(const std::shared_ptr<client>& actor, table_outcome& o,
               const std::optional<nlohmann::json>& re, bool always_state_to_actor,
               std::function<void()> answered_hook);
@@ -108,9 +132,9 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   std::map<std::uint64_t, member> members_;  // present clients by id
   std::array<std::optional<boost::asio::steady_timer>, 2> grace_;
   bool stopped_ = false;
-  bool writing_ = false;                       // a change is being written
-  std::deque<std::function<void()>> backlog_;  // messages that arrived meanwhile
-  std::vector<std::string> held_;              // table_->held_seats() last reported
+  bool writing_ = false;              // a change is being written
+  std::deque<pending_work> backlog_;  // messages that arrived meanwhile
+  std::vector<std::string> held_;     // table_->held_seats() last reported
 };
 
 }  // namespace bg::server

@@ -27,7 +27,8 @@ namespace bg::server {
 /// - a file under config.static_dir (`/` → index.html) with its MIME type; a target
 ///   with a `..` or `.` segment, a backslash or a NUL, or that resolves outside the
 ///   directory (symlinks included) → 400
-/// - anything else → service::on_http_get(target) (nullopt → 404)
+/// - anything else → service::on_http_request(target, reply): answered when the
+///   service calls `reply` (from any thread; back on this strand); nullopt → 404
 /// X-Forwarded-For is honoured only from config.trusted_proxy: the client address is
 /// then the header's last address. Lives as long as an operation is pending.
 class http_session : public std::enable_shared_from_this<http_session> {

@@ -3,6 +3,7 @@
 /// The seam between the network layer (listener, sessions) and the game service
 /// (lobby, tables, storage). The network layer knows only this interface.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,7 +41,19 @@ class service {
   /// The connection of `c` ended, for any reason. No call for `c` follows.
   virtual void on_close(const std::shared_ptr<client>& c) = 0;
   /// A GET that is not a static file, /healthz, /metrics or /ws; nullopt = 404.
-  virtual std::optional<http_reply> on_http_get(std::string_view target) = 0;
+  /// Answered at once, on the I/O thread: only for answers that need no I/O.
+  virtual std::optional<http_reply> on_http_get(std::string_view /*target*/) {
+    return std::nullopt;
+  }
+  /// Receives the answer to a GET, on any thread, exactly once (nullopt = 404).
+  using http_callback = std::function<void(std::optional<http_reply>)>;
+  /// The same GET answered later: the session calls this, and the service calls `reply`
+  /// when its answer is ready, from any thread (the session goes back to its strand),
+  /// so that an answer read from storage never blocks an I/O thread. The default
+  /// answers at once with on_http_get(target).
+  virtual void on_http_request(std::string_view target, http_callback reply) {
+    reply(on_http_get(target));
+  }
   /// SIGINT/SIGTERM: persist every table now. Called once, before sessions close.
   virtual void shutdown() = 0;
   /// The `rate_limited` error frame for the refused message `text`, or nullptr for the

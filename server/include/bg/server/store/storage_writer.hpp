@@ -1,41 +1,61 @@
 #pragma once
 /// @file storage_writer.hpp
-/// Group commit: table changes are written on one thread, as many per SQLite
-/// transaction as are waiting, so the cost of a commit (locks, the WAL append) is paid
-/// once per batch rather than once per command, and no network thread waits on disk.
+/// Group commit: table changes are written on one thread, as many per transaction as
+/// are waiting, so the cost of a commit (locks, the WAL append, the fsync) is paid once
+/// per batch rather than once per command, and no network thread waits on disk.
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/store.hpp"
 
 namespace bg::server {
 
-/// Writes table_write batches to a storage on its own thread.
+/// What became of one submitted write.
+struct write_result {
+  /// Empty when the write is durable, else why it is not (then nothing of it was
+  /// written: the table is on disk as it was before).
+  std::string error;
+  /// After a failure: the table as last written, read back on the writer thread
+  /// (nullopt when it was never written or was dropped). Unset when `error` is empty.
+  std::optional<saved_table> last_written;
+  /// After a failure: why the table could not be read back either ("" when it was).
+  std::string reload_error;
+};
+
+/// Writes table_write batches to a store on its own thread, and runs reads (the .mat
+/// export) there too, so that no I/O thread and no lock holder touches the database.
 ///
 /// Each submitted write's continuation runs on the writer thread after the
 /// transaction holding it has committed (or failed): a host announces a change only
-/// from there, so a change is always on disk before anyone hears of it. Writes keep
-/// their submission order. Thread-safe.
+/// from there, so a change is always on disk before anyone hears of it. Writes and
+/// reads keep their submission order. Thread-safe.
 class storage_writer {
  public:
-  /// Called once per write: `error` is empty when it is durable, else why it is not.
-  using continuation = std::function<void(const std::string& error)>;
+  /// Called once per write with what became of it.
+  using continuation = std::function<void(write_result& result)>;
+  /// A read (or any work) to run on the writer thread, with the store.
+  using task = std::function<void(store& db)>;
 
   /// Starts the writer thread for `db` (which must outlive this object).
-  explicit storage_writer(storage& db);
+  explicit storage_writer(store& db);
   /// stop().
   ~storage_writer();
   storage_writer(const storage_writer&) = delete;
   storage_writer& operator=(const storage_writer&) = delete;
 
-  /// Queues `w`; `then` runs on the writer thread once it is written. After stop()
-  /// the write is done at once on the calling thread.
+  /// Queues `w`; `then` runs on the writer thread once it is written (or failed).
+  /// After stop() the write is done at once on the calling thread.
   void submit(table_write w, continuation then);
+  /// Queues `t` to run on the writer thread between two batches. After stop() it runs
+  /// at once on the calling thread. Exceptions escaping `t` are logged.
+  void run(task t);
   /// Writes everything queued, runs its continuations, and ends the thread. Idempotent.
   void stop();
   /// How many transactions and writes so far (for the metrics and the bench).
@@ -46,11 +66,13 @@ class storage_writer {
   struct job {
     table_write write;
     continuation then;
+    task work;  ///< set for a run() job (then `write` is unused)
   };
-  void run();
+  void loop();
+  void do_jobs(std::deque<job>& jobs);
   void write_batch(std::deque<job>& batch);
 
-  storage& db_;
+  store& db_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<job> queue_;

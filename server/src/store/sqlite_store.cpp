@@ -1,7 +1,8 @@
-#include "bg/server/store/storage.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 
 #include <array>
 #include <climits>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -16,7 +17,7 @@ namespace {
 
 /// Migration i brings the schema from version i to i + 1. Append only; never edit a
 /// migration that has shipped.
-constexpr std::array<const char*, storage::schema_version> migrations{
+constexpr std::array<const char*, sqlite_store::schema_version> migrations{
     // 0 -> 1: table snapshots and finished matches.
     R"sql(
 CREATE TABLE tables(
@@ -135,7 +136,7 @@ class use {
 
 }  // namespace
 
-struct storage::statements {
+struct sqlite_store::statements {
   explicit statements(sqlite3* db)
       : save_table(db,
                    std::string("INSERT INTO tables(name, snapshot, updated_at) VALUES (?1, ?2, ") +
@@ -147,13 +148,16 @@ struct storage::statements {
         append_record(db, "INSERT INTO table_records(table_name, entry) VALUES (?1, ?2)"),
         delete_records(db, "DELETE FROM table_records WHERE table_name = ?1"),
         load_records(db, "SELECT table_name, entry FROM table_records ORDER BY table_name, id"),
+        load_table(db, "SELECT snapshot FROM tables WHERE name = ?1"),
+        load_table_records(db, "SELECT entry FROM table_records WHERE table_name = ?1 ORDER BY id"),
         begin(db, "BEGIN IMMEDIATE"),
         commit(db, "COMMIT"),
-        insert_match(db,
-                     std::string("INSERT INTO matches(table_name, red, black, options, record, "
-                                 "started_at, ended_at, score_red, score_black, games, "
-                                 "saved_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ") +
-                         now_sql + ")"),
+        insert_match(
+            db, std::string("INSERT INTO matches(table_name, red, black, options, record, "
+                            "started_at, ended_at, score_red, score_black, games, "
+                            "saved_at, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ") +
+                    now_sql + ", ?11)"),
+        max_match_id(db, "SELECT coalesce(max(id), 0) FROM matches"),
         load_match(db, "SELECT record FROM matches WHERE id = ?1"),
         match_count(db, "SELECT count(*) FROM matches") {}
 
@@ -163,21 +167,47 @@ struct storage::statements {
   prepared append_record;
   prepared delete_records;
   prepared load_records;
+  prepared load_table;
+  prepared load_table_records;
   prepared begin;
   prepared commit;
   prepared insert_match;
+  prepared max_match_id;
   prepared load_match;
   prepared match_count;
 };
 
-storage::storage(const std::string& path, int busy_timeout_ms) {
+sqlite_store::sqlite_store(const std::string& path, int busy_timeout_ms)
+    : sqlite_store(path, sqlite_options{busy_timeout_ms, sync_mode::full, 0}) {}
+
+sqlite_store::sqlite_store(const std::string& path, const sqlite_options& options) {
   const int rc =
       sqlite3_open_v2(path.c_str(), &db_,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   try {
     if (rc != SQLITE_OK) fail(db_, "cannot open database " + path);
     check(db_, sqlite3_extended_result_codes(db_, 1), "setting up " + path);
-    check(db_, sqlite3_busy_timeout(db_, busy_timeout_ms), "setting up " + path);
+    check(db_, sqlite3_busy_timeout(db_, options.busy_timeout_ms), "setting up " + path);
+    {
+      // A damaged file is refused before anything is written to it: the first read of
+      // a file that is not a database fails here too.
+      std::string findings;
+      try {
+        prepared qc(db_, "PRAGMA quick_check");
+        use u(qc);
+        while (u.step("checking " + path)) {
+          const std::string line = column_text(u.get(), 0);
+          if (line == "ok") continue;
+          if (findings.size() < 2000) findings += (findings.empty() ? "" : "; ") + line;
+        }
+      } catch (const storage_error& e) {
+        const int code = sqlite3_errcode(db_) & 0xFF;
+        if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) throw storage_corrupt(e.what());
+        throw;
+      }
+      if (!findings.empty())
+        throw storage_corrupt("the database " + path + " fails PRAGMA quick_check: " + findings);
+    }
     {
       // journal_mode answers with the mode in effect: anything but "wal" means the file
       // system refused it (and durability would not be what the header promises).
@@ -186,10 +216,18 @@ storage::storage(const std::string& path, int busy_timeout_ms) {
       if (!u.step("setting WAL mode on " + path) || column_text(u.get(), 0) != "wal")
         throw storage_error("cannot use WAL mode on " + path);
     }
-    exec("PRAGMA synchronous = NORMAL");
+    exec(options.sync == sync_mode::full ? "PRAGMA synchronous = FULL"
+                                         : "PRAGMA synchronous = NORMAL");
     exec("PRAGMA foreign_keys = ON");
     migrate();
+    if (options.max_pages > 0)
+      exec(("PRAGMA max_page_count = " + std::to_string(options.max_pages)).c_str());
     stmts_ = std::make_unique<statements>(db_);
+    {
+      use u(stmts_->max_match_id);
+      if (u.step("reading the last match id"))
+        next_match_id_.store(sqlite3_column_int64(u.get(), 0) + 1);
+    }
   } catch (...) {
     stmts_.reset();
     sqlite3_close_v2(db_);
@@ -198,12 +236,12 @@ storage::storage(const std::string& path, int busy_timeout_ms) {
   }
 }
 
-storage::~storage() {
+sqlite_store::~sqlite_store() {
   stmts_.reset();  // finalize before closing
   sqlite3_close_v2(db_);
 }
 
-void storage::exec(const char* sql) {
+void sqlite_store::exec(const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : sqlite3_errmsg(db_);
@@ -213,7 +251,7 @@ void storage::exec(const char* sql) {
   }
 }
 
-void storage::migrate() {
+void sqlite_store::migrate() {
   // IMMEDIATE takes the write lock first, so two processes opening a new file at once
   // do not both migrate it.
   exec("BEGIN IMMEDIATE");
@@ -238,17 +276,32 @@ void storage::migrate() {
   }
 }
 
-void storage::save_table(std::string_view name, std::string_view snapshot_json) {
+void sqlite_store::save_table(std::string_view name, std::string_view snapshot_json) {
   // The same path as gammond's group commits, a batch of one.
-  const auto errors =
-      save_tables({table_write{std::string(name), std::string(snapshot_json), false, {}}});
+  table_write w;
+  w.name = std::string(name);
+  w.snapshot = std::string(snapshot_json);
+  const auto errors = save_tables({std::move(w)});
   if (!errors.front().empty()) throw storage_error(errors.front());
 }
 
-void storage::write_one(const table_write& w) {
+void sqlite_store::write_one(const table_write& w) {
   // A savepoint per write: a failing write is undone alone, the batch goes on.
   exec("SAVEPOINT one_table");
   try {
+    if (w.drop) {
+      {
+        use u(stmts_->delete_table);
+        u.bind(1, w.name);
+        u.step("deleting table " + w.name);
+      }
+      use u(stmts_->delete_records);
+      u.bind(1, w.name);
+      u.step("deleting the record of table " + w.name);
+      exec("RELEASE one_table");
+      return;
+    }
+    if (w.finished_match) insert_match(w.finished_match->id, *w.finished_match);
     {
       use u(stmts_->save_table);
       u.bind(1, w.name).bind(2, w.snapshot);
@@ -271,7 +324,7 @@ void storage::write_one(const table_write& w) {
   }
 }
 
-std::vector<std::string> storage::save_tables(const std::vector<table_write>& writes) {
+std::vector<std::string> sqlite_store::save_tables(const std::vector<table_write>& writes) {
   std::vector<std::string> errors(writes.size());
   if (writes.empty()) return errors;
   const std::lock_guard lock(mutex_);
@@ -284,6 +337,9 @@ std::vector<std::string> storage::save_tables(const std::vector<table_write>& wr
       try {
         write_one(writes[i]);
       } catch (const storage_error& e) {
+        // After SQLITE_FULL or an I/O error SQLite may have rolled the whole
+        // transaction back: then nothing of the batch is written.
+        if (sqlite3_get_autocommit(db_)) throw;
         errors[i] = e.what();
       }
     }
@@ -296,7 +352,7 @@ std::vector<std::string> storage::save_tables(const std::vector<table_write>& wr
   return errors;
 }
 
-void storage::delete_table(std::string_view name) {
+void sqlite_store::delete_table(std::string_view name) {
   const std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");
   try {
@@ -317,7 +373,7 @@ void storage::delete_table(std::string_view name) {
   }
 }
 
-std::vector<saved_table> storage::load_tables() {
+std::vector<saved_table> sqlite_store::load_tables() {
   const std::lock_guard lock(mutex_);
   std::vector<saved_table> out;
   {
@@ -338,13 +394,16 @@ std::vector<saved_table> storage::load_tables() {
   return out;
 }
 
-std::int64_t storage::save_match(const match_record& record) {
+std::int64_t sqlite_store::reserve_match_id() {
+  return next_match_id_.fetch_add(1);
+}
+
+void sqlite_store::insert_match(std::int64_t id, const match_record& record) {
+  if (id <= 0) throw storage_error("a finished match has no id");
   const nlohmann::json options = record.options;
   match_record stored = record;
   stored.id = 0;  // the row id is the id; load_match() sets it
   const std::string text = to_json_text(stored);
-
-  const std::lock_guard lock(mutex_);
   use u(stmts_->insert_match);
   u.bind(1, record.table)
       .bind(2, record.players[0])
@@ -355,12 +414,42 @@ std::int64_t storage::save_match(const match_record& record) {
       .bind(7, record.ended_at)
       .bind(8, std::int64_t{record.final_score[0]})
       .bind(9, std::int64_t{record.final_score[1]})
-      .bind(10, static_cast<std::int64_t>(record.games.size()));
-  u.step("saving a match");
-  return sqlite3_last_insert_rowid(db_);
+      .bind(10, static_cast<std::int64_t>(record.games.size()))
+      .bind(11, id);
+  u.step("saving match " + std::to_string(id));
 }
 
-std::optional<match_record> storage::load_match(std::int64_t id) {
+std::int64_t sqlite_store::save_match(const match_record& record) {
+  const std::int64_t id = reserve_match_id();
+  const std::lock_guard lock(mutex_);
+  insert_match(id, record);
+  return id;
+}
+
+std::optional<saved_table> sqlite_store::load_table(std::string_view name) {
+  const std::lock_guard lock(mutex_);
+  saved_table out{std::string(name), {}, {}};
+  {
+    use u(stmts_->load_table);
+    u.bind(1, name);
+    if (!u.step("loading table " + out.name)) return std::nullopt;
+    out.snapshot = column_text(u.get(), 0);
+  }
+  use u(stmts_->load_table_records);
+  u.bind(1, name);
+  while (u.step("loading the record journal of table " + out.name))
+    out.record_journal.push_back(column_text(u.get(), 0));
+  return out;
+}
+
+int sqlite_store::synchronous() {
+  const std::lock_guard lock(mutex_);
+  prepared p(db_, "PRAGMA synchronous");
+  use u(p);
+  return u.step("reading PRAGMA synchronous") ? sqlite3_column_int(u.get(), 0) : -1;
+}
+
+std::optional<match_record> sqlite_store::load_match(std::int64_t id) {
   std::string text;
   {
     const std::lock_guard lock(mutex_);
@@ -378,11 +467,91 @@ std::optional<match_record> storage::load_match(std::int64_t id) {
   }
 }
 
-std::int64_t storage::match_count() {
+std::int64_t sqlite_store::match_count() {
   const std::lock_guard lock(mutex_);
   use u(stmts_->match_count);
   if (!u.step("counting matches")) return 0;
   return sqlite3_column_int64(u.get(), 0);
+}
+
+namespace {
+
+/// An sqlite3 connection, closed with its scope.
+struct connection {
+  sqlite3* db = nullptr;
+  connection() = default;
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+  ~connection() { sqlite3_close_v2(db); }
+};
+
+}  // namespace
+
+std::string quick_check(const std::string& path) {
+  connection c;
+  if (sqlite3_open_v2(path.c_str(), &c.db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+    return "cannot open " + path + ": " + (c.db ? sqlite3_errmsg(c.db) : "out of memory");
+  sqlite3_busy_timeout(c.db, 5000);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(c.db, "PRAGMA quick_check", -1, &stmt, nullptr) != SQLITE_OK)
+    return std::string("cannot check ") + path + ": " + sqlite3_errmsg(c.db);
+  std::string findings;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const auto* text = sqlite3_column_text(stmt, 0);
+    const std::string line = text ? reinterpret_cast<const char*>(text) : "";
+    if (line != "ok") findings += (findings.empty() ? "" : "; ") + line;
+  }
+  if (rc != SQLITE_DONE)
+    findings += std::string(findings.empty() ? "" : "; ") + sqlite3_errmsg(c.db);
+  sqlite3_finalize(stmt);
+  return findings;
+}
+
+void backup_database(const std::string& from, const std::string& to) {
+  if (std::error_code ec; std::filesystem::exists(to, ec))
+    throw storage_error(to + " already exists: give a new file to copy to");
+  connection src;
+  if (sqlite3_open_v2(from.c_str(), &src.db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+    fail(src.db, "cannot open the database " + from);
+  sqlite3_busy_timeout(src.db, 5000);
+  {
+    // Opening does not read the file: make sure it is a database first.
+    sqlite3_stmt* stmt = nullptr;
+    const int rc =
+        sqlite3_prepare_v2(src.db, "SELECT count(*) FROM sqlite_schema", -1, &stmt, nullptr);
+    const int step = rc == SQLITE_OK ? sqlite3_step(stmt) : rc;
+    sqlite3_finalize(stmt);
+    if (step != SQLITE_ROW) fail(src.db, "cannot read the database " + from);
+  }
+  connection dst;
+  if (sqlite3_open_v2(to.c_str(), &dst.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
+    fail(dst.db, "cannot create " + to);
+  sqlite3_backup* b = sqlite3_backup_init(dst.db, "main", src.db, "main");
+  if (!b) fail(dst.db, "cannot start the backup to " + to);
+  // One step copies every page under one read transaction: the copy is one committed
+  // state, and in WAL mode gammond goes on committing meanwhile.
+  int rc = SQLITE_OK;
+  for (int tries = 0; tries < 100; ++tries) {
+    rc = sqlite3_backup_step(b, -1);
+    if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED) break;
+    sqlite3_sleep(50);
+  }
+  sqlite3_backup_finish(b);
+  std::string problem;
+  if (rc != SQLITE_DONE) problem = std::string("copying: ") + sqlite3_errstr(rc);
+  sqlite3_close_v2(dst.db);
+  dst.db = nullptr;
+  if (problem.empty()) {
+    const auto findings = quick_check(to);
+    if (!findings.empty()) problem = "the copy fails PRAGMA quick_check: " + findings;
+  }
+  if (!problem.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(to, ec);
+    throw storage_error("backup of " + from + " to " + to + " failed: " + problem);
+  }
 }
 
 }  // namespace bg::server

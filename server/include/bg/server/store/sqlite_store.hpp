@@ -1,0 +1,112 @@
+#pragma once
+/// @file sqlite_store.hpp
+/// The SQLite implementation of store (store.hpp), and the online backup of its file.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bg/server/store/match_record.hpp"
+#include "bg/server/store/store.hpp"
+
+struct sqlite3;
+
+namespace bg::server {
+
+/// How a sqlite_store opens its file (gammond's --sync, --db-max-pages).
+struct sqlite_options {
+  /// How long a write waits for another connection's lock, in milliseconds.
+  int busy_timeout_ms = 5000;
+  /// `PRAGMA synchronous`: FULL (default) or NORMAL, see sync_mode.
+  sync_mode sync = sync_mode::full;
+  /// `PRAGMA max_page_count` (pages of `PRAGMA page_size`, 4096 bytes by default): the
+  /// file may not grow past it, a write that would is refused with SQLITE_FULL ("database
+  /// or disk is full") and undone. 0: SQLite's own limit. A file already bigger keeps
+  /// its size (SQLite never lowers the limit below the current size).
+  std::int64_t max_pages = 0;
+};
+
+/// One SQLite database file in WAL mode; with sync_mode::full (the default) a commit
+/// survives a power cut, with sync_mode::normal it survives kill -9 of gammond.
+/// Thread-safe: one connection behind a mutex.
+///
+/// Schema (version in `PRAGMA user_version`, migrations applied at open):
+/// - `tables(name TEXT PRIMARY KEY, snapshot TEXT (JSON), updated_at TEXT)`
+/// - `table_records(id INTEGER PRIMARY KEY, table_name TEXT, entry TEXT (JSON))`: the
+///   record journal of each table's match in progress, in id order (version 2)
+/// - `matches(id INTEGER PRIMARY KEY, table_name, red, black, options (JSON), record
+///   (JSON, see record_json.hpp), started_at, ended_at, score_red, score_black, games,
+///   saved_at)`
+/// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
+/// SQLite's message; the connection stays usable after a failed call.
+class sqlite_store final : public store {
+ public:
+  /// The schema version this build writes (`PRAGMA user_version` after open).
+  static constexpr int schema_version = 2;
+
+  /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
+  /// first and throws storage_corrupt when it fails (or the file is not a database).
+  /// Sets WAL, `synchronous` from `options.sync`, `max_page_count`, foreign keys on and
+  /// the busy timeout. Throws storage_error when the file cannot be opened or created,
+  /// or has a newer schema version.
+  sqlite_store(const std::string& path, const sqlite_options& options);
+  /// sqlite_store(path, {busy_timeout_ms}) with the other options at their defaults.
+  explicit sqlite_store(const std::string& path, int busy_timeout_ms = 5000);
+  ~sqlite_store() override;
+  sqlite_store(const sqlite_store&) = delete;
+  sqlite_store& operator=(const sqlite_store&) = delete;
+
+  /// Inserts or replaces the snapshot (JSON text) of table `name`, keeping its record
+  /// journal; durable on return. Throws storage_error when the snapshot is not valid
+  /// JSON or on any SQLite failure.
+  void save_table(std::string_view name, std::string_view snapshot_json);
+  /// Writes every change in `writes` (in order) in one transaction: a group commit, so
+  /// the cost of a commit is paid once for all of them. Returns one entry per write:
+  /// empty when written, else SQLite's message (that write alone is left out; the
+  /// others are committed). Throws storage_error when the transaction itself fails
+  /// (then nothing was written).
+  std::vector<std::string> save_tables(const std::vector<table_write>& writes) override;
+  void delete_table(std::string_view name) override;
+  [[nodiscard]] std::vector<saved_table> load_tables() override;
+  [[nodiscard]] std::optional<saved_table> load_table(std::string_view name) override;
+
+  /// The next id after the largest stored at open (then counted in memory).
+  [[nodiscard]] std::int64_t reserve_match_id() override;
+  std::int64_t save_match(const match_record& record) override;
+  [[nodiscard]] std::optional<match_record> load_match(std::int64_t id) override;
+  [[nodiscard]] std::int64_t match_count() override;
+
+  /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
+  [[nodiscard]] int synchronous();
+
+ private:
+  struct statements;  ///< the prepared statements, defined in sqlite_store.cpp
+
+  void migrate();
+  void exec(const char* sql);
+  void write_one(const table_write& w);  ///< inside a transaction; mutex held
+  void insert_match(std::int64_t id, const match_record& record);  ///< mutex held
+
+  std::mutex mutex_;
+  sqlite3* db_ = nullptr;
+  std::unique_ptr<statements> stmts_;
+  std::atomic<std::int64_t> next_match_id_{1};
+};
+
+/// `PRAGMA quick_check` of the SQLite file at `path` (opened read-only): empty when it
+/// passes, else SQLite's findings (or why the file could not be read).
+[[nodiscard]] std::string quick_check(const std::string& path);
+
+/// Copies the database at `from` to the new file `to` with SQLite's online backup API:
+/// a consistent copy of one committed state, taken while gammond may be writing (WAL
+/// lets the copy read while gammond commits). The copy is checked with quick_check.
+/// Throws storage_error when `to` exists, either file cannot be opened, the copy
+/// fails, or the copy does not pass quick_check (then `to` is removed).
+void backup_database(const std::string& from, const std::string& to);
+
+}  // namespace bg::server

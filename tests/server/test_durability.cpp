@@ -1,0 +1,449 @@
+// Storage and durability against the real gammond (issue 11 items 3 and 4): a failed
+// write is never announced, the finished match and its snapshot are atomic, a damaged
+// database stops gammond, --sync, and `gammond backup` while gammond writes.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+
+#include <sys/wait.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gammond_process.hpp"
+#include "http_get.hpp"
+#include "ws_client.hpp"
+
+using bg::test::gammond_process;
+using bg::test::ws_client;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// One generous deadline for any awaited message (CI is a loaded 2-core machine).
+constexpr auto deadline = 20s;
+
+std::vector<std::string> flags(std::vector<std::string> more = {}) {
+  std::vector<std::string> f{"--dice-seed",     "11",    "--commands-per-second", "100000",
+                             "--command-burst", "100000"};
+  f.insert(f.end(), more.begin(), more.end());
+  return f;
+}
+
+/// Runs `sql` on its own connection to `path`; returns the first column of the first
+/// row as text ("" when none). REQUIREs success.
+std::string sql(const std::filesystem::path& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+  sqlite3_busy_timeout(db, 10000);
+  sqlite3_stmt* stmt = nullptr;
+  const int prepared = sqlite3_prepare_v2(db, query.c_str(), -1, &stmt, nullptr);
+  INFO(query << ": " << sqlite3_errmsg(db));
+  REQUIRE(prepared == SQLITE_OK);
+  const int rc = sqlite3_step(stmt);
+  INFO(query << ": " << sqlite3_errmsg(db));
+  REQUIRE((rc == SQLITE_ROW || rc == SQLITE_DONE));
+  std::string out;
+  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+/// A client that said hello, keeping every state and event it received.
+class player {
+ public:
+  player(std::uint16_t port, std::string name) : name_(std::move(name)) {
+    ws_.connect("127.0.0.1", port);
+    ws_.send_json({{"type", "hello"}, {"name", name_}, {"id", "hello"}});
+    auto w =
+        ws_.receive_until([](const json& m) { return m.value("re", json()) == "hello"; }, deadline);
+    REQUIRE(w);
+    REQUIRE((*w)["type"] == "welcome");
+  }
+  /// Sends `m` as it is.
+  void send_message(const json& m) { ws_.send_json(m); }
+  /// Sends `line` to `table` without waiting; returns its id for answer().
+  std::string send(const std::string& table, const std::string& line) {
+    const std::string id = name_ + std::to_string(++counter_);
+    json m{{"type", "line"}, {"text", line}, {"id", id}};
+    if (!table.empty()) m["table"] = table;
+    ws_.send_json(m);
+    return id;
+  }
+  /// The message answering the message `id`.
+  json answer(const std::string& id) {
+    auto reply =
+        ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, deadline);
+    keep(ws_.skipped());
+    REQUIRE(reply);
+    keep({*reply});
+    return *reply;
+  }
+  /// Sends `line` to `table`; returns the message answering it (`re` = its id).
+  json say(const std::string& table, const std::string& line) {
+    const std::string id = send(table, line);
+    auto reply =
+        ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, deadline);
+    keep(ws_.skipped());
+    INFO(name_ << ": " << line);
+    REQUIRE(reply);
+    keep({*reply});
+    return *reply;
+  }
+  json ok(const std::string& table, const std::string& line) {
+    auto r = say(table, line);
+    INFO(name_ << ": " << line << " -> " << r.dump());
+    REQUIRE(r["type"] != "error");
+    return r;
+  }
+  /// Waits for the first message matching `pred` (kept like the others).
+  json await(const std::function<bool(const json&)>& pred) {
+    auto m = ws_.receive_until(pred, deadline);
+    keep(ws_.skipped());
+    REQUIRE(m);
+    keep({*m});
+    return *m;
+  }
+  /// The newest state of `table` received.
+  json latest(const std::string& table) const {
+    json best;
+    for (const auto& s : states_)
+      if (s["table"] == table && (best.is_null() || s["seq"] > best["seq"])) best = s;
+    return best;
+  }
+  const std::vector<json>& states() const { return states_; }
+  const std::vector<json>& events() const { return events_; }
+
+ private:
+  void keep(const std::vector<json>& ms) {
+    for (const auto& m : ms) {
+      if (m.value("type", "") == "state") states_.push_back(m);
+      if (m.value("type", "") == "event") events_.push_back(m);
+    }
+  }
+  ws_client ws_;
+  std::string name_;
+  int counter_ = 0;
+  std::vector<json> states_;
+  std::vector<json> events_;
+};
+
+/// The line that moves the game at `st` on (opening roll, roll, or the first legal
+/// play), and who must send it.
+std::pair<std::string, std::string> next_move(const json& st) {
+  const std::string phase = st["phase"];
+  if (phase == "opening") return {"red", "/roll"};
+  if (phase == "roll") return {st["to_act"], "/roll"};
+  REQUIRE(phase == "move");
+  REQUIRE_FALSE(st["legal"].empty());
+  return {st["to_act"], "/move " + st["legal"][0].get<std::string>()};
+}
+
+/// The fields a player sees of a table's state (without `re`).
+json visible(json st) {
+  st.erase("re");
+  return st;
+}
+
+/// Restarts `server` with GAMMOND_DB_MAX_PAGES=1 (the database may not grow past its
+/// size), after giving it `rows` rows of `bytes` each of ballast below that size, which
+/// the test deletes to make room as an operator would.
+void restart_capped(gammond_process& server, int rows, int bytes) {
+  server.stop();
+  sql(server.database(), "CREATE TABLE ballast(x BLOB)");
+  for (int i = 0; i < rows; ++i)
+    sql(server.database(), "INSERT INTO ballast VALUES (zeroblob(" + std::to_string(bytes) + "))");
+  ::setenv("GAMMOND_DB_MAX_PAGES", "1", 1);
+  server.restart();
+  ::unsetenv("GAMMOND_DB_MAX_PAGES");
+}
+
+std::string metrics(const gammond_process& server) {
+  const auto r = server.get("/metrics");
+  REQUIRE(r.status == 200);
+  return r.body;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "issue 11.3: a write that fails (database full) is not announced: the sender gets "
+    "storage_error and /board shows the last written state and /metrics counts it and the "
+    "table keeps serving",
+    "[issue11][durability]") {
+  gammond_process server{flags()};
+  restart_capped(server, 1, 200000);
+  player red(server.port(), "alice");
+  player black(server.port(), "bob");
+  const std::string t = "main";
+  red.ok(t, "/join red");
+  black.ok(t, "/join black");
+  black.ok(t, "/start");
+
+  // Play until a change no longer fits in the file.
+  json failure;
+  std::string failed_line;
+  player* sender = nullptr;
+  player* other = nullptr;
+  json before;
+  for (int i = 0; i < 600 && failure.is_null(); ++i) {
+    const json st = red.ok(t, "/board");
+    const auto [side, line] = next_move(st);
+    sender = side == "red" ? &red : &black;
+    other = side == "red" ? &black : &red;
+    before = visible(st);
+    const json reply = sender->say(t, line);
+    if (reply["type"] == "error") {
+      INFO(reply.dump());
+      REQUIRE(reply["code"] == "storage_error");
+      CHECK_FALSE(reply.value("message", "").empty());
+      failure = reply;
+      failed_line = line;
+    }
+  }
+  INFO(server.log());
+  REQUIRE_FALSE(failure.is_null());
+  const auto seq = before["seq"].get<std::uint64_t>();
+
+  // Nobody heard of the change: /board is the last written state, for both players.
+  CHECK(visible(sender->ok(t, "/board")) == before);
+  CHECK(visible(other->ok(t, "/board")) == before);
+  for (const player* p : {&red, &black})
+    for (const auto& s : p->states()) CHECK(s["seq"].get<std::uint64_t>() <= seq);
+  CHECK_THAT(metrics(server), Catch::Contains("gammond_errors_total{code=\"storage_error\"} 1\n"));
+
+  // The table keeps serving: chat (not written) reaches the other player.
+  sender->say(t, "still here?");
+  other->await([](const json& m) { return m.value("type", "") == "chat"; });
+
+  // Messages that wait behind a failing write are handled against the rolled-back
+  // table: the other player's /board, sent at once, sees the last written state.
+  const auto again_id = sender->send(t, failed_line);
+  const json board = other->ok(t, "/board");
+  const json again_reply = sender->answer(again_id);
+  CHECK(again_reply["code"] == "storage_error");
+  CHECK(visible(board) == before);
+  CHECK_THAT(metrics(server), Catch::Contains("gammond_errors_total{code=\"storage_error\"} 2\n"));
+
+  // Room again (the operator deletes the ballast): the same command now goes through,
+  // as the next change after the last written one.
+  sql(server.database(), "DELETE FROM ballast");
+  const json after = sender->ok(t, failed_line);
+  CHECK(after["seq"].get<std::uint64_t>() == seq + 1);
+  CHECK(other->await([&](const json& m) {
+    return m.value("type", "") == "state" && m.value("seq", 0ULL) == seq + 1;
+  })["seq"] == seq + 1);
+
+  // What was announced is what a restart restores.
+  server.restart();
+  player again(server.port(), "carol");
+  const json restored = again.ok(t, "/board");
+  CHECK(restored["seq"] == seq + 2);  // carol's entrance is the one change since
+  CHECK(restored["board"] == after["board"]);
+}
+
+TEST_CASE(
+    "issue 11.3: the finished match and its final snapshot are one write: when it fails "
+    "neither match_over nor the match exists and when it succeeds both do",
+    "[issue11][durability]") {
+  gammond_process server{flags()};
+  // Ballast of about a page per row: room is made a page at a time.
+  restart_capped(server, 80, 3500);
+  const auto db = server.database();
+  // `line` from `p`; while the file is full, one ballast row is deleted and it is sent
+  // again (a refused change changes nothing, so sending it again is safe).
+  const auto ok_making_room = [&](player& p, const std::string& line) {
+    for (int tries = 0; tries < 80; ++tries) {
+      const json r = p.say("main", line);
+      if (r["type"] == "error" && r["code"] == "storage_error") {
+        sql(db, "DELETE FROM ballast WHERE rowid = (SELECT min(rowid) FROM ballast)");
+        continue;
+      }
+      INFO(line << " -> " << r.dump());
+      REQUIRE(r["type"] != "error");
+      return r;
+    }
+    FAIL("no room made for " << line);
+    return json();
+  };
+  player red(server.port(), "alice");
+  player black(server.port(), "bob");
+  const std::string t = "main";
+  red.ok(t, "/join red");
+  black.ok(t, "/join black");
+  red.ok(t, "/option match 3");
+  black.ok(t, "/start");
+  // A record longer than a page: storing it needs pages the file does not have.
+  for (int i = 0; i < 160; ++i) {
+    const json st = red.ok(t, "/board");
+    if (st["phase"] != "opening" && st["phase"] != "roll" && st["phase"] != "move") break;
+    const auto [side, line] = next_move(st);
+    ok_making_room(side == "red" ? red : black, line);
+  }
+  REQUIRE(red.ok(t, "/board")["phase"] != "match_over");
+  // 3 points: the match is over once accepted.
+  ok_making_room(red, "/resign backgammon");
+  const json offered = visible(black.ok(t, "/board"));
+  const json refused = black.say(t, "/accept");
+  INFO(refused.dump() << "\n" << server.log());
+  REQUIRE(refused["type"] == "error");
+  CHECK(refused["code"] == "storage_error");
+  CHECK(visible(red.ok(t, "/board")) == offered);
+  CHECK(sql(server.database(), "SELECT count(*) FROM matches") == "0");
+  for (const player* p : {&red, &black})
+    for (const auto& e : p->events()) CHECK(e.value("event", "") != "match_over");
+
+  sql(server.database(), "DELETE FROM ballast");
+  black.ok(t, "/accept");
+  const json over = red.await([](const json& m) { return m.value("event", "") == "match_over"; });
+  REQUIRE(over.contains("match_id"));
+  const auto id = over["match_id"].get<std::int64_t>();
+  CHECK(sql(server.database(), "SELECT count(*) FROM matches WHERE id = " + std::to_string(id)) ==
+        "1");
+  CHECK(sql(server.database(),
+            "SELECT json_extract(snapshot, '$.last_match_id') FROM tables WHERE name = 'main'") ==
+        std::to_string(id));
+  const auto mat = server.get("/matches/" + std::to_string(id) + ".mat");
+  CHECK(mat.status == 200);
+  CHECK_THAT(mat.body, Catch::Contains("alice"));
+}
+
+TEST_CASE(
+    "issue 11.4: a database that fails PRAGMA quick_check stops gammond with exit code 2 "
+    "and a sentence saying what to do",
+    "[issue11][durability]") {
+  gammond_process server{flags()};
+  {
+    player red(server.port(), "alice");
+    red.ok("main", "/join red");
+  }
+  REQUIRE(server.stop() == 0);  // the WAL is checkpointed into the file
+  const auto size = std::filesystem::file_size(server.database());
+  INFO("database of " << size << " bytes");
+  REQUIRE(size >= 3 * 4096);
+  {
+    // Scribble over every b-tree page (2 and after); the header page stays readable.
+    std::fstream f(server.database(), std::ios::in | std::ios::out | std::ios::binary);
+    const std::string junk(1000, '\x5A');
+    for (std::uintmax_t page = 1; (page + 1) * 4096 <= size; ++page) {
+      f.seekp(static_cast<std::streamoff>(page * 4096));
+      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    }
+  }
+  try {
+    server.restart();
+    FAIL("gammond started on a damaged database");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("exited with code 2"));
+    CHECK_THAT(what, Catch::Contains("damaged"));
+    CHECK_THAT(what, Catch::Contains("restore it from a backup"));
+    CHECK_THAT(what, Catch::Contains(".recover"));
+  }
+}
+
+TEST_CASE("issue 11.4: --sync is full by default and normal on request and refuses other values",
+          "[issue11][durability]") {
+  {
+    gammond_process server{flags()};
+    CHECK_THAT(server.log(), Catch::Contains("synchronous=FULL"));
+  }
+  {
+    gammond_process server{flags({"--sync", "normal"})};
+    CHECK_THAT(server.log(), Catch::Contains("synchronous=NORMAL"));
+  }
+  const std::string out =
+      (std::filesystem::temp_directory_path() / "gammond-sync-bad.txt").string();
+  const int status = std::system(
+      (std::string("'") + GAMMOND_BINARY + "' --sync sometimes > '" + out + "' 2>&1").c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("--sync"));
+  std::filesystem::remove(out);
+}
+
+TEST_CASE(
+    "issue 11.4: gammond backup makes a consistent copy while gammond writes that passes "
+    "quick_check and holds the tables and matches",
+    "[issue11][durability]") {
+  gammond_process server{flags()};
+  player red(server.port(), "alice");
+  player black(server.port(), "bob");
+  red.ok("done", "/join red");
+  black.ok("done", "/join black");
+  red.ok("done", "/option match 1");
+  black.ok("done", "/start");
+  red.ok("done", "/roll");  // the opening roll: play begins
+  red.ok("done", "/resign");
+  black.ok("done", "/accept");  // one finished match
+  red.ok("live", "/join red");
+  black.ok("live", "/join black");
+  black.ok("live", "/start");
+
+  const auto dir = server.directory();
+  // Copies are taken while the players keep writing, between their commands.
+  for (int copy = 0; copy < 3; ++copy) {
+    for (int i = 0; i < 10; ++i) {
+      const json st = red.ok("live", "/board");
+      if (st["phase"] != "opening" && st["phase"] != "roll" && st["phase"] != "move") break;
+      const auto [side, line] = next_move(st);
+      (side == "red" ? red : black).ok("live", line);
+    }
+    const auto to = dir / ("copy" + std::to_string(copy) + ".db");
+    const std::string cmd = std::string("'") + GAMMOND_BINARY + "' backup --db '" +
+                            server.database().string() + "' --to '" + to.string() + "' > '" +
+                            (dir / "backup.log").string() + "' 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream in(dir / "backup.log");
+    const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(log);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK(sql(to, "PRAGMA quick_check") == "ok");
+    CHECK(sql(to, "SELECT count(*) FROM matches") == "1");
+    CHECK(sql(to, "SELECT group_concat(name) FROM (SELECT name FROM tables ORDER BY name)") ==
+          "done,live");
+  }
+  // A copy never overwrites a file.
+  const std::string again = std::string("'") + GAMMOND_BINARY + "' backup --db '" +
+                            server.database().string() + "' --to '" + (dir / "copy0.db").string() +
+                            "' > /dev/null 2>&1";
+  const int status = std::system(again.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+}
+
+TEST_CASE(
+    "issue 11.3: a table left idle leaves the lobby for good once its last change is "
+    "written (the lobby summary follows the written state)",
+    "[issue11][durability]") {
+  gammond_process server{flags()};
+  player visitor(server.port(), "visitor");
+  player watcher(server.port(), "watcher");
+  const auto listed = [&](const std::string& name) {
+    const json tables = watcher.ok("", "/tables");
+    for (const auto& t : tables["tables"])
+      if (t.value("name", "") == name) return true;
+    return false;
+  };
+  visitor.ok("x", "/board");  // enters x: a new table, written, listed
+  CHECK(listed("x"));
+  visitor.send_message({{"type", "exit"}, {"table", "x"}});
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (listed("x") && std::chrono::steady_clock::now() < until) {
+  }
+  CHECK_FALSE(listed("x"));
+  // Later writes (another table) do not bring it back.
+  visitor.ok("y", "/board");
+  watcher.ok("y", "/board");
+  CHECK_FALSE(listed("x"));
+  CHECK(listed("y"));
+}
