@@ -95,18 +95,17 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     const bool hashed = snap.contains("token_hashes");
     const json& saved_tokens = hashed ? snap["token_hashes"] : snap.value("tokens", json());
     for (const auto& held : (*t)->held_seats()) {
-      const auto seat = (*t)->seat_of(held);
-      const auto i = static_cast<std::size_t>(engine::index_of(*seat));
-      const std::string key = name_key(held);
-      held_[key].insert(name);
-      if (!saved_tokens.is_array() || i >= saved_tokens.size() || !saved_tokens[i].is_string())
-        continue;
-      const auto text = saved_tokens[i].get<std::string>();
-      if (!tokens_.adopt(key, held, hashed ? text : resume_tokens::hash_hex(text)))
+      const auto i = static_cast<std::size_t>(engine::index_of(*(*t)->seat_of(held)));
+      std::string hash;
+      if (saved_tokens.is_array() && i < saved_tokens.size() && saved_tokens[i].is_string()) {
+        hash = saved_tokens[i].get<std::string>();
+        if (!hashed) hash = resume_tokens::hash_hex(hash);
+      }
+      if (!players_.restore_hold(name, held, hash))
         spdlog::warn("table {}: a saved resume token hash is malformed; {} cannot resume", name,
                      held);
     }
-    summaries_[name] = (*t)->summary();
+    lobby_.set(name, (*t)->summary());
     tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
   }
   metrics_.set_tables(tables_.size());
@@ -144,9 +143,9 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     // message for it is already on its way (then it is not idle for long).
     const auto it = tables_.find(table);
     if (it == tables_.end() || it->second->pending.load() != 0) return;
-    summaries_.erase(table);
+    lobby_.erase(table);
     tables_.erase(table);
-    forget_creator(table);
+    players_.forget_table(table);
     metrics_.set_tables(tables_.size());
     // Through the writer, in order with the table's writes (and with those of a new
     // table of the same name, submitted later): no SQLite call under this mutex.
@@ -158,7 +157,7 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     });
     return;
   }
-  summaries_[table] = std::move(summary);
+  lobby_.set(table, std::move(summary));
 }
 
 table_hooks game_service::hooks() {
@@ -170,48 +169,19 @@ table_hooks game_service::hooks() {
 
 json game_service::token_hash_of(const std::string& name) {
   std::lock_guard lock(mutex_);
-  const auto hash = tokens_.hash_of(name_key(name));
+  const auto hash = players_.token_hash_of(name);
   return hash ? json(*hash) : json(nullptr);
 }
 
 void game_service::holds_changed(const std::string& table, const std::vector<std::string>& before,
                                  const std::vector<std::string>& after) {
   std::lock_guard lock(mutex_);
-  for (const auto& n : after) held_[name_key(n)].insert(table);
-  for (const auto& n : before) {
-    if (std::find(after.begin(), after.end(), n) != after.end()) continue;
-    const std::string key = name_key(n);
-    const auto it = held_.find(key);
-    if (it == held_.end()) continue;
-    it->second.erase(table);
-    if (it->second.empty()) held_.erase(it);
-    release_name_if_unused(key);
-  }
-}
-
-void game_service::release_name_if_unused(const std::string& key) {
-  if (online_.count(key) != 0 || held_.count(key) != 0) return;
-  tokens_.drop(key);
-}
-
-void game_service::forget_creator(const std::string& table) {
-  const auto it = creators_.find(table);
-  if (it == creators_.end()) return;
-  const auto drop = [](auto& counts, const std::string& k) {
-    const auto c = counts.find(k);
-    if (c != counts.end() && --c->second == 0) counts.erase(c);
-  };
-  drop(created_by_key_, it->second.key);
-  drop(created_by_address_, it->second.address);
-  creators_.erase(it);
+  players_.holds_changed(table, before, after);
 }
 
 void game_service::on_open(const std::shared_ptr<client>& c) {
   std::lock_guard lock(mutex_);
-  session_info s;
-  s.who = c;
-  s.address = c->address();
-  sessions_[c->id()] = std::move(s);
+  players_.open(c);
 }
 
 void game_service::send_error(const std::shared_ptr<client>& c, std::string_view code,
@@ -248,8 +218,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   std::string name;
   {
     std::lock_guard lock(mutex_);
-    const auto it = sessions_.find(c->id());
-    if (it != sessions_.end()) name = it->second.name;
+    if (const auto* s = players_.find(c->id())) name = s->name;
   }
   if (name.empty()) {
     send_error(c, "hello_first", "say hello with your name first", m.id);
@@ -271,8 +240,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     std::shared_ptr<table_actor> actor;
     {
       std::lock_guard lock(mutex_);
-      auto& s = sessions_[c->id()];
-      s.tables.erase(*m.table);
+      if (auto* s = players_.find(c->id())) s->tables.erase(*m.table);
       const auto it = tables_.find(*m.table);
       if (it != tables_.end()) actor = it->second;
     }
@@ -300,16 +268,17 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   std::shared_ptr<table_actor> actor;
   {
     std::lock_guard lock(mutex_);
-    auto& s = sessions_[c->id()];
+    auto* s = players_.find(c->id());
+    if (s == nullptr) return;  // closed meanwhile
     std::string code;
     std::string why;
-    actor = table_for(*m.table, s, code, why);
+    actor = table_for(*m.table, *s, code, why);
     if (!actor) {
       metrics_.error(code);
       c->send(frame_of(protocol::error_message(code, why, m.id)));
       return;
     }
-    s.tables.insert(*m.table);
+    s->tables.insert(*m.table);
     ++actor->pending;
   }
   if (cmd) {
@@ -319,8 +288,9 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   }
 }
 
-std::shared_ptr<table_actor> game_service::table_for(const std::string& name, session_info& s,
-                                                     std::string& code, std::string& why) {
+std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
+                                                     const players::session& s, std::string& code,
+                                                     std::string& why) {
   if (shutting_down_) {
     code = "shutting_down";
     why = "the server is shutting down";
@@ -333,19 +303,13 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name, se
     why = "the server has as many tables as it allows: join an existing one";
     return nullptr;
   }
-  const auto by_key = created_by_key_.find(s.key);
-  const auto by_address = created_by_address_.find(s.address);
-  if ((by_key != created_by_key_.end() && by_key->second >= config_.max_tables_per_client) ||
-      (by_address != created_by_address_.end() &&
-       by_address->second >= config_.max_tables_per_client)) {
+  if (!players_.may_create(s, config_.max_tables_per_client)) {
     code = "too_many_tables";
     why = "you have as many open tables as one player may create (" +
           std::to_string(config_.max_tables_per_client) + "): join an existing one";
     return nullptr;
   }
-  ++created_by_key_[s.key];
-  ++created_by_address_[s.address];
-  creators_[name] = creator{s.key, s.address};
+  players_.created(name, s);
   auto actor =
       std::make_shared<table_actor>(*this, io_, std::make_unique<table>(name, dice_, hooks()));
   tables_[name] = actor;
@@ -360,78 +324,32 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   std::string name;
   {
     std::lock_guard lock(mutex_);
-    auto& s = sessions_[c->id()];
-    if (!s.name.empty()) {
-      metrics_.error("already_hello");
-      c->send(frame_of(
-          protocol::error_message("already_hello", "you already said hello as " + s.name, m.id)));
+    auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
+    if (!w) {
+      metrics_.error(w.err().code);
+      c->send(frame_of(protocol::error_message(w.err().code, w.err().message, m.id)));
       return;
     }
-    name = m.name;
-    std::string key;
-    bool resumed = false;
-    if (!m.resume.empty()) {
-      if (const auto holder = tokens_.find(m.resume)) {
-        name = holder->name;
-        key = holder->key;
-        resumed = true;
-      } else if (name.empty()) {
-        metrics_.error("bad_resume");
-        c->send(frame_of(protocol::error_message(
-            "bad_resume", "that resume token is not known: say hello with a name", m.id)));
-        return;
-      }
+    name = w->name;
+    replaced = std::move(w->replaced);
+    for (const auto& t : w->replaced_tables) {
+      const auto ta = tables_.find(t);
+      if (ta != tables_.end()) ta->second->exit(w->replaced_id, name);
     }
-    if (!resumed) {
-      if (const auto why = name_problem_of(name)) {
-        metrics_.error("bad_name");
-        c->send(frame_of(protocol::error_message("bad_name", *why, m.id)));
-        return;
-      }
-      key = name_key(name);
-      // A name is in use while it is connected or holds a seat (case-insensitively).
-      if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key)) {
-        metrics_.error("name_taken");
-        c->send(frame_of(protocol::error_message(
-            "name_taken",
-            "the name " + name + " is in use: choose another, or resume with its token", m.id)));
-        return;
-      }
-    }
-    // A resumed name may still be held by a stale connection: the new one wins.
-    if (const auto it = online_.find(key); it != online_.end() && it->second != c->id()) {
-      const auto old = sessions_.find(it->second);
-      if (old != sessions_.end()) {
-        replaced = old->second.who.lock();
-        for (const auto& t : old->second.tables) {
-          const auto ta = tables_.find(t);
-          if (ta != tables_.end()) ta->second->exit(it->second, name);
-        }
-        old->second.tables.clear();
-        old->second.name.clear();
-        old->second.key.clear();
-      }
-    }
-    s.name = name;
-    s.key = key;
-    online_[key] = c->id();
-    // A new token on every hello and every resume: the one just used stops working.
-    const std::string token = tokens_.issue(key, name);
+    auto* s = players_.find(c->id());
     json seated = json::array();
-    if (const auto h = held_.find(key); h != held_.end()) {
-      for (const auto& tname : h->second) {
-        const auto ta = tables_.find(tname);
-        if (ta == tables_.end()) continue;
-        seated.push_back(tname);
-        rejoin.push_back(ta->second);
-        ++ta->second->pending;
-        s.tables.insert(tname);
-      }
+    for (const auto& tname : w->seated) {
+      const auto ta = tables_.find(tname);
+      if (ta == tables_.end()) continue;
+      seated.push_back(tname);
+      rejoin.push_back(ta->second);
+      ++ta->second->pending;
+      s->tables.insert(tname);
     }
     welcome = json{{"type", "welcome"},
                    {"name", name},
-                   {"resume", token},
-                   {"resumed", resumed},
+                   {"resume", w->token},
+                   {"resumed", w->resumed},
                    {"protocol", protocol::protocol_version},
                    {"server", std::string("gammond ") + GAMMOND_VERSION},
                    {"tables", seated}};
@@ -503,33 +421,16 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       {
         std::lock_guard lock(mutex_);
         // Lobby chat reaches every session: bounded per player and for everyone together.
-        const auto now = clock_type::now();
-        auto& me = sessions_[c->id()];
-        if (me.last_lobby_chat != clock_type::time_point{} &&
-            now - me.last_lobby_chat < config_.lobby_chat_interval) {
+        auto* me = players_.find(c->id());
+        if (me == nullptr) return;
+        if (const auto why =
+                lobby_.allow_chat(me->last_lobby_chat, clock_type::now(),
+                                  config_.lobby_chat_interval, config_.lobby_chat_per_minute)) {
           metrics_.error("chat_throttled");
-          c->send(frame_of(protocol::error_message(
-              "chat_throttled",
-              "one lobby line every " + std::to_string(config_.lobby_chat_interval.count()) +
-                  " s: wait a moment",
-              m.id)));
+          c->send(frame_of(protocol::error_message("chat_throttled", *why, m.id)));
           return;
         }
-        if (now - lobby_window_start_ >= std::chrono::minutes(1)) {
-          lobby_window_start_ = now;
-          lobby_lines_in_window_ = 0;
-        }
-        if (lobby_lines_in_window_ >= config_.lobby_chat_per_minute) {
-          metrics_.error("chat_throttled");
-          c->send(frame_of(protocol::error_message(
-              "chat_throttled", "the lobby chat is busy: wait a moment and try again", m.id)));
-          return;
-        }
-        ++lobby_lines_in_window_;
-        me.last_lobby_chat = now;
-        for (const auto& [id, s] : sessions_)
-          if (!s.name.empty())
-            if (auto other = s.who.lock()) all.push_back(other);
+        all = players_.everyone();
       }
       for (auto& other : all) other->send(frame);
       break;
@@ -543,43 +444,18 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
 
 json game_service::tables_message(std::size_t page) const {
   std::lock_guard lock(mutex_);
-  const std::size_t per_page = config_.tables_page_size;
-  const std::size_t total = summaries_.size();
-  const std::size_t pages = std::max<std::size_t>(1, (total + per_page - 1) / per_page);
-  page = std::clamp<std::size_t>(page, 1, pages);
-  json list = json::array();
-  auto it = summaries_.begin();
-  std::advance(it, static_cast<std::ptrdiff_t>(std::min(total, (page - 1) * per_page)));
-  for (std::size_t n = 0; it != summaries_.end() && n < per_page; ++it, ++n)
-    list.push_back(it->second);
-  return json{{"type", "tables"},
-              {"tables", std::move(list)},
-              {"page", page},
-              {"pages", pages},
-              {"total", total}};
+  return lobby_.page(page, config_.tables_page_size);
 }
 
 void game_service::on_close(const std::shared_ptr<client>& c) {
   std::vector<std::pair<std::shared_ptr<table_actor>, std::string>> leave;
   {
     std::lock_guard lock(mutex_);
-    const auto it = sessions_.find(c->id());
-    if (it == sessions_.end()) return;
-    const std::string name = it->second.name;
-    const std::string key = it->second.key;
-    for (const auto& t : it->second.tables) {
+    const auto gone = players_.close(c->id());
+    if (!gone) return;
+    for (const auto& t : gone->tables) {
       const auto ta = tables_.find(t);
-      if (ta != tables_.end()) leave.emplace_back(ta->second, name);
-    }
-    sessions_.erase(it);
-    if (!key.empty()) {
-      const auto on = online_.find(key);
-      if (on != online_.end() && on->second == c->id()) {
-        online_.erase(on);
-        // The token outlives the connection only while the name holds a seat in a match;
-        // when that seat is released later, holds_changed() drops it.
-        release_name_if_unused(key);
-      }
+      if (ta != tables_.end()) leave.emplace_back(ta->second, gone->name);
     }
   }
   for (auto& [actor, name] : leave) actor->exit(c->id(), name);

@@ -20,7 +20,8 @@
 
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
-#include "bg/server/game/resume_tokens.hpp"
+#include "bg/server/game/lobby.hpp"
+#include "bg/server/game/players.hpp"
 #include "bg/server/game/table.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
@@ -92,26 +93,12 @@ class game_service final : public service, public std::enable_shared_from_this<g
                      const std::vector<std::string>& after);
 
  private:
-  struct session_info {
-    std::weak_ptr<client> who;
-    std::string name;  ///< empty until hello
-    std::string key;   ///< name_key(name)
-    std::string address;
-    std::set<std::string> tables;
-    clock_type::time_point last_lobby_chat{};
-  };
-  /// Who created a table, for the per-name and per-address limits.
-  struct creator {
-    std::string key;
-    std::string address;
-  };
-
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
   /// `why` set when refused.
-  std::shared_ptr<table_actor> table_for(const std::string& name, session_info& s,
+  std::shared_ptr<table_actor> table_for(const std::string& name, const players::session& s,
                                          std::string& why_code, std::string& why);
   void send_error(const std::shared_ptr<client>& c, std::string_view code, std::string_view message,
                   const std::optional<nlohmann::json>& re);
@@ -119,11 +106,6 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::optional<std::string> name_problem_of(const std::string& name) const;
   /// The `tables` message: page `page` (from 1) of the lobby list.
   nlohmann::json tables_message(std::size_t page) const;
-  /// Forgets a table's creator (the table is gone); mutex held.
-  void forget_creator(const std::string& table);
-  /// Drops `key`'s resume token when the name is neither connected nor seated; mutex
-  /// held.
-  void release_name_if_unused(const std::string& key);
 
   server_config config_;
   metrics& metrics_;
@@ -133,18 +115,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   shared_dice dice_;
 
   mutable std::mutex mutex_;  // guards everything below
-  std::unordered_map<std::uint64_t, session_info> sessions_;
-  std::unordered_map<std::string, std::uint64_t> online_;  // name key -> client id
-  resume_tokens tokens_;                                   // by name key
-  /// name key -> tables where the name holds a seat in a match in progress
-  std::unordered_map<std::string, std::set<std::string>> held_;
-  std::unordered_map<std::string, creator> creators_;            // table -> its creator
-  std::unordered_map<std::string, std::size_t> created_by_key_;  // open tables per name
-  std::unordered_map<std::string, std::size_t> created_by_address_;
-  clock_type::time_point lobby_window_start_{};  // the lobby chat's one-minute window
-  std::size_t lobby_lines_in_window_ = 0;
-  std::map<std::string, std::shared_ptr<table_actor>> tables_;
-  std::map<std::string, nlohmann::json> summaries_;
+  players players_;
+  lobby lobby_;
+  std::map<std::string, std::shared_ptr<table_actor>> tables_;  // by table name
   bool shutting_down_ = false;
 };
 

@@ -1,0 +1,51 @@
+#include "bg/server/game/lobby.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace bg::server {
+
+using nlohmann::json;
+
+void lobby::set(const std::string& table, json summary) {
+  summaries_[table] = std::move(summary);
+}
+
+void lobby::erase(const std::string& table) {
+  summaries_.erase(table);
+}
+
+json lobby::page(std::size_t page, std::size_t per_page) const {
+  const std::size_t total = summaries_.size();
+  const std::size_t pages = std::max<std::size_t>(1, (total + per_page - 1) / per_page);
+  page = std::clamp<std::size_t>(page, 1, pages);
+  json list = json::array();
+  auto it = summaries_.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(std::min(total, (page - 1) * per_page)));
+  for (std::size_t n = 0; it != summaries_.end() && n < per_page; ++it, ++n)
+    list.push_back(it->second);
+  return json{{"type", "tables"},
+              {"tables", std::move(list)},
+              {"page", page},
+              {"pages", pages},
+              {"total", total}};
+}
+
+std::optional<std::string> lobby::allow_chat(clock_type::time_point& last,
+                                             clock_type::time_point now,
+                                             std::chrono::seconds interval,
+                                             std::size_t per_minute) {
+  if (last != clock_type::time_point{} && now - last < interval)
+    return "one lobby line every " + std::to_string(interval.count()) + " s: wait a moment";
+  if (now - window_start_ >= std::chrono::minutes(1)) {
+    window_start_ = now;
+    lines_in_window_ = 0;
+  }
+  if (lines_in_window_ >= per_minute)
+    return std::string("the lobby chat is busy: wait a moment and try again");
+  ++lines_in_window_;
+  last = now;
+  return std::nullopt;
+}
+
+}  // namespace bg::server

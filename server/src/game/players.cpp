@@ -1,0 +1,153 @@
+#include "bg/server/game/players.hpp"
+
+#include <algorithm>
+
+#include "bg/server/game/names.hpp"
+
+namespace bg::server {
+
+void players::open(const std::shared_ptr<client>& c) {
+  session s;
+  s.who = c;
+  s.address = c->address();
+  sessions_[c->id()] = std::move(s);
+}
+
+players::session* players::find(std::uint64_t id) {
+  const auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : &it->second;
+}
+
+engine::result<players::welcomed> players::hello(std::uint64_t id, const std::string& name,
+                                                 const std::string& resume_token,
+                                                 std::size_t max_name_bytes) {
+  auto& s = sessions_[id];
+  if (!s.name.empty())
+    return engine::make_error("already_hello", "you already said hello as " + s.name);
+  welcomed w;
+  w.name = name;
+  std::string key;
+  if (!resume_token.empty()) {
+    if (const auto holder = tokens_.find(resume_token)) {
+      w.name = holder->name;
+      key = holder->key;
+      w.resumed = true;
+    } else if (name.empty()) {
+      return engine::make_error("bad_resume",
+                                "that resume token is not known: say hello with a name");
+    }
+  }
+  if (!w.resumed) {
+    if (const auto why = name_problem(name, max_name_bytes))
+      return engine::make_error("bad_name", *why);
+    key = name_key(name);
+    // A name is in use while it is connected or holds a seat (case-insensitively).
+    if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key))
+      return engine::make_error("name_taken", "the name " + name +
+                                                  " is in use: choose another, or resume "
+                                                  "with its token");
+  }
+  // A resumed name may still be said by a stale connection: the new one wins.
+  if (const auto it = online_.find(key); it != online_.end() && it->second != id) {
+    const auto old = sessions_.find(it->second);
+    if (old != sessions_.end()) {
+      w.replaced = old->second.who.lock();
+      w.replaced_id = it->second;
+      w.replaced_tables = std::move(old->second.tables);
+      old->second.tables.clear();
+      old->second.name.clear();
+      old->second.key.clear();
+    }
+  }
+  s.name = w.name;
+  s.key = key;
+  online_[key] = id;
+  // A new token on every hello and every resume: the one just used stops working.
+  w.token = tokens_.issue(key, w.name);
+  if (const auto h = held_.find(key); h != held_.end()) w.seated = h->second;
+  return w;
+}
+
+std::optional<players::session> players::close(std::uint64_t id) {
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return std::nullopt;
+  session gone = std::move(it->second);
+  sessions_.erase(it);
+  if (!gone.key.empty()) {
+    const auto on = online_.find(gone.key);
+    if (on != online_.end() && on->second == id) {
+      online_.erase(on);
+      // The token outlives the connection only while the name holds a seat in a match;
+      // when that seat is released later, holds_changed() drops it.
+      release_if_unused(gone.key);
+    }
+  }
+  return gone;
+}
+
+void players::holds_changed(const std::string& table, const std::vector<std::string>& before,
+                            const std::vector<std::string>& after) {
+  for (const auto& n : after) held_[name_key(n)].insert(table);
+  for (const auto& n : before) {
+    if (std::find(after.begin(), after.end(), n) != after.end()) continue;
+    const std::string key = name_key(n);
+    const auto it = held_.find(key);
+    if (it == held_.end()) continue;
+    it->second.erase(table);
+    if (it->second.empty()) held_.erase(it);
+    release_if_unused(key);
+  }
+}
+
+bool players::restore_hold(const std::string& table, const std::string& name,
+                           const std::string& token_hash) {
+  const std::string key = name_key(name);
+  held_[key].insert(table);
+  if (token_hash.empty()) return true;
+  return tokens_.adopt(key, name, token_hash);
+}
+
+std::optional<std::string> players::token_hash_of(const std::string& name) const {
+  return tokens_.hash_of(name_key(name));
+}
+
+void players::release_if_unused(const std::string& key) {
+  if (online_.count(key) != 0 || held_.count(key) != 0) return;
+  tokens_.drop(key);
+}
+
+bool players::may_create(const session& s, std::size_t limit) const {
+  const auto by_key = created_by_key_.find(s.key);
+  const auto by_address = created_by_address_.find(s.address);
+  return (by_key == created_by_key_.end() || by_key->second < limit) &&
+         (by_address == created_by_address_.end() || by_address->second < limit);
+}
+
+void players::created(const std::string& table, const session& s) {
+  ++created_by_key_[s.key];
+  ++created_by_address_[s.address];
+  creators_[table] = creator{s.key, s.address};
+}
+
+void players::forget_table(const std::string& table) {
+  const auto it = creators_.find(table);
+  if (it == creators_.end()) return;
+  const auto drop = [](auto& counts, const std::string& k) {
+    const auto c = counts.find(k);
+    if (c != counts.end() && --c->second == 0) counts.erase(c);
+  };
+  drop(created_by_key_, it->second.key);
+  drop(created_by_address_, it->second.address);
+  creators_.erase(it);
+}
+
+std::vector<std::shared_ptr<client>> players::everyone() const {
+  std::vector<std::shared_ptr<client>> all;
+  all.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_)
+    if (!s.name.empty())
+      if (auto c = s.who.lock()) all.push_back(std::move(c));
+  return all;
+}
+
+}  // namespace bg::server
