@@ -269,6 +269,10 @@ async function run() {
   Object.assign(pages, { alice, bob, carol });
   for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {
     p.on('pageerror', (e) => pageErrors.push(`${n}: ${e.message}`));
+    // gammond's Content-Security-Policy (issue 11.5) must not block anything the client does.
+    p.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) pageErrors.push(`${n}: ${m.text()}`);
+    });
     p.setDefaultTimeout(10_000);
   }
 

@@ -332,6 +332,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
         metrics_.error("bad_resume");
         c->send(frame_of(protocol::error_message(
             "bad_resume", "that resume token is not known: say hello with a name", m.id)));
+        c->strike("bad resume token");
         return;
       }
     }
@@ -343,6 +344,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
             "a name is 1 to " + std::to_string(config_.max_name_bytes) +
                 " bytes of UTF-8 without spaces or control characters, not starting with /",
             m.id)));
+        c->strike("refused name");
         return;
       }
       if (online_.count(name) || tokens_.count(name)) {
@@ -350,6 +352,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
         c->send(frame_of(protocol::error_message(
             "name_taken",
             "the name " + name + " is in use: choose another, or resume with its token", m.id)));
+        c->strike("name taken");
         return;
       }
     }
@@ -394,6 +397,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   }
   if (replaced) replaced->close("replaced by a new connection");
   c->send(frame_of(welcome));
+  c->identified();
   for (auto& actor : rejoin) actor->enter(c, welcome["name"].get<std::string>(), no_re);
 }
 
