@@ -282,7 +282,10 @@ std::vector<setting> settings() {
        seconds_field(&server_config::idle_timeout, 1, one_year_seconds)},
       {"http-timeout", "SECONDS", "time to finish an HTTP request, an upgrade or a close",
        number(&server_config::http_timeout), seconds_field(&server_config::http_timeout, 1, 3600)},
-      {"max-connections", "N", "open connections in all", number(&server_config::max_connections),
+      {"max-connections", "N",
+       "open connections in all (gammond raises its open file limit to this + 64, "
+       "or stops with exit 2 when the hard limit is lower)",
+       number(&server_config::max_connections),
        integer_field(&server_config::max_connections, 1, 10'000'000)},
       {"max-connections-per-address", "N", "open connections from one client address",
        number(&server_config::max_connections_per_address),

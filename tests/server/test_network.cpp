@@ -1127,3 +1127,38 @@ TEST_CASE(
     CHECK_THAT(help.out, Catch::Contains(name));
   }
 }
+
+TEST_CASE(
+    "issue 11.6: gammond raises its open file limit for --max-connections, or stops with "
+    "exit 2 and says what to do",
+    "[network][config][limits][issue11]") {
+  const std::string binary = GAMMOND_BINARY;
+  std::string dir_pattern = (fs::temp_directory_path() / "gammond-nofile-XXXXXX").string();
+  REQUIRE(::mkdtemp(dir_pattern.data()) != nullptr);
+  const fs::path dir = dir_pattern;
+  const std::string common =
+      " --port 0 --db " + (dir / "t.db").string() + " --port-file " + (dir / "port").string();
+
+  // The hard limit too low: nothing to raise to. Exit 2 before opening anything.
+  // (`timeout`: a gammond that starts anyway is stopped after 20 s and fails the test.)
+  const auto [low_code, low] = run("timeout 20 bash -c 'ulimit -n 64 && exec " + binary +
+                                   " --max-connections 1000" + common + " 2>&1'");
+  CHECK(low_code == 2);
+  CHECK_THAT(low, Catch::Contains("--max-connections 1000 needs 1064 open files"));
+  CHECK_THAT(low, Catch::Contains("ulimit -n") && Catch::Contains("lower --max-connections"));
+  CHECK(std::count(low.begin(), low.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(dir / "port"));
+
+  // Only the soft limit low: raised to cover the connections, and the server starts
+  // (it writes its port file; its log and /proc/PID/limits show the new limit).
+  const auto [soft_code, soft] =
+      run("timeout 40 bash -c 'ulimit -Sn 64 && (" + binary + " --max-connections 1000" + common +
+          " & pid=$!; for i in $(seq 1 400); do [ -s " + (dir / "port").string() +
+          " ] && break; sleep 0.05; done; grep \"Max open files\" /proc/$pid/limits; kill $pid; "
+          "wait $pid; exit 0)' 2>&1");
+  CHECK(soft_code == 0);  // 124 when it had to be stopped by `timeout`
+  CHECK_THAT(soft, Catch::Contains("raised the open file limit from 64 to 1064"));
+  CHECK_THAT(soft, Catch::Matches("(.|\n)*Max open files +1064 (.|\n)*"));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
