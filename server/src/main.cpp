@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bg/server/metrics.hpp"
+#include "bg/server/net/file_limit.hpp"
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
@@ -102,6 +103,18 @@ int main(int argc, char* argv[]) {
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%-5l%$ [%t] %v");
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   spdlog::flush_on(spdlog::level::info);
+  // Every connection is an open file: a limit below max-connections would fail
+  // accepts at random later (EMFILE) instead of refusing cleanly with 503.
+  const auto limit = bg::server::ensure_file_limit(config.max_connections);
+  if (!limit.enough) {
+    std::cerr << "gammond: " << bg::server::file_limit_message(limit, config.max_connections)
+              << '\n';
+    return 2;
+  }
+  if (limit.soft != limit.before) {
+    spdlog::info("raised the open file limit from {} to {} for --max-connections {}", limit.before,
+                 limit.soft, config.max_connections);
+  }
   if (config.static_dir.empty()) config.static_dir = GAMMOND_DEFAULT_STATIC_DIR;
   if (std::error_code ec; !std::filesystem::is_directory(config.static_dir, ec)) {
     spdlog::warn("static directory {} does not exist: only the API is served", config.static_dir);

@@ -92,6 +92,20 @@ void metrics::error(std::string_view code) {
   ++it->second;
 }
 
+void metrics::connection_refused(std::string_view reason) {
+  const std::lock_guard lock{mutex_};
+  auto it = refused_.find(reason);
+  if (it == refused_.end()) it = refused_.emplace(std::string{reason}, 0).first;
+  ++it->second;
+}
+
+void metrics::connection_dropped(std::string_view reason) {
+  const std::lock_guard lock{mutex_};
+  auto it = dropped_.find(reason);
+  if (it == dropped_.end()) it = dropped_.emplace(std::string{reason}, 0).first;
+  ++it->second;
+}
+
 std::string metrics::render() const {
   std::string out;
   out.reserve(2048);
@@ -140,6 +154,25 @@ std::string metrics::render() const {
       .append("\n");
   out.append("gammond_command_seconds_sum ").append(number(latency_sum_)).append("\n");
   sample(out, "gammond_command_seconds_count", latency_count_);
+  // The network layer's refusals and policy closes (issue 11).
+  header(out, "gammond_connections_refused_total", "counter",
+         "Connections or upgrades refused, by reason.");
+  for (const auto& [reason, count] : refused_) {
+    out.append("gammond_connections_refused_total{reason=\"")
+        .append(escape_label(reason))
+        .append("\"} ")
+        .append(std::to_string(count))
+        .append("\n");
+  }
+  header(out, "gammond_connections_dropped_total", "counter",
+         "WebSockets closed by policy (hello timeout, strikes), by reason.");
+  for (const auto& [reason, count] : dropped_) {
+    out.append("gammond_connections_dropped_total{reason=\"")
+        .append(escape_label(reason))
+        .append("\"} ")
+        .append(std::to_string(count))
+        .append("\n");
+  }
   return out;
 }
 

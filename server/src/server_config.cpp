@@ -22,6 +22,64 @@
 #include "bg/server/server_config.hpp"
 
 namespace bg::server {
+
+std::optional<std::string> normalise_origin(std::string_view origin) {
+  std::string text{origin};
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string_view rest{text};
+  std::string_view scheme;
+  std::string_view default_port;
+  if (rest.starts_with("http://")) {
+    scheme = "http";
+    default_port = "80";
+  } else if (rest.starts_with("https://")) {
+    scheme = "https";
+    default_port = "443";
+  } else {
+    return std::nullopt;
+  }
+  rest.remove_prefix(scheme.size() + 3);
+  if (rest.ends_with('/')) rest.remove_suffix(1);
+  // host: letters, digits, '-', '.', or a bracketed IPv6 address; then an optional port.
+  std::string_view host = rest;
+  std::optional<std::string_view> port;
+  if (rest.starts_with('[')) {
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    host = rest.substr(0, close + 1);
+    rest.remove_prefix(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return std::nullopt;
+      port = rest.substr(1);
+    }
+    if (host.size() < 3 ||
+        host.substr(1, host.size() - 2).find_first_not_of("0123456789abcdef:.") !=
+            std::string_view::npos) {
+      return std::nullopt;
+    }
+  } else {
+    const auto colon = rest.find(':');
+    host = rest.substr(0, colon);
+    if (colon != std::string_view::npos) port = rest.substr(colon + 1);
+    if (host.empty() || host.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") !=
+                            std::string_view::npos) {
+      return std::nullopt;
+    }
+  }
+  std::string normal = std::string{scheme} + "://" + std::string{host};
+  if (port) {
+    unsigned value = 0;
+    const auto* const end = port->data() + port->size();
+    const auto [ptr, ec] = std::from_chars(port->data(), end, value);
+    if (port->empty() || ec != std::errc{} || ptr != end || value == 0 || value > 65535) {
+      return std::nullopt;
+    }
+    if (std::to_string(value) != default_port) normal += ":" + std::to_string(value);
+  }
+  return normal;
+}
+
 namespace {
 
 namespace po = boost::program_options;
@@ -115,6 +173,35 @@ std::function<problem(std::string_view, server_config&)> path_field(
   };
 }
 
+/// A comma-separated list of origins (scheme://host[:port] with scheme http or https),
+/// or "*". Each is kept normalised: lower case, without the scheme's default port.
+std::function<problem(std::string_view, server_config&)> origins_field() {
+  return [](std::string_view text, server_config& config) -> problem {
+    std::vector<std::string> origins;
+    while (!text.empty()) {
+      const auto comma = text.find(',');
+      std::string_view item = text.substr(0, comma);
+      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      if (item.empty()) continue;
+      if (item == "*") {
+        origins.emplace_back("*");
+        continue;
+      }
+      auto origin = normalise_origin(item);
+      if (!origin) {
+        return "has \"" + std::string{item} +
+               "\", which is not an origin such as https://bg.example.org or "
+               "http://host:8080 (or *)";
+      }
+      origins.push_back(std::move(*origin));
+    }
+    config.allowed_origins = std::move(origins);
+    return std::nullopt;
+  };
+}
+
 constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t one_gib = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t one_year_seconds = 365ULL * 24 * 3600;
@@ -186,7 +273,8 @@ std::vector<setting> settings() {
       {"command-burst", "N", "messages a connection may send at once above the rate",
        number(&server_config::command_burst),
        integer_field(&server_config::command_burst, 1, 1'000'000)},
-      {"rate-limit-strikes", "N", "rate_limited answers before the connection is closed",
+      {"rate-limit-strikes", "N",
+       "strikes (rate_limited answers, refused hellos) before the connection is closed",
        number(&server_config::rate_limit_strikes),
        integer_field(&server_config::rate_limit_strikes, 1, 1'000'000)},
       {"idle-timeout", "SECONDS", "drop a WebSocket that sends nothing, not even a pong",
@@ -194,7 +282,10 @@ std::vector<setting> settings() {
        seconds_field(&server_config::idle_timeout, 1, one_year_seconds)},
       {"http-timeout", "SECONDS", "time to finish an HTTP request, an upgrade or a close",
        number(&server_config::http_timeout), seconds_field(&server_config::http_timeout, 1, 3600)},
-      {"max-connections", "N", "open connections in all", number(&server_config::max_connections),
+      {"max-connections", "N",
+       "open connections in all (gammond raises its open file limit to this + 64, "
+       "or stops with exit 2 when the hard limit is lower)",
+       number(&server_config::max_connections),
        integer_field(&server_config::max_connections, 1, 10'000'000)},
       {"max-connections-per-address", "N", "open connections from one client address",
        number(&server_config::max_connections_per_address),
@@ -250,6 +341,24 @@ std::vector<setting> settings() {
        "limit",
        number(&server_config::db_max_pages),
        integer_field(&server_config::db_max_pages, 0, 0x7FFFFFFFFFFFFFFFULL)},
+      // Network limits and origins (issue 11, items 5 and 6).
+      {"allowed-origins", "LIST",
+       "origins whose pages may open a WebSocket: https://host[:port],... or *; "
+       "none: the Origin must name the request's Host",
+       [](const server_config& c) {
+         std::string joined;
+         for (const auto& origin : c.allowed_origins) {
+           joined += (joined.empty() ? "" : ",") + origin;
+         }
+         return joined;
+       },
+       origins_field()},
+      {"hello-timeout", "SECONDS", "close a WebSocket that has not said hello within this",
+       number(&server_config::hello_timeout),
+       seconds_field(&server_config::hello_timeout, 1, 3600)},
+      {"strike-decay", "SECONDS", "one strike is forgiven per this many seconds",
+       number(&server_config::strike_decay),
+       seconds_field(&server_config::strike_decay, 1, one_year_seconds)},
   };
 }
 

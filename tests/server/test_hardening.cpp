@@ -654,3 +654,120 @@ TEST_CASE("issue 11.6: a table's backlog during a write is bounded (table_busy)"
   // The table still serves.
   CHECK(a.line("t", "/board")["type"] == "state");
 }
+
+// Issue 11: origins, security headers and network limits, against the real gammond.
+
+TEST_CASE(
+    "issue 11.5: a foreign Origin is refused with 403 and counted, the page's own origin is "
+    "served, and the web client's files carry CSP, nosniff and Referrer-Policy",
+    "[server][hardening][issue11]") {
+  gammond_process server{flags(11)};
+  const std::string own = "http://127.0.0.1:" + std::to_string(server.port());
+
+  ws_client foreign;
+  foreign.set_header("Origin", "https://evil.example");
+  try {
+    foreign.connect("127.0.0.1", server.port());
+    FAIL("a WebSocket from https://evil.example was accepted");
+  } catch (const std::runtime_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("HTTP 403"));
+  }
+  CHECK_THAT(server.get("/metrics").body,
+             Catch::Contains("gammond_connections_refused_total{reason=\"origin\"} 1\n"));
+  CHECK_THAT(server.log(), Catch::Contains("foreign origin \"https://evil.example\""));
+
+  client own_page(server.port());  // no Origin: gammon-term
+  ws_client browser;
+  browser.set_header("Origin", own);
+  browser.connect("127.0.0.1", server.port());
+  browser.send_json({{"type", "hello"}, {"name", "alice"}, {"id", 1}});
+  CHECK(browser.receive_until([](const json& m) { return m["type"] == "welcome"; }));
+
+  for (const std::string method : {"GET", "HEAD"}) {
+    for (const std::string target : {"/", "/app.js", "/style.css", "/nope"}) {
+      CAPTURE(method, target);
+      const auto res = bg::test::http_request("127.0.0.1", server.port(), target, method);
+      REQUIRE(res.fields.count("content-security-policy") == 1);
+      const auto& csp = res.fields.at("content-security-policy");
+      CHECK_THAT(csp, Catch::Contains("default-src 'self'"));
+      CHECK_THAT(csp, Catch::Contains("frame-ancestors 'none'"));
+      CHECK_THAT(csp, Catch::Contains("ws://127.0.0.1:" + std::to_string(server.port())));
+      CHECK(res.fields.count("x-content-type-options") == 1);
+      CHECK(res.fields.count("referrer-policy") == 1);
+    }
+  }
+}
+
+TEST_CASE(
+    "issue 11.6: refused hellos are strikes: bad resumes and refused names close the "
+    "connection at --rate-limit-strikes",
+    "[server][hardening][issue11]") {
+  gammond_process server{flags(12, {"--rate-limit-strikes", "3"})};
+  client alice(server.port(), "alice");
+  client c(server.port());
+  CHECK(code(c.ask({{"type", "hello"}, {"name", "alice"}})) == "name_taken");
+  CHECK(code(c.ask({{"type", "hello"}, {"name", "/x"}})) == "bad_name");
+  c.ws.send_json({{"type", "hello"}, {"resume", "0123456789abcdef"}, {"id", "last"}});
+  const auto last =
+      c.ws.receive_until([](const json& m) { return m.value("re", json()) == "last"; });
+  REQUIRE(last);
+  CHECK((*last)["code"] == "bad_resume");
+  CHECK(c.ws.wait_closed(10s));
+  CHECK(c.ws.close_code() == 1008);
+  CHECK(c.ws.close_reason() == "bad resume token");
+
+  // N bad resumes alone do it too, and the player who holds the name is not disturbed.
+  client d(server.port());
+  for (int i = 0; i < 3; ++i) {
+    d.ws.send_json({{"type", "hello"}, {"resume", "bogus" + std::to_string(i)}});
+  }
+  CHECK(d.ws.wait_closed(10s));
+  CHECK(d.ws.close_code() == 1008);
+  CHECK(alice.ask({{"type", "ping"}})["type"] == "pong");
+}
+
+TEST_CASE("issue 11.6: strikes decay: after --strike-decay periods refused hellos are forgiven",
+          "[server][hardening][issue11]") {
+  gammond_process server{flags(13, {"--rate-limit-strikes", "3", "--strike-decay", "1"})};
+  client c(server.port());
+  CHECK(code(c.ask({{"type", "hello"}, {"resume", "bogus1"}})) == "bad_resume");
+  CHECK(code(c.ask({{"type", "hello"}, {"resume", "bogus2"}})) == "bad_resume");
+  // Waiting is what is tested: more time (a loaded machine) only forgives more.
+  std::this_thread::sleep_until(std::chrono::steady_clock::now() + 2500ms);
+  CHECK(code(c.ask({{"type", "hello"}, {"resume", "bogus3"}})) == "bad_resume");
+  CHECK(code(c.ask({{"type", "hello"}, {"resume", "bogus4"}})) == "bad_resume");
+  // Without decay the fourth refusal was strike 4 of 3 and this would find it closed.
+  CHECK(c.ask({{"type", "ping"}})["type"] == "pong");
+  CHECK(c.ask({{"type", "hello"}, {"name", "carol"}})["type"] == "welcome");
+}
+
+TEST_CASE(
+    "issue 11.6: a connection that never says hello is closed after --hello-timeout, one "
+    "that did stays",
+    "[server][hardening][issue11]") {
+  gammond_process server{flags(14, {"--hello-timeout", "1"})};
+  client alice(server.port(), "alice");  // connected first: identified before its timer
+  client silent(server.port());
+  CHECK(silent.ws.wait_closed(10s));
+  CHECK(silent.ws.close_code() == 1008);
+  CHECK(silent.ws.close_reason() == "no hello in time");
+  CHECK(alice.ask({{"type", "ping"}})["type"] == "pong");
+  CHECK_THAT(server.get("/metrics").body,
+             Catch::Contains("gammond_connections_dropped_total{reason=\"hello_timeout\"} 1\n"));
+}
+
+TEST_CASE(
+    "issue 11.6: through --trusted-proxy without X-Forwarded-For, WebSockets are counted "
+    "under the proxy's address",
+    "[server][hardening][issue11]") {
+  gammond_process server{
+      flags(15, {"--trusted-proxy", "127.0.0.1", "--max-connections-per-address", "2"})};
+  client a(server.port(), "a");
+  client b(server.port(), "b");
+  ws_client third;
+  CHECK_THROWS_WITH(third.connect("127.0.0.1", server.port()), Catch::Contains("HTTP 503"));
+  ws_client forwarded;  // a client the proxy names has its own count
+  forwarded.set_header("X-Forwarded-For", "203.0.113.5");
+  CHECK_NOTHROW(forwarded.connect("127.0.0.1", server.port()));
+  CHECK(a.ask({{"type", "ping"}})["type"] == "pong");
+}

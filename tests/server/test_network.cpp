@@ -21,8 +21,8 @@
 
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/network_server.hpp"
-#include "bg/server/server_config.hpp"
 #include "bg/server/net/service.hpp"
+#include "bg/server/server_config.hpp"
 #include "http_get.hpp"
 #include "ws_client.hpp"
 
@@ -50,6 +50,8 @@ bool eventually(Condition condition, std::chrono::milliseconds timeout = 5s) {
 /// - "whoami": answers {"id":N,"address":"..."}
 /// - "flood": sends the client 400 frames of 64 KiB (one shared string)
 /// - "close:REASON": closes the client with REASON
+/// - "hello": calls identified() (as gammond does on welcome) and answers "welcome"
+/// - "strike:WHY": counts a strike for WHY
 /// - "throw": throws from on_text
 /// - anything else is sent back as it came.
 /// It records every call so tests can check on_open/on_close/on_text.
@@ -71,6 +73,11 @@ class echo_service final : public bg::server::service {
       for (int i = 0; i < 400; ++i) c->send(flood_frame_);
     } else if (text.rfind("close:", 0) == 0) {
       c->close(text.substr(6));
+    } else if (text == "hello") {
+      c->identified();
+      c->send(std::make_shared<const std::string>("welcome"));
+    } else if (text.rfind("strike:", 0) == 0) {
+      c->strike(text.substr(7));
     } else if (text == "throw") {
       throw std::runtime_error("the test service throws");
     } else {
@@ -154,6 +161,7 @@ bg::server::server_config test_config(const static_files& files) {
   config.command_burst = 1000;
   config.rate_limit_strikes = 3;
   config.write_queue_bytes = 256 * 1024;
+  config.hello_timeout = 60s;  // the echo service identifies only on "hello"
   return config;
 }
 
@@ -846,4 +854,311 @@ TEST_CASE("the gammond binary answers --help, --version and a bad flag", "[netwo
   const auto [bad_code, bad] = run(binary + " --port nope 2>/dev/null");
   CHECK(bad_code == 2);
   CHECK(bad.empty());
+}
+
+// ---------------------------------------------------------------------------------
+// Issue 11: origins, security headers and network limits
+
+namespace {
+
+/// The Content-Security-Policy of `res`, checked to be one the web client runs under.
+void check_security_fields(const bg::test::http_result& res, std::uint16_t port) {
+  INFO("status " << res.status);
+  REQUIRE(res.fields.count("content-security-policy") == 1);
+  const auto& csp = res.fields.at("content-security-policy");
+  CHECK_THAT(csp, Catch::Contains("default-src 'self'"));
+  CHECK_THAT(csp, Catch::Contains("script-src 'self';"));
+  CHECK_THAT(csp, Catch::Contains("frame-ancestors 'none'"));
+  CHECK_THAT(csp, Catch::Contains("connect-src 'self' ws://127.0.0.1:" + std::to_string(port) +
+                                  " wss://127.0.0.1:" + std::to_string(port)));
+  CHECK_THAT(csp, !Catch::Contains("unsafe-inline") && !Catch::Contains("unsafe-eval"));
+  CHECK(res.fields.count("x-content-type-options") == 1);
+  if (res.fields.count("x-content-type-options") == 1) {
+    CHECK(res.fields.at("x-content-type-options") == "nosniff");
+  }
+  CHECK(res.fields.count("referrer-policy") == 1);
+  if (res.fields.count("referrer-policy") == 1) {
+    CHECK(res.fields.at("referrer-policy") == "no-referrer");
+  }
+}
+
+/// connect() with `origin` as the Origin field ("" for none): "" when it succeeded,
+/// else the error's text (which holds the HTTP status and body).
+std::string connect_with_origin(std::uint16_t port, const std::string& origin,
+                                std::vector<bg::test::ws_client>& keep) {
+  bg::test::ws_client c;
+  if (!origin.empty()) c.set_header("Origin", origin);
+  try {
+    c.connect(host, port);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  keep.push_back(std::move(c));
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "issue 11.5: every response, HEAD on a static file included, carries CSP, nosniff "
+    "and Referrer-Policy",
+    "[network][http][issue11]") {
+  static_files files;
+  test_server server{test_config(files)};
+  const auto port = server.port();
+  for (const auto& [method, target] :
+       std::vector<std::pair<std::string, std::string>>{{"GET", "/"},
+                                                        {"HEAD", "/"},
+                                                        {"GET", "/app.js"},
+                                                        {"HEAD", "/app.js"},
+                                                        {"HEAD", "/style.css"},
+                                                        {"GET", "/healthz"},
+                                                        {"GET", "/no-such-file"},
+                                                        {"GET", "/../secret.txt"},
+                                                        {"GET", "/ws"},
+                                                        {"POST", "/"},
+                                                        {"GET", "/svc/hello?x=1"}}) {
+    CAPTURE(method, target);
+    check_security_fields(bg::test::http_request(host, port, target, method), port);
+  }
+}
+
+TEST_CASE(
+    "issue 11.5: a foreign Origin is refused with 403, logged and counted, while the page's own "
+    "origin and no Origin are accepted",
+    "[network][ws][issue11]") {
+  static_files files;
+  test_server server{test_config(files)};
+  const auto port = server.port();
+  const std::string own = "http://127.0.0.1:" + std::to_string(port);
+  std::vector<bg::test::ws_client> open;
+
+  CHECK(connect_with_origin(port, "", open).empty());  // gammon-term sends none
+  CHECK(connect_with_origin(port, own, open).empty());
+  CHECK(connect_with_origin(port, "HTTP://127.0.0.1:" + std::to_string(port) + "/", open).empty());
+  // The scheme is not compared: behind a TLS proxy the page is https, gammond plain http.
+  CHECK(connect_with_origin(port, "https://127.0.0.1:" + std::to_string(port), open).empty());
+  for (const std::string& foreign :
+       {std::string{"https://evil.example"}, std::string{"http://127.0.0.1"},
+        std::string{"http://127.0.0.1:1"}, std::string{"null"},
+        std::string{"http://127.0.0.1:" + std::to_string(port) + ".evil"},
+        std::string{"file://"}}) {
+    CAPTURE(foreign);
+    const auto refused = connect_with_origin(port, foreign, open);
+    CHECK_THAT(refused, Catch::Contains("HTTP 403"));
+    CHECK_THAT(refused, Catch::Contains("accepts WebSockets only from its own pages"));
+  }
+  CHECK(open.size() == 4);
+  REQUIRE(eventually([&] { return server.server().registry().open_sessions() == 4; }));
+  const auto metrics = bg::test::http_get(host, port, "/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("gammond_connections_refused_total{reason=\"origin\"} 6\n"));
+  // The refused upgrades left nothing behind: only the four open ones count.
+  CHECK(eventually([&] { return server.server().registry().connections() == 4; }));
+}
+
+TEST_CASE("issue 11.5: --allowed-origins lets in exactly the listed origins, * lets in any",
+          "[network][ws][issue11]") {
+  static_files files;
+  auto config = test_config(files);
+  const bool any = GENERATE(false, true);
+  config.allowed_origins =
+      any ? std::vector<std::string>{"*"}
+          : std::vector<std::string>{"https://bg.example.org", "http://other.example:8080"};
+  test_server server{config};
+  const auto port = server.port();
+  std::vector<bg::test::ws_client> open;
+  CHECK(connect_with_origin(port, "https://bg.example.org", open).empty());
+  CHECK(connect_with_origin(port, "https://BG.example.org:443", open).empty());
+  CHECK(connect_with_origin(port, "http://other.example:8080", open).empty());
+  CHECK(connect_with_origin(port, "", open).empty());
+  // With a list, the page's own host is not implied: the list is the whole rule.
+  const auto own = connect_with_origin(port, "http://127.0.0.1:" + std::to_string(port), open);
+  const auto foreign = connect_with_origin(port, "https://evil.example", open);
+  if (any) {
+    CHECK(own.empty());
+    CHECK(foreign.empty());
+  } else {
+    CHECK_THAT(own, Catch::Contains("HTTP 403"));
+    CHECK_THAT(foreign, Catch::Contains("HTTP 403"));
+  }
+}
+
+TEST_CASE(
+    "issue 11.6: a WebSocket not identified within hello_timeout is closed with 1008, an "
+    "identified one stays",
+    "[network][ws][limits][issue11]") {
+  static_files files;
+  auto config = test_config(files);
+  config.hello_timeout = 1s;
+  test_server server{config};
+
+  auto identified = server.connect();  // connected first: its timer would fire first
+  identified.send_text("hello");
+  CHECK(identified.receive_text() == "welcome");
+  auto silent = server.connect();
+  CHECK(silent.wait_closed(10s));
+  CHECK(silent.close_code() == 1008);
+  CHECK(silent.close_reason() == "no hello in time");
+  identified.send_text("still here");
+  CHECK(identified.receive_text() == "still here");
+  CHECK_THAT(bg::test::http_get(host, server.port(), "/metrics").body,
+             Catch::Contains("gammond_connections_dropped_total{reason=\"hello_timeout\"} 1\n"));
+}
+
+TEST_CASE(
+    "issue 11.6: strikes from the service close the connection at rate_limit_strikes with "
+    "their reason",
+    "[network][ws][limits][issue11]") {
+  static_files files;
+  auto config = test_config(files);
+  config.rate_limit_strikes = 3;
+  test_server server{config};
+  auto c = server.connect();
+  c.send_text("strike:bad resume token");
+  c.send_text("strike:bad resume token");
+  c.send_text("two strikes");
+  CHECK(c.receive_text() == "two strikes");
+  c.send_text("strike:bad resume token");
+  CHECK(c.wait_closed(10s));
+  CHECK(c.close_code() == 1008);
+  CHECK(c.close_reason() == "bad resume token");
+  CHECK_THAT(bg::test::http_get(host, server.port(), "/metrics").body,
+             Catch::Contains("gammond_connections_dropped_total{reason=\"strikes\"} 1\n"));
+}
+
+TEST_CASE("issue 11.6: one strike is forgiven per strike_decay", "[network][ws][limits][issue11]") {
+  static_files files;
+  auto config = test_config(files);
+  config.rate_limit_strikes = 3;
+  config.strike_decay = 1s;
+  test_server server{config};
+  auto c = server.connect();
+  c.send_text("strike:refused name");
+  c.send_text("strike:refused name");
+  c.send_text("two strikes");
+  CHECK(c.receive_text() == "two strikes");
+  const auto struck = std::chrono::steady_clock::now();
+  // Both strikes decay after 2 periods; waiting is the point here, so more time (a
+  // loaded machine) only forgives more, never less.
+  std::this_thread::sleep_until(struck + 2500ms);
+  c.send_text("strike:refused name");
+  c.send_text("strike:refused name");
+  c.send_text("forgiven");  // without decay this is strike 4 of 3: closed before it
+  CHECK(c.receive_text(10s) == "forgiven");
+  CHECK(c.is_open());
+}
+
+TEST_CASE("issue 11.6: rate-limited messages are strikes that decay too",
+          "[network][ws][limits][issue11]") {
+  static_files files;
+  auto config = test_config(files);
+  config.commands_per_second = 1;
+  config.command_burst = 1;
+  config.rate_limit_strikes = 3;
+  config.strike_decay = 1s;
+  test_server server{config};
+  auto c = server.connect();
+  c.send_text("a");
+  c.send_text("b");  // rate limited: strike 1
+  c.send_text("c");  // strike 2
+  CHECK(c.receive_text() == "a");
+  CHECK(c.receive_json().value_or(json{})["code"] == "rate_limited");
+  CHECK(c.receive_json().value_or(json{})["code"] == "rate_limited");
+  const auto struck = std::chrono::steady_clock::now();
+  std::this_thread::sleep_until(struck + 2500ms);  // a token back, both strikes forgiven
+  c.send_text("d");
+  c.send_text("e");  // strike 1 again (strike 3 of 3 without decay: closed)
+  CHECK(c.receive_text() == "d");
+  CHECK(c.receive_json().value_or(json{})["code"] == "rate_limited");
+  std::this_thread::sleep_until(std::chrono::steady_clock::now() + 1500ms);  // a token back
+  c.send_text("f");
+  CHECK(c.receive_text(10s) == "f");
+}
+
+TEST_CASE(
+    "issue 11.6: through the trusted proxy without X-Forwarded-For, WebSockets count under "
+    "the proxy's address",
+    "[network][proxy][limits][issue11]") {
+  static_files files;
+  auto config = test_config(files);
+  config.trusted_proxy = host;
+  config.max_connections_per_address = 2;
+  test_server server{config};
+  auto a = server.connect();
+  auto b = server.connect();
+  bg::test::ws_client third;
+  CHECK_THROWS_WITH(third.connect(host, server.port()), Catch::Contains("503"));
+  CHECK(server.server().registry().connections_from(host) == 2);
+  // Clients the proxy names are counted under their own addresses, not the proxy's.
+  bg::test::ws_client named;
+  named.set_header("X-Forwarded-For", "203.0.113.9");
+  CHECK_NOTHROW(named.connect(host, server.port()));
+}
+
+TEST_CASE(
+    "issue 11: --allowed-origins, --hello-timeout and --strike-decay have flags and "
+    "GAMMOND_ variables, and a bad origin is named",
+    "[network][config][issue11]") {
+  const auto p = parse(
+      {"--allowed-origins", "https://BG.example.org:443/, http://h:8080", "--hello-timeout", "7"},
+      {{"GAMMOND_STRIKE_DECAY", "90"}, {"GAMMOND_HELLO_TIMEOUT", "3"}});
+  REQUIRE_FALSE(p.exit);
+  CHECK(p.config.allowed_origins ==
+        std::vector<std::string>{"https://bg.example.org", "http://h:8080"});
+  CHECK(p.config.hello_timeout == 7s);
+  CHECK(p.config.strike_decay == 90s);
+  CHECK(parse({}, {{"GAMMOND_ALLOWED_ORIGINS", "*"}}).config.allowed_origins ==
+        std::vector<std::string>{"*"});
+  const bg::server::server_config defaults;
+  CHECK(defaults.allowed_origins.empty());
+  CHECK(defaults.hello_timeout >= 10s);
+  CHECK(defaults.hello_timeout <= 30s);
+  for (const std::string& bad :
+       {std::string{"bg.example.org"}, std::string{"https://bg.example.org/path"},
+        std::string{"ftp://x"}, std::string{"null"}, std::string{"http://x:99999"}}) {
+    CAPTURE(bad);
+    const auto refused = parse({"--allowed-origins", bad});
+    CHECK(refused.exit == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--allowed-origins") && Catch::Contains(bad));
+  }
+  const auto help = parse({"--help"});
+  for (const char* name : {"--allowed-origins", "GAMMOND_ALLOWED_ORIGINS", "--hello-timeout",
+                           "GAMMOND_HELLO_TIMEOUT", "--strike-decay", "GAMMOND_STRIKE_DECAY"}) {
+    CHECK_THAT(help.out, Catch::Contains(name));
+  }
+}
+
+TEST_CASE(
+    "issue 11.6: gammond raises its open file limit for --max-connections, or stops with "
+    "exit 2 and says what to do",
+    "[network][config][limits][issue11]") {
+  const std::string binary = GAMMOND_BINARY;
+  std::string dir_pattern = (fs::temp_directory_path() / "gammond-nofile-XXXXXX").string();
+  REQUIRE(::mkdtemp(dir_pattern.data()) != nullptr);
+  const fs::path dir = dir_pattern;
+  const std::string common =
+      " --port 0 --db " + (dir / "t.db").string() + " --port-file " + (dir / "port").string();
+
+  // The hard limit too low: nothing to raise to. Exit 2 before opening anything.
+  // (`timeout`: a gammond that starts anyway is stopped after 20 s and fails the test.)
+  const auto [low_code, low] = run("timeout 20 bash -c 'ulimit -n 64 && exec " + binary +
+                                   " --max-connections 1000" + common + " 2>&1'");
+  CHECK(low_code == 2);
+  CHECK_THAT(low, Catch::Contains("--max-connections 1000 needs 1064 open files"));
+  CHECK_THAT(low, Catch::Contains("ulimit -n") && Catch::Contains("lower --max-connections"));
+  CHECK(std::count(low.begin(), low.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(dir / "port"));
+
+  // Only the soft limit low: raised to cover the connections, and the server starts
+  // (it writes its port file; its log and /proc/PID/limits show the new limit).
+  const auto [soft_code, soft] =
+      run("timeout 40 bash -c 'ulimit -Sn 64 && (" + binary + " --max-connections 1000" + common +
+          " & pid=$!; for i in $(seq 1 400); do [ -s " + (dir / "port").string() +
+          " ] && break; sleep 0.05; done; grep \"Max open files\" /proc/$pid/limits; kill $pid; "
+          "wait $pid; exit 0)' 2>&1");
+  CHECK(soft_code == 0);  // 124 when it had to be stopped by `timeout`
+  CHECK_THAT(soft, Catch::Contains("raised the open file limit from 64 to 1064"));
+  CHECK_THAT(soft, Catch::Matches("(.|\n)*Max open files +1064 (.|\n)*"));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }

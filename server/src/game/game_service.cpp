@@ -326,8 +326,13 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     std::lock_guard lock(mutex_);
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
     if (!w) {
-      metrics_.error(w.err().code);
-      c->send(frame_of(protocol::error_message(w.err().code, w.err().message, m.id)));
+      const auto& code = w.err().code;
+      metrics_.error(code);
+      c->send(frame_of(protocol::error_message(code, w.err().message, m.id)));
+      // A refused hello is a strike (issue 11.6): guessing tokens or names costs.
+      if (code == "bad_resume") c->strike("bad resume token");
+      if (code == "bad_name") c->strike("refused name");
+      if (code == "name_taken") c->strike("name taken");
       return;
     }
     name = w->name;
@@ -356,6 +361,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     if (m.id) welcome["re"] = *m.id;
   }
   if (replaced) replaced->close("replaced by a new connection");
+  c->identified();  // the hello timeout stops here
   if (rejoin.empty()) {
     c->send(frame_of(welcome));
     return;

@@ -15,10 +15,12 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/net/websocket_session.hpp"
+#include "bg/server/server_config.hpp"
 
 namespace bg::server {
 namespace {
@@ -123,13 +125,82 @@ std::string_view mime_type(const fs::path& file) {
   return "application/octet-stream";
 }
 
+/// The request's Host field when it is a plausible host[:port] (letters, digits and
+/// `-.:[]` only, at most 255 bytes), else "" (absent, or not safe to repeat in a header).
+std::string host_of(const request& req) {
+  const std::string_view host = req[http::field::host];
+  if (host.empty() || host.size() > 255 ||
+      host.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.:[]") !=
+          std::string_view::npos) {
+    return {};
+  }
+  return std::string{host};
+}
+
+/// The security fields every response carries (issue 11.5): a Content-Security-Policy
+/// that allows only this server's own scripts, styles and images, WebSockets to the
+/// request's own host (ws: and wss:, since 'self' covers them only in newer browsers)
+/// and no framing; nosniff; and no Referer sent to other sites.
+template <typename Response>
+void set_security_fields(Response& res, const request& req) {
+  std::string connect = "'self'";
+  if (const auto host = host_of(req); !host.empty()) {
+    connect += " ws://" + host + " wss://" + host;
+  }
+  res.set("Content-Security-Policy",
+          "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+          "connect-src " +
+              connect +
+              "; object-src 'none'; base-uri 'none'; form-action 'self'; "
+              "frame-ancestors 'none'");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "no-referrer");
+}
+
+/// `text` safe for a log line: printable ASCII kept, `"` and `\` and every other byte
+/// as \xNN; at most 200 bytes of `text` are shown.
+std::string printable(std::string_view text) {
+  static constexpr std::string_view hex = "0123456789abcdef";
+  std::string out;
+  for (const char c : text.substr(0, 200)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
+      out += c;
+    } else {
+      out += "\\x";
+      out += hex[byte >> 4U];
+      out += hex[byte & 0xFU];
+    }
+  }
+  if (text.size() > 200) out += "...";
+  return out;
+}
+
+/// Whether a WebSocket upgrade with Origin `origin` may proceed (issue 11.5): any
+/// origin with "*" in `allowed`; else, with a list, the normalised origin must be in
+/// it; without a list, it must name the request's Host (host and port, the port
+/// defaulting by the Origin's scheme). "null" and anything not an http(s) origin are
+/// refused.
+bool origin_allowed(std::string_view origin, const request& req,
+                    const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), "*") != allowed.end()) return true;
+  const auto normal = normalise_origin(origin);
+  if (!normal) return false;
+  if (!allowed.empty()) return std::find(allowed.begin(), allowed.end(), *normal) != allowed.end();
+  const std::string host = host_of(req);
+  if (host.empty()) return false;
+  const std::string scheme = normal->substr(0, normal->find(':'));
+  return normalise_origin(scheme + "://" + host) == normal;
+}
+
 /// A complete string response. For HEAD the body is dropped but Content-Length kept.
 http::response<http::string_body> make_response(const request& req, http::status status,
                                                 std::string_view content_type, std::string body) {
   http::response<http::string_body> res{status, req.version()};
   res.set(http::field::server, server_name);
   res.set(http::field::content_type, content_type);
-  res.set("X-Content-Type-Options", "nosniff");
+  set_security_fields(res, req);
   res.keep_alive(req.keep_alive());
   const std::size_t size = body.size();
   if (req.method() != http::verb::head) res.body() = std::move(body);
@@ -259,6 +330,7 @@ void http_session::handle(request&& req) {
         res.set(http::field::server, server_name);
         res.set(http::field::content_type, content_type);
         res.set(http::field::cache_control, "no-cache");
+        set_security_fields(res, req);
         res.content_length(size);
         res.keep_alive(req.keep_alive());
         return write(std::move(res));
@@ -275,7 +347,7 @@ void http_session::handle(request&& req) {
         res.set(http::field::server, server_name);
         res.set(http::field::content_type, content_type);
         res.set(http::field::cache_control, "no-cache");
-        res.set("X-Content-Type-Options", "nosniff");
+        set_security_fields(res, req);
         res.content_length(size);
         res.keep_alive(req.keep_alive());
         return write(std::move(res));
@@ -304,7 +376,22 @@ void http_session::handle(request&& req) {
 }
 
 void http_session::upgrade(request&& req, const std::string& client) {
-  if (client != peer_address_ && !context_->registry->recount(ticket_, client)) {
+  if (const auto origin = req.find(http::field::origin);
+      origin != req.end() &&
+      !origin_allowed(origin->value(), req, context_->config.allowed_origins)) {
+    spdlog::debug("http {}: refused a WebSocket from the foreign origin \"{}\" (Host \"{}\")",
+                  client, printable(origin->value()), printable(req[http::field::host]));
+    context_->counters.connection_refused("origin");
+    auto res = text_response(req, http::status::forbidden,
+                             "forbidden: this server accepts WebSockets only from its own pages, "
+                             "and this page's origin is not one of them (see --allowed-origins)");
+    res.keep_alive(false);
+    return write(std::move(res));
+  }
+  // A connection from the trusted proxy counts only toward the total until here: count
+  // it now under its client's address, or under the proxy's own when the proxy sent no
+  // usable X-Forwarded-For (so such connections are still bounded per address).
+  if (ticket_.address() != client && !context_->registry->recount(ticket_, client)) {
     spdlog::warn("refused a WebSocket from {} (via {}): too many connections", client,
                  peer_address_);
     auto res = text_response(req, http::status::service_unavailable, "too many connections");

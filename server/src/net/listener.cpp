@@ -48,6 +48,9 @@ class refusal : public std::enable_shared_from_this<refusal> {
         "Content-Type: text/plain; charset=utf-8\r\n"
         "Content-Length: 21\r\n"
         "Retry-After: 5\r\n"
+        "X-Content-Type-Options: nosniff\r\n"
+        "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+        "Referrer-Policy: no-referrer\r\n"
         "Connection: close\r\n"
         "\r\n"
         "too many connections\n";

@@ -57,6 +57,7 @@ websocket_session::websocket_session(net::ip::tcp::socket&& socket,
                                      session_registry::ticket ticket, std::string address)
     : ws_{std::move(socket)},
       close_timer_{ws_.get_executor()},
+      hello_timer_{ws_.get_executor()},
       context_{std::move(context)},
       ticket_{std::move(ticket)},
       id_{next_id.fetch_add(1, std::memory_order_relaxed)},
@@ -94,6 +95,7 @@ void websocket_session::on_accept(beast::error_code ec) {
   context_->counters.connection_opened();
   context_->registry->add(id_, weak_from_this());
   spdlog::info("client {} connected from {}", id_, address_);
+  start_hello_timer();
   try {
     context_->game.on_open(shared_from_this());
   } catch (const std::exception& e) {
@@ -135,9 +137,7 @@ void websocket_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
 }
 
 void websocket_session::on_message(bool text, std::string message) {
-  const auto& config = context_->config;
   if (!take_token()) {
-    ++strikes_;
     std::shared_ptr<const std::string> reply;
     try {
       reply = context_->game.rate_limited_reply(message);
@@ -145,11 +145,7 @@ void websocket_session::on_message(bool text, std::string message) {
       spdlog::error("client {}: rate_limited_reply failed: {}", id_, e.what());
     }
     queue(reply ? std::move(reply) : rate_limited_error());
-    if (strikes_ >= config.rate_limit_strikes) {
-      spdlog::warn("client {} from {}: closed after {} rate-limited messages", id_, address_,
-                   strikes_);
-      begin_close(websocket::close_code::policy_error, "rate limit");
-    }
+    add_strike("rate limit", true);
     return;
   }
   if (!text) return queue(binary_frame_error());
@@ -170,6 +166,57 @@ bool websocket_session::take_token() {
   if (tokens_ < 1.0) return false;
   tokens_ -= 1.0;
   return true;
+}
+
+void websocket_session::add_strike(std::string why, bool rate_limit) {
+  if (!opened_ || closing_ || finished_) return;
+  const auto& config = context_->config;
+  const auto now = clock::now();
+  // Forgive one strike per strike_decay since strikes_decayed_, keeping the remainder
+  // of a period so that a steady trickle of strikes is forgiven at exactly that rate.
+  if (strikes_ == 0) {
+    strikes_decayed_ = now;
+  } else {
+    const auto forgiven = (now - strikes_decayed_) / config.strike_decay;
+    if (forgiven >= strikes_) {
+      strikes_ = 0;
+      strikes_decayed_ = now;
+    } else {
+      strikes_ -= static_cast<int>(forgiven);
+      strikes_decayed_ += forgiven * config.strike_decay;
+    }
+  }
+  ++strikes_;
+  spdlog::debug("client {}: strike {} of {} ({})", id_, strikes_, config.rate_limit_strikes, why);
+  if (strikes_ < config.rate_limit_strikes) return;
+  spdlog::warn("client {} from {}: closed after {} strikes, the last for {}", id_, address_,
+               strikes_, why);
+  context_->counters.connection_dropped("strikes");
+  begin_close(websocket::close_code::policy_error, rate_limit ? "rate limit" : std::move(why));
+}
+
+void websocket_session::strike(std::string_view why) {
+  net::post(ws_.get_executor(), [self = shared_from_this(), why = std::string{why}]() mutable {
+    self->add_strike(std::move(why), false);
+  });
+}
+
+void websocket_session::start_hello_timer() {
+  hello_timer_.expires_after(context_->config.hello_timeout);
+  hello_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec || self->identified_ || self->closing_ || self->finished_) return;
+    spdlog::info("client {} from {}: no hello within {} s, closing", self->id_, self->address_,
+                 self->context_->config.hello_timeout.count());
+    self->context_->counters.connection_dropped("hello_timeout");
+    self->begin_close(websocket::close_code::policy_error, "no hello in time");
+  });
+}
+
+void websocket_session::identified() {
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->identified_ = true;
+    self->hello_timer_.cancel();
+  });
 }
 
 void websocket_session::send(std::shared_ptr<const std::string> frame) {
@@ -276,6 +323,7 @@ void websocket_session::drop_socket() {
 void websocket_session::finish(beast::error_code ec) {
   if (finished_) return;
   finished_ = true;
+  hello_timer_.cancel();
   queue_.clear();
   queued_bytes_ = 0;
   if (!quiet(ec)) spdlog::debug("client {}: read failed: {}", id_, ec.message());

@@ -32,6 +32,12 @@ class metrics {
   void command(std::string_view name, std::chrono::nanoseconds latency);
   /// An error answered: counter gammond_errors_total{code="illegal_play"}.
   void error(std::string_view code);
+  /// The network layer refused a connection or a WebSocket upgrade: counter
+  /// gammond_connections_refused_total{reason="origin"} (a foreign Origin, 403).
+  void connection_refused(std::string_view reason);
+  /// The network layer closed a WebSocket by policy: counter
+  /// gammond_connections_dropped_total{reason="hello_timeout"|"strikes"}.
+  void connection_dropped(std::string_view reason);
   /// Everything in Prometheus text exposition format 0.0.4.
   [[nodiscard]] std::string render() const;
 
@@ -47,6 +53,8 @@ class metrics {
   mutable std::mutex mutex_;
   std::map<std::string, std::uint64_t, std::less<>> commands_;
   std::map<std::string, std::uint64_t, std::less<>> errors_;
+  std::map<std::string, std::uint64_t, std::less<>> refused_;
+  std::map<std::string, std::uint64_t, std::less<>> dropped_;
   std::array<std::uint64_t, 13> latency_counts_{};  // one per bucket plus +Inf
   double latency_sum_ = 0;
   std::uint64_t latency_count_ = 0;

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bg::server {
 
@@ -56,7 +57,28 @@ struct server_config {
   /// bytes (SQLite `max_page_count`; a quota); a write that would grow it further
   /// fails with storage_error and changes nothing. 0: no limit but SQLite's own.
   std::uint64_t db_max_pages = 0;
+
+  // Network limits and origins (issue 11, items 5 and 6).
+  /// --allowed-origins: the origins ("https://bg.example.org", "http://host:8080", or
+  /// "*" for any) whose pages may open a WebSocket, kept normalised (lower case, no
+  /// default port, no trailing slash). Empty (the default): a request's Origin must
+  /// name the host of its own Host header. A request without Origin (a non-browser
+  /// client) is always allowed. See PROTOCOL.md "Origins".
+  std::vector<std::string> allowed_origins;
+  /// --hello-timeout: a WebSocket not identified (no accepted hello) within this is
+  /// closed with 1008 "no hello in time".
+  std::chrono::seconds hello_timeout{15};
+  /// --strike-decay: one strike (rate_limited answer, refused hello) is forgiven per
+  /// this many seconds; at --rate-limit-strikes the connection is closed.
+  std::chrono::seconds strike_decay{30};
 };
+
+/// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the
+/// upgrade compares: scheme http or https, lower case, a host name, IPv4 or bracketed
+/// IPv6 address, a port only when it is not the scheme's default, no trailing slash
+/// ("https://bg.example.org"). nullopt when it is not such an origin (a path, another
+/// scheme, "null", a bad port).
+[[nodiscard]] std::optional<std::string> normalise_origin(std::string_view origin);
 
 /// Looks up one environment variable by name ("GAMMOND_PORT"); nullopt when unset.
 using environment_lookup = std::function<std::optional<std::string>(std::string_view name)>;

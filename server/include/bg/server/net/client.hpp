@@ -11,7 +11,8 @@
 namespace bg::server {
 
 /// A connected client (implemented by websocket_session). Every member is safe to
-/// call from any thread: send() and close() post to the connection's own strand.
+/// call from any thread: send(), close(), identified() and strike() post to the
+/// connection's own strand.
 class client {
  public:
   virtual ~client() = default;
@@ -27,6 +28,17 @@ class client {
   /// Sends a WebSocket close frame with `reason` (policy violation, going away, ...)
   /// after the frames already queued, then shuts the connection down.
   virtual void close(std::string reason) = 0;
+  /// The game service accepted this client's hello (it sent `welcome`): the network
+  /// layer stops the --hello-timeout clock, which otherwise closes a connection that
+  /// is not identified in time with 1008 "no hello in time". Calls after the first
+  /// have no effect.
+  virtual void identified() = 0;
+  /// Counts one strike against this connection for `why` (a short phrase such as "bad
+  /// resume token", logged, never sent): the same count as rate-limited messages,
+  /// where one strike is forgiven per --strike-decay seconds. At --rate-limit-strikes
+  /// the connection is closed with 1008 and `why` as the reason. The answer the client
+  /// gets for the refused request is the caller's to send, before this call.
+  virtual void strike(std::string_view why) = 0;
   /// A process-unique id, never reused.
   [[nodiscard]] virtual std::uint64_t id() const noexcept = 0;
   /// The peer's address as text ("127.0.0.1"; the X-Forwarded-For client when the

@@ -29,8 +29,11 @@ namespace bg::server {
 /// Incoming: each message of at most config.max_message_bytes (over: close 1009
 /// "message too big") is checked against a token bucket (config.commands_per_second
 /// sustained, config.command_burst capacity). Over the rate the session answers
-/// `{"type":"error","code":"rate_limited",...}` without passing the message on; after
-/// config.rate_limit_strikes such answers it closes with 1008 "rate limit". A binary
+/// `{"type":"error","code":"rate_limited",...}` without passing the message on, and
+/// counts a strike. The game service counts strikes too (strike(): a refused hello).
+/// One strike is forgiven per config.strike_decay; at config.rate_limit_strikes the
+/// session closes with 1008 and the last strike's reason ("rate limit", "bad resume
+/// token", ...). A binary
 /// message is answered `{"type":"error","code":"binary_frame",...}`. A text message
 /// goes to service::on_text, in order.
 ///
@@ -39,6 +42,9 @@ namespace bg::server {
 /// config.write_queue_bytes, the queue is dropped and the connection closed
 /// (1008 "client too slow"); a single frame larger than the bound is still sent when
 /// the queue is empty.
+///
+/// Identification: a session the service has not called identified() on within
+/// config.hello_timeout of its handshake is closed with 1008 "no hello in time".
 ///
 /// Timeouts: Beast's suggested server timeouts with idle_timeout = config.idle_timeout
 /// (keep-alive pings at half of it, so a half-open connection is dropped) and the
@@ -81,6 +87,10 @@ class websocket_session final : public client,
   [[nodiscard]] bool close_started() const noexcept {
     return close_started_.load(std::memory_order_acquire);
   }
+  /// client: stops the hello timeout. Thread-safe.
+  void identified() override;
+  /// client: counts a strike for `why` (see the class comment). Thread-safe.
+  void strike(std::string_view why) override;
   /// client: a process-unique id (1, 2, ...), never reused.
   [[nodiscard]] std::uint64_t id() const noexcept override { return id_; }
   /// client: the client's address as text.
@@ -94,6 +104,8 @@ class websocket_session final : public client,
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   void on_message(bool text, std::string message);
   [[nodiscard]] bool take_token();
+  void add_strike(std::string why, bool rate_limit);
+  void start_hello_timer();
   void queue(std::shared_ptr<const std::string> frame);
   void do_write();
   void on_write(boost::beast::error_code ec);
@@ -104,6 +116,7 @@ class websocket_session final : public client,
 
   boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
   boost::asio::steady_timer close_timer_;
+  boost::asio::steady_timer hello_timer_;
   boost::beast::flat_buffer buffer_;
   std::shared_ptr<const server_context> context_;
   session_registry::ticket ticket_;
@@ -116,7 +129,9 @@ class websocket_session final : public client,
 
   double tokens_ = 0;
   clock::time_point refilled_;
-  int strikes_ = 0;
+  int strikes_ = 0;                    // after forgiving the decayed ones
+  clock::time_point strikes_decayed_;  // strikes_ counts from this point in time
+  bool identified_ = false;            // the service called identified()
 
   bool opened_ = false;    // handshake done, on_open called
   bool closing_ = false;   // a close was asked for: no more frames in or out
