@@ -2,6 +2,8 @@
 // temporary SQLite database, driven by real WebSocket clients through whole games.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -182,32 +184,49 @@ std::string gnubg_binary() {
   return "/usr/games/gnubg";
 }
 
-/// Runs tests/server/gnubg_import.py inside gnubg on `mat`; returns its JSON line.
+/// Runs tests/server/gnubg_import.py inside gnubg on `mat` and returns its report (the
+/// "@@gnubg_import" JSON line). Fails the test when gnubg exits non-zero (or by a
+/// signal), prints anything on stderr (a Python traceback, "Unknown keyword", ...: the
+/// script captures what the import itself prints), reports no import, or prints no
+/// report. Writes export.mat, gnubg-stderr.txt and gnubg-home/ into `dir`.
 json gnubg_import(const std::string& mat_text, const std::filesystem::path& dir) {
   const auto file = dir / "export.mat";
   std::ofstream(file) << mat_text;
   const auto home = dir / "gnubg-home";
+  const auto errors = dir / "gnubg-stderr.txt";
   std::filesystem::create_directories(home);
+  // The paths come from mkdtemp and fixed names: no shell quoting issues.
   const std::string cmd = "HOME='" + home.string() + "' GNUBG_IMPORT_MAT='" + file.string() +
-                          "' '" + gnubg_binary() +
-                          "' -t -q -r -p '" GNUBG_IMPORT_SCRIPT "' 2>/dev/null";
+                          "' '" + gnubg_binary() + "' -t -q -r -p '" GNUBG_IMPORT_SCRIPT "' 2>'" +
+                          errors.string() + "'";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe);
   std::string out;
   char buf[4096];
   while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  pclose(pipe);
+  const int status = pclose(pipe);
+  std::ifstream err_in(errors);
+  const std::string err{std::istreambuf_iterator<char>(err_in), std::istreambuf_iterator<char>()};
+  INFO("gnubg (" << gnubg_binary() << ") printed on stdout:\n"
+                 << out << "\non stderr:\n"
+                 << err << "\nwait status " << status);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(err.empty());
+  const std::string tag = "@@gnubg_import ";
   for (std::size_t start = 0; start < out.size();) {
     const auto end = out.find('\n', start);
-    auto line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    const std::string tag = "@@gnubg_import ";
-    if (line.rfind(tag, 0) == 0) line = line.substr(tag.size());
-    const auto j = json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.is_object()) return j;
+    const auto line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (line.rfind(tag, 0) == 0) {
+      const auto j = json::parse(line.substr(tag.size()), nullptr, false);
+      REQUIRE(j.is_object());
+      REQUIRE(j.value("imported", false));
+      return j;
+    }
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  FAIL("gnubg_import.py printed no JSON: " << out);
+  FAIL("gnubg_import.py printed no report line");
   return {};
 }
 
