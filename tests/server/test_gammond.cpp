@@ -58,7 +58,7 @@ class player {
     json msg{{"type", "line"}, {"text", line}, {"id", id}};
     if (!table.empty()) msg["table"] = table;
     ws_.send_json(msg);
-    auto reply = ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, 10s);
+    auto reply = ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; });
     absorb(ws_.skipped());
     INFO(name_ << ": " << line);
     REQUIRE(reply);
