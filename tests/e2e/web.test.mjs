@@ -86,7 +86,7 @@ async function startServer() {
   server.stdout.on('data', (d) => chunks.push(d));
   server.stderr.on('data', (d) => chunks.push(d));
   server.on('exit', () => writeFileSync(logFile, Buffer.concat(chunks)));
-  for (let i = 0; i < 200; i++) {
+  for (const until = Date.now() + 30000; Date.now() < until; ) {
     if (server.exitCode !== null) fail(`gammond exited at start (code ${server.exitCode}): ${Buffer.concat(chunks)}`);
     if (existsSync(portFile)) {
       const port = Number(readFileSync(portFile, 'utf8').trim());
@@ -94,7 +94,7 @@ async function startServer() {
     }
     await sleep(50);
   }
-  fail('gammond did not write its port file within 10 s');
+  fail('gammond did not write its port file within 30 s');
   return null;
 }
 
@@ -572,13 +572,18 @@ async function trailing(page, side) {
 
 /** Mid-game: screenshots, the same board on all pages, no controls for the spectator. */
 async function midGameChecks(alice, bob, carol) {
-  await sleep(150); // let every page draw the last state
-  const boards = [];
-  for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {
-    const board = await readBoard(p);
-    checkFifteen(board, n);
-    boards.push(JSON.stringify(board));
+  // Each page draws the last state when it arrives: read the three boards until they
+  // agree, under one generous deadline (no fixed pause; issue 11.10).
+  const named = [['alice', alice], ['bob', bob], ['carol', carol]];
+  let read = [];
+  let boards = [];
+  for (const until = Date.now() + 30000; ; await sleep(25)) {
+    read = [];
+    for (const [, p] of named) read.push(await readBoard(p));
+    boards = read.map((b) => JSON.stringify(b));
+    if ((boards[0] === boards[1] && boards[1] === boards[2]) || Date.now() > until) break;
   }
+  read.forEach((board, i) => checkFifteen(board, named[i][0]));
   check(boards[0] === boards[1] && boards[1] === boards[2], `players and spectator see the same board:\n${boards.join('\n')}`);
   check((await carol.locator('#controls button').count()) === 0, 'the spectator has no buttons');
   check((await carol.locator('#board .source').count()) === 0, 'the spectator cannot pick checkers');

@@ -21,6 +21,11 @@
 # `WARNING: Invalid move: "..." encountered` and carries on, so callers must check
 # `warnings` (and compare move counts), not just `imported`.
 #
+# Exit status: 0 when every file was tried (each line says whether it imported and what
+# gnubg complained about); 2, with a sentence on stderr, when the script itself cannot
+# do its job: GNUBG_IMPORT_MAT unset, a setting gnubg refuses, an exception (gnubg
+# alone exits 0 after a Python exception or an unknown command).
+#
 # Settings: Jacoby off (gammond's basis sessions count gammons with a centred cube),
 # display off, confirmations off. gnubg is started with -r so no ~/.gnubgrc is read;
 # HOME should point at a scratch directory because gnubg creates ~/.gnubg.
@@ -39,7 +44,7 @@ import gnubg
 BOARD_PREFIXES = ("|", "+", "v|", "^|", "GNU Backgammon", "Match ID")
 
 PROBLEM_WORDS = ("warning", "invalid", "unrecognised", "unrecognized", "not a valid",
-                 "error", "doesn't follow", "illegal", "garbage")
+                 "error", "doesn't follow", "illegal", "garbage", "no such file", "cannot")
 
 _libc = ctypes.CDLL(None)
 
@@ -113,15 +118,29 @@ def summarize():
     }
 
 
+def fail(why):
+    """Ends gnubg with exit status 2 and `why` on stderr: gnubg itself exits 0 after a
+    Python exception or a command it did not understand, so callers could not tell."""
+    sys.stdout.flush()
+    sys.stderr.write("gnubg_import.py: %s\n" % why)
+    sys.stderr.flush()
+    _libc.fflush(None)
+    os._exit(2)
+
+
 def main():
     for setting in ("set confirm new off", "set confirm save off", "set display off",
                     "set jacoby off", "set player 0 human", "set player 1 human",
                     "set automatic roll off", "set automatic move off",
                     "set automatic game off", "set automatic bearoff off"):
-        run_captured(setting)
+        said = run_captured(setting)
+        problems = [m for m in said if any(w in m.lower() for w in PROBLEM_WORDS + ("unknown",))]
+        if problems:
+            fail("gnubg refused '%s': %s" % (setting, " / ".join(problems)))
     paths = [p for p in os.environ.get("GNUBG_IMPORT_MAT", "").split(os.pathsep) if p]
     if not paths:
-        print("@@gnubg_import " + json.dumps({"error": "GNUBG_IMPORT_MAT is not set"}))
+        fail("GNUBG_IMPORT_MAT is not set (the .mat files to import, separated by %r)"
+             % os.pathsep)
     for path in paths:
         out = {"file": path}
         try:
@@ -140,4 +159,7 @@ def main():
         sys.stdout.flush()
 
 
-main()
+try:
+    main()
+except Exception as e:  # noqa: BLE001 -- gnubg would print it and still exit 0
+    fail("failed: %r" % (e,))

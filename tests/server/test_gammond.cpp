@@ -2,9 +2,14 @@
 // temporary SQLite database, driven by real WebSocket clients through whole games.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -53,7 +58,7 @@ class player {
     json msg{{"type", "line"}, {"text", line}, {"id", id}};
     if (!table.empty()) msg["table"] = table;
     ws_.send_json(msg);
-    auto reply = ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, 10s);
+    auto reply = ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; });
     absorb(ws_.skipped());
     INFO(name_ << ": " << line);
     REQUIRE(reply);
@@ -74,9 +79,26 @@ class player {
     REQUIRE(r["type"] == "error");
     CHECK(r["code"] == code);
   }
-  /// Reads whatever arrived within `wait`.
-  void drain(std::chrono::milliseconds wait = 50ms) {
-    while (auto m = ws_.receive_json(wait)) absorb({*m});
+  /// Reads messages until one for which `wanted` holds, and returns it; fails the test
+  /// when none comes before the deadline (generous: CI is a loaded 2-core machine, and
+  /// a test that passes waits only as long as the message takes). Every message read
+  /// on the way updates states() and events().
+  json await(const std::function<bool(const json&)>& wanted,
+             std::chrono::milliseconds timeout = 30s) {
+    auto m = ws_.receive_until(wanted, timeout);
+    absorb(ws_.skipped());
+    INFO(name_ << " waited " << timeout.count() << " ms in vain");
+    REQUIRE(m);
+    absorb({*m});
+    return *m;
+  }
+  /// await() for a state of `table` for which `wanted` holds; the newest state already
+  /// seen counts too.
+  json await_state(const std::string& table, const std::function<bool(const json&)>& wanted) {
+    if (const auto& known = states_[table]; !known.is_null() && wanted(known)) return known;
+    return await([&](const json& m) {
+      return m.value("type", "") == "state" && m.value("table", "") == table && wanted(m);
+    });
   }
   /// The newest state of `table` this client has seen.
   const json& state(const std::string& table) { return states_[table]; }
@@ -156,31 +178,55 @@ void seat(player& red, player& black, const std::string& table, const std::strin
   black.ok(table, "/start");
 }
 
-/// Runs tests/server/gnubg_import.py inside gnubg on `mat`; returns its JSON line.
+/// The gnubg binary: $GNUBG, else /usr/games/gnubg (scripts/setup installs it).
+std::string gnubg_binary() {
+  if (const char* env = std::getenv("GNUBG"); env != nullptr && *env != '\0') return env;
+  return "/usr/games/gnubg";
+}
+
+/// Runs tests/server/gnubg_import.py inside gnubg on `mat` and returns its report (the
+/// "@@gnubg_import" JSON line). Fails the test when gnubg exits non-zero (or by a
+/// signal), prints anything on stderr (a Python traceback, "Unknown keyword", ...: the
+/// script captures what the import itself prints), reports no import, or prints no
+/// report. Writes export.mat, gnubg-stderr.txt and gnubg-home/ into `dir`.
 json gnubg_import(const std::string& mat_text, const std::filesystem::path& dir) {
   const auto file = dir / "export.mat";
   std::ofstream(file) << mat_text;
   const auto home = dir / "gnubg-home";
+  const auto errors = dir / "gnubg-stderr.txt";
   std::filesystem::create_directories(home);
+  // The paths come from mkdtemp and fixed names: no shell quoting issues.
   const std::string cmd = "HOME='" + home.string() + "' GNUBG_IMPORT_MAT='" + file.string() +
-                          "' /usr/games/gnubg -t -q -r -p '" GNUBG_IMPORT_SCRIPT "' 2>/dev/null";
+                          "' '" + gnubg_binary() + "' -t -q -r -p '" GNUBG_IMPORT_SCRIPT "' 2>'" +
+                          errors.string() + "'";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe);
   std::string out;
   char buf[4096];
   while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  pclose(pipe);
+  const int status = pclose(pipe);
+  std::ifstream err_in(errors);
+  const std::string err{std::istreambuf_iterator<char>(err_in), std::istreambuf_iterator<char>()};
+  INFO("gnubg (" << gnubg_binary() << ") printed on stdout:\n"
+                 << out << "\non stderr:\n"
+                 << err << "\nwait status " << status);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(err.empty());
+  const std::string tag = "@@gnubg_import ";
   for (std::size_t start = 0; start < out.size();) {
     const auto end = out.find('\n', start);
-    auto line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    const std::string tag = "@@gnubg_import ";
-    if (line.rfind(tag, 0) == 0) line = line.substr(tag.size());
-    const auto j = json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.is_object()) return j;
+    const auto line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (line.rfind(tag, 0) == 0) {
+      const auto j = json::parse(line.substr(tag.size()), nullptr, false);
+      REQUIRE(j.is_object());
+      REQUIRE(j.value("imported", false));
+      return j;
+    }
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  FAIL("gnubg_import.py printed no JSON: " << out);
+  FAIL("gnubg_import.py printed no report line");
   return {};
 }
 
@@ -325,7 +371,8 @@ TEST_CASE("gammond: a spectator sees every state the players see", "[server][gam
   for (int i = 0; i < 30; ++i) d.step();
   const auto last = d.fresh();
   carol.refused("s", "/roll", "not_seated");
-  carol.drain(300ms);
+  // The last change reaches her (no fixed wait: the state with the last seq).
+  carol.await_state("s", [&](const json& m) { return m["seq"] == last["seq"]; });
   const auto& seen = carol.seqs("s");
   REQUIRE_FALSE(seen.empty());
   // Every change after carol arrived reached her, in order, without a gap.
@@ -344,9 +391,14 @@ TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token
     seat(alice, bob, "d", "/option match 3");
     token = bob.token();
   }  // bob's connection closes
-  alice.drain(300ms);
+  // The server notices and tells the table: wait for that state (no fixed wait).
+  const auto gone = alice.await_state("d", [](const json& m) {
+    return (m["players"]["red"] == "bob" && m["present"]["red"] == false) ||
+           (m["players"]["black"] == "bob" && m["present"]["black"] == false);
+  });
   auto st = alice.ok("d", "/board");
   const std::string bob_side = st["players"]["red"] == "bob" ? "red" : "black";
+  CHECK(gone["present"][bob_side] == false);
   CHECK(st["present"][bob_side] == false);
   CHECK(st["players"][bob_side] == "bob");
   // The name is held: a newcomer cannot take it without the token.
@@ -361,8 +413,9 @@ TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token
   player bob2(server.port(), "", token);
   CHECK(bob2.welcome()["name"] == "bob");
   CHECK(bob2.welcome()["resumed"] == true);
-  bob2.drain(300ms);
-  CHECK(bob2.state("d")["phase"] == "opening");
+  // The resumed session gets the table's state (no fixed wait: the state itself).
+  const auto back = bob2.await_state("d", [](const json&) { return true; });
+  CHECK(back["phase"] == "opening");
   st = alice.ok("d", "/board");
   CHECK(st["present"][bob_side] == true);
 }
@@ -374,12 +427,12 @@ TEST_CASE("gammond: an absent player forfeits after the grace period", "[server]
     player bob(server.port(), "bob");
     seat(alice, bob, "g", "/option match 1");
   }
-  json st;
-  for (int i = 0; i < 40; ++i) {
-    std::this_thread::sleep_for(100ms);
-    st = alice.ok("g", "/board");
-    if (st["phase"] == "match_over") break;
-  }
+  // The forfeit is announced to the table when the grace period ends: wait for that
+  // state (under await's generous deadline, not a polling loop of fixed sleeps).
+  const auto over =
+      alice.await_state("g", [](const json& m) { return m["phase"] == "match_over"; });
+  CHECK(over["last_result"]["reason"] == "forfeit");
+  const auto st = alice.ok("g", "/board");
   CHECK(st["phase"] == "match_over");
   CHECK(st["last_result"]["reason"] == "forfeit");
 }
@@ -441,4 +494,64 @@ TEST_CASE("gammond: a whole long nardy game through the server (issue 7)",
   const std::string winner = st["last_result"]["winner"];
   CHECK(st["board"]["off"][winner] == 15);
   CHECK((st["last_result"]["kind"] == "single" || st["last_result"]["kind"] == "gammon"));
+}
+
+// The gnubg import helper must not pass what gnubg failed (issue 11.10): a stand-in
+// for gnubg that prints a perfect report, then exits non-zero or complains on stderr,
+// must fail the helper. [!shouldfail]: each case passes only when the helper fails it.
+namespace {
+
+/// Writes an executable stand-in for gnubg into `dir` that prints a clean import
+/// report, then runs `tail` (shell); sets $GNUBG to it for the scope of the object.
+class fake_gnubg {
+ public:
+  fake_gnubg(const std::filesystem::path& dir, const std::string& tail)
+      : path_{dir / "fake-gnubg"} {
+    std::ofstream(path_) << "#!/bin/sh\n"
+                            "echo '@@gnubg_import {\"imported\": true, \"match_length\": 1, "
+                            "\"final_score\": [1, 0], \"messages\": [], \"warnings\": []}'\n"
+                         << tail << "\n";
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all);
+    ::setenv("GNUBG", path_.c_str(), 1);
+  }
+  ~fake_gnubg() { ::unsetenv("GNUBG"); }
+  fake_gnubg(const fake_gnubg&) = delete;
+  fake_gnubg& operator=(const fake_gnubg&) = delete;
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// A scratch directory for one test, removed at the end.
+struct scratch_dir {
+  std::filesystem::path path;
+  scratch_dir() {
+    std::string templ = (std::filesystem::temp_directory_path() / "gammond-gnubg-XXXXXX").string();
+    REQUIRE(::mkdtemp(templ.data()) != nullptr);
+    path = templ;
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gammond: issue 11.10: the gnubg import helper fails when gnubg exits non-zero",
+          "[server][gammond][gnubg][!shouldfail]") {
+  scratch_dir dir;
+  fake_gnubg gnubg{dir.path, "exit 3"};
+  const auto report = gnubg_import("any", dir.path);
+  CHECK(report["imported"] == true);  // the report looks perfect: only the exit code is wrong
+}
+
+TEST_CASE("gammond: issue 11.10: the gnubg import helper fails when gnubg prints an error",
+          "[server][gammond][gnubg][!shouldfail]") {
+  scratch_dir dir;
+  fake_gnubg gnubg{dir.path, "echo 'Traceback (most recent call last):' >&2; exit 0"};
+  const auto report = gnubg_import("any", dir.path);
+  CHECK(report["imported"] == true);
 }

@@ -176,6 +176,22 @@ http_result gammond_process::get(const std::string& target,
   return http_get(host(), port_, target, timeout);
 }
 
+double gammond_process::metric(const std::string& name) const {
+  const auto res = get("/metrics");
+  if (res.status != 200) {
+    throw std::runtime_error("gammond_process: GET /metrics answered " +
+                             std::to_string(res.status));
+  }
+  std::istringstream lines{res.body};
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() > name.size() && line.compare(0, name.size(), name) == 0 &&
+        line[name.size()] == ' ') {
+      return std::stod(line.substr(name.size() + 1));
+    }
+  }
+  throw std::runtime_error("gammond_process: /metrics has no sample " + name);
+}
+
 std::string gammond_process::log() const {
   std::ifstream in{log_file()};
   std::ostringstream text;

@@ -37,7 +37,7 @@ class gammond_process {
   /// for the port file. Throws std::runtime_error (with the process's log) when
   /// gammond exits or does not write its port in time.
   explicit gammond_process(std::vector<std::string> extra_flags = {},
-                           std::chrono::milliseconds startup_timeout = std::chrono::seconds{10});
+                           std::chrono::milliseconds startup_timeout = std::chrono::seconds{30});
   /// Kills (SIGKILL) a still running gammond, waits for it and removes the directory.
   ~gammond_process();
   gammond_process(const gammond_process&) = delete;
@@ -56,14 +56,18 @@ class gammond_process {
   /// for the process to end; after the timeout it is killed with SIGKILL. Returns the
   /// exit code, or 128 + the signal number when a signal ended it (so a graceful stop
   /// returns 0 and SIGKILL returns 137). Returns -1 when it was not running.
-  int stop(int signal = SIGTERM, std::chrono::milliseconds timeout = std::chrono::seconds{10});
+  int stop(int signal = SIGTERM, std::chrono::milliseconds timeout = std::chrono::seconds{30});
   /// stop(signal), then starts gammond again with the same flags and the same
   /// database (a new port: read port() again). Throws as the constructor does.
   void restart(int signal = SIGTERM);
 
   /// GET `target` from this gammond (http_get(host(), port(), target)).
   [[nodiscard]] http_result get(const std::string& target,
-                                std::chrono::milliseconds timeout = std::chrono::seconds{5}) const;
+                                std::chrono::milliseconds timeout = std::chrono::seconds{30}) const;
+
+  /// The value of the sample `name` (a line "name value", no labels) in GET /metrics;
+  /// throws std::runtime_error when /metrics does not answer 200 or has no such line.
+  [[nodiscard]] double metric(const std::string& name) const;
 
   /// The temporary directory, the database file and gammond's stdout+stderr log.
   [[nodiscard]] const std::filesystem::path& directory() const noexcept { return dir_; }

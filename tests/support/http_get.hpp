@@ -27,10 +27,10 @@ struct http_result {
 http_result http_request(const std::string& host, std::uint16_t port, const std::string& target,
                          const std::string& method = "GET",
                          const std::map<std::string, std::string>& fields = {},
-                         std::chrono::milliseconds timeout = std::chrono::seconds{5});
+                         std::chrono::milliseconds timeout = std::chrono::seconds{30});
 
 /// GET `target` from host:port: http_request(host, port, target, "GET").
 http_result http_get(const std::string& host, std::uint16_t port, const std::string& target,
-                     std::chrono::milliseconds timeout = std::chrono::seconds{5});
+                     std::chrono::milliseconds timeout = std::chrono::seconds{30});
 
 }  // namespace bg::test

@@ -34,8 +34,9 @@ namespace bg::test {
 /// A WebSocket client connection. Not thread-safe; movable, not copyable.
 class ws_client {
  public:
-  /// `timeout` bounds connect(), every send and close() (default 5 s).
-  explicit ws_client(std::chrono::milliseconds timeout = std::chrono::seconds{5});
+  /// `timeout` bounds connect(), every send and close() (default 30 s: generous, for a
+  /// loaded CI machine; a passing test never waits that long).
+  explicit ws_client(std::chrono::milliseconds timeout = std::chrono::seconds{30});
   ~ws_client();
   ws_client(ws_client&&) noexcept;
   ws_client& operator=(ws_client&&) noexcept;
@@ -62,17 +63,17 @@ class ws_client {
   /// The next message as text (text or binary frame), waiting up to `timeout`;
   /// nullopt on timeout or when the connection has ended and the inbox is empty.
   [[nodiscard]] std::optional<std::string> receive_text(
-      std::chrono::milliseconds timeout = std::chrono::seconds{5});
+      std::chrono::milliseconds timeout = std::chrono::seconds{30});
   /// The next message parsed as JSON; nullopt as for receive_text. Throws
   /// std::runtime_error (with the text) when the message is not valid JSON.
   [[nodiscard]] std::optional<nlohmann::json> receive_json(
-      std::chrono::milliseconds timeout = std::chrono::seconds{5});
+      std::chrono::milliseconds timeout = std::chrono::seconds{30});
   /// The first message for which `matches` is true, waiting up to `timeout` in all.
   /// Messages before it are taken off the inbox and kept in skipped() (until the next
   /// receive_until). nullopt on timeout or when the connection ended first.
   [[nodiscard]] std::optional<nlohmann::json> receive_until(
       const std::function<bool(const nlohmann::json&)>& matches,
-      std::chrono::milliseconds timeout = std::chrono::seconds{5});
+      std::chrono::milliseconds timeout = std::chrono::seconds{30});
   /// The messages the last receive_until passed over, in order.
   [[nodiscard]] const std::vector<nlohmann::json>& skipped() const noexcept;
   /// Messages received and not yet taken, without waiting.
@@ -81,7 +82,7 @@ class ws_client {
   /// Waits up to `timeout` for the server to end the connection (close frame, EOF or
   /// reset), reading (and keeping in the inbox) any message before that. Returns true
   /// when it has ended.
-  [[nodiscard]] bool wait_closed(std::chrono::milliseconds timeout = std::chrono::seconds{5});
+  [[nodiscard]] bool wait_closed(std::chrono::milliseconds timeout = std::chrono::seconds{30});
   /// True while connected: connect() succeeded and the connection has not ended.
   [[nodiscard]] bool is_open() const noexcept;
   /// The close code the server sent (1000 normal, 1001 going away, 1008 policy, 1009
