@@ -153,7 +153,20 @@ test('issue 11.11: long nardy needs no numbering of its own: the list is in boar
   assert.equal(red.step(13, 18).complete(), '24/19');
 });
 
-test('issue 11.9: every pattern attribute of the web client compiles under the v flag', () => {
+// Node 18 (Debian 12's) has no `v` flag; the browser test checks the patterns in
+// Chromium anyway, where any console error fails it.
+const vFlag = (() => {
+  try {
+    new RegExp('', 'v');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+test('issue 11.9: every pattern attribute of the web client compiles under the v flag', {
+  skip: vFlag ? false : 'this Node has no RegExp v flag (the browser test covers the patterns)',
+}, () => {
   // Browsers compile pattern="" as new RegExp(`^(?:${pattern})$`, 'v'): inside a
   // class, "/" and other syntax characters must be escaped there.
   for (const file of ['index.html']) {
