@@ -97,8 +97,8 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/who";
     case command_kind::help:
       return c.text.empty() ? "/help" : "/help " + c.text;
-    case command_kind::tables:
-      return "/tables";
+    case command_kind::tables:  // the page, when one was asked for (digits)
+      return c.text.empty() ? "/tables" : "/tables " + c.text;
     case command_kind::export_match:
       return "/export";
   }
