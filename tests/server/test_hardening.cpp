@@ -249,8 +249,8 @@ TEST_CASE("the cube: /double twice, at 64, and no take without an offer (R14)",
 }
 
 TEST_CASE("one client cannot create tables without bound", "[server][hardening]") {
-  gammond_process server{flags(4, {"--max-tables-per-client", "5", "--max-tables", "8",
-                                   "--trusted-proxy", "127.0.0.1"})};
+  gammond_process server{flags(
+      4, {"--max-tables-per-client", "5", "--max-tables", "8", "--trusted-proxy", "127.0.0.1"})};
   client a(server.port(), "alice", "192.0.2.1");
   int created = 0;
   std::string last_code;
@@ -475,11 +475,13 @@ TEST_CASE("issue 11.1: names are compared case-insensitively; lookalikes are ref
   CHECK(code(hello(other, "ALICE")) == "name_taken");
   CHECK(code(hello(other, "alice")) == "name_taken");
   for (const std::string& bad : {
-           std::string("\xd0\xb0lice"),        // Cyrillic a + Latin lice
-           std::string("ali\xe2\x80\x8b" "ce"),  // zero-width space inside
-           std::string("bob\xe2\x80\xae"),       // right-to-left override
-           std::string("b\xc2\xad" "ob"),        // soft hyphen
-           std::string("bob\xf0\x9f\x8e\xb2"),   // a die emoji
+           std::string("\xd0\xb0lice"),  // Cyrillic a + Latin lice
+           std::string("ali\xe2\x80\x8b"
+                       "ce"),               // zero-width space inside
+           std::string("bob\xe2\x80\xae"),  // right-to-left override
+           std::string("b\xc2\xad"
+                       "ob"),                   // soft hyphen
+           std::string("bob\xf0\x9f\x8e\xb2"),  // a die emoji
        }) {
     INFO(bad);
     CHECK(code(hello(other, bad)) == "bad_name");
@@ -563,9 +565,9 @@ TEST_CASE("issue 11.2: tables per creator are limited per name and per address",
 
 TEST_CASE("issue 11.6: spectators, the lobby list and the lobby chat are bounded",
           "[server][hardening]") {
-  gammond_process server{flags(17, {"--max-spectators", "2", "--tables-page-size", "3",
-                                    "--lobby-chat-interval", "60", "--max-tables-per-client",
-                                    "50"})};
+  gammond_process server{
+      flags(17, {"--max-spectators", "2", "--tables-page-size", "3", "--lobby-chat-interval", "60",
+                 "--max-tables-per-client", "50"})};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
   client c(server.port(), "carol");
@@ -601,8 +603,7 @@ TEST_CASE("issue 11.7 L7: a long /resign backgammon is refused", "[server][harde
   CHECK(mover.line("t", "/resign gammon")["type"] != "error");
 }
 
-TEST_CASE("issue 11.8: games started and finished are counted in /metrics",
-          "[server][hardening]") {
+TEST_CASE("issue 11.8: games started and finished are counted in /metrics", "[server][hardening]") {
   gammond_process server{flags(19)};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
@@ -646,8 +647,8 @@ TEST_CASE("issue 11.1: 10,000 rounds of hello, join and close leave memory flat"
     client c(server.port());
     const auto t0 = std::chrono::steady_clock::now();
     CHECK(code(resume(c, "0123456789abcdef0123456789abcdef")) == "bad_resume");
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   INFO("bogus resume: median " << ms[100] << " ms, p99 " << ms[198] << " ms");

@@ -42,9 +42,8 @@ class metrics {
   [[nodiscard]] std::string render() const;
 
  private:
-  static constexpr std::array<double, 12> buckets_{0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                   0.005,  0.01,    0.025,  0.05,  0.1,
-                                                   0.25,   1.0};
+  static constexpr std::array<double, 12> buckets_{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                   0.01,   0.025,   0.05,   0.1,   0.25,   1.0};
   std::atomic<std::int64_t> connections_{0};
   std::atomic<std::uint64_t> connections_total_{0};
   std::atomic<std::int64_t> tables_{0};

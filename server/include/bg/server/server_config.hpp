@@ -39,14 +39,14 @@ struct server_config {
   std::size_t max_tables = 5000;           ///< --max-tables: in all
   /// --max-tables-per-client: open tables created by one name, and by one address
   std::size_t max_tables_per_client = 20;
-  std::size_t max_spectators = 200;   ///< --max-spectators: at one table
+  std::size_t max_spectators = 200;    ///< --max-spectators: at one table
   std::size_t tables_page_size = 100;  ///< --tables-page-size: summaries per /tables answer
   std::chrono::seconds lobby_chat_interval{1};  ///< --lobby-chat-interval: per player
-  std::size_t lobby_chat_per_minute = 120;  ///< --lobby-chat-per-minute: everyone together
-  std::size_t max_table_backlog = 512;  ///< --max-table-backlog: held during a write
-  std::size_t max_chat_bytes = 500;        ///< --max-chat-bytes: one chat line
-  std::size_t max_name_bytes = 24;         ///< --max-name-bytes: a player or table name
-  std::string trusted_proxy;               ///< --trusted-proxy: honour X-Forwarded-For from it
+  std::size_t lobby_chat_per_minute = 120;      ///< --lobby-chat-per-minute: everyone together
+  std::size_t max_table_backlog = 512;          ///< --max-table-backlog: held during a write
+  std::size_t max_chat_bytes = 500;             ///< --max-chat-bytes: one chat line
+  std::size_t max_name_bytes = 24;              ///< --max-name-bytes: a player or table name
+  std::string trusted_proxy;                    ///< --trusted-proxy: honour X-Forwarded-For from it
   std::uint64_t dice_seed = 0;  ///< --dice-seed: 0 = secure dice; N = reproducible (tests only)
 
   // Storage and durability (issue 11 item 4).
