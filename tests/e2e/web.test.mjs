@@ -9,287 +9,23 @@
 // pages show: the starting position, the same board for players and spectator, no
 // controls for the spectator, the cube value and owner after the take, errors in
 // words, the seat kept over a reload, and the final score. Screenshots go to
-// <build-dir>/e2e/. Exits non-zero (never skips) when anything is missing or wrong.
+// <build-dir>/e2e/web/. Exits non-zero (never skips) when anything is missing or wrong.
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { harness, ownNumber, placeSelector, sleep } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const [gammond, buildDir] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const TIME_LIMIT_MS = 170_000;
-const started = Date.now();
-
-let server = null;
-let browser = null;
-const pages = {}; // name -> page, for screenshots when the test fails
-let checks = 0;
-
-function log(...args) {
-  console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`, ...args);
-}
-
-/** Fails the test with a sentence. */
-function fail(message) {
-  throw new Error(message);
-}
-
-function check(condition, message) {
-  checks += 1;
-  if (!condition) fail(message);
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------- prerequisites
-
-if (!gammond || !buildDir) {
-  console.error('usage: node web.test.mjs <path/to/gammond> <build-dir>');
-  process.exit(2);
-}
-for (const [what, file] of [['gammond', gammond], ['Chromium (Debian package chromium)', CHROMIUM]]) {
-  if (!existsSync(file)) {
-    console.error(`FAILED: ${what} not found at ${file}: run scripts/setup and build gammond`);
-    process.exit(1);
-  }
-}
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch (e) {
-  console.error(`FAILED: playwright-core is not installed in tests/e2e (${e.message}): run scripts/setup (npm ci in tests/e2e)`);
-  process.exit(1);
-}
-
-const outDir = path.join(path.resolve(buildDir), 'e2e');
-rmSync(outDir, { recursive: true, force: true });
-mkdirSync(outDir, { recursive: true });
-const tmp = mkdtempSync(path.join(tmpdir(), 'gammond-e2e-'));
-
-// ---------------------------------------------------------------- the server
-
-async function startServer() {
-  const portFile = path.join(tmp, 'port');
-  const args = [
-    '--port', '0', '--port-file', portFile, '--db', path.join(tmp, 'e2e.db'),
-    '--static-dir', path.join(repo, 'clients/web'), '--dice-seed', '7',
-    '--commands-per-second', '200', '--command-burst', '400',
-  ];
-  const logFile = path.join(outDir, 'gammond.log');
-  writeFileSync(logFile, '');
-  server = spawn(gammond, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const chunks = [];
-  server.stdout.on('data', (d) => chunks.push(d));
-  server.stderr.on('data', (d) => chunks.push(d));
-  server.on('exit', () => writeFileSync(logFile, Buffer.concat(chunks)));
-  for (const until = Date.now() + 30000; Date.now() < until; ) {
-    if (server.exitCode !== null) fail(`gammond exited at start (code ${server.exitCode}): ${Buffer.concat(chunks)}`);
-    if (existsSync(portFile)) {
-      const port = Number(readFileSync(portFile, 'utf8').trim());
-      if (port > 0) return `http://127.0.0.1:${port}`;
-    }
-    await sleep(50);
-  }
-  fail('gammond did not write its port file within 30 s');
-  return null;
-}
-
-async function stopServer() {
-  if (!server || server.exitCode !== null) return;
-  server.kill('SIGTERM');
-  for (let i = 0; i < 60 && server.exitCode === null; i++) await sleep(50);
-  if (server.exitCode === null) server.kill('SIGKILL');
-}
-
-// ---------------------------------------------------------------- page helpers
-
-async function login(page, base, name) {
-  await page.goto(base);
-  await page.fill('#login-name', name);
-  await page.click('#login-form button[type="submit"]');
-  await page.waitForSelector('#lobby:not([hidden])');
-}
-
-async function shot(page, name) {
-  const file = path.join(outDir, name);
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: file });
-  log(`screenshot ${file}`);
-}
-
-/** The board as drawn: place -> checkers (+ red, − black), from the SVG alone. */
-async function readBoard(page) {
-  return page.evaluate(() => {
-    const count = (g, side) => {
-      const label = g.querySelector(`text.count.${side}`);
-      return label ? Number(label.textContent) : g.querySelectorAll(`circle.checker.${side}`).length;
-    };
-    const out = {};
-    for (const g of document.querySelectorAll('#board .point')) {
-      out[g.dataset.place] = count(g, 'red') - count(g, 'black');
-    }
-    const bar = document.querySelector('#board .barplace');
-    out.bar = { red: count(bar, 'red'), black: count(bar, 'black') };
-    out.off = {};
-    for (const side of ['red', 'black']) {
-      out.off[side] = Number(document.querySelector(`#board .tray.${side} .tray-count`)?.textContent ?? 0);
-    }
-    return out;
-  });
-}
-
-function checkFifteen(board, who) {
-  let red = board.bar.red + board.off.red;
-  let black = board.bar.black + board.off.black;
-  for (let b = 1; b <= 24; b++) {
-    if (board[b] > 0) red += board[b];
-    else black -= board[b];
-  }
-  check(red === 15 && black === 15, `${who}: the board shows ${red} red and ${black} black checkers, not 15 each`);
-}
-
-const seqOf = (page) => page.$eval('#board', (b) => Number(b.dataset.seq ?? -1));
-
-async function waitSeqAfter(page, seq) {
-  await page.waitForFunction((s) => Number(document.querySelector('#board')?.dataset.seq ?? -1) > s, seq, {
-    timeout: 10_000,
-  });
-}
-
-const visible = async (page, selector) => (await page.locator(selector).count()) > 0 && page.locator(selector).first().isVisible();
-
-async function dialogKind(page) {
-  return page.$eval('#dialog', (d) => (d.hidden ? '' : d.dataset.kind));
-}
-
-/** Clicks a command button and waits for the state it causes. */
-async function command(page, selector) {
-  const seq = await seqOf(page);
-  await page.click(selector);
-  await waitSeqAfter(page, seq);
-}
-
-/** Own (mover) number of a board place, for choosing which checker to move. */
-function ownNumber(side, place) {
-  if (place === 'bar') return 25;
-  if (place === 'off') return 0;
-  const b = Number(place);
-  return side === 'black' ? b : 25 - b;
-}
-
-const placeSelector = (place, side) =>
-  place === 'bar' ? '#board .barplace' : place === 'off' ? `#board .tray.${side}` : `#board .point[data-place="${place}"]`;
-
-/**
- * Plays one whole play by clicking (or dragging when `drag`): the checker farthest
- * from home first, to the farthest destination offered, until the play is sent.
- */
-async function playByClicking(page, side, { drag = false, undoOnce = false, long = false, seq = null } = {}) {
-  if (seq === null) seq = await seqOf(page);
-  const own = (place) => (long ? longOwn(side, place) : ownNumber(side, place));
-  let steps = 0;
-  let undone = !undoOnce;
-  for (;;) {
-    const sources = await page.$$eval('#board .source', (els) => els.map((e) => e.dataset.place));
-    if (sources.length === 0) fail(`${side}: no checker is offered to move in phase move`);
-    const listed = await page.evaluate(() => {
-      const st = window.gammond.states.get(window.gammond.table);
-      return { froms: st.legal_moves.flatMap((p) => p.map((m) => String(m.from))),
-        firsts: st.legal_moves.map((p) => String(p[0].from)), plays: st.legal.length,
-        made: window.gammond.input?.steps.length ?? -1 };
-    });
-    if (listed.made === 0) {
-      // Issue 11.11: the board offers what state.legal_moves lists, nothing else: every
-      // source starts a listed move, and the first move of every listed play is offered.
-      check(listed.firsts.length === listed.plays, `${side}: legal_moves has one list per legal play`);
-      check(sources.every((s) => listed.froms.includes(s)), `${side}: every source is a listed move's start (${sources})`);
-      check(listed.firsts.every((f) => sources.includes(f)), `${side}: each play's first move is offered (${sources})`);
-    }
-    sources.sort((a, b) => own(b) - own(a));
-    const from = sources[0];
-    let to;
-    if (drag) {
-      await page.click(placeSelector(from, side)); // see the destinations
-      to = await chooseTarget(page, side, from, own);
-      await page.click(placeSelector(from, side)); // still selected: drag it now
-      const a = await page.locator(placeSelector(from, side)).boundingBox();
-      const b = await page.locator(placeSelector(to, side)).boundingBox();
-      await page.mouse.move(a.x + a.width / 2, a.y + a.height / 3);
-      await page.mouse.down();
-      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 6 });
-      await page.mouse.up();
-      drag = false;
-    } else {
-      await page.click(placeSelector(from, side));
-      to = await chooseTarget(page, side, from, own);
-      await page.click(`${placeSelector(to, side)}`);
-    }
-    steps += 1;
-    if (!undone) {
-      // Undo the first step: the board must be as before, then play on.
-      const before = await page.evaluate(() => window.gammond.input?.steps.length ?? -1);
-      check(before === 1, `${side}: one step made before undo (got ${before})`);
-      await page.click('#controls button[data-cmd="undo"]');
-      const after = await page.evaluate(() => window.gammond.input?.steps.length ?? -1);
-      check(after === 0, `${side}: undo takes the step back`);
-      undone = true;
-      continue;
-    }
-    const sent = await page.evaluate(
-      (s) => window.gammond.sentMove || Number(document.querySelector('#board').dataset.seq) > s, seq);
-    if (sent) break;
-    if (steps > 8) fail(`${side}: a play took more than 8 steps without being sent`);
-  }
-  await waitSeqAfter(page, seq);
-  return steps;
-}
-
-/** Long nardy's own numbering of a board place (RULES.md, Long backgammon). */
-function longOwn(side, place) {
-  if (place === 'off') return 0;
-  const b = Number(place);
-  return side === 'black' ? 25 - b : ((36 - b) % 24) + 1;
-}
-
-async function chooseTarget(page, side, from, own) {
-  const targets = await page.$$eval('#board .target', (els) => els.map((e) => e.dataset.place));
-  if (targets.length === 0) fail(`${side}: the checker on ${from} is offered but has no destination`);
-  targets.sort((a, b) => own(a) - own(b));
-  return targets[0];
-}
+const h = await harness('web', { timeLimitMs: 170_000 });
+const { log, fail, check, login, shot, readBoard, checkFifteen, seqOf, waitSeqAfter, visible, dialogKind, command,
+  playByClicking, started } = h;
+const TIME_LIMIT_MS = h.timeLimitMs;
 
 // ---------------------------------------------------------------- the test
 
 async function run() {
-  const base = await startServer();
+  const base = await h.startServer();
   log(`gammond at ${base}`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  const desktop = { viewport: { width: 1280, height: 820 } };
-  const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-  const alice = await (await browser.newContext(desktop)).newPage();
-  const bob = await (await browser.newContext(phone)).newPage();
-  const carol = await (await browser.newContext(desktop)).newPage();
-  const pageErrors = [];
-  // Issue 11 item 9: any error Chromium logs in a page's console (an invalid pattern
-  // attribute, a failed load, a script error) fails the test, so none can come back.
-  const consoleErrors = [];
-  Object.assign(pages, { alice, bob, carol });
-  for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {
-    p.on('pageerror', (e) => pageErrors.push(`${n}: ${e.message}`));
-    p.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(`${n}: ${m.text()}`);
-    });
-    p.setDefaultTimeout(10_000);
-  }
+  const alice = await h.newPage('alice');
+  const bob = await h.newPage('bob', h.phone);
+  const carol = await h.newPage('carol');
 
   // The lobby: alice creates the table and sits down; bob sees it in his lobby.
   await login(alice, base, 'alice');
@@ -469,8 +205,6 @@ async function run() {
   await shot(alice, 'web-match-over.png');
 
   await longNardy(alice, bob, aliceSide, bobSide);
-  check(pageErrors.length === 0, `no script errors in the pages: ${pageErrors.join('; ')}`);
-  check(consoleErrors.length === 0, `no errors in the pages' consoles: ${consoleErrors.join('; ')}`);
 }
 
 /** Centre of a board point on a page, as a fraction of the board's box (0..1). */
@@ -605,39 +339,4 @@ async function checkCube(...pages) {
   log('the cube shows 2 on every page');
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`FAILED: the test ran past ${TIME_LIMIT_MS / 1000 + 20} s`);
-  stopServer().finally(() => process.exit(1));
-}, TIME_LIMIT_MS + 20_000);
-
-let status = 0;
-try {
-  await run();
-  log(`all ${checks} checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  console.log(`web e2e: ${checks} passed, 0 failed`);
-} catch (e) {
-  status = 1;
-  console.error(`FAILED: ${e.stack ?? e}`);
-  console.error(`(gammond's log: ${path.join(outDir, 'gammond.log')})`);
-  for (const [n, p] of Object.entries(pages)) {
-    try {
-      await p.screenshot({ path: path.join(outDir, `failed-${n}.png`) });
-      const st = await p.evaluate(() => {
-        const g = window.gammond;
-        const s = g.states.get(g.table);
-        return { phase: s?.phase, turn: s?.turn, legal: s?.legal, dice: s?.dice, seq: s?.seq,
-          steps: g.input?.steps, sentMove: g.sentMove, selected: g.selected, error: document.querySelector('#error').textContent };
-      });
-      console.error(`${n}: ${JSON.stringify(st)} (screenshot failed-${n}.png)`);
-    } catch (err) {
-      console.error(`${n}: no screenshot (${err.message})`);
-    }
-  }
-  console.log(`web e2e: ${checks} passed, 1 failed`);
-} finally {
-  clearTimeout(watchdog);
-  if (browser) await browser.close().catch(() => {});
-  await stopServer();
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.exit(status);
+await h.main(run);

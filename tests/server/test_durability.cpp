@@ -15,9 +15,11 @@
 
 #include "gammond_process.hpp"
 #include "http_get.hpp"
+#include "test_player.hpp"
 #include "ws_client.hpp"
 
 using bg::test::gammond_process;
+using bg::test::player;
 using bg::test::ws_client;
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -54,85 +56,6 @@ std::string sql(const std::filesystem::path& path, const std::string& query) {
   sqlite3_close(db);
   return out;
 }
-
-/// A client that said hello, keeping every state and event it received.
-class player {
- public:
-  player(std::uint16_t port, std::string name) : name_(std::move(name)) {
-    ws_.connect("127.0.0.1", port);
-    ws_.send_json({{"type", "hello"}, {"name", name_}, {"id", "hello"}});
-    auto w =
-        ws_.receive_until([](const json& m) { return m.value("re", json()) == "hello"; }, deadline);
-    REQUIRE(w);
-    REQUIRE((*w)["type"] == "welcome");
-  }
-  /// Sends `m` as it is.
-  void send_message(const json& m) { ws_.send_json(m); }
-  /// Sends `line` to `table` without waiting; returns its id for answer().
-  std::string send(const std::string& table, const std::string& line) {
-    const std::string id = name_ + std::to_string(++counter_);
-    json m{{"type", "line"}, {"text", line}, {"id", id}};
-    if (!table.empty()) m["table"] = table;
-    ws_.send_json(m);
-    return id;
-  }
-  /// The message answering the message `id`.
-  json answer(const std::string& id) {
-    auto reply =
-        ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, deadline);
-    keep(ws_.skipped());
-    REQUIRE(reply);
-    keep({*reply});
-    return *reply;
-  }
-  /// Sends `line` to `table`; returns the message answering it (`re` = its id).
-  json say(const std::string& table, const std::string& line) {
-    const std::string id = send(table, line);
-    auto reply =
-        ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; }, deadline);
-    keep(ws_.skipped());
-    INFO(name_ << ": " << line);
-    REQUIRE(reply);
-    keep({*reply});
-    return *reply;
-  }
-  json ok(const std::string& table, const std::string& line) {
-    auto r = say(table, line);
-    INFO(name_ << ": " << line << " -> " << r.dump());
-    REQUIRE(r["type"] != "error");
-    return r;
-  }
-  /// Waits for the first message matching `pred` (kept like the others).
-  json await(const std::function<bool(const json&)>& pred) {
-    auto m = ws_.receive_until(pred, deadline);
-    keep(ws_.skipped());
-    REQUIRE(m);
-    keep({*m});
-    return *m;
-  }
-  /// The newest state of `table` received.
-  json latest(const std::string& table) const {
-    json best;
-    for (const auto& s : states_)
-      if (s["table"] == table && (best.is_null() || s["seq"] > best["seq"])) best = s;
-    return best;
-  }
-  const std::vector<json>& states() const { return states_; }
-  const std::vector<json>& events() const { return events_; }
-
- private:
-  void keep(const std::vector<json>& ms) {
-    for (const auto& m : ms) {
-      if (m.value("type", "") == "state") states_.push_back(m);
-      if (m.value("type", "") == "event") events_.push_back(m);
-    }
-  }
-  ws_client ws_;
-  std::string name_;
-  int counter_ = 0;
-  std::vector<json> states_;
-  std::vector<json> events_;
-};
 
 /// The line that moves the game at `st` on (opening roll, roll, or the first legal
 /// play), and who must send it.

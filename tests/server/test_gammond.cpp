@@ -15,9 +15,13 @@
 
 #include "gammond_process.hpp"
 #include "http_get.hpp"
+#include "test_player.hpp"
 #include "ws_client.hpp"
 
+using bg::test::duel;
 using bg::test::gammond_process;
+using bg::test::player;
+using bg::test::seat;
 using bg::test::ws_client;
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -31,151 +35,6 @@ std::vector<std::string> flags(int dice_seed, std::vector<std::string> more = {}
                              "100000",      "--command-burst",         "100000"};
   f.insert(f.end(), more.begin(), more.end());
   return f;
-}
-
-/// A player (or spectator): one WebSocket connection that said hello.
-class player {
- public:
-  player(std::uint16_t port, std::string name, std::string resume = {}) : name_(std::move(name)) {
-    ws_.connect("127.0.0.1", port);
-    json hello{{"type", "hello"}, {"name", name_}, {"id", "hello"}};
-    if (!resume.empty()) hello["resume"] = resume;
-    ws_.send_json(hello);
-    auto w = ws_.receive_until([](const json& m) {
-      return m.value("type", "") == "welcome" || m.value("type", "") == "error";
-    });
-    REQUIRE(w);
-    INFO(w->dump());
-    REQUIRE((*w)["type"] == "welcome");
-    welcome_ = *w;
-    token_ = (*w)["resume"].get<std::string>();
-    absorb(ws_.skipped());
-  }
-
-  /// Sends a line to `table` and returns the reply it causes (state, info or error).
-  json say(const std::string& table, const std::string& line) {
-    const std::string id = "c" + std::to_string(++counter_);
-    json msg{{"type", "line"}, {"text", line}, {"id", id}};
-    if (!table.empty()) msg["table"] = table;
-    ws_.send_json(msg);
-    auto reply = ws_.receive_until([&](const json& m) { return m.value("re", json()) == id; });
-    absorb(ws_.skipped());
-    INFO(name_ << ": " << line);
-    REQUIRE(reply);
-    absorb({*reply});
-    return *reply;
-  }
-  /// say() that must succeed.
-  json ok(const std::string& table, const std::string& line) {
-    auto r = say(table, line);
-    INFO(name_ << ": " << line << " -> " << r.dump());
-    REQUIRE(r["type"] != "error");
-    return r;
-  }
-  /// say() that must fail with `code`.
-  void refused(const std::string& table, const std::string& line, const std::string& code) {
-    auto r = say(table, line);
-    INFO(name_ << ": " << line << " -> " << r.dump());
-    REQUIRE(r["type"] == "error");
-    CHECK(r["code"] == code);
-  }
-  /// Reads messages until one for which `wanted` holds, and returns it; fails the test
-  /// when none comes before the deadline (generous: CI is a loaded 2-core machine, and
-  /// a test that passes waits only as long as the message takes). Every message read
-  /// on the way updates states() and events().
-  json await(const std::function<bool(const json&)>& wanted,
-             std::chrono::milliseconds timeout = 30s) {
-    auto m = ws_.receive_until(wanted, timeout);
-    absorb(ws_.skipped());
-    INFO(name_ << " waited " << timeout.count() << " ms in vain");
-    REQUIRE(m);
-    absorb({*m});
-    return *m;
-  }
-  /// await() for a state of `table` for which `wanted` holds; the newest state already
-  /// seen counts too.
-  json await_state(const std::string& table, const std::function<bool(const json&)>& wanted) {
-    if (const auto& known = states_[table]; !known.is_null() && wanted(known)) return known;
-    return await([&](const json& m) {
-      return m.value("type", "") == "state" && m.value("table", "") == table && wanted(m);
-    });
-  }
-  /// The newest state of `table` this client has seen.
-  const json& state(const std::string& table) { return states_[table]; }
-  const std::vector<std::uint64_t>& seqs(const std::string& table) { return seqs_[table]; }
-  const std::vector<json>& events() const { return events_; }
-  const std::string& name() const { return name_; }
-  const std::string& token() const { return token_; }
-  const json& welcome() const { return welcome_; }
-  ws_client& socket() { return ws_; }
-
- private:
-  void absorb(const std::vector<json>& messages) {
-    for (const auto& m : messages) {
-      const auto type = m.value("type", "");
-      if (type == "state") {
-        const auto t = m["table"].get<std::string>();
-        const auto seq = m["seq"].get<std::uint64_t>();
-        if (states_[t].is_null() || seq >= states_[t]["seq"].get<std::uint64_t>()) states_[t] = m;
-        auto& list = seqs_[t];
-        if (list.empty() || list.back() != seq) list.push_back(seq);
-      } else if (type == "event") {
-        events_.push_back(m);
-      }
-    }
-  }
-  ws_client ws_;
-  std::string name_;
-  std::string token_;
-  json welcome_;
-  int counter_ = 0;
-  std::map<std::string, json> states_;
-  std::map<std::string, std::vector<std::uint64_t>> seqs_;
-  std::vector<json> events_;
-};
-
-/// Two seated players at a table.
-struct duel {
-  player& red;
-  player& black;
-  std::string table;
-  std::mt19937 rng{7};
-
-  player& by_side(const std::string& s) { return s == "red" ? red : black; }
-  json fresh() { return red.ok(table, "/board"); }
-  /// One step of the game: whoever must act rolls or plays a random legal play.
-  /// Returns the state after it.
-  json step() {
-    auto st = fresh();
-    const std::string phase = st["phase"];
-    if (phase == "opening") return red.ok(table, "/roll");
-    if (phase == "roll") return by_side(st["to_act"]).ok(table, "/roll");
-    if (phase == "move") {
-      const auto legal = st["legal"].get<std::vector<std::string>>();
-      REQUIRE_FALSE(legal.empty());
-      std::uniform_int_distribution<std::size_t> pick(0, legal.size() - 1);
-      return by_side(st["to_act"]).ok(table, "/move " + legal[pick(rng)]);
-    }
-    FAIL("no step in phase " << phase);
-    return st;
-  }
-  /// Steps until `done(state)` or the phase is not playable.
-  json play_until(const std::function<bool(const json&)>& done, int max_steps = 3000) {
-    json st = fresh();
-    for (int i = 0; i < max_steps && !done(st); ++i) {
-      const std::string phase = st["phase"];
-      if (phase != "opening" && phase != "roll" && phase != "move") break;
-      st = step();
-    }
-    return st;
-  }
-};
-
-void seat(player& red, player& black, const std::string& table, const std::string& options = "") {
-  red.ok(table, "/join red");
-  black.ok(table, "/join black");
-  if (!options.empty()) red.ok(table, options);
-  black.ok(table, "/start");
 }
 
 /// The gnubg binary: $GNUBG, else /usr/games/gnubg (scripts/setup installs it).
