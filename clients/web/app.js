@@ -241,6 +241,7 @@ function optionsText(o) {
   else parts.push(`match to ${o.match_length ?? m}`);
   if (o.variant && o.variant !== 'standard') parts.push(o.variant);
   if (o.tutor) parts.push('tutor');
+  if (o.clock?.minutes) parts.push(`clock ${o.clock.minutes} min + ${o.clock.delay} s`);
   return parts.join(', ');
 }
 
@@ -368,6 +369,7 @@ function matchText(st) {
   else if (st.match_length > 0) t = `match to ${st.match_length}`;
   else t = 'free play';
   if (st.variant === 'long') t += ' · long backgammon';
+  if (o.clock?.minutes) t += ` · clock ${o.clock.minutes} min + ${o.clock.delay} s`;
   if (st.game_number > 0) t += ` · game ${st.game_number}`;
   if (st.crawford) t += ' · Crawford game';
   return t;

@@ -516,6 +516,33 @@ TEST_CASE("S4 a restored table goes on with the same dice: no crash re-rolls a d
   CHECK_FALSE(next[0].empty());
 }
 
+TEST_CASE("a match saved before clocks and derived dice goes on: idle limit, dice from a new seed",
+          "[server][table][dice][clock]") {
+  clocked_table f;
+  f.start({"/option match 3"});
+  f.ok("alice", "/roll");
+  f.play_turn();
+  // Given a snapshot as an older gammond wrote it (no clock option, clock or dice).
+  json old = f.t->snapshot();
+  for (const char* key : {"clock_option", "clock", "dice", "matches_started"}) old.erase(key);
+  auto back = table::restore(old, f.hooks(), f.journal);
+  REQUIRE(back.ok());
+  (*back)->resume_clock();
+  // Then the next roll works, the match has a commitment from now on, and the idle
+  // limit runs for the side to act.
+  const auto st = (*back)->state();
+  CHECK(st["clock"].is_null());
+  CHECK(st["dice_commitment"].get<std::string>().size() == 64);
+  const std::string who = st["players"][st["to_act"].get<std::string>()];
+  const auto o = (*back)->handle(who, *bg::protocol::parse_line("/roll"));
+  CHECK_FALSE(o.refused);
+  f.now += 600'000;
+  const std::string other = who == "alice" ? "bob" : "alice";
+  const auto claimed = (*back)->handle(other, *bg::protocol::parse_line("/claim"));
+  CHECK_FALSE(claimed.refused);
+  CHECK((*back)->state()["phase"] == "match_over");
+}
+
 TEST_CASE("S4 derivation: the PROTOCOL.md example and rejection of bytes 252..255",
           "[server][dice]") {
   // A fixed seed of 32 bytes 0x00..0x1f: the values PROTOCOL.md quotes.

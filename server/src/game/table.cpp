@@ -1371,6 +1371,16 @@ engine::result<std::unique_ptr<table>> table::restore_into(
     }
     for (const auto& who : present)
       if (!t->seat_of(who)) t->spectators_.insert(who);
+    // A match saved before clocks and derived dice existed goes on with the idle limit
+    // (no clock) and with dice derived from a seed drawn now; its record has no
+    // commitment, so it is not called verifiable.
+    if (t->in_match() && !t->clock_) {
+      t->clock_ = match_clock::untimed(t->now());
+      t->clock_->start(t->waiting_on(), t->now());
+    }
+    if (t->in_match() && !t->match_dice_ && t->hooks_.match_seed)
+      t->match_dice_.emplace(t->hooks_.match_seed(t->name_, t->matches_started_++),
+                             std::array<std::string, 2>{}, t->match_->game_number(), 0U);
     return t;
   } catch (const std::exception& e) {
     return engine::make_error("bad_snapshot",
