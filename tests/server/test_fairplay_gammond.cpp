@@ -225,7 +225,7 @@ TEST_CASE(
 
 TEST_CASE("gammond: S3 /claim after a short --idle-limit wins the idle player's match",
           "[server][fairplay][claim]") {
-  gammond_process server{flags(34, {"--idle-limit", "2"})};
+  gammond_process server{flags(34, {"--idle-limit", "3"})};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");
@@ -240,8 +240,8 @@ TEST_CASE("gammond: S3 /claim after a short --idle-limit wins the idle player's 
   const auto early = claimer.say("i", "/claim");
   REQUIRE(early["type"] == "error");
   CHECK(early["code"] == "claim_too_early");
-  CHECK(early["message"].get<std::string>().find("2 s") != std::string::npos);
-  // Once the idle player has not acted for 2 s, the claim is granted.
+  CHECK(early["message"].get<std::string>().find("3 s") != std::string::npos);
+  // Once the idle player has not acted for 3 s, the claim is granted.
   json granted;
   REQUIRE(eventually([&] {
     granted = claimer.say("i", "/claim");
