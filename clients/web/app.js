@@ -2,11 +2,14 @@
 // sends command lines; every legal play comes from state.legal and its checker moves
 // from state.legal_moves, whether the cube is drawn from state.cube.in_play, and every
 // allowed action from phase, to_act, turn, may_double and players
-// (protocol/PROTOCOL.md).
+// (protocol/PROTOCOL.md). The clocks tick from state.clock (clock.js); a finished
+// match's dice are re-derived in the page from its record (dice.js).
 
 import { Connection } from './net.js';
 import { drawBoard } from './board.js';
 import { MoveInput, applySteps } from './moves.js';
+import { clockElement, tickClocks } from './clock.js';
+import { verifyDice } from './dice.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -64,6 +67,7 @@ const app = {
   lastPass: null, // {table, text, until}
   lastResult: null, // {table, text}: the last game_over/match_over sentence
   tablesTimer: null,
+  diceChecks: new Map(), // match id -> {state: 'checking'|'verified'|'failed', text}
 };
 
 const conn = new Connection({
@@ -237,6 +241,7 @@ function optionsText(o) {
   else parts.push(`match to ${o.match_length ?? m}`);
   if (o.variant && o.variant !== 'standard') parts.push(o.variant);
   if (o.tutor) parts.push('tutor');
+  if (o.clock?.minutes) parts.push(`clock ${o.clock.minutes} min + ${o.clock.delay} s`);
   return parts.join(', ');
 }
 
@@ -364,6 +369,7 @@ function matchText(st) {
   else if (st.match_length > 0) t = `match to ${st.match_length}`;
   else t = 'free play';
   if (st.variant === 'long') t += ' · long backgammon';
+  if (o.clock?.minutes) t += ` · clock ${o.clock.minutes} min + ${o.clock.delay} s`;
   if (st.game_number > 0) t += ` · game ${st.game_number}`;
   if (st.crawford) t += ' · Crawford game';
   return t;
@@ -395,6 +401,8 @@ function drawStrip(el, st, side) {
   span('pips', `pips ${st.pips?.[side] ?? '—'}`);
   const score = span('score', `score ${st.score?.[side] ?? 0}`);
   score.dataset.score = st.score?.[side] ?? 0;
+  const clock = clockElement(st.clock, side);
+  if (clock) el.appendChild(clock);
   const fish = span('fish', '');
   fish.innerHTML = fishSvg(side);
   fish.title = active ? `${side} to play` : '';
@@ -476,6 +484,16 @@ function drawDialog(st, mine) {
     kind = 'match-over';
     add('h3', matchOverText(st));
     add('p', `score: red ${st.score.red} – black ${st.score.black}`, 'final-score');
+    if (st.last_result?.reason === 'time') {
+      const loser = other(st.last_result.winner);
+      add('p', `${st.players[loser] ?? loser} (${loser}) ran out of time`, 'muted on-time');
+    }
+    if (st.last_match_id && st.dice_commitment) {
+      const check = diceCheck(st.last_match_id);
+      const p = add('p', check.text, `dice-check ${check.state}`);
+      p.id = 'dice-check';
+      p.dataset.state = check.state;
+    }
     if (st.last_match_id) {
       const a = document.createElement('a');
       a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat`;
@@ -486,6 +504,29 @@ function drawDialog(st, mine) {
   }
   el.hidden = kind === null;
   el.dataset.kind = kind ?? '';
+}
+
+/**
+ * The check of match `id`'s dice: started on first use (GET /api/matches/ID, then
+ * verifyDice in the page), redrawn when it ends. {state, text}.
+ */
+function diceCheck(id) {
+  const known = app.diceChecks.get(id);
+  if (known) return known;
+  const pending = { state: 'checking', text: 'checking the dice against the revealed seed…' };
+  app.diceChecks.set(id, pending);
+  const done = (state, text) => {
+    app.diceChecks.set(id, { state, text });
+    drawTable();
+  };
+  fetch(`/api/matches/${encodeURIComponent(id)}`)
+    .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`the server answered ${r.status}`))))
+    .then((record) => verifyDice(record))
+    .then((v) => (v.verified
+      ? done('verified', `✓ dice verified: all ${v.rolls} rolls re-derived from the revealed seed`)
+      : done('failed', `✗ the dice do not check out: ${v.problem}`)))
+    .catch((e) => done('failed', `the dice could not be checked: ${e.message}`));
+  return pending;
 }
 
 function resultText(st) {
@@ -670,6 +711,11 @@ function setup() {
     e.preventDefault();
   });
   setupBoardInput();
+  // The clocks tick between states (the server sends none while a player thinks).
+  setInterval(() => {
+    const st = app.states.get(app.table);
+    if (app.view === 'table' && st?.clock?.running) tickClocks($('table'), st.clock);
+  }, 100);
   // Keep the connection warm and notice a dead one.
   setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
   if (store.name) conn.connect();

@@ -184,7 +184,7 @@ result<bool> match::stop_session(side /*s*/) {
   return true;
 }
 
-result<game_end> match::forfeit(side loser) {
+result<game_end> match::forfeit(side loser, end_reason reason) {
   if (phase_ == match_phase::game_over || phase_ == match_phase::match_over)
     return wrong_phase("forfeit");
   resignation_.reset();
@@ -199,7 +199,8 @@ result<game_end> match::forfeit(side loser) {
     kind = options_.game_variant == variant::long_nardy ? win_kind::gammon : win_kind::backgammon;
   // S3: a forfeit ends a match (awarded to the opponent) and a basis session:
   // end_game() sees the reason.
-  return end_game(opponent_of(loser), kind, end_reason::forfeit);
+  return end_game(opponent_of(loser), kind,
+                  reason == end_reason::time ? end_reason::time : end_reason::forfeit);
 }
 
 result<game_end> match::end_game(side winner, win_kind kind, end_reason reason) {
@@ -221,7 +222,7 @@ result<game_end> match::end_game(side winner, win_kind kind, end_reason reason) 
       out.match_over = true;
       break;
     case match_kind::basis:
-      if (reason == end_reason::forfeit) {  // S3: the session ends
+      if (is_forfeit(reason)) {  // S2, S3: the session ends
         phase_ = match_phase::match_over;
         out.match_over = true;
         break;
@@ -231,7 +232,7 @@ result<game_end> match::end_game(side winner, win_kind kind, end_reason reason) 
       break;
     case match_kind::points: {
       const int n = options_.length;
-      if (score_[0] >= n || score_[1] >= n || reason == end_reason::forfeit) {  // S3
+      if (score_[0] >= n || score_[1] >= n || is_forfeit(reason)) {  // S2, S3
         phase_ = match_phase::match_over;
         out.match_over = true;
         break;
@@ -274,9 +275,9 @@ std::optional<side> match::to_act() const noexcept {
 
 std::optional<side> match::match_winner() const noexcept {
   if (phase_ != match_phase::match_over) return std::nullopt;
-  // S3: a match that ended by a forfeit is awarded to the forfeiter's opponent.
+  // S3: a match that ended by a forfeit (or on time, S2) is awarded to the opponent.
   if (options_.kind == match_kind::points && !results_.empty() &&
-      results_.back().reason == end_reason::forfeit)
+      is_forfeit(results_.back().reason))
     return results_.back().winner;
   if (score_[0] == score_[1]) return std::nullopt;
   return score_[0] > score_[1] ? side::red : side::black;

@@ -58,6 +58,12 @@ std::string_view to_string(command_kind k) noexcept {
       return "tables";
     case command_kind::export_match:
       return "export";
+    case command_kind::option_clock:
+      return "option_clock";
+    case command_kind::seed:
+      return "seed";
+    case command_kind::claim:
+      return "claim";
   }
   return "chat";
 }
@@ -94,7 +100,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 22> help_entries{{
+constexpr std::array<help_entry, 25> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -107,6 +113,10 @@ constexpr std::array<help_entry, 22> help_entries{{
     {"option tutor", "/option tutor [on|off]", "show the point numbers 1-24 on the board"},
     {"option variant", "/option variant standard|long",
      "standard backgammon or long backgammon (Long Nardy)"},
+    {"option clock", "/option clock MINUTES [DELAY]|off",
+     "a time bank of MINUTES (1-240) per player for the match, and DELAY seconds (0-120, "
+     "default 12) per action spent before the bank; an empty bank loses the match (the "
+     "game in free play and basis). off: no clock"},
     {"roll", "/roll", "roll the dice (also the opening roll)"},
     {"move", "/move <play>",
      "play your roll in your own numbering, e.g. /move 24/18 13/11, /move bar/22 6/off, "
@@ -124,6 +134,12 @@ constexpr std::array<help_entry, 22> help_entries{{
     {"help", "/help [command]", "this help, or the help of one command"},
     {"tables", "/tables [PAGE]", "list the tables, a page at a time"},
     {"export", "/export", "the link to the last finished match as a .mat file (GNU Backgammon)"},
+    {"seed", "/seed TEXT",
+     "add your own text to the dice seed, after /start and before the first roll; the "
+     "server's seed is revealed at the end so anyone can check every roll"},
+    {"claim", "/claim",
+     "win the game of an opponent who is away past the grace period, or who has not acted "
+     "for the idle limit in a match without a clock"},
 }};
 
 }  // namespace
@@ -140,7 +156,9 @@ std::optional<std::string> help_text(std::string_view topic) {
       all += " - ";
       all += e.text;
     }
-    all += "\n  /option match N|basis|off, /option tutor on|off, /option variant standard|long";
+    all +=
+        "\n  /option match N|basis|off, /option tutor on|off, /option variant standard|long, "
+        "/option clock MINUTES [DELAY]|off";
     return all;
   }
   if (t == "refuse") t = "drop";
@@ -222,6 +240,16 @@ engine::result<command> parse_line(std::string_view line) {
     for (std::size_t i = 0; i < args; ++i) c.text += (i ? " " : "") + arg(i);
     return c;
   }
+  if (name == "claim") return no_args(command_kind::claim);
+  if (name == "seed") {
+    if (args == 0) return bad("/seed needs some text of your own, e.g. /seed my lucky words");
+    c.kind = command_kind::seed;
+    const auto at = line.find_first_of(" \t");
+    std::string_view rest = line.substr(at);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    c.text = std::string(rest);
+    return c;
+  }
   if (name == "move" || name == "m") {
     if (args == 0) return bad("/move needs a play, e.g. /move 24/18 13/11");
     c.kind = command_kind::move;
@@ -301,7 +329,41 @@ engine::result<command> parse_line(std::string_view line) {
       c.game_variant = *v;
       return c;
     }
-    return bad("the options are match, tutor and variant: see /help option");
+    if (what == "clock") {
+      const std::string usage = "/option clock takes minutes from 1 to " +
+                                std::to_string(max_clock_minutes) + " and a delay from 0 to " +
+                                std::to_string(max_clock_delay_seconds) +
+                                " seconds (e.g. /option clock 5 12), or off";
+      if (args < 2 || args > 3) return bad(usage);
+      c.kind = command_kind::option_clock;
+      const auto minutes = arg(1);
+      if (args == 2 && (minutes == "off" || minutes == "none" || minutes == "0")) {
+        c.clock = clock_option{0, default_clock_delay_seconds};
+        return c;
+      }
+      // A whole number from `low` to `high` written in at most 3 digits, else nullopt.
+      auto number = [](const std::string& text, int low, int high) -> std::optional<int> {
+        int n = 0;
+        const auto* first = text.data();
+        const auto* last = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(first, last, n);
+        if (text.empty() || text.size() > 3 || ec != std::errc{} || ptr != last || n < low ||
+            n > high)
+          return std::nullopt;
+        return n;
+      };
+      const auto m = number(minutes, 1, max_clock_minutes);
+      if (!m) return bad(usage);
+      int delay = default_clock_delay_seconds;
+      if (args == 3) {
+        const auto d = number(arg(2), 0, max_clock_delay_seconds);
+        if (!d) return bad(usage);
+        delay = *d;
+      }
+      c.clock = clock_option{*m, delay};
+      return c;
+    }
+    return bad("the options are match, tutor, variant and clock: see /help option");
   }
   // At most 20 bytes of the name, cut before a UTF-8 continuation byte so that the
   // message stays valid UTF-8 (it is sent to the player as it is).

@@ -323,9 +323,24 @@ std::vector<setting> settings() {
        integer_field(&server_config::max_name_bytes, 1, unlimited)},
       {"trusted-proxy", "ADDR", "honour X-Forwarded-For only from this peer address",
        text(&server_config::trusted_proxy), address_field(&server_config::trusted_proxy, true)},
-      {"dice-seed", "N", "0: secure dice (production); N: reproducible dice, for tests only",
+      {"dice-seed", "N",
+       "0: each match's dice seed from the OS (production); N: seeds derived from N, the "
+       "table and the match (reproducible dice, for tests only)",
        number(&server_config::dice_seed),
        integer_field(&server_config::dice_seed, 0, 0xFFFFFFFFFFFFFFFFULL)},
+      // Clocks and abandonment (issue 13; RULES.md S2, S3).
+      {"idle-limit", "SECONDS",
+       "without a clock, a player who is to act and has not for this long may be claimed "
+       "by the opponent (/claim)",
+       number(&server_config::idle_limit),
+       seconds_field(&server_config::idle_limit, 1, one_year_seconds)},
+      {"clock-minute-seconds", "SECONDS",
+       "the length of one minute of /option clock: 60 (tests only: shorter, so that a "
+       "bank runs out quickly)",
+       number(&server_config::clock_minute_seconds),
+       integer_field(&server_config::clock_minute_seconds, 1, 60)},
+      {"max-seed-bytes", "BYTES", "longest /seed text", number(&server_config::max_seed_bytes),
+       integer_field(&server_config::max_seed_bytes, 1, 1024)},
       // Storage and durability (issue 11 item 4).
       {"sync", "full|normal",
        "full: every commit survives a power cut; normal: survives kill -9 of gammond only",

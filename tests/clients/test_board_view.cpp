@@ -211,6 +211,37 @@ TEST_CASE("script mode prints a STATE block: key=value line, board, LEGAL plays,
   CHECK(std::count(short_text.begin(), short_text.end(), '\n') == 3);
 }
 
+TEST_CASE(
+    "S2 the side panel prints both clocks as they stand when drawn, the running one "
+    "after its delay",
+    "[clients][board][clock]") {
+  // Given a state with a clock: black runs since t = 1,000,000 ms with 12 s of delay.
+  auto st = state_with(standard_start);
+  st["clock"] = {{"red", 272'000},
+                 {"black", 300'000},
+                 {"delay_ms", 12'000},
+                 {"running", "black"},
+                 {"since", 1'000'000}};
+  // When it is drawn 5 s later, only the delay has been spent.
+  CHECK(board_view::clock_line(st, 1'005'000) ==
+        "clock red 4:32 black 5:00 - black running (delay 7 s)");
+  // When it is drawn 42 s later, 30 s came out of black's bank.
+  CHECK(board_view::clock_line(st, 1'042'000) == "clock red 4:32 black 4:30 - black running");
+  // Under 10 s: tenths.
+  CHECK(board_view::clock_line(st, 1'303'000) == "clock red 4:32 black 0:09.0 - black running");
+  // And the board's panel has the line, drawn at the view's clock.
+  const board_view view{{false, "bob", [] { return std::int64_t{1'005'000}; }}};
+  bool found = false;
+  for (const auto& line : view.render(st))
+    found = found || line.find("clock red 4:32 black 5:00 - black running") != std::string::npos;
+  CHECK(found);
+  // Without a clock, no line; script mode prints a CLOCK line with the raw fields.
+  CHECK(board_view::clock_line(state_with(standard_start), 0).empty());
+  const script_writer out{{false, "bob"}};
+  CHECK(out.message(st).find("\nCLOCK red=272000 black=300000 delay_ms=12000 running=black "
+                             "since=1000000\n") != std::string::npos);
+}
+
 TEST_CASE("script mode prints events, chat, errors and welcome as one line each",
           "[clients][script]") {
   const script_writer out{{false, "bob"}};

@@ -607,6 +607,32 @@ TEST_CASE("S3 a forfeit in a match scores a backgammon times the cube and awards
   CHECK(m.game_number() == 1);
 }
 
+TEST_CASE("S2 a loss on time is scored and ended as a forfeit, and recorded as on time",
+          "[match][forfeit][clock]") {
+  SECTION("a points match is awarded to the opponent") {
+    match m(points_match(7));
+    open_game(m, 6, 1);
+    const auto end = m.forfeit(side::black, end_reason::time);
+    REQUIRE(end.ok());
+    CHECK(end->result.reason == end_reason::time);
+    CHECK(end->result.kind == win_kind::backgammon);
+    CHECK(end->match_over);
+    CHECK(m.match_winner() == side::red);
+    CHECK(to_string(end_reason::time) == "time");
+    CHECK(is_forfeit(end_reason::time));
+    CHECK_FALSE(is_forfeit(end_reason::dropped));
+  }
+  SECTION("a basis session ends with the game lost") {
+    match m({standard, match_kind::basis, 0});
+    open_game(m, 6, 1);
+    const auto end = m.forfeit(side::red, end_reason::time);
+    REQUIRE(end.ok());
+    CHECK(end->match_over);
+    CHECK(m.phase() == match_phase::match_over);
+    CHECK(m.score()[1] == 3);
+  }
+}
+
 TEST_CASE("S3 a loser who has borne off a checker forfeits a single game", "[match][forfeit]") {
   // Given red on roll in a race, red having borne off 3 checkers, cube 4 owned by black.
   const auto p = build("mover: 6:4 5:4 4:4 | opponent: 1:5 2:5 3:5");

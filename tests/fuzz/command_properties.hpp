@@ -7,7 +7,7 @@
 ///    line meets parse_line's precondition (valid UTF-8, no control characters) the
 ///    message does too, because it goes to the player as it is;
 ///  - blanks around a line change nothing, and neither does the ASCII case of a
-///    command (only a /move's play keeps the case it was typed in);
+///    command (only a /move's play and a /seed's text keep the case they were typed in);
 ///  - every parsed command, written back in its canonical form ("/join red",
 ///    "/option match 7", "/move 24/18 13/11"), parses to the same command.
 
@@ -23,7 +23,8 @@ namespace bg::fuzz {
 
 inline bool same_command(const protocol::command& a, const protocol::command& b) {
   return a.kind == b.kind && a.text == b.text && a.seat == b.seat && a.match == b.match &&
-         a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind;
+         a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind &&
+         a.clock == b.clock;
 }
 
 inline bool same_result(const engine::result<protocol::command>& a,
@@ -101,6 +102,14 @@ inline std::string canonical_line(const protocol::command& c) {
       return c.text.empty() ? "/tables" : "/tables " + c.text;
     case command_kind::export_match:
       return "/export";
+    case command_kind::option_clock:
+      return c.clock.minutes == 0 ? "/option clock off"
+                                  : "/option clock " + std::to_string(c.clock.minutes) + " " +
+                                        std::to_string(c.clock.delay_seconds);
+    case command_kind::seed:
+      return "/seed " + c.text;
+    case command_kind::claim:
+      return "/claim";
   }
   return "/?";
 }
@@ -129,9 +138,14 @@ inline void check_command_line(std::string_view line) {
       FUZZ_CHECK(!c.text.empty() && c.text.front() != '/');
       FUZZ_CHECK(line.find(c.text) != std::string_view::npos);
     }
-    if (c.kind == protocol::command_kind::move) {
+    if (c.kind == protocol::command_kind::move || c.kind == protocol::command_kind::seed) {
       FUZZ_CHECK(!c.text.empty() && c.text.front() != ' ' && c.text.front() != '\t');
       FUZZ_CHECK(line.find(c.text) != std::string_view::npos);
+    }
+    if (c.kind == protocol::command_kind::option_clock) {
+      FUZZ_CHECK(c.clock.minutes >= 0 && c.clock.minutes <= protocol::max_clock_minutes);
+      FUZZ_CHECK(c.clock.delay_seconds >= 0 &&
+                 c.clock.delay_seconds <= protocol::max_clock_delay_seconds);
     }
     if (c.kind == protocol::command_kind::option_match) {
       FUZZ_CHECK(engine::match::check(c.match).ok());
@@ -160,7 +174,7 @@ inline void check_command_line(std::string_view line) {
       }
       auto a = *r;
       auto b = *other;
-      if (a.kind == protocol::command_kind::move) {
+      if (a.kind == protocol::command_kind::move || a.kind == protocol::command_kind::seed) {
         a.text = ascii_case(a.text, false);
         b.text = ascii_case(b.text, false);
       }

@@ -87,6 +87,44 @@ TEST_CASE("R17 /option tutor on and off, variant standard or long", "[protocol][
   CHECK(code_of("/option colour blue") == "bad_command");
 }
 
+TEST_CASE("S2 /option clock takes a bank of 1-240 minutes and a delay of 0-120 seconds, or off",
+          "[protocol][command][clock]") {
+  // Given a bank and a delay, a bank alone (the delay defaults to 12 s), and off.
+  const auto both = ok("/option clock 5 12");
+  CHECK(both.kind == command_kind::option_clock);
+  CHECK(both.clock == clock_option{5, 12});
+  CHECK(ok("/option clock 3").clock == clock_option{3, default_clock_delay_seconds});
+  CHECK(ok("/option clock 1 0").clock == clock_option{1, 0});
+  CHECK(ok("/option clock 240 120").clock == clock_option{240, 120});
+  CHECK(ok("/OPTIONS Clock OFF").clock.minutes == 0);
+  CHECK(ok("/option clock 0").clock.minutes == 0);
+  // Then anything out of bounds or malformed is refused with the bounds in words.
+  for (const char* bad :
+       {"/option clock", "/option clock 241", "/option clock 5 121", "/option clock -1",
+        "/option clock 5 -1", "/option clock five", "/option clock 5 12 3", "/option clock 0 5",
+        "/option clock 1.5", "/option clock 0005", "/option clock off 12"}) {
+    INFO(bad);
+    const auto r = parse_line(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.err().code == "bad_command");
+    CHECK(r.err().message.find("1 to 240") != std::string::npos);
+  }
+}
+
+TEST_CASE("S4 /seed keeps the player's text as typed; /claim takes no arguments",
+          "[protocol][command][dice]") {
+  const auto s = ok("/seed   My Lucky  Words ");
+  CHECK(s.kind == command_kind::seed);
+  CHECK(s.text == "My Lucky  Words");
+  CHECK(ok("/SEED x").text == "x");
+  CHECK(code_of("/seed") == "bad_command");
+  CHECK(ok("/claim").kind == command_kind::claim);
+  CHECK(code_of("/claim now") == "bad_command");
+  CHECK(help_text("seed")->find("/seed TEXT") != std::string::npos);
+  CHECK(help_text("claim")->find("/claim") != std::string::npos);
+  CHECK(help_text("option clock")->find("/option clock MINUTES") != std::string::npos);
+}
+
 TEST_CASE("R18 /resign takes single, gammon or backgammon", "[protocol][command]") {
   CHECK(ok("/resign").resign_kind == win_kind::single);
   CHECK(ok("/resign gammon").resign_kind == win_kind::gammon);

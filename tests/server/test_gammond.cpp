@@ -171,6 +171,29 @@ TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawf
   export_and_import(alice, "m3", server, st, 3);
 }
 
+TEST_CASE("gammond: S4 the .mat header carries the revealed dice seed, and gnubg imports it",
+          "[server][gammond][dice]") {
+  gammond_process server{flags(17)};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  seat(alice, bob, "ms", "/option match 1");
+  duel d{alice, bob, "ms"};
+  const auto st = d.play_until([](const json& s) { return s["phase"] == "match_over"; }, 20000);
+  REQUIRE(st["phase"] == "match_over");
+  const std::string url = "/matches/" + std::to_string(st["last_match_id"].get<int>()) + ".mat";
+  const auto mat = bg::test::http_get("127.0.0.1", server.port(), url);
+  REQUIRE(mat.status == 200);
+  const auto record = bg::test::http_get(
+      "127.0.0.1", server.port(), "/api/matches/" + std::to_string(st["last_match_id"].get<int>()));
+  REQUIRE(record.status == 200);
+  const auto dice = json::parse(record.body)["dice"];
+  INFO(mat.body);
+  CHECK(mat.body.find("; [Comment \"dice seed " + dice["seed"].get<std::string>() +
+                      ", SHA-256 commitment " + dice["commitment"].get<std::string>() + "\"]\n") !=
+        std::string::npos);
+  export_and_import(alice, "ms", server, st, 1);  // no warning from gnubg
+}
+
 TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][gammond]") {
   gammond_process server{flags(3)};
   player alice(server.port(), "alice");

@@ -867,6 +867,44 @@ TEST_CASE("a bad flag or variable is named in one line and exits 2", "[network][
   CHECK(p.out.empty());
 }
 
+TEST_CASE(
+    "issue 13: --idle-limit, --clock-minute-seconds and --max-seed-bytes, flags and "
+    "variables, with their bounds",
+    "[network][config]") {
+  const auto defaults = parse({});
+  REQUIRE_FALSE(defaults.exit);
+  CHECK(defaults.config.idle_limit == 600s);
+  CHECK(defaults.config.clock_minute_seconds == 60);
+  CHECK(defaults.config.max_seed_bytes == 64);
+  const auto flags =
+      parse({"--idle-limit", "30", "--clock-minute-seconds", "1", "--max-seed-bytes", "16"},
+            {{"GAMMOND_IDLE_LIMIT", "99"}});
+  REQUIRE_FALSE(flags.exit);
+  CHECK(flags.config.idle_limit == 30s);  // the flag wins over its variable
+  CHECK(flags.config.clock_minute_seconds == 1);
+  CHECK(flags.config.max_seed_bytes == 16);
+  const auto env = parse({}, {{"GAMMOND_IDLE_LIMIT", "45"},
+                              {"GAMMOND_CLOCK_MINUTE_SECONDS", "2"},
+                              {"GAMMOND_MAX_SEED_BYTES", "100"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.idle_limit == 45s);
+  CHECK(env.config.clock_minute_seconds == 2);
+  CHECK(env.config.max_seed_bytes == 100);
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--idle-limit", "0"},
+                                                               {"--clock-minute-seconds", "61"},
+                                                               {"--clock-minute-seconds", "0"},
+                                                               {"--max-seed-bytes", "0"},
+                                                               {"--max-seed-bytes", "1025"}}) {
+    CAPTURE(bad);
+    const auto p = parse(bad);
+    CHECK(p.exit == 2);
+    CHECK_THAT(p.err, Catch::Contains(bad[0]));
+  }
+  const auto help = parse({"--help"});
+  CHECK_THAT(help.out, Catch::Contains("GAMMOND_CLOCK_MINUTE_SECONDS"));
+  CHECK_THAT(help.out, Catch::Contains("tests only"));
+}
+
 TEST_CASE("--help lists every flag with its variable and --version prints the version",
           "[network][config]") {
   const auto help = parse({"--help"});

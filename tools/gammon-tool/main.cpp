@@ -3,10 +3,13 @@
 //   gammon-tool moves [--variant long] POSITION_ID D1 D2
 //   gammon-tool show  [--variant long] POSITION_ID
 //   gammon-tool selfplay --games N --seed S [--match L] [--variant long]
+//   gammon-tool verify-dice FILE|-
 //
-// Exit status: 0 on success, 2 on bad input (with a message on stderr).
+// Exit status: 0 on success, 2 on bad input (with a message on stderr); verify-dice
+// exits 1 when the dice do not verify.
 
 #include <boost/program_options.hpp>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -18,6 +21,7 @@
 #include "bg/engine/notation.hpp"
 #include "bg/engine/position_id.hpp"
 #include "selfplay.hpp"
+#include "verify_dice.hpp"
 
 namespace po = boost::program_options;
 using namespace bg::engine;
@@ -33,6 +37,10 @@ constexpr const char* usage =
     "      the board in text with pip counts (X is the side on roll)\n"
     "  gammon-tool selfplay [--games N] [--seed S] [--match L] [--variant standard|long]\n"
     "      N random-play games (or N matches to L with a simple cube policy)\n"
+    "  gammon-tool verify-dice FILE|-\n"
+    "      re-derive every roll of a finished match from its revealed seed (FILE: the\n"
+    "      JSON of GET /api/matches/ID; -: standard input); exit status 0: verified,\n"
+    "      1: not verified (the first roll that differs and why), 2: bad input\n"
     "  gammon-tool --help | --version\n";
 
 int bad_input(const std::string& message) {
@@ -145,6 +153,15 @@ int main(int argc, char** argv) {
     if (sp.match_length < 0 || sp.match_length > 64) return bad_input("--match is 1..64");
     sp.game_variant = *v;
     return bg::tool::run_selfplay(sp, std::cout);
+  }
+  if (command == "verify-dice") {
+    if (args.size() != 1)
+      return bad_input("verify-dice takes one FILE (or - for standard input)\n" +
+                       std::string(usage));
+    if (args[0] == "-") return bg::tool::run_verify_dice(std::cin, std::cout, std::cerr);
+    std::ifstream file(args[0], std::ios::binary);
+    if (!file) return bad_input("cannot read \"" + args[0] + "\"");
+    return bg::tool::run_verify_dice(file, std::cout, std::cerr);
   }
   if (command.empty()) return bad_input("no command given\n" + std::string(usage));
   return bad_input("unknown command \"" + command + "\"\n" + usage);

@@ -2,7 +2,9 @@
 
 #include "bg/term/board_view.hpp"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <string_view>
 
@@ -31,6 +33,32 @@ long number_of(const json& j, const char* key, long fallback = 0) {
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);
   return it != j.end() && it->is_number_integer() ? it->get<long>() : fallback;
+}
+
+/// A time bank as m:ss, with tenths under 10 s ("0:09.4") and hours past an hour.
+std::string clock_text(std::int64_t ms) {
+  ms = std::max<std::int64_t>(0, ms);
+  if (ms < 10'000) {
+    const auto tenths = ms / 100;
+    return "0:0" + std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+  }
+  const auto seconds = ms / 1000;
+  const auto two = [](std::int64_t n) { return (n < 10 ? "0" : "") + std::to_string(n); };
+  const auto minutes = seconds / 60;
+  if (minutes < 60) return std::to_string(minutes) + ":" + two(seconds % 60);
+  return std::to_string(minutes / 60) + ":" + two(minutes % 60) + ":" + two(seconds % 60);
+}
+
+/// The bank `side` has at `now_ms` in a state.clock object: the running side's after
+/// its delay (PROTOCOL.md "Clocks").
+std::int64_t bank_left(const json& c, const std::string& side, std::int64_t now_ms) {
+  auto bank = static_cast<std::int64_t>(number_of(c, side.c_str()));
+  if (text_of(c, "running") == side) {
+    const auto since = static_cast<std::int64_t>(number_of(c, "since", now_ms));
+    const auto delay = static_cast<std::int64_t>(number_of(c, "delay_ms"));
+    bank -= std::max<std::int64_t>(0, std::max<std::int64_t>(0, now_ms - since) - delay);
+  }
+  return std::max<std::int64_t>(0, bank);
 }
 
 /// `text` right-aligned in `width` columns.
@@ -77,6 +105,26 @@ std::string board_view::side_of(const json& state, const std::string& name) {
   if (text_of(players, "red") == name) return "red";
   if (text_of(players, "black") == name) return "black";
   return {};
+}
+
+std::string board_view::clock_line(const json& state, std::int64_t now_ms) {
+  if (!state.is_object()) return {};
+  const auto it = state.find("clock");
+  if (it == state.end() || !it->is_object()) return {};
+  const json& c = *it;
+  const std::string running = text_of(c, "running");
+  const auto since = static_cast<std::int64_t>(number_of(c, "since", now_ms));
+  const auto delay = static_cast<std::int64_t>(number_of(c, "delay_ms"));
+  const auto elapsed = std::max<std::int64_t>(0, now_ms - since);
+  std::string line = "clock";
+  for (const char* side : {"red", "black"})
+    line += std::string(" ") + side + " " + clock_text(bank_left(c, side, now_ms));
+  if (!running.empty()) {
+    line += " - " + running + " running";
+    if (delay > elapsed)
+      line += " (delay " + std::to_string((delay - elapsed + 999) / 1000) + " s)";
+  }
+  return line;
 }
 
 int board_view::own_point(bool long_variant, const std::string& side, int board_point) {
@@ -221,6 +269,17 @@ std::vector<std::string> board_view::render(const json& state) const {
     }
   }
   panel.push_back(dice);
+  const auto now = style_.now_ms ? style_.now_ms()
+                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
+  if (auto clock = clock_line(state, now); !clock.empty()) {
+    // The running side under 10 s is drawn as a warning.
+    const json& c = state["clock"];
+    const std::string running = text_of(c, "running");
+    const bool low = !running.empty() && bank_left(c, running, now) < 10'000;
+    panel.push_back(low ? paint(ansi_red, clock) : clock);
+  }
   std::string cube_line = "cube " + std::to_string(number_of(cube, "value", 1));
   const std::string owner = text_of(cube, "owner");
   cube_line += owner.empty() || owner == "center" ? " centred" : " owned by " + owner;

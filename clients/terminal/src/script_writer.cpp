@@ -140,6 +140,11 @@ std::string script_writer::state_block(const json& m) const {
   if (style_.board) {
     for (const auto& line : board_.render(m)) out += "  " + line + "\n";
   }
+  if (const json clock = object(m, "clock"); !clock.empty()) {
+    out += "CLOCK red=" + word(clock, "red") + " black=" + word(clock, "black") +
+           " delay_ms=" + word(clock, "delay_ms") + " running=" + word(clock, "running") +
+           " since=" + word(clock, "since") + "\n";
+  }
   if (m.contains("last_result") && m["last_result"].is_object()) {
     const json& r = m["last_result"];
     out += "RESULT winner=" + word(r, "winner") + " kind=" + word(r, "kind") +

@@ -31,6 +31,8 @@ never coloured, in this format:
         resign=S:kind red=NAME black=NAME score_red=N score_black=N match_length=N
         crawford=yes|no pips_red=N pips_black=N      (one line; "-" when none)
     <the text board, every line indented by two spaces; --no-board leaves it out>
+  CLOCK red=MS black=MS delay_ms=MS running=S since=MS
+        (only with a clock: the banks at `since`, server time in ms; PROTOCOL.md)
   RESULT winner=S kind=K reason=R points=N          (only after a finished game)
   LEGAL <play>|<play>|...          every legal play of the side on turn (may be empty)
   END <table>                      the end of the STATE block

@@ -14,6 +14,7 @@
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
 #include "bg/server/store/mat_export.hpp"
+#include "bg/server/store/record_json.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "frames.hpp"
 
@@ -21,22 +22,6 @@ namespace bg::server {
 
 namespace asio = boost::asio;
 using nlohmann::json;
-
-// ------------------------------------------------------------------------------------
-// shared_dice
-
-shared_dice::shared_dice(std::uint64_t seed) {
-  if (seed == 0) {
-    source_ = std::make_unique<engine::secure_dice>();
-  } else {
-    source_ = std::make_unique<engine::seeded_dice>(seed);
-  }
-}
-
-int shared_dice::roll_die() {
-  std::lock_guard lock(mutex_);
-  return source_->roll_die();
-}
 
 namespace {
 
@@ -63,7 +48,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
           sqlite_options{5000, config.sync == "normal" ? sync_mode::normal : sync_mode::full,
                          static_cast<std::int64_t>(config.db_max_pages)})),
       writer_(std::make_unique<storage_writer>(*storage_)),
-      dice_(config.dice_seed) {
+      epoch_ms_at_start_(std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count()),
+      steady_at_start_(clock_type::now()) {
   for (auto& saved : storage_->load_tables()) {
     const std::string& name = saved.name;
     const json snap = json::parse(saved.snapshot, nullptr, false);
@@ -81,12 +69,13 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       spdlog::error("table {}: its match record is not JSON; skipped", name);
       continue;
     }
-    auto t = table::restore(snap, dice_, hooks(), journal);
+    auto t = table::restore(snap, hooks(), journal);
     if (!t) {
       spdlog::error("table {}: {}; skipped", name, t.err().message);
       continue;
     }
-    if ((*t)->idle()) {  // nothing to come back to: no match, no seat
+    (*t)->resume_clock();  // S2: the time the server was down is not charged
+    if ((*t)->idle()) {    // nothing to come back to: no match, no seat
       storage_->delete_table(name);
       continue;
     }
@@ -163,8 +152,30 @@ void game_service::set_summary(const std::string& table, json summary, const tab
 table_hooks game_service::hooks() {
   // The id is reserved now (no I/O); the record is stored with the snapshot of the
   // change that finishes the match (table_outcome::finished_match).
-  return table_hooks{[this](const match_record&) { return storage_->reserve_match_id(); }, iso_now,
-                     config_.max_chat_bytes, config_.max_spectators};
+  table_hooks h{[this](const match_record&) { return storage_->reserve_match_id(); }, iso_now,
+                config_.max_chat_bytes, config_.max_spectators};
+  h.clock_ms = [this] { return clock_ms(); };
+  // S4: a seed from the OS for every match; --dice-seed N (tests only): derived from N.
+  if (config_.dice_seed == 0) {
+    h.match_seed = [](const std::string&, std::uint64_t) { return derived_dice::random_seed(); };
+  } else {
+    h.match_seed = [n = config_.dice_seed](const std::string& table, std::uint64_t match_number) {
+      return derived_dice::test_seed(n, table, match_number);
+    };
+  }
+  h.clock_minute_ms = std::int64_t{config_.clock_minute_seconds} * 1000;
+  h.grace_period_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(config_.grace_period).count();
+  h.idle_limit_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(config_.idle_limit).count();
+  h.max_seed_bytes = config_.max_seed_bytes;
+  return h;
+}
+
+std::int64_t game_service::clock_ms() const {
+  return epoch_ms_at_start_ +
+         std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - steady_at_start_)
+             .count();
 }
 
 json game_service::token_hash_of(const std::string& name) {
@@ -310,8 +321,7 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
     return nullptr;
   }
   players_.created(name, s);
-  auto actor =
-      std::make_shared<table_actor>(*this, io_, std::make_unique<table>(name, dice_, hooks()));
+  auto actor = std::make_shared<table_actor>(*this, io_, std::make_unique<table>(name, hooks()));
   tables_[name] = actor;
   metrics_.set_tables(tables_.size());
   return actor;
@@ -470,12 +480,24 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
 void game_service::on_http_request(std::string_view target, http_callback reply) {
   constexpr std::string_view prefix = "/matches/";
   constexpr std::string_view suffix = ".mat";
-  if (target.substr(0, prefix.size()) != prefix || target.size() <= prefix.size() + suffix.size() ||
-      target.substr(target.size() - suffix.size()) != suffix) {
+  constexpr std::string_view api_prefix = "/api/matches/";
+  // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file.
+  const bool as_json = target.substr(0, api_prefix.size()) == api_prefix;
+  std::string_view digits;
+  if (as_json) {
+    digits = target.substr(api_prefix.size());
+  } else if (target.substr(0, prefix.size()) == prefix &&
+             target.size() > prefix.size() + suffix.size() &&
+             target.substr(target.size() - suffix.size()) == suffix) {
+    digits = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+  } else {
     reply(std::nullopt);
     return;
   }
-  const auto digits = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+  if (digits.empty()) {
+    reply(std::nullopt);
+    return;
+  }
   if (digits.size() > 18) {
     reply(std::nullopt);
     return;
@@ -489,11 +511,16 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
     id = id * 10 + (ch - '0');
   }
   // Read on the storage thread: an I/O thread never waits on SQLite.
-  writer_->run([id, reply = std::move(reply)](store& db) {
+  writer_->run([id, as_json, reply = std::move(reply)](store& db) {
     std::optional<http_reply> answer;
     try {
-      if (const auto record = db.load_match(id))
-        answer = http_reply{200, "text/plain; charset=utf-8", to_mat(*record)};
+      if (const auto record = db.load_match(id)) {
+        if (as_json) {
+          answer = http_reply{200, "application/json", to_json_text(*record)};
+        } else {
+          answer = http_reply{200, "text/plain; charset=utf-8", to_mat(*record)};
+        }
+      }
     } catch (const std::exception& e) {
       spdlog::error("match {}: {}", id, e.what());
       answer = http_reply{500, "text/plain; charset=utf-8", "the match could not be read\n"};

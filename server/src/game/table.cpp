@@ -1,6 +1,7 @@
 #include "bg/server/game/table.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "bg/engine/board.hpp"
 #include "bg/engine/position_id.hpp"
@@ -23,7 +24,19 @@ std::string roll_text(engine::roll r) {
   return std::to_string(r.high()) + "-" + std::to_string(r.low());
 }
 
-json options_json(const engine::match_options& o, bool tutor) {
+/// The clock option as `options.clock`: null (no clock) or {"minutes", "delay"} (S2).
+json clock_option_json(const protocol::clock_option& c) {
+  if (c.minutes == 0) return nullptr;
+  return json{{"minutes", c.minutes}, {"delay", c.delay_seconds}};
+}
+
+std::string clock_option_text(const protocol::clock_option& c) {
+  if (c.minutes == 0) return "no clock";
+  return "clock " + std::to_string(c.minutes) + " min + " + std::to_string(c.delay_seconds) +
+         " s delay";
+}
+
+json options_json(const engine::match_options& o, bool tutor, const protocol::clock_option& clock) {
   json j;
   j["variant"] = engine::to_string(o.game_variant);
   j["tutor"] = tutor;
@@ -39,10 +52,12 @@ json options_json(const engine::match_options& o, bool tutor) {
       break;
   }
   j["match_length"] = o.length;
+  j["clock"] = clock_option_json(clock);
   return j;
 }
 
-std::string options_text(const engine::match_options& o, bool tutor) {
+std::string options_text(const engine::match_options& o, bool tutor,
+                         const protocol::clock_option& clock) {
   std::string match;
   switch (o.kind) {
     case engine::match_kind::free_play:
@@ -56,7 +71,17 @@ std::string options_text(const engine::match_options& o, bool tutor) {
       break;
   }
   return "match " + match + ", variant " + std::string(engine::to_string(o.game_variant)) +
-         ", tutor " + (tutor ? "on" : "off");
+         ", tutor " + (tutor ? "on" : "off") + ", " + clock_option_text(clock);
+}
+
+/// "4 min 20 s", "45 s", "10 min" for a duration in ms (rounded down to the second).
+std::string duration_text(std::int64_t ms) {
+  const std::int64_t seconds = std::max<std::int64_t>(0, ms) / 1000;
+  const std::int64_t minutes = seconds / 60;
+  const std::int64_t rest = seconds % 60;
+  if (minutes == 0) return std::to_string(rest) + " s";
+  if (rest == 0) return std::to_string(minutes) + " min";
+  return std::to_string(minutes) + " min " + std::to_string(rest) + " s";
 }
 
 /// A place of the board in R1 numbering as the protocol writes it: 1..24, "bar" or
@@ -95,6 +120,16 @@ std::string points_text(int n) {
 
 table::table(std::string name, engine::dice_source& dice, table_hooks hooks)
     : name_(std::move(name)), dice_(&dice), hooks_(std::move(hooks)) {}
+
+table::table(std::string name, table_hooks hooks)
+    : name_(std::move(name)), dice_(nullptr), hooks_(std::move(hooks)) {
+  if (!hooks_.match_seed)
+    throw std::invalid_argument("a table without a dice source needs table_hooks::match_seed");
+}
+
+std::int64_t table::now() const {
+  return hooks_.clock_ms ? hooks_.clock_ms() : 0;
+}
 
 // ------------------------------------------------------------------------------------
 // Helpers
@@ -230,6 +265,7 @@ table_outcome table::exit_impl(const std::string& who) {
                 {"text", who + " leaves the " + std::string(engine::to_string(*s)) + " seat"}});
     } else if (st->present) {
       st->present = false;
+      st->absent_since_ms = now();
       event(o, {{"event", "absent"},
                 {"name", who},
                 {"side", engine::to_string(*s)},
@@ -282,7 +318,8 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       return o;
     }
     case k::option_show: {
-      info(o, "options", options_text(options_, tutor_), options_json(options_, tutor_));
+      info(o, "options", options_text(options_, tutor_, clock_option_),
+           options_json(options_, tutor_, clock_option_));
       return o;
     }
     case k::export_match: {
@@ -340,6 +377,14 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
                 {"text", who + " turns the tutor " + (tutor_ ? "on" : "off")}});
       return o;
     }
+    case k::option_clock:
+      return option_clock(who, c.clock);
+    case k::seed:
+      if (!s) return refuse("not_seated", "only the players add seeds to the dice: /join first");
+      return seed(*s, c.text);
+    case k::claim:
+      if (!s) return refuse("not_seated", "only a player can claim a game: /join first");
+      return claim(*s);
     case k::option_match:
     case k::option_variant: {
       if (!s) return refuse("not_seated", "only the players can change the options: /join first");
@@ -354,8 +399,9 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
                 {"name", who},
                 {"option", c.kind == k::option_match ? "match" : "variant"},
                 {"value",
-                 options_json(options_, tutor_)[c.kind == k::option_match ? "match" : "variant"]},
-                {"text", who + " sets " + options_text(options_, tutor_)}});
+                 options_json(options_, tutor_,
+                              clock_option_)[c.kind == k::option_match ? "match" : "variant"]},
+                {"text", who + " sets " + options_text(options_, tutor_, clock_option_)}});
       return o;
     }
     case k::start: {
@@ -366,18 +412,30 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       const auto checked = engine::match::check(options_);
       if (!checked) return refuse(checked.err().code, checked.err().message);
       match_.emplace(options_);
+      // S2: the clocks of this match (an untimed one still tracks the idle limit, S3).
+      clock_ = clock_option_.minutes > 0
+                   ? match_clock::timed(clock_option_.minutes * hooks_.clock_minute_ms,
+                                        std::int64_t{clock_option_.delay_seconds} * 1000, now())
+                   : match_clock::untimed(now());
+      // S4: the match's own seed, committed now and revealed at the end.
+      match_dice_.reset();
+      if (hooks_.match_seed) match_dice_.emplace(hooks_.match_seed(name_, matches_started_));
+      ++matches_started_;
       record_ = match_record{};
       record_->table = name_;
       record_->players = {seats_[0]->name, seats_[1]->name};
       record_->options = options_;
       record_->started_at = hooks_.now ? hooks_.now() : std::string{};
+      if (match_dice_) record_->dice.commitment = match_dice_->commitment();
       reset_journal(record_);
       begin_game_record();
-      event(o, {{"event", "started"},
-                {"name", who},
-                {"options", options_json(options_, tutor_)},
-                {"text", who + " starts: " + options_text(options_, tutor_) +
-                             ". Roll for the opening with /roll"}});
+      json started{{"event", "started"},
+                   {"name", who},
+                   {"options", options_json(options_, tutor_, clock_option_)},
+                   {"dice_commitment", match_dice_ ? json(match_dice_->commitment()) : json()},
+                   {"text", who + " starts: " + options_text(options_, tutor_, clock_option_) +
+                                ". Roll for the opening with /roll"}};
+      event(o, std::move(started));
       return o;
     }
     default:
@@ -386,7 +444,9 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
   // Game commands: seated players only, during a match.
   if (!s) return refuse("not_seated", "only the players can do that: /join to take a seat");
   if (!match_) return refuse("wrong_phase", "no match is being played: /start first");
-  return game_command(*s, c);
+  auto out = game_command(*s, c);
+  if (!out.refused) actor_ = *s;  // S2: the side that acted (a new delay if it acts again)
+  return out;
 }
 
 table_outcome table::game_command(side s, const protocol::command& c) {
@@ -401,8 +461,9 @@ table_outcome table::game_command(side s, const protocol::command& c) {
   switch (c.kind) {
     case k::roll: {
       if (m.phase() == match_phase::opening) {
-        auto r = m.roll_opening(*dice_);
+        auto r = m.roll_opening(dice_for_roll());
         if (!r) return fail(r.err());
+        record_rolls();
         if (record_ && !record_->games.empty()) {
           record_->games.back().first = r->first;
           record_->games.back().opening = m.current_game().dice();
@@ -427,8 +488,9 @@ table_outcome table::game_command(side s, const protocol::command& c) {
                                roll_text(m.current_game().dice())}});
         return o;
       }
-      auto r = m.roll_dice(s, *dice_);
+      auto r = m.roll_dice(s, dice_for_roll());
       if (!r) return fail(r.err());
+      record_rolls();
       event(o, {{"event", "rolled"},
                 {"side", colour},
                 {"dice", {r->dice.die1, r->dice.die2}},
@@ -596,6 +658,11 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
   if (m.phase() == engine::match_phase::match_over) {
     record_->final_score = m.score();
     record_->ended_at = hooks_.now ? hooks_.now() : std::string{};
+    // S4: the match is over, so its seed is revealed (record, event, .mat header).
+    if (match_dice_) {
+      record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
+      record_->dice.player_seeds = match_dice_->player_seeds();
+    }
     std::int64_t id = 0;
     if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
@@ -622,6 +689,10 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     if (id > 0) {
       e["match_id"] = id;
       e["url"] = "/matches/" + std::to_string(id) + ".mat";
+    }
+    if (match_dice_) {
+      e["dice_commitment"] = match_dice_->commitment();
+      e["dice_seed"] = record_->dice.seed;
     }
     event(o, std::move(e));
     record_.reset();
@@ -652,16 +723,14 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
   }
 }
 
-table_outcome table::forfeit_impl(side s) {
+table_outcome table::forfeit_impl(side s, const std::string& why, const std::string& text) {
   table_outcome o;
   if (!in_match()) return o;
   auto& m = *match_;
   if (m.phase() == engine::match_phase::game_over) {
-    // Between basis games an absent player ends the session.
+    // Between basis games a player who is gone (or idle) ends the session.
     (void)m.stop_session(s);
-    event(o, {{"event", "stopped"},
-              {"side", engine::to_string(s)},
-              {"text", player_name(s) + " did not come back: the session ends"}});
+    event(o, {{"event", "stopped"}, {"side", engine::to_string(s)}, {"text", text}});
     engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
                          m.score(), true, false};
     after_game(o, end);
@@ -670,28 +739,228 @@ table_outcome table::forfeit_impl(side s) {
   auto r = m.forfeit(s);
   if (!r) return o;
   record({record_action::kind::forfeit, s, {}, {}, 0, r->result.kind});
-  const auto kind = m.options().kind;
-  event(o, {{"event", "forfeit"},
-            {"side", engine::to_string(s)},
-            {"text", player_name(s) + " did not come back in time and forfeits the " +
-                         (kind == engine::match_kind::points  ? "match"
-                          : kind == engine::match_kind::basis ? "session"
-                                                              : "game")}});
+  event(o, {{"event", "forfeit"}, {"side", engine::to_string(s)}, {"why", why}, {"text", text}});
   after_game(o, *r);
   return o;
+}
+
+namespace {
+
+/// "match", "session" or "game": what a forfeit or a loss on time loses (S2, S3).
+std::string what_is_lost(engine::match_kind kind) {
+  return kind == engine::match_kind::points  ? "match"
+         : kind == engine::match_kind::basis ? "session"
+                                             : "game";
+}
+
+}  // namespace
+
+table_outcome table::claim(side claimer) {
+  if (!in_match()) return refuse("nothing_to_claim", "no match is being played at this table");
+  const side them = engine::opponent_of(claimer);
+  const auto& st = seats_[static_cast<std::size_t>(engine::index_of(them))];
+  const std::string name = player_name(them);
+  const std::string lost = what_is_lost(match_->options().kind);
+  const std::int64_t t = now();
+  if (st && !st->present) {
+    const std::int64_t away = t - st->absent_since_ms;
+    if (away < hooks_.grace_period_ms)
+      return refuse("claim_too_early", name + " has been away for " + duration_text(away) +
+                                           "; the seat is kept for them for " +
+                                           duration_text(hooks_.grace_period_ms) +
+                                           " (the grace period): you can claim after that");
+    return forfeit_impl(them, "absent",
+                        name + " did not come back in time and forfeits the " + lost);
+  }
+  if (clock_ && clock_->is_timed())
+    return refuse("nothing_to_claim",
+                  "the clock is running: " + name + " loses on time if their bank runs out");
+  if (waiting_on() != them)
+    return refuse("nothing_to_claim", waiting_on() == claimer
+                                          ? "it is your turn to act, not " + name + "'s"
+                                          : name + " is not the one the game waits for");
+  const std::int64_t waited = clock_ ? clock_->waited(t) : 0;
+  if (waited < hooks_.idle_limit_ms)
+    return refuse("claim_too_early", name + " has had " + duration_text(waited) +
+                                         " to act; you can claim the game after " +
+                                         duration_text(hooks_.idle_limit_ms) +
+                                         " without an action (the idle limit)");
+  return forfeit_impl(them, "idle",
+                      name + " did not act for " + duration_text(waited) + ": " +
+                          player_name(claimer) + " claims the game, and " + name +
+                          " forfeits the " + lost);
+}
+
+table_outcome table::seed(side s, const std::string& text) {
+  if (!in_match() || !match_dice_)
+    return refuse("wrong_phase", "/seed works after /start, before the match's first roll");
+  if (match_dice_->rolling())
+    return refuse("seed_locked",
+                  "the dice of this match are already rolling: /seed works only between "
+                  "/start and the first roll");
+  if (text.size() > hooks_.max_seed_bytes)
+    return refuse("too_long",
+                  "a seed is at most " + std::to_string(hooks_.max_seed_bytes) + " bytes");
+  match_dice_->set_player_seed(s, text);
+  if (record_) record_->dice.player_seeds[static_cast<std::size_t>(engine::index_of(s))] = text;
+  journal({{"op", "seed"}, {"side", s}, {"text", text}});
+  table_outcome o;
+  event(o, {{"event", "seeded"},
+            {"side", engine::to_string(s)},
+            {"seed", text},
+            {"text", player_name(s) + " (" + std::string(engine::to_string(s)) +
+                         ") adds their own seed to the dice: \"" + text + "\""}});
+  return o;
+}
+
+table_outcome table::option_clock(const std::string& who, const protocol::clock_option& c) {
+  if (!seat_of(who))
+    return refuse("not_seated", "only the players can change the options: /join first");
+  if (in_match()) return refuse("options_locked", "options can change only before /start");
+  clock_option_ = c;
+  clock_.reset();  // the last match's clocks are no longer what the next match gets
+  table_outcome o;
+  event(o, {{"event", "option"},
+            {"name", who},
+            {"option", "clock"},
+            {"value", c.minutes == 0 ? json("off") : clock_option_json(c)},
+            {"text", who + " sets " + options_text(options_, tutor_, clock_option_)}});
+  return o;
+}
+
+std::optional<side> table::waiting_on() const {
+  if (!in_match()) return std::nullopt;
+  switch (match_->phase()) {
+    case engine::match_phase::roll:
+    case engine::match_phase::move:
+    case engine::match_phase::cube_offered:
+    case engine::match_phase::resign_offered:
+      return match_->to_act();
+    case engine::match_phase::game_over: {
+      // Basis: once one has said /continue, the match waits for the other.
+      const auto& c = match_->continuing();
+      if (c[0] == c[1]) return std::nullopt;
+      return c[0] ? side::black : side::red;
+    }
+    default:  // opening: either player may roll; match_over: nothing to wait for
+      return std::nullopt;
+  }
+}
+
+void table::update_clock() {
+  if (!clock_) return;
+  const auto next = waiting_on();
+  // The same side again after its own action (a roll, then the play) starts a new
+  // action with a fresh delay; a change by anyone else (chat, a spectator, the other
+  // side's resignation offer) leaves the running action alone.
+  const bool acted_again = actor_ && clock_->running() == actor_;
+  if (next != clock_->running() || acted_again) clock_->start(next, now());
+}
+
+table_outcome table::settle_clock() {
+  table_outcome o;
+  if (!in_match() || !clock_ || !clock_->is_timed()) return o;
+  const std::int64_t t = now();
+  if (!clock_->expired(t)) return o;
+  const side s = *clock_->running();
+  clock_->pause(t);  // the bank is empty now
+  auto& m = *match_;
+  const std::string colour(engine::to_string(s));
+  const std::string lost =
+      m.phase() == engine::match_phase::game_over || m.options().kind == engine::match_kind::points
+          ? what_is_lost(m.options().kind)
+          : "game";
+  event(o, {{"event", "out_of_time"},
+            {"side", colour},
+            {"name", player_name(s)},
+            {"text", player_name(s) + " (" + colour + ") has no time left and loses the " + lost +
+                         " on time"}});
+  if (m.phase() == engine::match_phase::game_over) {
+    // Between basis games: the one the session waited for ends it.
+    (void)m.stop_session(s);
+    event(o, {{"event", "stopped"},
+              {"side", colour},
+              {"text", player_name(s) + " ran out of time: the session ends"}});
+    engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
+                         m.score(), true, false};
+    after_game(o, end);
+    return o;
+  }
+  auto r = m.forfeit(s, engine::end_reason::time);
+  if (!r) return o;
+  record({record_action::kind::forfeit, s, {}, {}, 0, r->result.kind});
+  after_game(o, *r);
+  return o;
+}
+
+engine::dice_source& table::dice_for_roll() {
+  if (match_dice_) {
+    match_dice_->at_game(match_ ? match_->game_number() : 1);
+    return *match_dice_;
+  }
+  if (dice_ == nullptr) throw std::logic_error("a match without dice");
+  return *dice_;
+}
+
+void table::record_rolls() {
+  if (!match_dice_) return;
+  for (auto& r : match_dice_->take_rolls()) {
+    journal({{"op", "roll"}, {"roll", r}});
+    if (record_) record_->dice.rolls.push_back(r);
+  }
+}
+
+std::optional<std::int64_t> table::clock_expiry() const {
+  if (!in_match() || !clock_) return std::nullopt;
+  return clock_->expiry();
+}
+
+bool table::pause_clock() {
+  if (!in_match() || !clock_ || !clock_->running()) return false;
+  clock_->pause(now());
+  return true;
+}
+
+void table::resume_clock() {
+  const std::int64_t t = now();
+  if (clock_) clock_->resume(t);
+  for (auto& st : seats_)
+    if (st && !st->present) st->absent_since_ms = t;
 }
 
 // ------------------------------------------------------------------------------------
 // Entry points: every change bumps the sequence number once.
 
+namespace {
+
+/// `then` after `first`: when `first` changed the table (a loss on time before the
+/// command), a refusal of `then` becomes an `error` delivered to the actor alone.
+table_outcome merge(table_outcome first, table_outcome then) {
+  if (!first.changed) return then;
+  if (then.refused) {
+    first.out.push_back(
+        delivery{delivery::audience::actor,
+                 protocol::error_message(then.refused->code, then.refused->message, std::nullopt)});
+    return first;
+  }
+  for (auto& d : then.out) first.out.push_back(std::move(d));
+  first.changed = first.changed || then.changed;
+  if (then.finished_match) first.finished_match = std::move(then.finished_match);
+  return first;
+}
+
+}  // namespace
+
 table_outcome table::bump(table_outcome o) {
   if (o.changed) {
     ++seq_;
+    update_clock();
     o.record_log = std::move(journal_);
     o.record_reset = journal_reset_;
     journal_.clear();
     journal_reset_ = false;
   }
+  actor_.reset();
   return o;
 }
 table_outcome table::enter(const std::string& who) {
@@ -701,10 +970,19 @@ table_outcome table::exit(const std::string& who) {
   return bump(exit_impl(who));
 }
 table_outcome table::handle(const std::string& who, const protocol::command& c) {
-  return bump(handle_impl(who, c));
+  table_outcome late = settle_clock();  // S2: a bank that ran out before the command
+  return bump(merge(std::move(late), handle_impl(who, c)));
+}
+table_outcome table::check_clock() {
+  return bump(settle_clock());
 }
 table_outcome table::forfeit(side s) {
-  return bump(forfeit_impl(s));
+  const std::string lost = match_ ? what_is_lost(match_->options().kind) : "game";
+  return bump(
+      forfeit_impl(s, "absent",
+                   match_ && match_->phase() == engine::match_phase::game_over
+                       ? player_name(s) + " did not come back: the session ends"
+                       : player_name(s) + " did not come back in time and forfeits the " + lost));
 }
 
 // ------------------------------------------------------------------------------------
@@ -717,7 +995,7 @@ json table::state() const {
   j["seq"] = seq_;
   const auto& opts = match_ ? match_->options() : options_;
   j["variant"] = engine::to_string(opts.game_variant);
-  j["options"] = options_json(options_, tutor_);
+  j["options"] = options_json(options_, tutor_, clock_option_);
   j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
                   {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
   j["present"] = {{"red", seats_[0] && seats_[0]->present},
@@ -777,6 +1055,8 @@ json table::state() const {
   if (playing && phase == engine::match_phase::game_over) {
     j["continuing"] = {{"red", match_->continuing()[0]}, {"black", match_->continuing()[1]}};
   }
+  j["clock"] = clock_json();
+  j["dice_commitment"] = match_dice_ ? json(match_dice_->commitment()) : json(nullptr);
   if (playing && !match_->results().empty() &&
       (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
        phase == engine::match_phase::opening)) {
@@ -789,12 +1069,35 @@ json table::state() const {
   return j;
 }
 
+/// state.clock (PROTOCOL.md): the banks at `since`, the delay the running action has
+/// left at `since`, the running side. The match's clocks when they are timed (kept
+/// after the match until the options change); before a match with a clock option, full
+/// banks; null without a clock.
+json table::clock_json() const {
+  if (clock_ && clock_->is_timed()) {
+    return json{{"red", clock_->bank(side::red)},
+                {"black", clock_->bank(side::black)},
+                {"delay_ms", clock_->delay_left()},
+                {"running", side_json(in_match() ? clock_->running() : std::nullopt)},
+                {"since", clock_->since()}};
+  }
+  if (!in_match() && clock_option_.minutes > 0) {
+    const std::int64_t bank = clock_option_.minutes * hooks_.clock_minute_ms;
+    return json{{"red", bank},
+                {"black", bank},
+                {"delay_ms", std::int64_t{clock_option_.delay_seconds} * 1000},
+                {"running", nullptr},
+                {"since", now()}};
+  }
+  return nullptr;
+}
+
 json table::summary() const {
   json j;
   j["name"] = name_;
   j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
                   {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
-  j["options"] = options_json(options_, tutor_);
+  j["options"] = options_json(options_, tutor_, clock_option_);
   const auto score = match_ ? match_->score() : std::array<int, 2>{0, 0};
   j["score"] = {{"red", score[0]}, {"black", score[1]}};
   j["spectators"] = spectators_.size();
@@ -882,6 +1185,12 @@ void replay(std::optional<match_record>& record, const json& entry) {
     g.actions.push_back(entry.at("action").get<record_action>());
   } else if (op == "result") {
     g.result = entry.at("result").get<engine::game_result>();
+  } else if (op == "roll") {
+    record->dice.rolls.push_back(entry.at("roll").get<dice_roll_record>());
+  } else if (op == "seed") {
+    record->dice
+        .player_seeds[static_cast<std::size_t>(engine::index_of(entry.at("side").get<side>()))] =
+        entry.at("text").get<std::string>();
   } else {
     throw std::invalid_argument("record journal: unknown op '" + op + "'");
   }
@@ -899,6 +1208,28 @@ json table::snapshot() const {
   for (const auto& st : seats_) j["seats"].push_back(st ? json(st->name) : json(nullptr));
   j["last_match_id"] = last_match_id_;
   j["seq"] = seq_;
+  j["clock_option"] = {{"minutes", clock_option_.minutes}, {"delay", clock_option_.delay_seconds}};
+  j["matches_started"] = matches_started_;
+  if (clock_) {
+    j["clock"] = {{"timed", clock_->is_timed()},
+                  {"bank", {clock_->bank(side::red), clock_->bank(side::black)}},
+                  {"delay", clock_->delay()},
+                  {"delay_left", clock_->delay_left()},
+                  {"running", side_json(clock_->running())},
+                  {"since", clock_->since()}};
+  } else {
+    j["clock"] = nullptr;
+  }
+  // S4: the match seed and the roll counter, in the database only (never in a frame
+  // before the match ends), so a restart goes on with the same dice.
+  if (match_dice_) {
+    j["dice"] = {{"seed", derived_dice::to_hex(match_dice_->seed())},
+                 {"player_seeds", match_dice_->player_seeds()},
+                 {"game", match_dice_->game()},
+                 {"next_k", match_dice_->next_k()}};
+  } else {
+    j["dice"] = nullptr;
+  }
   if (match_) {
     const auto& m = *match_;
     json mj;
@@ -933,10 +1264,46 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
                                                       table_hooks hooks,
                                                       const std::vector<json>& record_journal,
                                                       const std::vector<std::string>& present) {
+  return restore_into(snap, &dice, std::move(hooks), record_journal, present);
+}
+
+engine::result<std::unique_ptr<table>> table::restore(const json& snap, table_hooks hooks,
+                                                      const std::vector<json>& record_journal,
+                                                      const std::vector<std::string>& present) {
+  if (!hooks.match_seed)
+    return engine::make_error("bad_snapshot", "a table without dice needs a match seed hook");
+  return restore_into(snap, nullptr, std::move(hooks), record_journal, present);
+}
+
+engine::result<std::unique_ptr<table>> table::restore_into(
+    const json& snap, engine::dice_source* dice, table_hooks hooks,
+    const std::vector<json>& record_journal, const std::vector<std::string>& present) {
   try {
-    auto t = std::make_unique<table>(snap.at("name").get<std::string>(), dice, std::move(hooks));
+    auto name = snap.at("name").get<std::string>();
+    auto t = dice != nullptr ? std::make_unique<table>(std::move(name), *dice, std::move(hooks))
+                             : std::make_unique<table>(std::move(name), std::move(hooks));
     t->options_ = snap.at("options").get<engine::match_options>();
     t->tutor_ = snap.at("tutor").get<bool>();
+    // Written since the clocks and the verifiable dice (absent in older snapshots).
+    if (const auto it = snap.find("clock_option"); it != snap.end() && !it->is_null()) {
+      t->clock_option_.minutes = it->at("minutes").get<int>();
+      t->clock_option_.delay_seconds = it->at("delay").get<int>();
+    }
+    t->matches_started_ = snap.value("matches_started", std::uint64_t{0});
+    if (const auto it = snap.find("clock"); it != snap.end() && !it->is_null()) {
+      const auto& cj = *it;
+      t->clock_ = match_clock::restore(
+          cj.at("timed").get<bool>(), cj.at("bank").get<std::array<std::int64_t, 2>>(),
+          cj.at("delay").get<std::int64_t>(), cj.at("delay_left").get<std::int64_t>(),
+          optional_side_from(cj.at("running")), cj.at("since").get<std::int64_t>());
+    }
+    if (const auto it = snap.find("dice"); it != snap.end() && !it->is_null()) {
+      const auto& dj = *it;
+      const auto seed = derived_dice::seed_from_hex(dj.at("seed").get<std::string>());
+      if (!seed) return engine::make_error("bad_snapshot", "the saved dice seed is damaged");
+      t->match_dice_.emplace(*seed, dj.at("player_seeds").get<std::array<std::string, 2>>(),
+                             dj.at("game").get<int>(), dj.at("next_k").get<std::uint32_t>());
+    }
     const auto& seats = snap.at("seats");
     for (std::size_t i = 0; i < 2; ++i)
       if (!seats.at(i).is_null()) t->seats_[i] = seat{seats.at(i).get<std::string>(), false};
@@ -999,10 +1366,21 @@ engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::
     for (auto& st : t->seats_) {
       const bool here = st && std::find(present.begin(), present.end(), st->name) != present.end();
       if (st) st->present = here;
+      if (st && !here) st->absent_since_ms = t->now();  // the grace period starts again
       if (st && !here && !t->in_match()) st.reset();
     }
     for (const auto& who : present)
       if (!t->seat_of(who)) t->spectators_.insert(who);
+    // A match saved before clocks and derived dice existed goes on with the idle limit
+    // (no clock) and with dice derived from a seed drawn now; its record has no
+    // commitment, so it is not called verifiable.
+    if (t->in_match() && !t->clock_) {
+      t->clock_ = match_clock::untimed(t->now());
+      t->clock_->start(t->waiting_on(), t->now());
+    }
+    if (t->in_match() && !t->match_dice_ && t->hooks_.match_seed)
+      t->match_dice_.emplace(t->hooks_.match_seed(t->name_, t->matches_started_++),
+                             std::array<std::string, 2>{}, t->match_->game_number(), 0U);
     return t;
   } catch (const std::exception& e) {
     return engine::make_error("bad_snapshot",

@@ -108,7 +108,18 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
     self->run({[self, done] {
                  for (auto& t : self->grace_)
                    if (t) t->cancel();
+                 if (self->clock_timer_) self->clock_timer_->cancel();
                  self->stopped_ = true;
+                 // S2: the time used up to a graceful stop is kept (charged and saved);
+                 // the writer's stop writes it before the service ends.
+                 if (self->table_->pause_clock()) {
+                   table_outcome none;
+                   self->svc_.writer().submit(self->write_of(none), [name = self->table_->name()](
+                                                                        write_result& r) {
+                     if (!r.error.empty())
+                       spdlog::error("table {}: its clock could not be saved: {}", name, r.error);
+                   });
+                 }
                  done->set_value();
                },
                {},
@@ -214,9 +225,9 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
     for (const auto& entry : last->record_journal)
       journal.push_back(json::parse(entry, nullptr, false));
   } else {
-    snap = table(table_->name(), svc_.dice(), {}).snapshot();  // never written: empty
+    snap = table(table_->name(), svc_.hooks()).snapshot();  // never written: empty
   }
-  auto t = table::restore(snap, svc_.dice(), svc_.hooks(), journal, present);
+  auto t = table::restore(snap, svc_.hooks(), journal, present);
   if (!t) {
     spdlog::critical("table {}: cannot go back to its last written state: {}", table_->name(),
                      t.err().message);
@@ -325,9 +336,37 @@ void table_actor::cancel_timer_if_back() {
   }
 }
 
-/// Starts a grace timer for each absent player that has none.
+void table_actor::arm_clock() {
+  if (stopped_) return;
+  const auto due = table_->clock_expiry();
+  if (due == clock_due_ && clock_timer_) return;  // armed for it already
+  clock_due_ = due;
+  if (!due) {
+    clock_timer_.reset();  // cancels a pending wait
+    return;
+  }
+  clock_timer_.emplace(strand_);  // replacing the timer cancels its pending wait
+  clock_timer_->expires_after(
+      std::chrono::milliseconds(std::max<std::int64_t>(0, *due - svc_.clock_ms())));
+  clock_timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    self->run({[self] {
+                 self->clock_due_.reset();
+                 self->clock_timer_.reset();
+                 // The table reads the time itself: an early timer changes nothing.
+                 auto o = self->table_->check_clock();
+                 self->finish(nullptr, o, no_re, false, nullptr);
+                 self->rearm();
+               },
+               {},
+               no_re});
+  });
+}
+
+/// Starts a grace timer for each absent player that has none, and the clock's timer.
 void table_actor::rearm() {
   if (stopped_) return;
+  arm_clock();
   cancel_timer_if_back();
   for (engine::side s : table_->absent_seats()) {
     auto& t = grace_[static_cast<std::size_t>(engine::index_of(s))];

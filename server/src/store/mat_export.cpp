@@ -158,6 +158,10 @@ void write_header(std::string& out, const match_record& record,
       }
       break;
   }
+  // S4: the revealed dice seed and its commitment (gnubg keeps a comment and ignores it).
+  if (!record.dice.commitment.empty() && !record.dice.seed.empty())
+    out += "; [Comment \"dice seed " + header_text(record.dice.seed) + ", SHA-256 commitment " +
+           header_text(record.dice.commitment) + "\"]\n";
   out += '\n';
   const int length = record.options.kind == engine::match_kind::points ? record.options.length : 0;
   out += ' ' + std::to_string(length) + " point match\n\n";

@@ -98,11 +98,12 @@ void to_json(json& j, end_reason r) {
 }
 
 void from_json(const json& j, end_reason& r) {
-  static constexpr std::array<std::pair<end_reason, std::string_view>, 4> names{{
+  static constexpr std::array<std::pair<end_reason, std::string_view>, 5> names{{
       {end_reason::borne_off, "borne_off"},
       {end_reason::dropped, "dropped"},
       {end_reason::resigned, "resigned"},
       {end_reason::forfeit, "forfeit"},
+      {end_reason::time, "time"},
   }};
   r = enum_from_json(j, names, "end reason");
 }
@@ -191,6 +192,37 @@ void from_json(const json& j, game_record& g) {
   g = std::move(parsed);
 }
 
+void to_json(json& j, const dice_roll_record& r) {
+  j = json{{"game", r.game}, {"k", r.k}, {"dice", r.dice}};
+}
+
+void from_json(const json& j, dice_roll_record& r) {
+  dice_roll_record parsed;
+  parsed.game = j.at("game").get<int>();
+  parsed.k = j.at("k").get<std::uint32_t>();
+  parsed.dice = j.at("dice").get<engine::roll>();
+  r = parsed;
+}
+
+void to_json(json& j, const dice_record& d) {
+  j = json{{"commitment", d.commitment},
+           {"seed", d.seed},
+           {"player_seeds", d.player_seeds},
+           {"rolls", d.rolls}};
+}
+
+void from_json(const json& j, dice_record& d) {
+  dice_record parsed;
+  parsed.commitment = j.at("commitment").get<std::string>();
+  parsed.seed = j.at("seed").get<std::string>();
+  const auto& seeds = j.at("player_seeds");
+  if (!seeds.is_array() || seeds.size() != 2)
+    throw json::other_error::create(501, "player_seeds must be a pair", &seeds);
+  parsed.player_seeds = {seeds[0].get<std::string>(), seeds[1].get<std::string>()};
+  parsed.rolls = j.at("rolls").get<std::vector<dice_roll_record>>();
+  d = std::move(parsed);
+}
+
 void to_json(json& j, const match_record& m) {
   j = json{{"id", m.id},
            {"table", m.table},
@@ -200,6 +232,7 @@ void to_json(json& j, const match_record& m) {
            {"final_score", m.final_score},
            {"started_at", m.started_at},
            {"ended_at", m.ended_at}};
+  if (!m.dice.commitment.empty()) j["dice"] = m.dice;
 }
 
 void from_json(const json& j, match_record& m) {
@@ -215,6 +248,8 @@ void from_json(const json& j, match_record& m) {
   parsed.final_score = int_pair(j.at("final_score"), "final_score");
   parsed.started_at = j.at("started_at").get<std::string>();
   parsed.ended_at = j.at("ended_at").get<std::string>();
+  if (const auto it = j.find("dice"); it != j.end() && !it->is_null())
+    parsed.dice = it->get<dice_record>();
   m = std::move(parsed);
 }
 

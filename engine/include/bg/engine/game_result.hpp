@@ -17,8 +17,15 @@ enum class end_reason : unsigned char {
   borne_off,  ///< the winner bore off all 15 checkers (R11)
   dropped,    ///< the loser dropped a double (R14.2)
   resigned,   ///< the loser's resignation was accepted (R18)
-  forfeit,    ///< the loser was absent past the grace period (server rule)
+  forfeit,    ///< the loser was absent past the grace period, or idle and claimed (S3)
+  time,       ///< the loser's time bank ran out (S2): scored and ended as a forfeit
 };
+
+/// True for the reasons that end a game by abandonment (S2, S3): a forfeit or a loss on
+/// time. Such a game ends a points match (awarded to the opponent) and a basis session.
+constexpr bool is_forfeit(end_reason r) noexcept {
+  return r == end_reason::forfeit || r == end_reason::time;
+}
 
 /// The multiplier of a kind: 1, 2 or 3.
 constexpr int multiplier(win_kind k) noexcept {
@@ -38,7 +45,7 @@ constexpr std::string_view to_string(win_kind k) noexcept {
   return "single";
 }
 
-/// "borne_off", "dropped", "resigned", "forfeit".
+/// "borne_off", "dropped", "resigned", "forfeit", "time".
 constexpr std::string_view to_string(end_reason r) noexcept {
   switch (r) {
     case end_reason::borne_off:
@@ -49,6 +56,8 @@ constexpr std::string_view to_string(end_reason r) noexcept {
       return "resigned";
     case end_reason::forfeit:
       return "forfeit";
+    case end_reason::time:
+      return "time";
   }
   return "borne_off";
 }

@@ -108,8 +108,10 @@ class match {
   /// loser has borne off a checker, else a backgammon (standard) or mars (long, L7);
   /// free play: the loser's pip count (R12). The match is then over: a points match is
   /// awarded to the opponent (match_winner()), a basis session ends. Error
-  /// "wrong_phase" between basis games or after the match.
-  result<game_end> forfeit(side loser);
+  /// "wrong_phase" between basis games or after the match. `reason` is
+  /// end_reason::forfeit (S3) or end_reason::time (S2: an empty time bank, scored and
+  /// ended the same way); any other reason is taken as forfeit.
+  result<game_end> forfeit(side loser, end_reason reason = end_reason::forfeit);
 
   // --- state ---------------------------------------------------------------------
   [[nodiscard]] const match_options& options() const noexcept { return options_; }

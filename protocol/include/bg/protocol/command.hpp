@@ -40,27 +40,49 @@ enum class command_kind : unsigned char {
   help,              ///< /help [command]: `text` is the topic
   tables,            ///< /tables: the lobby list
   export_match,      ///< /export: the link to the last finished match's .mat file
+  option_clock,      ///< /option clock MINUTES [DELAY] | off: `clock` (S2)
+  seed,              ///< /seed TEXT: `text` is the player's own dice seed (S4)
+  claim,             ///< /claim: the game of an idle or absent opponent, as a forfeit (S3)
 };
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
 /// and in `/help` topics.
 std::string_view to_string(command_kind k) noexcept;
 
+/// `/option clock`: each player's time bank for the whole match and the delay per
+/// action that is spent before the bank (RULES.md S2). `minutes` 0 means no clock.
+struct clock_option {
+  int minutes = 0;         ///< the bank, 1..max_clock_minutes; 0: off
+  int delay_seconds = 12;  ///< the delay per action, 0..max_clock_delay_seconds
+  friend bool operator==(const clock_option&, const clock_option&) = default;
+};
+
+/// The largest time bank `/option clock` accepts, in minutes.
+inline constexpr int max_clock_minutes = 240;
+/// The largest delay per action `/option clock` accepts, in seconds.
+inline constexpr int max_clock_delay_seconds = 120;
+/// The delay per action when `/option clock MINUTES` gives none, in seconds.
+inline constexpr int default_clock_delay_seconds = 12;
+
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  std::string text;  ///< chat text, move notation, help topic or /tables page (digits)
+  /// chat text, move notation, help topic, /tables page (digits) or /seed text
+  std::string text;
   std::optional<engine::side> seat;  ///< /join red|black
   engine::match_options match;       ///< /option match (variant is not touched)
   bool flag = false;                 ///< /option tutor on|off
   engine::variant game_variant = engine::variant::standard;  ///< /option variant
   engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
+  clock_option clock;                                        ///< /option clock
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are
 /// case-insensitive; arguments are separated by spaces. Errors (engine::error):
 /// "unknown_command" ("/jion is not a command: type /help"), "bad_command" with what
-/// is wrong ("/option match takes a number from 1 to 64, basis or off").
+/// is wrong ("/option match takes a number from 1 to 64, basis or off", "/option clock
+/// takes minutes from 1 to 240 ..."). `/seed` and `/move` keep the rest of the line as
+/// typed (its case and inner blanks) in `text`.
 /// `text` must already be valid UTF-8 without control characters (the codec checks).
 engine::result<command> parse_line(std::string_view line);
 

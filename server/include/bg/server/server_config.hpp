@@ -47,7 +47,16 @@ struct server_config {
   std::size_t max_chat_bytes = 500;             ///< --max-chat-bytes: one chat line
   std::size_t max_name_bytes = 24;              ///< --max-name-bytes: a player or table name
   std::string trusted_proxy;                    ///< --trusted-proxy: honour X-Forwarded-For from it
-  std::uint64_t dice_seed = 0;  ///< --dice-seed: 0 = secure dice; N = reproducible (tests only)
+  /// --dice-seed: 0 = each match's seed from the OS (randombytes_buf); N = each match's
+  /// seed derived from N, the table and the match (derived_dice::test_seed; tests only)
+  std::uint64_t dice_seed = 0;
+  /// --idle-limit: without a clock, a player who is to act and has not for this long may
+  /// be claimed by the opponent (S3, /claim)
+  std::chrono::seconds idle_limit{600};
+  /// --clock-minute-seconds: the length of one minute of /option clock, 60; a shorter
+  /// one is for tests only (a bank of "1 minute" that runs out in seconds)
+  int clock_minute_seconds = 60;
+  std::size_t max_seed_bytes = 64;  ///< --max-seed-bytes: the longest /seed text
 
   // Storage and durability (issue 11 item 4).
   /// --sync: "full" (default: a commit survives a power cut or an OS crash) or

@@ -4,7 +4,9 @@
 /// with the checkers stacked as letters
 /// (R = red, B = black; a count where a stack is taller than five), the bar, and a
 /// panel with the players, pips, checkers off, score, game, phase, turn, dice and
-/// cube. It only draws what the state says: no rule is computed here.
+/// cube, and the clocks when the table has them (state.clock, PROTOCOL.md "Clocks": each
+/// bank as it stands when drawn, the running side marked). It only draws what the state
+/// says: no rule is computed here.
 ///
 /// Point labels follow the table's `options.tutor` (RULES.md R17): with the tutor on,
 /// the fixed board numbering 1..24 of R1 runs along the top and bottom; a seated
@@ -24,6 +26,8 @@
 ///   for (const auto& line : view.render(state)) std::cout << line << '\n';
 /// @endcode
 
+#include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -37,6 +41,9 @@ class board_view {
   struct style {
     bool colour = false;  ///< ANSI colours for checkers, labels and the side to act
     std::string viewer;   ///< the name of the player looking (marks "you"), may be ""
+    /// The time the clocks are drawn at, in ms since the Unix epoch (state.clock's time
+    /// line); empty: the system clock. Tests fix it.
+    std::function<std::int64_t()> now_ms{};
   };
 
   /// A view drawing with `s`.
@@ -48,6 +55,11 @@ class board_view {
 
   /// The side ("red" or "black") where `name` sits in `state`, or "" when not seated.
   [[nodiscard]] static std::string side_of(const nlohmann::json& state, const std::string& name);
+
+  /// The panel line of state.clock at `now_ms`: "clock red 4:32  black 5:00 - red to
+  /// act (delay 8 s)"; "" when the state has no clock. The running side's bank is
+  /// what is left after its delay (PROTOCOL.md); m:ss, tenths under 10 s.
+  [[nodiscard]] static std::string clock_line(const nlohmann::json& state, std::int64_t now_ms);
 
   /// The number a side uses in its own plays for `board_point` (1..24), as PROTOCOL.md
   /// and RULES.md define the numberings: standard black = board, standard red =

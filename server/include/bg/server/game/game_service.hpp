@@ -31,19 +31,6 @@
 
 namespace bg::server {
 
-/// A dice source shared by every table: one secure (or, for tests, seeded) source
-/// behind a mutex, since tables run on different threads.
-class shared_dice final : public engine::dice_source {
- public:
-  /// seed 0: secure_dice; otherwise seeded_dice(seed) (tests only).
-  explicit shared_dice(std::uint64_t seed);
-  int roll_die() override;
-
- private:
-  std::mutex mutex_;
-  std::unique_ptr<engine::dice_source> source_;
-};
-
 class table_actor;
 using clock_type = std::chrono::steady_clock;
 
@@ -57,8 +44,11 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void on_open(const std::shared_ptr<client>& c) override;
   void on_text(const std::shared_ptr<client>& c, std::string text) override;
   void on_close(const std::shared_ptr<client>& c) override;
-  /// GET /matches/<id>.mat: the match is read on the storage thread and `reply` is
-  /// called from there (nullopt: no such match, 404).
+  /// GET /matches/<id>.mat (the .mat export) and GET /api/matches/<id> (the stored
+  /// record as JSON, record_json.hpp: what gammon-tool verify-dice and the web client
+  /// check the dice with): the match is read on the storage thread and `reply` is
+  /// called from there (nullopt: no such match, 404). Only finished matches are
+  /// stored, so no seed of a match in progress can be read.
   void on_http_request(std::string_view target, http_callback reply) override;
   void shutdown() override;
   /// The `rate_limited` error with the refused message's `id` as `re` (nullptr when
@@ -76,13 +66,16 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// after the table was forgotten, or replaced by a new one, is stale).
   void set_summary(const std::string& table, nlohmann::json summary,
                    const table_actor* from = nullptr);
-  /// The hooks every table gets: match ids reserved from the store, the clock, limits.
+  /// The hooks every table gets: match ids reserved from the store, the clocks' time,
+  /// each match's dice seed (S4), limits.
   table_hooks hooks();
+  /// The time the tables' clocks read (table_hooks::clock_ms): milliseconds since the
+  /// Unix epoch at the service's start, advanced by the steady clock since (never back).
+  [[nodiscard]] std::int64_t clock_ms() const;
   /// Where table actors write their changes (group commit).
   storage_writer& writer() noexcept { return *writer_; }
   metrics& counters() noexcept { return metrics_; }
   const server_config& config() const noexcept { return config_; }
-  engine::dice_source& dice() noexcept { return dice_; }
   /// The SHA-256 (64 hex digits) of the resume token of `name`, or null when the name
   /// has none; table snapshots keep it for their seated players (never the token).
   nlohmann::json token_hash_of(const std::string& name);
@@ -112,7 +105,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   boost::asio::io_context& io_;
   std::unique_ptr<store> storage_;
   std::unique_ptr<storage_writer> writer_;  // after storage_: stopped before it closes
-  shared_dice dice_;
+  // The anchor of clock_ms(): wall time and steady time at the start.
+  std::int64_t epoch_ms_at_start_ = 0;
+  clock_type::time_point steady_at_start_;
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;

@@ -19,6 +19,8 @@
 #include "bg/engine/match.hpp"
 #include "bg/engine/side.hpp"
 #include "bg/protocol/command.hpp"
+#include "bg/server/game/derived_dice.hpp"
+#include "bg/server/game/match_clock.hpp"
 #include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
@@ -35,6 +37,30 @@ struct table_hooks {
   std::size_t max_chat_bytes = 500;
   /// Spectators the table admits (a seated player coming back is always admitted).
   std::size_t max_spectators = 200;
+  /// The current time in milliseconds, read by the clocks (S2) and the idle limit and
+  /// the grace period of /claim (S3). gammond's counts from the Unix epoch and is
+  /// advanced by a steady clock, so it never goes back; tests drive a fake one. Empty:
+  /// always 0 (no time passes).
+  std::function<std::int64_t()> clock_ms{};
+  /// The 256-bit seed of a new match's dice (S4), given the table's name and how many
+  /// matches were started at the table before it: gammond draws it from libsodium's
+  /// randombytes_buf, or under --dice-seed N (tests only) takes
+  /// derived_dice::test_seed(N, table, match_number). Empty: the table rolls from the
+  /// dice_source it was given, and its matches have no commitment (table tests that
+  /// script the dice).
+  std::function<derived_dice::seed_bytes(const std::string& table, std::uint64_t match_number)>
+      match_seed{};
+  /// The length of one minute of `/option clock` in ms: 60000 (--clock-minute-seconds
+  /// shortens it, for tests only).
+  std::int64_t clock_minute_ms = 60'000;
+  /// The grace period of an absent player (ms, S3): the opponent may /claim after it
+  /// (the host also forfeits them by itself then).
+  std::int64_t grace_period_ms = 300'000;
+  /// The idle limit (ms, S3): in a match without a clock, a player who is to act and
+  /// has not for this long may be /claim-ed by the opponent.
+  std::int64_t idle_limit_ms = 600'000;
+  /// The longest /seed text, in bytes.
+  std::size_t max_seed_bytes = 64;
 };
 
 /// One message the table wants delivered, and to whom.
@@ -76,13 +102,20 @@ struct table_outcome {
 struct seat {
   std::string name;
   bool present = false;
+  /// When the player became absent (table_hooks::clock_ms time; the restore time after
+  /// a restart), for /claim after the grace period.
+  std::int64_t absent_since_ms = 0;
 };
 
 /// A table. Not thread-safe: its host runs it on one strand.
 class table {
  public:
-  /// A new, empty table called `name`, rolling dice from `dice` (which must outlive it).
+  /// A new, empty table called `name`, rolling dice from `dice` (which must outlive it)
+  /// unless `hooks.match_seed` is set (then every match derives its own, S4).
   table(std::string name, engine::dice_source& dice, table_hooks hooks);
+  /// A new, empty table whose matches always derive their dice (S4): `hooks.match_seed`
+  /// must be set (std::invalid_argument otherwise).
+  table(std::string name, table_hooks hooks);
 
   /// `who` is now at the table: a spectator, or a seated player coming back. Refused
   /// with "table_crowded" when the table has max_spectators spectators already.
@@ -93,8 +126,26 @@ class table {
   /// `who` (present at the table) sends a command. Errors are in outcome.refused with
   /// a code and a sentence: "not_seated", "seat_taken", "table_full",
   /// "already_seated", "in_match", "need_opponent", "already_started",
-  /// "options_locked", "bad_text", "no_match", and the engine's codes.
+  /// "options_locked", "bad_text", "no_match", "too_long", "seed_locked",
+  /// "nothing_to_claim", "claim_too_early", and the engine's codes.
+  /// A bank that ran out before the command arrived loses first (S2): the outcome then
+  /// carries that change, and a refusal of the command itself goes to the actor as an
+  /// `error` delivery in `out`.
   table_outcome handle(const std::string& who, const protocol::command& c);
+  /// The host's timer for the running clock fired (clock_expiry()): when the running
+  /// side's bank is empty now, that side loses on time (S2: event `out_of_time`, then
+  /// the match, or the game in free play and basis, as a forfeit); otherwise nothing
+  /// changes (an early timer is harmless).
+  table_outcome check_clock();
+  /// When the running side's bank runs out (table_hooks::clock_ms time), or nullopt
+  /// (no timed clock, or nobody's clock runs): the host arms a timer for it.
+  [[nodiscard]] std::optional<std::int64_t> clock_expiry() const;
+  /// A graceful stop: charges the running side for its time up to now (S2) so that the
+  /// snapshot written next keeps it. Returns true when a clock was running.
+  bool pause_clock();
+  /// After a restart: the running side's clock (and an absent player's grace period)
+  /// starts again from now; the time the server was down is not charged (S2).
+  void resume_clock();
   /// The grace period of the absent player on `s` ran out: they forfeit (S3: the match,
   /// a basis session, or the free game). The seats of absent players are then free.
   table_outcome forfeit(engine::side s);
@@ -119,8 +170,16 @@ class table {
   /// `present` (a rollback to the last written state while clients are at the table)
   /// names who is at the table: their seats are kept and marked present, the others
   /// watch; seq is the snapshot's (presence is not part of the written state).
+  /// The clocks come back exactly as saved (a rollback charges the time since the
+  /// write); after a restart the host calls resume_clock().
   static engine::result<std::unique_ptr<table>> restore(
       const nlohmann::json& snapshot, engine::dice_source& dice, table_hooks hooks,
+      const std::vector<nlohmann::json>& record_journal = {},
+      const std::vector<std::string>& present = {});
+  /// restore() for a table whose matches always derive their dice (see the two-argument
+  /// constructor).
+  static engine::result<std::unique_ptr<table>> restore(
+      const nlohmann::json& snapshot, table_hooks hooks,
       const std::vector<nlohmann::json>& record_journal = {},
       const std::vector<std::string>& present = {});
 
@@ -143,10 +202,34 @@ class table {
   }
 
  private:
+  static engine::result<std::unique_ptr<table>> restore_into(
+      const nlohmann::json& snapshot, engine::dice_source* dice, table_hooks hooks,
+      const std::vector<nlohmann::json>& record_journal, const std::vector<std::string>& present);
   table_outcome enter_impl(const std::string& who);
   table_outcome exit_impl(const std::string& who);
   table_outcome handle_impl(const std::string& who, const protocol::command& c);
-  table_outcome forfeit_impl(engine::side s);
+  /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
+  /// the idle limit); `text` is the event's sentence.
+  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
+  table_outcome claim(engine::side claimer);
+  table_outcome seed(engine::side s, const std::string& text);
+  table_outcome option_clock(const std::string& who, const protocol::clock_option& c);
+  /// S2: the running side's bank is empty: it loses on time (empty outcome otherwise).
+  table_outcome settle_clock();
+  /// The side the match waits for (whose clock runs), or nullopt: the side to roll,
+  /// play or answer an offer; between basis games the one who has not said /continue
+  /// when the other has; nobody in the opening phase (either player may roll) or when
+  /// no match is in progress.
+  [[nodiscard]] std::optional<engine::side> waiting_on() const;
+  /// After a change: stops and starts the clocks for waiting_on() (see match_clock).
+  void update_clock();
+  /// The dice for the next roll: the match's derived dice (at the current game), or the
+  /// injected source.
+  engine::dice_source& dice_for_roll();
+  /// Moves the rolls just derived into the match record and its journal.
+  void record_rolls();
+  [[nodiscard]] std::int64_t now() const;
+  [[nodiscard]] nlohmann::json clock_json() const;
   table_outcome bump(table_outcome o);
   table_outcome refuse(std::string code, std::string message) const;
   table_outcome game_command(engine::side s, const protocol::command& c);
@@ -162,10 +245,15 @@ class table {
   [[nodiscard]] std::string player_name(engine::side s) const;
 
   std::string name_;
-  engine::dice_source* dice_;
+  engine::dice_source* dice_;  ///< nullptr: every match derives its dice (hooks_.match_seed)
   table_hooks hooks_;
   engine::match_options options_;
   bool tutor_ = false;
+  protocol::clock_option clock_option_;     ///< /option clock (minutes 0: no clock)
+  std::optional<match_clock> clock_;        ///< the clocks of the match (S2, S3)
+  std::optional<derived_dice> match_dice_;  ///< the match's dice (S4)
+  std::uint64_t matches_started_ = 0;       ///< /start count, for test seeds
+  std::optional<engine::side> actor_;       ///< the side whose command made this change
   std::array<std::optional<seat>, 2> seats_;
   std::set<std::string> spectators_;
   std::optional<engine::match> match_;

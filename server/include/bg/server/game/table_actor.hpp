@@ -60,11 +60,13 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// A command line from `c`; `t0` is when its frame arrived (for the latency metric).
   void line(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
             clock_type::time_point t0, std::optional<nlohmann::json> re);
-  /// Starts grace timers for every absent player (after a restore).
+  /// Starts grace timers for every absent player and the timer of a running clock
+  /// (after a restore).
   void arm_timers();
   /// Cancels timers once every change is written (shutdown); `done` is set then, on
-  /// the strand. Every change was saved before it was announced, so nothing is left
-  /// to save.
+  /// the strand. Every change was saved before it was announced; a running clock is
+  /// charged up to now and that snapshot is queued for the writer (S2: the time used
+  /// until a graceful stop is kept), so the writer's stop writes it.
   void flush(const std::shared_ptr<std::promise<void>>& done);
 
   /// Writes the table's snapshot again with no change (e.g. a resume token rotated), then
@@ -121,6 +123,9 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
                    const std::optional<nlohmann::json>& re);
   void cancel_timer_if_back();
   void rearm();
+  /// Arms the clock timer for table::clock_expiry() (cancels it when nothing runs); when
+  /// it fires the table checks the time itself (table::check_clock()).
+  void arm_clock();
   [[nodiscard]] table_write write_of(table_outcome& o) const;
   void finish(const std::shared_ptr<client>& actor, table_outcome& o,
               const std::optional<nlohmann::json>& re, bool always_state_to_actor,
@@ -131,6 +136,8 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   std::unique_ptr<table> table_;
   std::map<std::uint64_t, member> members_;  // present clients by id
   std::array<std::optional<boost::asio::steady_timer>, 2> grace_;
+  std::optional<boost::asio::steady_timer> clock_timer_;  // the running clock's expiry
+  std::optional<std::int64_t> clock_due_;  // what clock_timer_ is armed for (clock_ms)
   bool stopped_ = false;
   bool writing_ = false;              // a change is being written
   std::deque<pending_work> backlog_;  // messages that arrived meanwhile

@@ -48,7 +48,8 @@
 /// - **Header.** `; [Site "gammond"]`, `; [Player 1 "red name"]`, `; [Player 2 "black
 ///   name"]`, `; [EventDate "YYYY.MM.DD"]`, `; [EventTime "HH.MM"]` from started_at (UTC),
 ///   `; [Variation "Backgammon"]`, `; [Crawford "On"]` for points matches,
-///   `; [Event "table NAME"]`.
+///   `; [Event "table NAME"]`. A match with verifiable dice (S4) adds `; [Comment "dice
+///   seed HEX, SHA-256 commitment HEX"]` (gnubg imports the file as before).
 /// - **Names.** gnubg splits the score line at ':', cuts a name at a ',' followed by a
 ///   number (GridGammon ratings) and keeps at most 31 characters, so ':', ',', '"' and
 ///   control characters in names become '_', names are cut to 31 characters, and an

@@ -53,6 +53,25 @@ struct game_record {
   friend bool operator==(const game_record&, const game_record&) = default;
 };
 
+/// One roll of a match's verifiable dice (S4), as derived: roll `k` (from 0) of game
+/// `game` (1-based). Opening throws (ties included) are rolls too: die1 red's die,
+/// die2 black's.
+struct dice_roll_record {
+  int game = 1;
+  std::uint32_t k = 0;
+  engine::roll dice{};
+  friend bool operator==(const dice_roll_record&, const dice_roll_record&) = default;
+};
+
+/// What it takes to verify a match's dice (S4; PROTOCOL.md "Verifiable dice").
+struct dice_record {
+  std::string commitment;  ///< SHA-256 of the seed, 64 hex digits; empty: dice not derived
+  std::string seed;        ///< the match seed, 64 hex digits, once revealed (match end)
+  std::array<std::string, 2> player_seeds;  ///< [red, black] /seed texts ("" when none)
+  std::vector<dice_roll_record> rolls;      ///< every roll in the order derived
+  friend bool operator==(const dice_record&, const dice_record&) = default;
+};
+
 /// A match from /start to its end.
 struct match_record {
   std::int64_t id = 0;  ///< storage id once saved (0 = not yet)
@@ -63,6 +82,7 @@ struct match_record {
   std::array<int, 2> final_score{};
   std::string started_at;  ///< ISO 8601 UTC
   std::string ended_at;    ///< ISO 8601 UTC, empty while playing
+  dice_record dice;        ///< the verifiable dice (empty commitment: not derived)
   friend bool operator==(const match_record&, const match_record&) = default;
 };
 

@@ -11,7 +11,7 @@
 /// - side: `"red"` | `"black"`
 /// - roll: `[d1, d2]`, each 1..6, in the order rolled
 /// - win_kind: `"single"` | `"gammon"` | `"backgammon"`
-/// - end_reason: `"borne_off"` | `"dropped"` | `"resigned"` | `"forfeit"`
+/// - end_reason: `"borne_off"` | `"dropped"` | `"resigned"` | `"forfeit"` | `"time"`
 /// - match_options: `{"variant": "standard"|"long", "kind": "free_play"|"points"|"basis",
 ///   "length": N}`; reading also takes the variant spellings variant_from_string()
 ///   knows, and a missing "length" is 0. Values are not range-checked here:
@@ -26,7 +26,10 @@
 ///   "opening": roll (left out while {0, 0}), "actions": [...], "result": game_result |
 ///   null}`
 /// - match_record: `{"id", "table", "players": [red, black], "options", "games": [...],
-///   "final_score": [red, black], "started_at", "ended_at"}`
+///   "final_score": [red, black], "started_at", "ended_at", "dice"}`; "dice" is written
+///   only when the match's dice were derived (a commitment) and read as none when absent
+/// - dice_record: `{"commitment": hex, "seed": hex ("" until revealed), "player_seeds":
+///   [red, black], "rolls": [{"game": g, "k": k, "dice": roll}, ...]}`
 ///
 /// Errors: from_json throws nlohmann's exceptions on bad input: json::type_error (wrong
 /// JSON type), json::out_of_range (missing key), json::other_error (unknown enum
@@ -61,7 +64,7 @@ void to_json(nlohmann::json& j, win_kind k);
 /// Throws json::other_error on any other string.
 void from_json(const nlohmann::json& j, win_kind& k);
 
-/// end_reason <-> "borne_off" / "dropped" / "resigned" / "forfeit".
+/// end_reason <-> "borne_off" / "dropped" / "resigned" / "forfeit" / "time".
 void to_json(nlohmann::json& j, end_reason r);
 /// Throws json::other_error on any other string.
 void from_json(const nlohmann::json& j, end_reason& r);
@@ -100,9 +103,19 @@ void to_json(nlohmann::json& j, const game_record& g);
 /// Every key but "opening" is required ("result" may be null).
 void from_json(const nlohmann::json& j, game_record& g);
 
+/// A derived roll: {"game", "k", "dice"}.
+void to_json(nlohmann::json& j, const dice_roll_record& r);
+/// Every key is required; the dice are checked (1..6).
+void from_json(const nlohmann::json& j, dice_roll_record& r);
+
+/// The dice of a match: {"commitment", "seed", "player_seeds", "rolls"}.
+void to_json(nlohmann::json& j, const dice_record& d);
+/// Every key is required.
+void from_json(const nlohmann::json& j, dice_record& d);
+
 /// The whole record, games in order.
 void to_json(nlohmann::json& j, const match_record& m);
-/// Every key is required.
+/// Every key but "dice" is required.
 void from_json(const nlohmann::json& j, match_record& m);
 
 /// The record as compact JSON text (what storage keeps in `matches.record`).
