@@ -15,7 +15,8 @@ namespace bg::bots {
 /// is a lead in pips for that side (positive: good for it); `score` is their sum.
 struct long_evaluation {
   double race = 0;       ///< opponent's pip count minus the side's
-  double wastage = 0;    ///< opponent's bear-off wastage minus the side's (Keith's adjustments)
+  double wastage = 0;    ///< bear-off: opponent's wastage minus the side's (Keith's
+                         ///< adjustments), and the side's checkers off minus the opponent's
   double blocking = 0;   ///< opposing checkers the side's points trap, minus its own trapped
   double mobility = 0;   ///< pips of a roll the opponent cannot play, minus the side's
   double head = 0;       ///< checkers still on the opponent's head minus on the side's (L3)
@@ -41,14 +42,14 @@ struct long_evaluation {
 /// win and mars chances exchanged).
 [[nodiscard]] long_evaluation evaluate_long_on_roll(const engine::position& p) noexcept;
 
-/// The share (0..1) of the 36 rolls with which a lone checker can NOT get past the
-/// strongest wall in front of it. `ahead` is a 12-bit mask: bit d - 1 set when the point
-/// d pips in front of the checker (d = 1..12) is held by the other side. A wall is a
-/// run of consecutive held points; the checker gets past one when one die, both dice
-/// (the point between open) or a double's steps (each landing open) take it beyond the
-/// wall's far end. Each wall is taken alone (a checker may land between two walls), and
-/// the one that lets fewest rolls past counts. 0 for an empty mask; L*L/36 for a wall
-/// of L points just in front; 1 for six in a row (a prime, L5).
+/// How firmly the strongest wall in front holds a lone checker back: the share (0..1)
+/// of the 36 rolls that do not get it past. `ahead` is a 12-bit mask: bit d - 1 set
+/// when the point d pips in front of the checker (d = 1..12) is held by the other side.
+/// A wall is a run of consecutive held points; it counts when its near end is at most
+/// 6 pips ahead (a die can reach it; a checker may land between two walls, so each is
+/// taken alone). A wall of L points just in front lets past only the rolls with a die
+/// above L, so it traps L*L/36 of them; that is the share for the longest wall within
+/// reach: 0 with none, 1/36 for a lone point, 1 for six in a row (a prime, L5).
 [[nodiscard]] double trapped_share(std::uint32_t ahead) noexcept;
 
 /// How many of `runner`'s checkers `blocker`'s points trap: the sum over the runner's
@@ -81,7 +82,8 @@ struct long_evaluation {
 /// The chance that the side on roll wins a race in which it leads by `lead` pips (its
 /// opponent's pip count minus its own, wastage included), `pips` being both sides' pip
 /// counts added: a normal approximation of the number of rolls each side needs (mean
-/// 8.17 pips and variance 18.5 per roll), the roller being half a roll ahead.
+/// 8.17 pips and variance 18.5 per roll), the roller being half a roll ahead, its
+/// spread narrowed to fit the races of the bot's self-play (see the source).
 [[nodiscard]] double race_win_probability(double lead, int pips) noexcept;
 
 }  // namespace bg::bots
