@@ -152,11 +152,13 @@ TEST_CASE("bots: every command the bots give each other in matches and basis ses
   // of a few games (the bots always continue; the test stops the session).
   const long_player bot({7, 1});
   const match_options kind = GENERATE(points(3), points(5), money);
+  int doubles = 0;
+  int takes = 0;
+  int drops = 0;
   for (int n = 0; n < 8; ++n) {
     seeded_dice dice(static_cast<std::uint64_t>(77 + n));
     match m(kind);
     int actions = 0;
-    int doubles = 0;
     while (m.phase() != match_phase::match_over && m.game_number() <= 4) {
       REQUIRE(++actions < 5000);
       const side s = m.to_act().value_or(side::red);
@@ -170,13 +172,17 @@ TEST_CASE("bots: every command the bots give each other in matches and basis ses
       }
       const auto command = bot.next_command(m, s);
       REQUIRE(command.has_value());
-      if (*command == "/double") ++doubles;
+      doubles += *command == "/double";
+      takes += *command == "/take";
+      drops += *command == "/drop";
       INFO("phase " << to_string(m.phase()) << ": " << *command);
       REQUIRE(apply(m, s, *command, dice).empty());
     }
-    INFO("doubles " << doubles);
-    CHECK(m.game_number() >= 1);
   }
+  // The cube was in play: offered and taken.
+  INFO("doubles " << doubles << ", takes " << takes << ", drops " << drops);
+  CHECK(doubles > 0);
+  CHECK(takes > 0);
 }
 
 TEST_CASE("bots: the same seed gives the same plays; another seed only changes ties",
