@@ -244,6 +244,15 @@ long_evaluation evaluate_long(const position& p) noexcept {
     const double lead = (their_pips + their_waste) - (my_pips + my_waste);
     e.win = 1.0 - race_win_probability(-lead, my_pips + their_pips);
   }
+  // A finished game (R11, L7): the chances are certainties.
+  if (me[engine::off_index] == engine::checkers_per_side ||
+      them[engine::off_index] == engine::checkers_per_side) {
+    const bool won = me[engine::off_index] == engine::checkers_per_side;
+    e.win = won ? 1.0 : 0.0;
+    e.win_mars = won && them[engine::off_index] == 0 ? 1.0 : 0.0;
+    e.lose_mars = !won && me[engine::off_index] == 0 ? 1.0 : 0.0;
+    return e;
+  }
   // Mars (L7): the loser has borne off nothing when the winner bears off its last.
   if (them[engine::off_index] == 0) {
     const double save = pips_to_save(them, their_trapped);

@@ -54,6 +54,9 @@ ranking rank_one_ply(const engine::play& p, std::uint64_t seed) noexcept {
 /// answered every roll with the reply evaluate_long() likes best for it (21 rolls,
 /// doubles weighing 1/36 and the others 2/36).
 double two_ply_equity(const position& after, engine::play_list& replies) {
+  // The play that bears off the last checker ends the game: nothing to answer.
+  if (after.mover(engine::off_index) == engine::checkers_per_side)
+    return evaluate_long(after).equity();
   const position theirs = after.swapped();
   double total = 0.0;
   for (const engine::roll r : engine::all_rolls()) {

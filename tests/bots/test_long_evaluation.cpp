@@ -183,3 +183,18 @@ TEST_CASE("bots: L7 no mars once the loser has borne off a checker", "[bots][eva
   const long_evaluation m = evaluate_long(nb("mover: 1:2 | opponent: 24:6 20:9"));
   CHECK(m.win_mars > 0.9);
 }
+
+TEST_CASE("bots: R11 L7 a finished game's chances are certainties", "[bots][evaluation]") {
+  // The mover has borne off its last checker: a mars when the opponent has none off.
+  const long_evaluation mars = evaluate_long(nb("mover: | opponent: 6:15"));
+  CHECK(mars.win == 1.0);
+  CHECK(mars.win_mars == 1.0);
+  CHECK(mars.lose_mars == 0.0);
+  CHECK(mars.equity() == 2.0);
+  const long_evaluation oyn = evaluate_long(nb("mover: | opponent: 6:14"));
+  CHECK(oyn.win == 1.0);
+  CHECK(oyn.win_mars == 0.0);
+  CHECK(oyn.equity() == 1.0);
+  // Seen by the loser, before its (never to come) roll.
+  CHECK(evaluate_long_on_roll(nb("mover: 6:15 | opponent:")).equity() == -2.0);
+}

@@ -34,7 +34,9 @@ struct long_evaluation {
 
 /// Evaluates `p` for its mover, who has just played (the opponent rolls next). `p` is a
 /// long nardy position (is_ok(long_nardy)), each side in its own numbering
-/// (position.hpp). Deterministic, no allocation.
+/// (position.hpp). When a side has borne off all 15 the game is over and the chances
+/// are certainties (win 1 or 0; a mars when the loser has none off, L7). Deterministic,
+/// no allocation.
 [[nodiscard]] long_evaluation evaluate_long(const engine::position& p) noexcept;
 
 /// Evaluates `p` for its mover *before* it rolls (what cube decisions need): the
