@@ -106,8 +106,13 @@ analysis_queue::submitted analysis_queue::submit(job j) {
   if (waiting_.size() >= options_.capacity) return submitted::full;
   known_.insert(j.match_id);
   waiting_.push_back(std::move(j));
+  changed();
   wake_.notify_one();
   return submitted::queued;
+}
+
+void analysis_queue::changed() {
+  if (options_.on_change) options_.on_change(waiting_.size(), running_);
 }
 
 void analysis_queue::stop() {
@@ -116,6 +121,7 @@ void analysis_queue::stop() {
     if (stopping_ && workers_.empty()) return;
     stopping_ = true;
     waiting_.clear();
+    changed();
     wake_.notify_all();
   }
   const std::uint64_t one = 1;
@@ -151,6 +157,7 @@ void analysis_queue::work() {
       j = std::move(waiting_.front());
       waiting_.pop_front();
       ++running_;
+      changed();
     }
     outcome o;
     bool report = true;
@@ -165,6 +172,7 @@ void analysis_queue::work() {
       std::lock_guard lock(mutex_);
       --running_;
       known_.erase(j.match_id);
+      changed();
       report = !stopping_;  // a run cut short by stop() stays pending
     }
     if (!report) continue;

@@ -250,8 +250,8 @@ TEST_CASE("a full queue refuses a match, and the waiting ones are analysed later
   const auto gate = (dir.path / "open").string();
   // gnubg waits until the test opens the gate: the first match holds the only worker.
   const auto wrapper =
-      dir.script("gnubg", "while [ ! -e " + gate + " ]; do sleep 0.05; done\nexec " + gnubg_path() +
-                              " \"$@\"");
+      dir.script("gnubg", "while [ ! -e " + gate + " ]; do [ -d " + dir.path.string() +
+                              " ] || exit 1; sleep 0.05; done\nexec " + gnubg_path() + " \"$@\"");
   reports got;
   auto opts = fast(wrapper, dir.path);
   opts.capacity = 1;

@@ -44,6 +44,9 @@ class analysis_queue {
     /// Where each analysis gets a scratch directory (the .mat, the script, gnubg's HOME
     /// and log), removed afterwards. Empty: the system's temporary directory.
     std::filesystem::path scratch;
+    /// Called with (waiting, running) whenever either changes (for gauges), with the
+    /// queue's mutex held: it must be quick and must not call the queue.
+    std::function<void(std::size_t waiting, std::size_t running)> on_change;
   };
 
   /// One match to analyse.
@@ -102,6 +105,7 @@ class analysis_queue {
   void work();
   outcome analyse(const job& j);
   [[nodiscard]] bool stopping() const;
+  void changed();  ///< mutex_ held
 
   options options_;
   done_handler on_done_;
