@@ -101,6 +101,8 @@ inline std::string canonical_line(const protocol::command& c) {
       return c.text.empty() ? "/tables" : "/tables " + c.text;
     case command_kind::export_match:
       return "/export";
+    case command_kind::analysis:  // the match id, when one was given (digits)
+      return c.text.empty() ? "/analysis" : "/analysis " + c.text;
   }
   return "/?";
 }

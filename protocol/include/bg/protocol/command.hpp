@@ -40,6 +40,7 @@ enum class command_kind : unsigned char {
   help,              ///< /help [command]: `text` is the topic
   tables,            ///< /tables: the lobby list
   export_match,      ///< /export: the link to the last finished match's .mat file
+  analysis,          ///< /analysis [MATCH_ID]: `text` is the id (digits) when given
 };
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
@@ -49,7 +50,8 @@ std::string_view to_string(command_kind k) noexcept;
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  std::string text;  ///< chat text, move notation, help topic or /tables page (digits)
+  /// chat text, move notation, help topic, /tables page or /analysis match id (digits)
+  std::string text;
   std::optional<engine::side> seat;  ///< /join red|black
   engine::match_options match;       ///< /option match (variant is not touched)
   bool flag = false;                 ///< /option tutor on|off

@@ -70,6 +70,9 @@ struct table_outcome {
   std::optional<match_record> finished_match;
   /// The command was refused: sent to the actor alone as an `error`; nothing changed.
   std::optional<engine::error> refused;
+  /// /analysis (issue 14): the actor asks for the analysis of this stored match (the
+  /// table's last one by default); the host answers it from storage. Nothing changed.
+  std::optional<std::int64_t> analysis_of;
 };
 
 /// A seat: who sits there and whether they are connected.
@@ -93,7 +96,8 @@ class table {
   /// `who` (present at the table) sends a command. Errors are in outcome.refused with
   /// a code and a sentence: "not_seated", "seat_taken", "table_full",
   /// "already_seated", "in_match", "need_opponent", "already_started",
-  /// "options_locked", "bad_text", "no_match", and the engine's codes.
+  /// "options_locked", "bad_text", "no_match" (/export or /analysis before any match
+  /// finished here), and the engine's codes.
   table_outcome handle(const std::string& who, const protocol::command& c);
   /// The grace period of the absent player on `s` ran out: they forfeit (S3: the match,
   /// a basis session, or the free game). The seats of absent players are then free.
