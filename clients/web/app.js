@@ -7,6 +7,7 @@
 import { Connection } from './net.js';
 import { drawBoard } from './board.js';
 import { MoveInput, applySteps } from './moves.js';
+import { AnalysisPage } from './analysis.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -66,6 +67,18 @@ const app = {
   tablesTimer: null,
 };
 
+/** The analysis page (#analysis/<id>), shown without the chat. */
+const analysis = new AnalysisPage(document.getElementById('analysis'), {
+  onBack: () => (app.me ? showLobby() : show('login')),
+});
+app.analysis = analysis;
+
+/** The match id of an analysis link in the address (#analysis/12), or null. */
+function analysisInHash() {
+  const m = /^#analysis\/(\d{1,18})$/.exec(location.hash);
+  return m ? Number(m[1]) : null;
+}
+
 const conn = new Connection({
   onOpen: sayHello,
   onMessage: receive,
@@ -124,6 +137,10 @@ function onWelcome(msg) {
   store.token = msg.resume;
   $('who').textContent = msg.name;
   $('login-error').textContent = '';
+  if (analysisInHash() !== null) {
+    if (app.view !== 'analysis') showAnalysis(analysisInHash());
+    return;
+  }
   const wanted = decodeURIComponent(location.hash.slice(1));
   if (wanted) enterTable(wanted);
   else showLobby();
@@ -161,8 +178,9 @@ function showError(text) {
 
 function show(view) {
   app.view = view;
-  for (const v of ['login', 'lobby', 'table']) $(v).hidden = v !== view;
-  $('chat').hidden = view === 'login';
+  for (const v of ['login', 'lobby', 'table', 'analysis']) $(v).hidden = v !== view;
+  $('chat').hidden = view === 'login' || view === 'analysis';
+  if (view !== 'analysis') analysis.hide();
   document.body.dataset.view = view;
   clearInterval(app.tablesTimer);
   if (view === 'lobby') {
@@ -180,6 +198,18 @@ function showLobby() {
   history.replaceState(null, '', location.pathname);
   document.title = 'gammond';
   show('lobby');
+}
+
+/** Shows the analysis of match `id` (from a link or the match-over dialog). */
+function showAnalysis(id) {
+  if (app.table) {
+    send({ type: 'exit', table: app.table });
+    app.table = null;
+  }
+  if (location.hash !== `#analysis/${id}`) history.replaceState(null, '', `#analysis/${id}`);
+  document.title = `analysis of match ${id} — gammond`;
+  show('analysis');
+  analysis.show(id);
 }
 
 function enterTable(name) {
@@ -271,6 +301,7 @@ function drawLog() {
 
 function onEvent(msg) {
   addLog(msg.table, `event ${msg.event}`, msg.text);
+  if (msg.event === 'analysis_ready') analysis.ready(msg.match_id);
   if (msg.event === 'passed') {
     app.lastPass = {
       table: msg.table,
@@ -477,10 +508,21 @@ function drawDialog(st, mine) {
     add('h3', matchOverText(st));
     add('p', `score: red ${st.score.red} – black ${st.score.black}`, 'final-score');
     if (st.last_match_id) {
+      const links = document.createElement('p');
+      links.className = 'links';
       const a = document.createElement('a');
       a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat`;
       a.textContent = 'download the match (.mat)';
-      el.appendChild(a);
+      if (st.variant !== 'long') {
+        // GNU Backgammon analyses standard matches only (PROTOCOL.md, Match analysis).
+        const an = document.createElement('a');
+        an.href = `#analysis/${encodeURIComponent(st.last_match_id)}`;
+        an.textContent = 'GNU Backgammon’s analysis';
+        an.dataset.cmd = 'analysis';
+        links.append(an, ' · ');
+      }
+      links.append(a);
+      el.appendChild(links);
     }
     if (mine && st.players.red && st.players.black) row().append(cmdButton('start', 'Play again'));
   }
@@ -670,10 +712,17 @@ function setup() {
     e.preventDefault();
   });
   setupBoardInput();
+  // An analysis link (#analysis/12) shows its page, logged in or not (the API is public).
+  addEventListener('hashchange', () => {
+    const id = analysisInHash();
+    if (id !== null) showAnalysis(id);
+    else if (app.view === 'analysis') analysis.onBack();
+  });
+  if (analysisInHash() !== null) showAnalysis(analysisInHash());
   // Keep the connection warm and notice a dead one.
   setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
   if (store.name) conn.connect();
-  else show('login');
+  else if (app.view !== 'analysis') show('login');
 }
 
 setup();
