@@ -450,10 +450,17 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     }
     // Issue 14: a finished standard match is analysed once it is archived: its pending
     // analysis is written with it, and it is queued once that write is on disk.
+    // A match the .mat export cannot write is archived unanalysed (never lost for it).
     std::optional<bots::analysis_queue::job> analysis;
-    if (o.finished_match && svc_.analysing() && can_export_mat(o.finished_match->options))
-      analysis = bots::analysis_queue::job{o.finished_match->id, table_->name(),
-                                           to_mat(*o.finished_match), o.finished_match->players};
+    if (o.finished_match && svc_.analysing() && can_export_mat(o.finished_match->options)) {
+      try {
+        analysis = bots::analysis_queue::job{o.finished_match->id, table_->name(),
+                                             to_mat(*o.finished_match), o.finished_match->players};
+      } catch (const std::exception& e) {
+        spdlog::error("table {}: match {} is not analysed: its .mat export failed: {}",
+                      table_->name(), o.finished_match->id, e.what());
+      }
+    }
     table_write change = write_of(o);
     change.analyse_match = analysis.has_value();
     // Written before it is announced: the frames (and the lobby's summary, the seats
@@ -477,8 +484,8 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                              self->report_written(started, finished);
                              self->writing_ = false;
                              self->forget_if_idle();
-                             self->written(*sends, hook);
                              if (analysis) self->svc_.queue_analysis(std::move(*analysis));
+                             self->written(*sends, hook);
                            },
                            {},
                            no_re};

@@ -9,14 +9,14 @@
 namespace bg::bots {
 
 /// An analysis level: the plies of gnubg's neural-net evaluation of every chequer play
-/// and cube decision (cubeful, pruning nets). Deeper is stronger and slower: measured
-/// on this project's 2-core machine, one core per analysis, a 7-point match of about
-/// 220 plays takes about 0.4 s at expert, 1.5 s at 1-ply and 20 s at worldclass
-/// (bench/analysis-time has the figure and its command).
+/// and cube decision (cubeful, pruning nets). Deeper is stronger and slower: on this
+/// project's 2-core machine, one core per analysis, a 7-point match of about 220
+/// decisions takes about 1 s at expert, 17-35 s at worldclass and 4 minutes at
+/// grandmaster (bench/analysis-time; README "Performance").
 enum class analysis_level : unsigned char {
   expert,       ///< 0-ply: gnubg's "expert" evaluation; fast, for tests and busy servers
   worldclass,   ///< 2-ply: gnubg's own default analysis ("world class"); the default
-  grandmaster,  ///< 3-ply: gnubg's "grandmaster"; several minutes per match
+  grandmaster,  ///< 3-ply: gnubg's "grandmaster"; minutes per match
 };
 
 /// "expert", "worldclass", "grandmaster".
