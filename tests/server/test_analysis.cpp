@@ -269,7 +269,7 @@ TEST_CASE(
 
 TEST_CASE(
     "issue 14: a match finished at a table is analysed, and everyone still there gets "
-    "analysis_ready; /analysis answers there and in the lobby",
+    "analysis_ready, and /analysis answers there and in the lobby",
     "[analysis][gammond]") {
   const wrappers w;
   gammond_process server{flags(w.gated())};
