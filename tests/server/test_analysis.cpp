@@ -361,7 +361,10 @@ TEST_CASE("issue 14: a full analysis queue refuses a match, says why, and counts
   REQUIRE(bg::test::eventually([&] { return server.metric("gammond_analyses_running") == 1; }));
   const auto second = quick_match(alice, bob, "t1", false);  // waits
   const auto third = quick_match(alice, bob, "t1", false);   // no room
-  REQUIRE(bg::test::eventually([&] { return api(server, third).second["status"] == "failed"; }));
+  const auto refused = bob.await_event("t1", "analysis_failed");
+  CHECK(refused["match_id"] == third);
+  CHECK_THAT(refused["reason"].get<std::string>(), Catch::Contains("queue was full"));
+  REQUIRE(api(server, third).second["status"] == "failed");
   CHECK_THAT(api(server, third).second["reason"].get<std::string>(),
              Catch::Contains("analysis queue was full"));
   CHECK(server.metric("gammond_analyses_refused_total") == 1);

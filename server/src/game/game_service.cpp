@@ -200,6 +200,7 @@ void game_service::start_analysis() {
 void game_service::queue_analysis(bots::analysis_queue::job j) {
   if (!analysis_) return;
   const auto id = j.match_id;
+  const auto table = j.table;
   switch (analysis_->submit(std::move(j))) {
     case bots::analysis_queue::submitted::queued:
       break;
@@ -209,27 +210,18 @@ void game_service::queue_analysis(bots::analysis_queue::job j) {
           "is not analysed",
           analysis_->waiting(), id);
       metrics_.analysis_refused();
-      analysis_failed(id, "the analysis queue was full when the match ended");
+      {
+        analysis_record failed;
+        failed.match_id = id;
+        failed.status = analysis_status::failed;
+        failed.reason = "the analysis queue was full when the match ended";
+        store_analysis(std::move(failed), table);
+      }
       break;
     case bots::analysis_queue::submitted::duplicate:
     case bots::analysis_queue::submitted::stopped:  // stays pending: queued at the next start
       break;
   }
-}
-
-void game_service::analysis_failed(std::int64_t match_id, std::string reason) {
-  analysis_record failed;
-  failed.match_id = match_id;
-  failed.status = analysis_status::failed;
-  failed.reason = std::move(reason);
-  writer_->run([failed = std::move(failed)](store& db) {
-    try {
-      db.save_analysis(failed);
-    } catch (const std::exception& e) {
-      spdlog::error("match {}: the failed analysis could not be saved: {}", failed.match_id,
-                    e.what());
-    }
-  });
 }
 
 void game_service::analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o) {
@@ -243,7 +235,11 @@ void game_service::analysed(const bots::analysis_queue::job& j, bots::analysis_q
   } else {
     rec.reason = o.reason;
   }
-  writer_->run([this, rec = std::move(rec), table = j.table](store& db) {
+  store_analysis(std::move(rec), j.table);
+}
+
+void game_service::store_analysis(analysis_record rec, std::string table) {
+  writer_->run([this, rec = std::move(rec), table = std::move(table)](store& db) {
     try {
       db.save_analysis(rec);
     } catch (const std::exception& e) {

@@ -128,8 +128,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void start_analysis();
   /// A worker finished `j` (a worker thread): stores the outcome, then tells the table.
   void analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o);
-  /// Saves `j`'s analysis as failed with `reason` (through the writer).
-  void analysis_failed(std::int64_t match_id, std::string reason);
+  /// Saves `rec` through the writer, then tells `table` (if it is still there) that
+  /// the analysis is ready or failed.
+  void store_analysis(analysis_record rec, std::string table);
 
   server_config config_;
   metrics& metrics_;
