@@ -2,7 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,31 +15,26 @@
 #include <stdexcept>
 #include <system_error>
 
-extern char** environ;  // NOLINT(readability-redundant-declaration): posix_spawn's
-
 namespace bg::bots {
 
 namespace {
 
-/// The posix_spawn attribute and file actions, destroyed with their scope.
-struct spawn_setup {
-  posix_spawnattr_t attr{};
-  posix_spawn_file_actions_t actions{};
-  spawn_setup() {
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_init(&actions);
+/// A file descriptor, closed with its scope.
+class fd {
+ public:
+  explicit fd(int value) noexcept : value_(value) {}
+  ~fd() { reset(); }
+  fd(const fd&) = delete;
+  fd& operator=(const fd&) = delete;
+  [[nodiscard]] int get() const noexcept { return value_; }
+  void reset() noexcept {
+    if (value_ >= 0) ::close(value_);
+    value_ = -1;
   }
-  ~spawn_setup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  spawn_setup(const spawn_setup&) = delete;
-  spawn_setup& operator=(const spawn_setup&) = delete;
-};
 
-void check(int rc, const char* what) {
-  if (rc != 0) throw std::system_error(rc, std::generic_category(), what);
-}
+ private:
+  int value_;
+};
 
 std::vector<char*> pointers(const std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -71,43 +67,76 @@ child_process::child_process(const std::vector<std::string>& argv,
                              const std::vector<std::string>& env, const std::filesystem::path& dir,
                              const std::filesystem::path& log) {
   if (argv.empty()) throw std::invalid_argument("child_process: no program");
-  spawn_setup s;
-  check(posix_spawnattr_setflags(
-            &s.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF),
-        "posix_spawnattr_setflags");
-  check(posix_spawnattr_setpgroup(&s.attr, 0), "posix_spawnattr_setpgroup");
-  // The child starts with no signal blocked and every signal at its default, whatever
-  // the parent's threads block or handle (gammond handles SIGINT and SIGTERM).
-  sigset_t none;
-  sigemptyset(&none);
-  check(posix_spawnattr_setsigmask(&s.attr, &none), "posix_spawnattr_setsigmask");
-  sigset_t all;
-  sigfillset(&all);
-  sigdelset(&all, SIGKILL);
-  sigdelset(&all, SIGSTOP);
-  check(posix_spawnattr_setsigdefault(&s.attr, &all), "posix_spawnattr_setsigdefault");
-  check(posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0),
-        "posix_spawn_file_actions_addopen");
-  check(posix_spawn_file_actions_addopen(&s.actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                         0600),
-        "posix_spawn_file_actions_addopen");
-  check(posix_spawn_file_actions_adddup2(&s.actions, 1, 2), "posix_spawn_file_actions_adddup2");
-  check(posix_spawn_file_actions_addchdir_np(&s.actions, dir.c_str()),
-        "posix_spawn_file_actions_addchdir_np");
+  // Everything the child needs is made before fork(): between fork() and exec() the
+  // child of a threaded process may only make async-signal-safe calls.
   auto args = pointers(argv);
   auto vars = pointers(env);
-  pid_t pid = -1;
-  check(posix_spawn(&pid, argv.front().c_str(), &s.actions, &s.attr, args.data(), vars.data()),
-        ("cannot start " + argv.front()).c_str());
-  pid_ = pid;
-  const auto fd = ::syscall(SYS_pidfd_open, pid, 0);
-  if (fd < 0) {
+  const fd out(::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  if (out.get() < 0)
+    throw std::system_error(errno, std::generic_category(), "cannot open " + log.string());
+  const fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0)
+    throw std::system_error(errno, std::generic_category(), "cannot open /dev/null");
+  std::array<int, 2> report{-1, -1};  // exec's failure comes back through it
+  if (::pipe2(report.data(), O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  const fd report_read(report[0]);
+  fd report_write(report[1]);
+  const pid_t parent = ::getpid();
+  // No signal handler may run in the child before exec: every signal is blocked around
+  // fork() here and unblocked in the child once the dispositions are back to default.
+  sigset_t all;
+  sigset_t before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The child: its own process group (a kill reaches what it starts), killed when the
+    // thread that started it ends (gammond killed with SIGKILL included), the parent's
+    // signal dispositions reset, stdin from /dev/null, stdout and stderr to the log.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig)
+      if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (::dup2(in.get(), 0) < 0 || ::dup2(out.get(), 1) < 0 || ::dup2(out.get(), 2) < 0 ||
+        ::chdir(dir.c_str()) != 0) {
+      const int error = errno;
+      [[maybe_unused]] const auto n = ::write(report_write.get(), &error, sizeof error);
+      ::_exit(127);
+    }
+    ::execve(args[0], args.data(), vars.data());
     const int error = errno;
+    [[maybe_unused]] const auto n = ::write(report_write.get(), &error, sizeof error);
+    ::_exit(127);
+  }
+  const int fork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  report_write.reset();
+  if (pid < 0) throw std::system_error(fork_error, std::generic_category(), "fork");
+  pid_ = pid;
+  int error = 0;
+  ssize_t n = -1;
+  do {
+    n = ::read(report_read.get(), &error, sizeof error);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof error)) {  // exec failed: the child is gone
+    reap();
+    throw std::system_error(error, std::generic_category(), "cannot start " + argv.front());
+  }
+  const auto pidfd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd < 0) {
+    const int open_error = errno;
     ::kill(-pid_, SIGKILL);
     reap();
-    throw std::system_error(error, std::generic_category(), "pidfd_open");
+    throw std::system_error(open_error, std::generic_category(), "pidfd_open");
   }
-  pidfd_ = static_cast<int>(fd);
+  pidfd_ = static_cast<int>(pidfd);
 }
 
 child_process::~child_process() {

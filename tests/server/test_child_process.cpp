@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -110,10 +112,33 @@ TEST_CASE("a stop event cuts a wait short and leaves the child running", "[analy
   ::close(stop);
 }
 
+TEST_CASE(
+    "a child dies with the thread that started it (a gammond killed with SIGKILL leaves no "
+    "gnubg running)",
+    "[analysis][child]") {
+  scratch dir;
+  // The child outlives the thread that starts it here (the object stays with the test):
+  // only the end of that thread may kill it.
+  std::unique_ptr<child_process> child;
+  std::thread starter([&] {
+    child = std::make_unique<child_process>(std::vector<std::string>{"/bin/sleep", "600"},
+                                            std::vector<std::string>{}, dir.path, dir.path / "log");
+  });
+  starter.join();
+  REQUIRE(child);
+  const auto status = child->wait_for(30s);
+  REQUIRE(status);
+  CHECK_FALSE(status->exited);
+  CHECK(status->signal == SIGKILL);
+}
+
 TEST_CASE("a program that does not exist cannot be started", "[analysis][child]") {
   scratch dir;
   CHECK_THROWS_AS(
       child_process({(dir.path / "no-such-gnubg").string()}, {}, dir.path, dir.path / "log"),
       std::system_error);
   CHECK_THROWS_AS(child_process({}, {}, dir.path, dir.path / "log"), std::invalid_argument);
+  CHECK_THROWS_AS(
+      child_process({"/bin/sh", "-c", "true"}, {}, dir.path / "no-such-dir", dir.path / "log"),
+      std::system_error);
 }

@@ -1,9 +1,10 @@
 #pragma once
 /// @file child_process.hpp
-/// A program run as a child process (GNU Backgammon, for the analysis queue): started
-/// with posix_spawn in a process group of its own, so that a time limit or a shutdown
-/// ends it with everything it started; waited for with a Linux pidfd, so that a wait
-/// has a deadline and can be cut short without polling.
+/// A program run as a child process (GNU Backgammon, for the analysis queue): in a
+/// process group of its own, so that a time limit or a shutdown ends it with everything
+/// it started, and killed (Linux PR_SET_PDEATHSIG) when the thread that started it ends,
+/// so that a gammond killed with SIGKILL leaves no gnubg running; waited for with a
+/// Linux pidfd, so that a wait has a deadline and can be cut short without polling.
 
 #include <sys/types.h>
 
@@ -32,8 +33,10 @@ class child_process {
   /// Starts `argv[0]` (a path; PATH is not searched) with the arguments `argv`, the
   /// environment `env` (only these "NAME=value" entries), the working directory `dir`,
   /// stdin from /dev/null and stdout and stderr appended to `log` (created if needed),
-  /// in a new process group. Throws std::system_error when it cannot be started (no such
-  /// file, not executable, no pidfd), std::invalid_argument when `argv` is empty.
+  /// every signal at its default disposition, in a new process group, and with SIGKILL
+  /// as its parent-death signal: it dies with the calling thread. Throws
+  /// std::system_error when it cannot be started (no such file, not executable, no such
+  /// directory, no pidfd), std::invalid_argument when `argv` is empty.
   child_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                 const std::filesystem::path& dir, const std::filesystem::path& log);
   ~child_process();
