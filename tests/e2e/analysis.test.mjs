@@ -36,7 +36,7 @@ async function boardIn(page, selector) {
 }
 
 async function run() {
-  const base = await h.startServer(['--analysis-level', 'expert', '--gnubg', GNUBG]);
+  const base = await h.startServer(['--analysis-workers', '1', '--analysis-level', 'expert', '--gnubg', GNUBG]);
   log(`gammond at ${base}`);
   const alice = await h.newPage('alice');
   const bob = await h.newPage('bob');

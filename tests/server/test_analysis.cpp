@@ -78,12 +78,12 @@ struct wrappers {
   }
 };
 
-/// gammond flags: reproducible dice, no rate limit for the test clients, the expert
-/// analysis level and `gnubg` as the program.
+/// gammond flags: reproducible dice, no rate limit for the test clients, analysis on
+/// (gammond_process turns it off by default) at the expert level, `gnubg` as the program.
 std::vector<std::string> flags(const std::string& gnubg, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed",     "5",      "--commands-per-second", "100000",
-                             "--command-burst", "100000", "--analysis-level",      "expert",
-                             "--gnubg",         gnubg};
+  std::vector<std::string> f{
+      "--dice-seed",      "5",      "--commands-per-second", "100000", "--command-burst", "100000",
+      "--analysis-level", "expert", "--analysis-workers",    "1",      "--gnubg",         gnubg};
   f.insert(f.end(), more.begin(), more.end());
   return f;
 }
