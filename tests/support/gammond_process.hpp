@@ -29,7 +29,9 @@
 namespace bg::test {
 
 /// One gammond process started with `--port 0 --port-file <dir>/port --db
-/// <dir>/test.db --log-level debug` plus the extra flags. Not thread-safe.
+/// <dir>/test.db --log-level debug --analysis-workers 0` plus the extra flags (which may
+/// give --log-level and --analysis-workers: a test about match analysis turns it on).
+/// Not thread-safe.
 class gammond_process {
  public:
   /// Creates a temporary directory and starts gammond with `extra_flags` (which may
