@@ -191,7 +191,7 @@ TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[st
     sqlite3_close(raw);
   }
   sqlite_store db(path);
-  CHECK(raw_query(path, "PRAGMA user_version") == "2");
+  CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].snapshot == R"({"version":1})");

@@ -25,8 +25,12 @@
 /// - game_record: `{"number", "score_before": [red, black], "crawford", "first": side,
 ///   "opening": roll (left out while {0, 0}), "actions": [...], "result": game_result |
 ///   null}`
+/// - rating_change: `{"name", "before", "after", "experience_before", "experience_after"}`
+///   (ratings as JSON numbers, full precision)
 /// - match_record: `{"id", "table", "players": [red, black], "options", "games": [...],
-///   "final_score": [red, black], "started_at", "ended_at"}`
+///   "final_score": [red, black], "started_at", "ended_at"}`, and `"ratings": {"red":
+///   rating_change, "black": rating_change}` for a rated match only (absent: unrated;
+///   records written before accounts have none)
 ///
 /// Errors: from_json throws nlohmann's exceptions on bad input: json::type_error (wrong
 /// JSON type), json::out_of_range (missing key), json::other_error (unknown enum
@@ -100,9 +104,13 @@ void to_json(nlohmann::json& j, const game_record& g);
 /// Every key but "opening" is required ("result" may be null).
 void from_json(const nlohmann::json& j, game_record& g);
 
+/// A rated player's rating before and after a match; every key is required.
+void to_json(nlohmann::json& j, const rating_change& r);
+void from_json(const nlohmann::json& j, rating_change& r);
+
 /// The whole record, games in order.
 void to_json(nlohmann::json& j, const match_record& m);
-/// Every key is required.
+/// Every key is required but "ratings" (absent or null: an unrated match).
 void from_json(const nlohmann::json& j, match_record& m);
 
 /// The record as compact JSON text (what storage keeps in `matches.record`).

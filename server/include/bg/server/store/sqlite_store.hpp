@@ -42,12 +42,21 @@ struct sqlite_options {
 /// - `matches(id INTEGER PRIMARY KEY, table_name, red, black, options (JSON), record
 ///   (JSON, see record_json.hpp), started_at, ended_at, score_red, score_black, games,
 ///   saved_at)`
+/// - `accounts(id INTEGER PRIMARY KEY, name_key TEXT UNIQUE, name, kind ('player' |
+///   'bot'), password_hash (crypto_pwhash_str text; NULL exactly for a bot, which cannot
+///   log in), created_at, last_seen)` (version 3)
+/// - `ratings(account_id, variant ('standard' | 'long'), rating REAL, experience,
+///   played, won)`: one row per account and variant (version 3)
+/// - `account_matches(account_id, match_id, side, opponent, won (1, 0 or NULL for a
+///   level basis session), rating_before, rating_after, experience_before,
+///   experience_after (NULL unless rated))`: each account's history and rating history
+///   (version 3)
 /// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
 /// SQLite's message; the connection stays usable after a failed call.
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 2;
+  static constexpr int schema_version = 3;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -66,11 +75,11 @@ class sqlite_store final : public store {
   /// JSON or on any SQLite failure.
   void save_table(std::string_view name, std::string_view snapshot_json);
   /// Writes every change in `writes` (in order) in one transaction: a group commit, so
-  /// the cost of a commit is paid once for all of them. Returns one entry per write:
-  /// empty when written, else SQLite's message (that write alone is left out; the
-  /// others are committed). Throws storage_error when the transaction itself fails
-  /// (then nothing was written).
-  std::vector<std::string> save_tables(const std::vector<table_write>& writes) override;
+  /// the cost of a commit is paid once for all of them. Returns one outcome per write:
+  /// its error is empty when written, else SQLite's message (that write alone is left
+  /// out; the others are committed). Throws storage_error when the transaction itself
+  /// fails (then nothing was written). A rated match is rated in the same transaction.
+  std::vector<write_outcome> write_tables(const std::vector<table_write>& writes) override;
   void delete_table(std::string_view name) override;
   [[nodiscard]] std::vector<saved_table> load_tables() override;
   [[nodiscard]] std::optional<saved_table> load_table(std::string_view name) override;
@@ -81,6 +90,19 @@ class sqlite_store final : public store {
   [[nodiscard]] std::optional<match_record> load_match(std::int64_t id) override;
   [[nodiscard]] std::int64_t match_count() override;
 
+  std::optional<account> create_account(const std::string& key, const std::string& name,
+                                        account::kind what,
+                                        const std::string& password_hash) override;
+  [[nodiscard]] std::optional<account> find_account(std::string_view key) override;
+  bool set_password_hash(std::string_view key, const std::string& password_hash) override;
+  void set_last_seen(std::string_view key) override;
+  [[nodiscard]] std::vector<std::string> account_keys() override;
+  [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,
+                                                           std::int64_t before_id,
+                                                           std::size_t limit) override;
+  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
+                                                           std::size_t limit) override;
+
   /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
   [[nodiscard]] int synchronous();
 
@@ -89,7 +111,9 @@ class sqlite_store final : public store {
 
   void migrate();
   void exec(const char* sql);
-  void write_one(const table_write& w);  ///< inside a transaction; mutex held
+  /// Inside a transaction, mutex held: one table_write; returns a rated match's ratings.
+  std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
+  [[nodiscard]] std::optional<account> find_account_locked(std::string_view key);
   void insert_match(std::int64_t id, const match_record& record);  ///< mutex held
 
   std::mutex mutex_;
