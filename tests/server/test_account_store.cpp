@@ -121,7 +121,7 @@ TEST_CASE("S1: an upset moves 4*sqrt(n)*P_fav, each player by their own K", "[ra
   CHECK(r.loser.experience == 6);
 }
 
-TEST_CASE("S1: the favourite's win moves 4*sqrt(n)*P_upset; K is max(1, 5 - experience/100)",
+TEST_CASE("S1: the favourite's win moves 4*sqrt(n)*P_upset and K is max(1, 5 - experience/100)",
           "[rating][S1]") {
   CHECK(rating_k(0) == 5.0);
   CHECK(rating_k(150) == 3.5);
@@ -335,7 +335,7 @@ TEST_CASE(
 
 TEST_CASE(
     "storage: issue 12: an unrated match counts in the accounts' histories but moves no "
-    "rating; a failed write rates nothing",
+    "rating and a failed write rates nothing",
     "[storage][accounts][S1]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");

@@ -40,6 +40,10 @@ enum class command_kind : unsigned char {
   help,              ///< /help [command]: `text` is the topic
   tables,            ///< /tables: the lobby list
   export_match,      ///< /export: the link to the last finished match's .mat file
+  whois,             ///< /whois NAME: `text` is the name as typed (issue 12)
+  ratings,           ///< /ratings [standard|long]: `text` is "standard", "long" or ""
+  history,           ///< /history [NAME]: `text` is the name as typed, or "" (oneself)
+  password,          ///< /password OLD NEW: `text` is OLD, `new_password` NEW (as typed)
 };
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
@@ -55,10 +59,15 @@ struct command {
   bool flag = false;                 ///< /option tutor on|off
   engine::variant game_variant = engine::variant::standard;  ///< /option variant
   engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
+  /// /password: the new password, as typed (its case kept). Never logged nor echoed.
+  std::string new_password;
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are
-/// case-insensitive; arguments are separated by spaces. Errors (engine::error):
+/// case-insensitive; arguments are separated by spaces; the arguments of /move, /whois,
+/// /history and /password keep the case they were typed in (for /ratings, `game_variant`
+/// holds the variant named, standard when none). No error message repeats an argument of
+/// /password. Errors (engine::error):
 /// "unknown_command" ("/jion is not a command: type /help"), "bad_command" with what
 /// is wrong ("/option match takes a number from 1 to 64, basis or off").
 /// `text` must already be valid UTF-8 without control characters (the codec checks).
