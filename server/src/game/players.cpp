@@ -73,16 +73,17 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
     if (const auto why = name_problem(name, max_name_bytes))
       return engine::make_error("bad_name", *why);
     key = name_key(name);
+    // A registered name needs its password (or a token), whoever is using it now.
+    if (registered_.count(key) != 0)
+      return engine::make_error("name_registered", "the name " + name +
+                                                       " is registered: log in with its "
+                                                       "password, or choose another name");
     // A name is in use while it is connected or holds a seat (case-insensitively).
     if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key) ||
         claimed_.count(key) != 0)
       return engine::make_error("name_taken", "the name " + name +
                                                   " is in use: choose another, or resume "
                                                   "with its token");
-    if (registered_.count(key) != 0)
-      return engine::make_error("name_registered", "the name " + name +
-                                                       " is registered: log in with its "
-                                                       "password, or choose another name");
   } else if (const auto c = claimed_.find(key); c != claimed_.end() && c->second != id) {
     return engine::make_error("name_taken",
                               "a login for " + shown + " is being checked: try again in a moment");
