@@ -102,12 +102,15 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::string account_key_of(const std::string& name);
   /// After a rated match: the ratings of its players in `v` are now those of `changes`.
   void ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes);
-  /// The ratings of the registered names in use (for states and lobby summaries).
-  const online_ratings& ratings() const noexcept { return ratings_; }
 
  private:
   // Accounts (accounts.cpp).
+  /// `register`: checks the name and password, claims the name, hashes the password on
+  /// the auth pool, creates the account on the storage thread, then log_in().
   void on_register(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// `hello` with a password: throttle, claim, the account read on the storage thread,
+  /// the password checked on the auth pool (an unknown name against a decoy hash), then
+  /// log_in() or login_failed().
   void on_login(const std::shared_ptr<client>& c, const protocol::client_message& m);
   /// Runs `job` on the auth pool; false (the client answered `auth_busy`, its claim
   /// released) when the pool's queue is full.
@@ -125,6 +128,8 @@ class game_service final : public service, public std::enable_shared_from_this<g
                           const protocol::command& cmd, const std::optional<std::string>& table,
                           const std::optional<nlohmann::json>& re,
                           std::chrono::steady_clock::time_point t0);
+  /// `/password OLD NEW`: OLD checked and NEW hashed on the auth pool, stored on the
+  /// storage thread; then the token is rotated and other connections of the account close.
   void on_password(const std::shared_ptr<client>& c, const protocol::command& cmd,
                    const std::optional<std::string>& table,
                    const std::optional<nlohmann::json>& re);
