@@ -66,6 +66,14 @@ std::string_view to_string(command_kind k) noexcept {
       return "claim";
     case command_kind::analysis:
       return "analysis";
+    case command_kind::whois:
+      return "whois";
+    case command_kind::ratings:
+      return "ratings";
+    case command_kind::history:
+      return "history";
+    case command_kind::password:
+      return "password";
   }
   return "chat";
 }
@@ -102,7 +110,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 26> help_entries{{
+constexpr std::array<help_entry, 30> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -145,6 +153,15 @@ constexpr std::array<help_entry, 26> help_entries{{
     {"analysis", "/analysis [MATCH_ID]",
      "GNU Backgammon's analysis of a finished match: each player's error rate, errors and "
      "blunders, luck (at a table the last match by default; in the lobby give the id)"},
+    {"whois", "/whois NAME",
+     "who NAME is: registered or guest, online or last seen, ratings and experience, "
+     "matches played and won"},
+    {"ratings", "/ratings [standard|long]", "the 20 best ratings of a variant (standard first)"},
+    {"history", "/history [NAME]",
+     "the last 10 matches of NAME (yours without a name): date, opponent, length, score, "
+     "rating change and the .mat link"},
+    {"password", "/password OLD NEW",
+     "change your account's password (no spaces in either); other sessions are closed"},
 }};
 
 }  // namespace
@@ -250,6 +267,38 @@ engine::result<command> parse_line(std::string_view line) {
         return bad("/analysis takes a match id, a whole number from 1, e.g. /analysis 12");
       c.text = id;
     }
+    return c;
+  }
+  if (name == "whois") {
+    if (args != 1) return bad("/whois takes a player's name, e.g. /whois alice");
+    c.kind = command_kind::whois;
+    c.text = std::string(words[1]);
+    return c;
+  }
+  if (name == "history") {
+    if (args > 1) return bad("/history takes at most a player's name, e.g. /history alice");
+    c.kind = command_kind::history;
+    if (args == 1) c.text = std::string(words[1]);
+    return c;
+  }
+  if (name == "ratings") {
+    if (args > 1) return bad("/ratings takes standard or long");
+    c.kind = command_kind::ratings;
+    if (args == 1) {
+      const auto v = engine::variant_from_string(arg(0));
+      if (!v) return bad("/ratings takes standard or long");
+      c.game_variant = *v;
+      c.text = std::string(engine::to_string(*v));
+    }
+    return c;
+  }
+  if (name == "password") {
+    // The words are never repeated in an answer: they are passwords.
+    if (args != 2)
+      return bad("/password takes your password and the new one: /password OLD NEW (no spaces)");
+    c.kind = command_kind::password;
+    c.text = std::string(words[1]);
+    c.new_password = std::string(words[2]);
     return c;
   }
   if (name == "help") {

@@ -173,3 +173,43 @@ TEST_CASE("/help lists every command and explains one", "[protocol][command]") {
   CHECK_FALSE(help_text("nonsense").has_value());
   CHECK(ok("/help move").text == "move");
 }
+
+TEST_CASE("issue 12: /whois, /ratings, /history and /password parse with their arguments",
+          "[protocol][command][accounts]") {
+  // Names keep the case they were typed in (the server compares them by their key).
+  CHECK(ok("/whois Alice").kind == command_kind::whois);
+  CHECK(ok("/WHOIS Alice").text == "Alice");
+  CHECK(code_of("/whois") == "bad_command");
+  CHECK(code_of("/whois a b") == "bad_command");
+  CHECK(ok("/history").kind == command_kind::history);
+  CHECK(ok("/history").text.empty());
+  CHECK(ok("/history Bob").text == "Bob");
+  CHECK(code_of("/history a b") == "bad_command");
+  // /ratings names a variant; none means standard.
+  CHECK(ok("/ratings").kind == command_kind::ratings);
+  CHECK(ok("/ratings").text.empty());
+  CHECK(ok("/ratings").game_variant == variant::standard);
+  CHECK(ok("/ratings LONG").game_variant == variant::long_nardy);
+  CHECK(ok("/ratings nardy").text == "long");
+  CHECK(ok("/ratings standard").text == "standard");
+  CHECK(code_of("/ratings backgammon") == "bad_command");
+  // /password keeps both words exactly; a refusal never repeats them.
+  const auto p = ok("/password Old-Secret NEW-secret-2");
+  CHECK(p.kind == command_kind::password);
+  CHECK(p.text == "Old-Secret");
+  CHECK(p.new_password == "NEW-secret-2");
+  for (const char* line : {"/password onlyone", "/password a b c", "/password"}) {
+    auto r = parse_line(line);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.err().code == "bad_command");
+    CHECK(r.err().message.find("onlyone") == std::string::npos);
+  }
+  // Each has its help.
+  for (const char* topic : {"whois", "ratings", "history", "password"}) {
+    INFO(topic);
+    const auto help = help_text(topic);
+    REQUIRE(help);
+    CHECK(help->find(std::string("/") + topic) == 0);
+    CHECK(help_text("")->find(std::string("/") + topic) != std::string::npos);
+  }
+}

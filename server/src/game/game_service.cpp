@@ -14,6 +14,7 @@
 #include <future>
 #include <limits>
 
+#include "account_views.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/analysis_view.hpp"
 #include "bg/server/game/names.hpp"
@@ -67,7 +68,25 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       epoch_ms_at_start_(std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count()),
-      steady_at_start_(clock_type::now()) {
+      steady_at_start_(clock_type::now()),
+      throttle_(login_limits{config.login_delay_after, config.login_delay, config.login_lock_after,
+                             config.login_lock, config.login_throttle_entries}),
+      auth_(config.auth_threads, config.auth_queue) {
+  // Accounts: the registered names' keys (a guest may not take one), the admins, and
+  // the ratings of the names in use (forgotten with the name).
+  for (auto& key : storage_->account_keys()) players_.add_registered(key);
+  players_.on_release([this](const std::string& key) { ratings_.forget(key); });
+  for (const auto& admin : config.admins) {
+    if (const auto why = name_problem_of(admin)) {
+      spdlog::warn("--admins: \"{}\" cannot be a name ({}); ignored", log_safe(admin), *why);
+      continue;
+    }
+    const auto key = name_key(admin);
+    admin_keys_.insert(key);
+    if (!players_.is_registered(key))
+      spdlog::warn("--admins: {} is not a registered account: register it before anyone else does",
+                   admin);
+  }
   for (auto& saved : storage_->load_tables()) {
     const std::string& name = saved.name;
     const json snap = json::parse(saved.snapshot, nullptr, false);
@@ -110,11 +129,19 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
         spdlog::warn("table {}: a saved resume token hash is malformed; {} cannot resume", name,
                      held);
     }
+    for (const auto& held : (*t)->held_seats()) {
+      const auto key = name_key(held);
+      if (!players_.is_registered(key)) continue;
+      if (const auto a = storage_->find_account(key))
+        ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
+    }
     lobby_.set(name, (*t)->summary());
     tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
   }
   metrics_.set_tables(tables_.size());
   start_analysis();
+  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
+               admin_keys_.size());
   spdlog::info(
       "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
       config.sync == "normal" ? "NORMAL" : "FULL",
@@ -124,6 +151,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
 
 game_service::~game_service() {
   if (analysis_) analysis_->stop();  // its handler writes through the writer
+  auth_.stop();
   writer_->stop();
 }
 
@@ -333,6 +361,7 @@ table_hooks game_service::hooks() {
   h.idle_limit_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(config_.idle_limit).count();
   h.max_seed_bytes = config_.max_seed_bytes;
+  h.rating_of = [this](const std::string& name, engine::variant v) { return ratings_.of(name, v); };
   return h;
 }
 
@@ -352,6 +381,17 @@ void game_service::holds_changed(const std::string& table, const std::vector<std
                                  const std::vector<std::string>& after) {
   std::lock_guard lock(mutex_);
   players_.holds_changed(table, before, after);
+}
+
+std::string game_service::account_key_of(const std::string& name) {
+  if (name_problem_of(name)) return {};
+  std::string key = name_key(name);
+  std::lock_guard lock(mutex_);
+  return players_.is_registered(key) ? key : std::string{};
+}
+
+void game_service::ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes) {
+  for (const auto& c : changes) ratings_.update(name_key(c.name), v, c.after);
 }
 
 void game_service::on_open(const std::shared_ptr<client>& c) {
@@ -385,18 +425,32 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       return;
     }
     case protocol::client_message::kind::hello:
-      on_hello(c, m);
+      if (m.password) {
+        on_login(c, m);
+      } else {
+        on_hello(c, m);
+      }
+      return;
+    case protocol::client_message::kind::register_account:
+      on_register(c, m);
       return;
     default:
       break;
   }
   std::string name;
+  bool pending = false;
   {
     std::lock_guard lock(mutex_);
-    if (const auto* s = players_.find(c->id())) name = s->name;
+    if (const auto* s = players_.find(c->id())) {
+      name = s->name;
+      pending = s->hello_pending;
+    }
   }
   if (name.empty()) {
-    send_error(c, "hello_first", "say hello with your name first", m.id);
+    send_error(c, "hello_first",
+               pending ? "your hello is being checked: wait for welcome before anything else"
+                       : "say hello with your name first",
+               m.id);
     return;
   }
   if (!m.table) {
@@ -437,6 +491,16 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     if (parsed->kind == protocol::command_kind::tables) {
       on_lobby_line(c, name, m, t0);
       return;
+    }
+    switch (parsed->kind) {  // answered by the service, at a table as in the lobby
+      case protocol::command_kind::whois:
+      case protocol::command_kind::ratings:
+      case protocol::command_kind::history:
+      case protocol::command_kind::password:
+        on_account_command(c, name, *parsed, m.table, m.id, t0);
+        return;
+      default:
+        break;
     }
     cmd = std::move(*parsed);
   }
@@ -491,11 +555,27 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
   return actor;
 }
 
+std::vector<std::shared_ptr<table_actor>> game_service::actors_of(
+    const std::set<std::string>& tables, players::session* s) {
+  std::vector<std::shared_ptr<table_actor>> out;
+  for (const auto& tname : tables) {
+    const auto ta = tables_.find(tname);
+    if (ta == tables_.end()) continue;
+    out.push_back(ta->second);
+    ++ta->second->pending;
+    if (s) s->tables.insert(tname);
+  }
+  return out;
+}
+
 void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m) {
   std::vector<std::shared_ptr<table_actor>> rejoin;
+  std::vector<std::shared_ptr<table_actor>> leave;
+  std::uint64_t replaced_id = 0;
   std::shared_ptr<client> replaced;
   json welcome;
   std::string name;
+  std::string account_key;
   {
     std::lock_guard lock(mutex_);
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
@@ -507,37 +587,64 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       if (code == "bad_resume") c->strike("bad resume token");
       if (code == "bad_name") c->strike("refused name");
       if (code == "name_taken") c->strike("name taken");
+      if (code == "name_registered") c->strike("name registered");
       return;
     }
     name = w->name;
     replaced = std::move(w->replaced);
-    for (const auto& t : w->replaced_tables) {
-      const auto ta = tables_.find(t);
-      if (ta != tables_.end()) ta->second->exit(w->replaced_id, name);
-    }
+    // The replaced connection leaves its tables, once the mutex is released: an actor
+    // may run a call at once on this thread, and its change takes this mutex.
+    replaced_id = w->replaced_id;
+    for (const auto& t : w->replaced_tables)
+      if (const auto ta = tables_.find(t); ta != tables_.end()) leave.push_back(ta->second);
     auto* s = players_.find(c->id());
+    rejoin = actors_of(w->seated, s);
     json seated = json::array();
-    for (const auto& tname : w->seated) {
-      const auto ta = tables_.find(tname);
-      if (ta == tables_.end()) continue;
-      seated.push_back(tname);
-      rejoin.push_back(ta->second);
-      ++ta->second->pending;
-      s->tables.insert(tname);
-    }
+    for (const auto& a : rejoin) seated.push_back(a->name());
     welcome = json{{"type", "welcome"},
                    {"name", name},
                    {"resume", w->token},
                    {"resumed", w->resumed},
                    {"protocol", protocol::protocol_version},
                    {"server", std::string("gammond ") + GAMMOND_VERSION},
-                   {"tables", seated}};
+                   {"tables", seated},
+                   {"account", guest_account_json()}};
     if (m.id) welcome["re"] = *m.id;
+    if (w->registered) account_key = w->key;
   }
+  for (const auto& actor : leave) actor->exit(replaced_id, name);
   if (replaced) replaced->close("replaced by a new connection");
-  c->identified();  // the hello timeout stops here
+  if (account_key.empty()) {
+    c->identified();  // the hello timeout stops here
+    welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), name);
+    return;
+  }
+  // A resumed account is logged in: its welcome carries its ratings, read on the
+  // storage thread (never here); the ratings also go to the states of its tables.
+  writer_->run([self = shared_from_this(), c, welcome = std::move(welcome), rejoin, name,
+                account_key](store& db) mutable {
+    std::optional<account> a;
+    try {
+      a = db.find_account(account_key);
+      db.set_last_seen(account_key);
+    } catch (const std::exception& e) {
+      spdlog::error("account {}: cannot be read: {}", name, e.what());
+    }
+    if (a) {
+      self->ratings_.set(account_key, {a->standings[0].rating, a->standings[1].rating});
+      welcome["account"] = account_json(*a, self->is_admin(account_key));
+    }
+    c->identified();
+    self->welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), name);
+  });
+}
+
+void game_service::welcome_and_rejoin(const std::shared_ptr<client>& c,
+                                      std::shared_ptr<const std::string> frame,
+                                      std::vector<std::shared_ptr<table_actor>> rejoin,
+                                      const std::string& name) {
   if (rejoin.empty()) {
-    c->send(frame_of(welcome));
+    c->send(std::move(frame));
     return;
   }
   // The seats' snapshots keep the hash of the new token: write them before the
@@ -549,7 +656,6 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   };
   auto g = std::make_shared<gate>();
   g->waiting = rejoin.size();
-  auto frame = frame_of(welcome);
   for (auto& actor : rejoin) {
     actor->save_now([g, c, frame, rejoin, name](bool written) {
       {
@@ -626,6 +732,12 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       answer_analysis(c, *id_of(parsed->text), m.id, "");
       break;
     }
+    case protocol::command_kind::whois:
+    case protocol::command_kind::ratings:
+    case protocol::command_kind::history:
+    case protocol::command_kind::password:
+      on_account_command(c, name, *parsed, std::nullopt, m.id, t0);
+      return;  // counted when answered
     default:
       send_error(c, "no_table", "that command works at a table: enter one first", m.id);
       return;
@@ -644,6 +756,8 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     std::lock_guard lock(mutex_);
     const auto gone = players_.close(c->id());
     if (!gone) return;
+    if (gone->registered && !gone->key.empty())
+      writer_->run([key = gone->key](store& db) { db.set_last_seen(key); });
     for (const auto& t : gone->tables) {
       const auto ta = tables_.find(t);
       if (ta != tables_.end()) leave.emplace_back(ta->second, gone->name);
@@ -684,6 +798,9 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
   constexpr std::string_view prefix = "/matches/";
   constexpr std::string_view suffix = ".mat";
   constexpr std::string_view api_prefix = "/api/matches/";
+  // The account routes (issue 12) answer every other /api/ path, with a JSON 404 when
+  // none fits.
+  if (target.substr(0, api_prefix.size()) != api_prefix && on_api_request(target, reply)) return;
   // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file.
   const bool as_json = target.substr(0, api_prefix.size()) == api_prefix;
   std::string_view digits;
@@ -748,6 +865,7 @@ void game_service::shutdown() {
     if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready)
       spdlog::warn("table {} did not flush in time", actor->name());
   }
+  auth_.stop();     // no login is checked any more
   writer_->stop();  // everything queued is on disk when this returns
   spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", all.size(),
                writer_->writes(), writer_->transactions());

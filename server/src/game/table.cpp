@@ -1013,6 +1013,17 @@ json table::state() const {
                   {"black", seats_[1] && seats_[1]->present}};
   j["spectators"] = std::vector<std::string>(spectators_.begin(), spectators_.end());
   j["last_match_id"] = last_match_id_ > 0 ? json(last_match_id_) : json(nullptr);
+  // issue 12: the ratings of the registered names here, in the table's variant.
+  json ratings = json::object();
+  if (hooks_.rating_of) {
+    const auto add = [&](const std::string& who) {
+      if (const auto r = hooks_.rating_of(who, opts.game_variant)) ratings[who] = *r;
+    };
+    for (const auto& st : seats_)
+      if (st) add(st->name);
+    for (const auto& who : spectators_) add(who);
+  }
+  j["ratings"] = std::move(ratings);
 
   const engine::variant v = opts.game_variant;
   engine::game fresh(v);
@@ -1113,6 +1124,13 @@ json table::summary() const {
   j["score"] = {{"red", score[0]}, {"black", score[1]}};
   j["spectators"] = spectators_.size();
   j["phase"] = match_ ? std::string(engine::to_string(match_->phase())) : std::string("waiting");
+  // issue 12: the players' ratings in the table's variant (null: a guest or a free seat).
+  const auto rating = [&](const std::optional<seat>& st) -> json {
+    if (!st || !hooks_.rating_of) return nullptr;
+    const auto r = hooks_.rating_of(st->name, options_.game_variant);
+    return r ? json(*r) : json(nullptr);
+  };
+  j["ratings"] = {{"red", rating(seats_[0])}, {"black", rating(seats_[1])}};
   return j;
 }
 

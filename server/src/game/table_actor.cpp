@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "account_views.hpp"
 #include "bg/server/game/game_service.hpp"
 #include "bg/server/store/mat_export.hpp"
 #include "frames.hpp"
@@ -417,7 +418,11 @@ void table_actor::rearm() {
 }
 
 /// The write of the table's change `o`: snapshot, tokens, record journal, and the
-/// match it finished (moved out of `o`).
+/// match it finished (moved out of `o`) with what the store needs to rate it (issue 12):
+/// its winner, which players are registered accounts (registered names cannot change
+/// hands while seated, so they are the accounts that started it), and whether it is
+/// rated (RULES.md S1: a match to n >= 1 points between two accounts, with a winner; a
+/// forfeit is a loss).
 table_write table_actor::write_of(table_outcome& o) const {
   json snap = table_->snapshot();
   json tokens = json::array();
@@ -431,30 +436,51 @@ table_write table_actor::write_of(table_outcome& o) const {
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
   w.finished_match = std::move(o.finished_match);
+  if (w.finished_match) {
+    const auto& m = table_->current_match();
+    if (m) w.winner = m->match_winner();
+    for (std::size_t i = 0; i < 2; ++i)
+      w.account_keys[i] = svc_.account_key_of(w.finished_match->players[i]);
+    const auto& opts = w.finished_match->options;
+    w.rated = opts.kind == engine::match_kind::points && opts.length >= 1 && w.winner &&
+              !w.account_keys[0].empty() && !w.account_keys[1].empty();
+  }
   return w;
 }
 
-/// Delivers an outcome: refusals to the actor only; a change is written first and
-/// then announced (the table's messages, then the new state to everyone).
-/// `answered` runs when the actor's answer is handed to the network.
-void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
-                         const std::optional<json>& re, bool always_state_to_actor,
-                         std::function<void()> answered_hook) {
+/// A rated match's ratings (issue 12) go into its `match_over` event: `ratings` {red,
+/// black} with each player's name, before, after, change and experience, and a sentence
+/// at the end of `text`.
+void table_actor::add_ratings(table_outcome& o, const std::array<rating_change, 2>& r) {
+  for (auto& d : o.out) {
+    if (d.message.value("event", "") != "match_over") continue;
+    json ratings;
+    std::string text;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto& c = r[i];
+      const double change = c.after - c.before;
+      ratings[i == 0 ? "red" : "black"] = {{"name", c.name},
+                                           {"before", c.before},
+                                           {"after", c.after},
+                                           {"change", change},
+                                           {"experience_before", c.experience_before},
+                                           {"experience_after", c.experience_after}};
+      text += (i == 0 ? "; ratings: " : ", ") + c.name + " " + rating_text(c.after) + " (" +
+              change_text(change) + ")";
+    }
+    d.message["ratings"] = std::move(ratings);
+    d.message["text"] = d.message.value("text", "") + text;
+  }
+}
+
+/// The frames of the change `o` for everyone present: the table's messages, then the
+/// new state (the actor's copy with `re`), gathered per client. Sets `answered` when
+/// the actor got its reply.
+std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
+                                               const std::shared_ptr<client>& actor,
+                                               const std::optional<json>& re, bool& answered) {
   auto sends = std::make_shared<outbox>();
-  if (o.refused) {
-    svc_.counters().error(o.refused->code);
-    sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
-    sends->deliver();
-    if (answered_hook) answered_hook();
-    return;
-  }
-  if (o.analysis_of) {  // /analysis: answered from storage (issue 14)
-    if (actor) svc_.answer_analysis(actor, *o.analysis_of, re, table_->name());
-    if (answered_hook) answered_hook();
-    return;
-  }
   const std::uint64_t actor_id = actor ? actor->id() : 0;
-  bool answered = false;
   for (auto& d : o.out) {
     if (d.to == delivery::audience::actor) {
       if (re) d.message["re"] = *re;
@@ -465,19 +491,41 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
     }
   }
-  if (o.changed) {
-    json st = table_->state();
-    const auto frame = frame_of(st);
-    for (const auto& [id, m] : members_) {
-      if (id == actor_id && re && !answered) {
-        json mine = st;
-        mine["re"] = *re;
-        sends->add(m.who.lock(), frame_of(mine));
-        answered = true;
-        continue;
-      }
-      sends->add(m.who.lock(), frame);
+  json st = table_->state();
+  const auto frame = frame_of(st);
+  for (const auto& [id, m] : members_) {
+    if (id == actor_id && re && !answered) {
+      json mine = st;
+      mine["re"] = *re;
+      sends->add(m.who.lock(), frame_of(mine));
+      answered = true;
+      continue;
     }
+    sends->add(m.who.lock(), frame);
+  }
+  return sends;
+}
+
+/// Delivers an outcome: refusals to the actor only; a change is written first and
+/// then announced (the table's messages, then the new state to everyone).
+/// `answered` runs when the actor's answer is handed to the network.
+void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
+                         const std::optional<json>& re, bool always_state_to_actor,
+                         std::function<void()> answered_hook) {
+  if (o.refused) {
+    svc_.counters().error(o.refused->code);
+    auto sends = std::make_shared<outbox>();
+    sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
+    sends->deliver();
+    if (answered_hook) answered_hook();
+    return;
+  }
+  if (o.analysis_of) {  // /analysis: answered from storage (issue 14)
+    if (actor) svc_.answer_analysis(actor, *o.analysis_of, re, table_->name());
+    if (answered_hook) answered_hook();
+    return;
+  }
+  if (o.changed) {
     // issue 11.8: games counted where they happen, once the change is written.
     int started = 0;
     int finished = 0;
@@ -503,35 +551,57 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     table_write change = write_of(o);
     change.analyse_match = analysis.has_value();
     // Written before it is announced: the frames (and the lobby's summary, the seats
-    // held and the game counts) wait for the commit; a failed write is never announced
-    // (failed()).
+    // held and the game counts) are made once the commit is done, from the table as
+    // written (nothing changes it meanwhile: later messages wait in the backlog) and
+    // with the ratings a rated match got in that commit (issue 12); a failed write is
+    // never announced (failed()).
     writing_ = true;
-    svc_.writer().submit(
-        std::move(change),
-        [self = shared_from_this(), sends, summary = table_->summary(),
-         hook = std::move(answered_hook), sender = std::weak_ptr<client>(actor), re, started,
-         finished, analysis = std::move(analysis)](write_result& r) mutable {
-          asio::post(self->strand_, [self, sends, summary = std::move(summary),
-                                     hook = std::move(hook), sender, re, started, finished,
-                                     r = std::move(r), analysis = std::move(analysis)]() mutable {
-            pending_work w{[&] {
-                             if (!r.error.empty()) {
-                               self->failed(r, sender.lock(), re);
-                               return;
-                             }
-                             self->svc_.set_summary(self->name(), std::move(summary), self.get());
-                             self->report_written(started, finished);
-                             self->writing_ = false;
-                             self->forget_if_idle();
-                             if (analysis) self->svc_.queue_analysis(std::move(*analysis));
-                             self->written(*sends, hook);
-                           },
-                           {},
-                           no_re};
-            self->guard(w);
-          });
-        });
+    const auto variant = table_->current_match() ? table_->current_match()->options().game_variant
+                                                 : engine::variant::standard;
+    auto outcome = std::make_shared<table_outcome>(std::move(o));
+    svc_.writer().submit(std::move(change), [self = shared_from_this(), outcome, actor,
+                                             hook = std::move(answered_hook), re, started, finished,
+                                             variant, analysis = std::move(analysis)](
+                                                write_result& r) mutable {
+      asio::post(self->strand_, [self, outcome, actor, hook = std::move(hook), re, started,
+                                 finished, variant, r = std::move(r),
+                                 analysis = std::move(analysis)]() mutable {
+        pending_work w{[&] {
+                         if (!r.error.empty()) {
+                           self->failed(r, actor, re);
+                           return;
+                         }
+                         if (r.ratings) {
+                           self->svc_.ratings_changed(variant, *r.ratings);
+                           self->add_ratings(*outcome, *r.ratings);
+                         }
+                         bool answered = false;
+                         auto sends = self->frames_of(*outcome, actor, re, answered);
+                         self->svc_.set_summary(self->name(), self->table_->summary(), self.get());
+                         self->report_written(started, finished);
+                         self->writing_ = false;
+                         self->forget_if_idle();
+                         if (analysis) self->svc_.queue_analysis(std::move(*analysis));
+                         self->written(*sends, hook);
+                       },
+                       {},
+                       no_re};
+        self->guard(w);
+      });
+    });
     return;
+  }
+  auto sends = std::make_shared<outbox>();
+  bool answered = false;
+  for (auto& d : o.out) {
+    if (d.to == delivery::audience::actor) {
+      if (re) d.message["re"] = *re;
+      answered = true;
+      sends->add(actor, frame_of(d.message));
+    } else {
+      const auto frame = frame_of(d.message);
+      for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
+    }
   }
   if (always_state_to_actor || (re && !answered)) {
     json st = table_->state();

@@ -44,6 +44,10 @@ enum class command_kind : unsigned char {
   seed,              ///< /seed TEXT: `text` is the player's own dice seed (S4)
   claim,             ///< /claim: the game of an idle or absent opponent, as a forfeit (S3)
   analysis,          ///< /analysis [MATCH_ID]: `text` is the id (digits) when given
+  whois,             ///< /whois NAME: `text` is the name as typed (issue 12)
+  ratings,           ///< /ratings [standard|long]: `text` is "standard", "long" or ""
+  history,           ///< /history [NAME]: `text` is the name as typed, or "" (oneself)
+  password,          ///< /password OLD NEW: `text` is OLD, `new_password` NEW (as typed)
 };
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
@@ -77,10 +81,15 @@ struct command {
   engine::variant game_variant = engine::variant::standard;  ///< /option variant
   engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
   clock_option clock;                                        ///< /option clock
+  /// /password: the new password, as typed (its case kept). Never logged nor echoed.
+  std::string new_password;
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are
-/// case-insensitive; arguments are separated by spaces. Errors (engine::error):
+/// case-insensitive; arguments are separated by spaces; the arguments of /move, /whois,
+/// /history and /password keep the case they were typed in (for /ratings, `game_variant`
+/// holds the variant named, standard when none). No error message repeats an argument of
+/// /password. Errors (engine::error):
 /// "unknown_command" ("/jion is not a command: type /help"), "bad_command" with what
 /// is wrong ("/option match takes a number from 1 to 64, basis or off", "/option clock
 /// takes minutes from 1 to 240 ..."). `/seed` and `/move` keep the rest of the line as

@@ -61,6 +61,10 @@ struct table_hooks {
   std::int64_t idle_limit_ms = 600'000;
   /// The longest /seed text, in bytes.
   std::size_t max_seed_bytes = 64;
+  /// The rating in variant `v` of the player called `name` when it is a registered
+  /// account's (issue 12; a lookup in memory, no I/O), else nullopt. state() and
+  /// summary() show them; unset: no ratings.
+  std::function<std::optional<double>(const std::string& name, engine::variant v)> rating_of{};
 };
 
 /// One message the table wants delivered, and to whom.
@@ -157,9 +161,11 @@ class table {
   /// their connections), in seat order.
   [[nodiscard]] std::vector<std::string> held_seats() const;
 
-  /// The full `state` message (protocol/PROTOCOL.md).
+  /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
+  /// registered player and spectator here, in the table's variant, by name.
   [[nodiscard]] nlohmann::json state() const;
-  /// One entry of the lobby's `tables` list.
+  /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
+  /// (null for a guest or a free seat).
   [[nodiscard]] nlohmann::json summary() const;
   /// Everything needed to rebuild the table after a restart except the match record,
   /// which the host keeps as a journal of table_outcome::record_log entries

@@ -133,6 +133,9 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// it fires the table checks the time itself (table::check_clock()).
   void arm_clock();
   [[nodiscard]] table_write write_of(table_outcome& o) const;
+  static void add_ratings(table_outcome& o, const std::array<rating_change, 2>& r);
+  std::shared_ptr<outbox> frames_of(table_outcome& o, const std::shared_ptr<client>& actor,
+                                    const std::optional<nlohmann::json>& re, bool& answered);
   void finish(const std::shared_ptr<client>& actor, table_outcome& o,
               const std::optional<nlohmann::json>& re, bool always_state_to_actor,
               std::function<void()> answered_hook);
