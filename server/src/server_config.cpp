@@ -358,6 +358,18 @@ std::vector<setting> settings() {
       {"strike-decay", "SECONDS", "one strike is forgiven per this many seconds",
        number(&server_config::strike_decay),
        seconds_field(&server_config::strike_decay, 1, one_year_seconds)},
+      // Computer players (issue 14).
+      {"gnubg", "PATH", "GNU Backgammon for the computer players (/bot); none there: no bots",
+       text(&server_config::gnubg), path_field(&server_config::gnubg)},
+      {"bot-processes", "N", "GNU Backgammon processes running at most (started on demand)",
+       number(&server_config::bot_processes), integer_field(&server_config::bot_processes, 1, 64)},
+      {"bot-timeout", "SECONDS",
+       "time for one answer of GNU Backgammon; then it is restarted and asked again",
+       number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
+      {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
+       number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
+      {"bot-queue", "N", "computer players' questions waiting for a GNU Backgammon process",
+       number(&server_config::bot_queue), integer_field(&server_config::bot_queue, 1, 1'000'000)},
   };
 }
 

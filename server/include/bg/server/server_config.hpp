@@ -71,6 +71,17 @@ struct server_config {
   /// --strike-decay: one strike (rate_limited answer, refused hello) is forgiven per
   /// this many seconds; at --rate-limit-strikes the connection is closed.
   std::chrono::seconds strike_decay{30};
+
+  // Computer players (issue 14).
+  /// --gnubg: GNU Backgammon, run as `PATH -t -q -r` for the gnubg bots; when it is
+  /// missing, /bot and /play bot answer "no_bot".
+  std::string gnubg = "/usr/games/gnubg";
+  std::size_t bot_processes = 2;  ///< --bot-processes: gnubg processes running at most
+  /// --bot-timeout: one gnubg answer's time limit; past it the process is killed and
+  /// the question asked again (--bot-retries times), then the bot resigns.
+  std::chrono::seconds bot_timeout{15};
+  int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
+  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting for a process
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

@@ -18,6 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bg/bots/gnubg_player.hpp"
+#include "bg/bots/gnubg_pool.hpp"
+#include "bg/bots/player.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/game/lobby.hpp"
@@ -91,6 +94,13 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// connected loses its resume token, and the name is free again.
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
                      const std::vector<std::string>& after);
+  /// The computer player of `level` for variant `v` (issue 14), or nullptr when there
+  /// is none (GNU Backgammon missing, another variant). Lives as long as the service.
+  bots::player* bot_player(const std::string& level, engine::variant v);
+  /// The name of the computer player of `level` for variant `v` ("gnubg-expert"), or
+  /// why none can sit down: "no_bot" (GNU Backgammon is not installed here),
+  /// "bot_variant" (none plays long nardy yet), "bad_command" (not a level).
+  engine::result<std::string> bot_name(const std::string& level, engine::variant v) const;
 
  private:
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
@@ -106,6 +116,13 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::optional<std::string> name_problem_of(const std::string& name) const;
   /// The `tables` message: page `page` (from 1) of the lobby list.
   nlohmann::json tables_message(std::size_t page) const;
+  /// `/play bot ...` from the lobby (issue 14): a new table with a fresh name, the
+  /// player and the computer seated, options set, the match started.
+  void on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, const std::optional<nlohmann::json>& re,
+                   clock_type::time_point t0);
+  /// The computer players' section of /metrics (Prometheus text).
+  std::string bot_metrics() const;
 
   server_config config_;
   metrics& metrics_;
@@ -113,12 +130,17 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::unique_ptr<store> storage_;
   std::unique_ptr<storage_writer> writer_;  // after storage_: stopped before it closes
   shared_dice dice_;
+  /// Why GNU Backgammon cannot run here (empty: it can). Fixed at start.
+  std::string gnubg_problem_;
+  std::unique_ptr<bots::gnubg_pool> gnubg_;  ///< null without gnubg
+  std::map<std::string, std::unique_ptr<bots::gnubg_player>> gnubg_players_;  // by level
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;
   lobby lobby_;
   std::map<std::string, std::shared_ptr<table_actor>> tables_;  // by table name
   bool shutting_down_ = false;
+  std::uint64_t next_bot_table_ = 1;  ///< the number in the next /play bot table's name
 };
 
 }  // namespace bg::server

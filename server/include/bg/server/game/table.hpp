@@ -35,6 +35,12 @@ struct table_hooks {
   std::size_t max_chat_bytes = 500;
   /// Spectators the table admits (a seated player coming back is always admitted).
   std::size_t max_spectators = 200;
+  /// A computer player of `level` (one of protocol::bot_levels) for a table of variant
+  /// `v`: its name ("gnubg-expert"), or why there is none, as an error with code
+  /// "no_bot" (no computer player on this server, e.g. GNU Backgammon is not installed)
+  /// or "bot_variant" (none plays that variant). Unset: no computer players at all.
+  std::function<engine::result<std::string>(const std::string& level, engine::variant v)> bot =
+      nullptr;
 };
 
 /// One message the table wants delivered, and to whom.
@@ -76,6 +82,9 @@ struct table_outcome {
 struct seat {
   std::string name;
   bool present = false;
+  /// A computer player's level ("expert"); empty for a person. A computer player is
+  /// always present and never holds a name or a resume token.
+  std::string bot;
 };
 
 /// A table. Not thread-safe: its host runs it on one strand.
@@ -93,14 +102,19 @@ class table {
   /// `who` (present at the table) sends a command. Errors are in outcome.refused with
   /// a code and a sentence: "not_seated", "seat_taken", "table_full",
   /// "already_seated", "in_match", "need_opponent", "already_started",
-  /// "options_locked", "bad_text", "no_match", and the engine's codes.
+  /// "options_locked", "bad_text", "no_match", "no_bot", "bot_variant", and the
+  /// engine's codes. A computer player's commands come here too, as `who` = its name.
   table_outcome handle(const std::string& who, const protocol::command& c);
   /// The grace period of the absent player on `s` ran out: they forfeit (S3: the match,
   /// a basis session, or the free game). The seats of absent players are then free.
   table_outcome forfeit(engine::side s);
-  /// Names holding a seat in a match in progress (their resume tokens must outlive
-  /// their connections), in seat order.
+  /// Names of people holding a seat in a match in progress (their resume tokens must
+  /// outlive their connections), in seat order; computer players are not among them.
   [[nodiscard]] std::vector<std::string> held_seats() const;
+
+  /// The level of the computer player on `s` ("expert"), or nullopt when a person
+  /// sits there or nobody does.
+  [[nodiscard]] std::optional<std::string> bot_level(engine::side s) const;
 
   /// The full `state` message (protocol/PROTOCOL.md).
   [[nodiscard]] nlohmann::json state() const;
@@ -160,6 +174,11 @@ class table {
   void after_game(table_outcome& o, const engine::game_end& end);
   void begin_game_record();
   [[nodiscard]] std::string player_name(engine::side s) const;
+  /// Outside a match a computer player does not sit alone: when no person sits at the
+  /// table any more, computer players leave too (event `left`).
+  void release_lonely_bots(table_outcome& o);
+  [[nodiscard]] bool person_seated() const noexcept;
+  [[nodiscard]] nlohmann::json bots_json() const;
 
   std::string name_;
   engine::dice_source* dice_;
