@@ -7,6 +7,7 @@
 import { Connection } from './net.js';
 import { drawBoard } from './board.js';
 import { MoveInput, applySteps } from './moves.js';
+import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -64,6 +65,7 @@ const app = {
   lastPass: null, // {table, text, until}
   lastResult: null, // {table, text}: the last game_over/match_over sentence
   tablesTimer: null,
+  playComputer: null, // the lobby's "Play the computer" form (bots.js)
 };
 
 const conn = new Connection({
@@ -111,7 +113,7 @@ function receive(msg) {
     case 'state': return onState(msg);
     case 'event': return onEvent(msg);
     case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
-    case 'info': return addLog(msg.table ?? '', 'info', msg.text);
+    case 'info': return onInfo(msg);
     case 'tables': return drawTables(msg.tables);
     case 'error': return onError(msg);
     default: return undefined; // pong and anything newer
@@ -129,8 +131,18 @@ function onWelcome(msg) {
   else showLobby();
 }
 
+function onInfo(msg) {
+  addLog(msg.table ?? '', 'info', msg.text);
+  const table = playedTable(msg); // the answer to "Play the computer": go to its table
+  if (table) {
+    app.playComputer?.done();
+    enterTable(table);
+  }
+}
+
 function onError(msg) {
-  if (['bad_name', 'name_taken', 'already_hello'].includes(msg.code) && !app.me) {
+  app.playComputer?.done();
+  if (['bad_name', 'name_taken', 'already_hello', 'reserved_name'].includes(msg.code) && !app.me) {
     conn.stop();
     store.token = null;
     $('login-error').textContent = msg.message;
@@ -390,6 +402,8 @@ function drawStrip(el, st, side) {
   };
   span(`swatch ${side}`, '');
   span('name', name ?? `${side}: free seat`);
+  const bot = botLabel(st.bots?.[side]);
+  if (name && bot) span('bot', bot);
   if (name && st.present && st.present[side] === false) span('away', 'away');
   if (name === app.me) span('you', 'you');
   span('pips', `pips ${st.pips?.[side] ?? '—'}`);
@@ -651,6 +665,13 @@ function setup() {
     if (name) enterTable(name);
   });
   $('to-lobby').addEventListener('click', showLobby);
+  app.playComputer = setupPlayComputer({
+    form: $('computer-form'),
+    level: $('computer-level'),
+    variant: $('computer-variant'),
+    match: $('computer-match'),
+    sendLine,
+  });
   const history = [];
   let back = 0;
   $('line-form').addEventListener('submit', (e) => {

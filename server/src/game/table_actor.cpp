@@ -517,7 +517,11 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
   protocol::command match = command_of(protocol::command_kind::option_match);
   match.match = cmd.match;
   std::optional<engine::error> refused;
-  for (const auto* step : {&join, &bot, &variant, &match}) {
+  // A new table plays standard free play: only other options are set (and announced).
+  std::vector<const protocol::command*> steps{&join, &bot};
+  if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
+  if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);
+  for (const auto* step : steps) {
     auto next = table_->handle(name, *step);
     if (next.refused) {
       refused = next.refused;
@@ -549,7 +553,7 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
                                 {"table", table_->name()},
                                 {"topic", "play"},
                                 {"text", "you play " + bot_name + " at table " + table_->name() +
-                                             ": roll for the opening with /roll"},
+                                             ": the match has started"},
                                 {"data", {{"table", table_->name()}, {"bot", bot_name}}}}});
   finish(c, o, re, true,
          [&svc = svc_, t0] { svc.counters().command("play_bot", clock_type::now() - t0); });
