@@ -241,6 +241,9 @@ void gnubg_pool::impl::dispatch() {
 }
 
 void gnubg_pool::impl::start(std::unique_ptr<request> r) {
+  // HOME and the environment are made for the first process only: a gammond that never
+  // runs gnubg leaves no directory behind.
+  if (environment_pointers.empty()) prepare_environment();
   auto s = std::make_shared<slot>(io, r->level);
   s->current = std::move(r);
   s->st = slot::state::starting;
@@ -484,7 +487,6 @@ void gnubg_pool::impl::shut_down() {
 
 gnubg_pool::gnubg_pool(gnubg_pool_options options)
     : impl_(std::make_shared<impl>(std::move(options))) {
-  impl_->prepare_environment();
   impl_->thread = std::thread([i = impl_] {
     for (;;) {
       try {

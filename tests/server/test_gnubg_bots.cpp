@@ -313,6 +313,77 @@ TEST_CASE("issue 14: a bot whose gnubg never answers resigns the game with a sen
   CHECK(server.metric("gammond_bot_timeouts_total") == 2);  // the first attempt and one retry
 }
 
+/// A stand-in for gnubg that serves `external` like gnubg 1.07 (the same start-up line,
+/// one connection, one answer line per request) but always answers `answer`.
+fs::path fake_gnubg(const fs::path& dir, const std::string& answer) {
+  const auto path = dir / "fake-gnubg";
+  std::ofstream(path)
+      << "#!/usr/bin/env python3\n"
+         "import socket, sys\n"
+         "for line in sys.stdin:\n"
+         "    if line.startswith('external '):\n"
+         "        host, port = line.split()[1].rsplit(':', 1)\n"
+         "        server = socket.socket()\n"
+         "        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+         "        server.bind((host, int(port)))\n"
+         "        server.listen(1)\n"
+         "        print('Waiting for a connection from ' + host + ':' + port + '...', "
+         "flush=True)\n"
+         "        connection, _ = server.accept()\n"
+         "        for request in connection.makefile('r'):\n"
+         "            connection.sendall(b'"
+      << answer
+      << "\\n')\n"
+         "        break\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+TEST_CASE("issue 14: an illegal play from gnubg is asked again, then the bot resigns",
+          "[bots][gnubg][issue14]") {
+  temp_dir dir;
+  // Well formed, never legal at the start of a game: the table refuses it like a person's.
+  gammond_process server{{"--dice-seed", "1411", "--gnubg", fake_gnubg(dir.path, "1/24").string()}};
+  player alice(server.port(), "alice");
+  const std::string t = "bot-illegal";
+  alice.ok(t, "/join red");
+  alice.ok(t, "/bot");
+  alice.ok(t, "/start");
+  scripted me{alice, t, "red"};
+  const auto offered =
+      me.play_until([](const json& st) { return is_phase(st, {"resign_offered"}); });
+  INFO(server.log());
+  REQUIRE(offered["phase"] == "resign_offered");
+  CHECK(offered["resign"]["by"] == "black");
+  const auto failed = events_named(alice, t, "bot_failed");
+  REQUIRE(failed.size() == 1);
+  CHECK_THAT(failed[0]["text"].get<std::string>(), Catch::Contains("refused"));
+  CHECK(server.metric("gammond_bot_answers_total") == 2);  // asked twice, both refused
+  CHECK_THAT(server.log(), Catch::Contains("refused"));
+}
+
+TEST_CASE("issue 14: a malformed answer restarts the process; after the retries the bot resigns",
+          "[bots][gnubg][issue14]") {
+  temp_dir dir;
+  gammond_process server{{"--dice-seed", "1412", "--gnubg", fake_gnubg(dir.path, "hello").string(),
+                          "--bot-retries", "1"}};
+  player alice(server.port(), "alice");
+  const std::string t = "bot-malformed";
+  alice.ok(t, "/join red");
+  alice.ok(t, "/bot");
+  alice.ok(t, "/start");
+  scripted me{alice, t, "red"};
+  const auto offered =
+      me.play_until([](const json& st) { return is_phase(st, {"resign_offered"}); });
+  INFO(server.log());
+  REQUIRE(offered["phase"] == "resign_offered");
+  const auto failed = events_named(alice, t, "bot_failed");
+  REQUIRE(failed.size() == 1);
+  CHECK_THAT(failed[0]["text"].get<std::string>(), Catch::Contains("answered \"hello\""));
+  CHECK(server.metric("gammond_bot_malformed_total") == 2);  // the first attempt and one retry
+  CHECK(server.metric("gammond_bot_processes_started_total") == 2);
+}
+
 TEST_CASE("issue 14: without gnubg, /bot and /play bot answer no_bot with a sentence",
           "[bots][gnubg][issue14]") {
   gammond_process server{{"--gnubg", "/nonexistent/gnubg"}};
