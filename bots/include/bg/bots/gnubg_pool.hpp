@@ -23,8 +23,9 @@ struct gnubg_pool_options {
   /// `PROGRAM -t -q -r` with its commands on standard input.
   std::string program = "/usr/games/gnubg";
   std::size_t max_processes = 2;  ///< processes running at most (started on demand)
-  /// One attempt's time limit: from the request's turn (including starting a process
-  /// for it) to its answer. On timeout the process is killed and the request retried.
+  /// One attempt's time limit, for starting a process for the request (until gnubg
+  /// listens and the connection is made) and again for its answer. On timeout the
+  /// process is killed and the request retried.
   std::chrono::milliseconds timeout{std::chrono::seconds{15}};
   int retries = 2;                ///< attempts after the first one (timeout, EOF, malformed answer)
   std::size_t max_waiting = 256;  ///< requests waiting for a process, at most
