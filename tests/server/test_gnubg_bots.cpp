@@ -11,7 +11,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -67,16 +66,21 @@ struct temp_dir {
   }
 };
 
-/// The pids of gammond's gnubg processes, from /metrics' gammond_bot_process lines.
+/// The pids of gammond's gnubg processes, from /metrics' lines
+/// `gammond_bot_process{pid="1234",level="expert",busy="false"} 1`.
 std::vector<pid_t> gnubg_pids(const gammond_process& server) {
   const auto res = server.get("/metrics");
   REQUIRE(res.status == 200);
   std::vector<pid_t> pids;
-  const std::regex line(
-      R"re(gammond_bot_process\{pid="(\d+)",level="[a-z]+",busy="(true|false)"\} 1)re");
-  for (auto it = std::sregex_iterator(res.body.begin(), res.body.end(), line);
-       it != std::sregex_iterator(); ++it)
-    pids.push_back(static_cast<pid_t>(std::stol((*it)[1].str())));
+  const std::string prefix = "gammond_bot_process{pid=\"";
+  std::istringstream lines(res.body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const auto digits = line.substr(prefix.size(), line.find('"', prefix.size()) - prefix.size());
+    REQUIRE_FALSE(digits.empty());
+    REQUIRE(digits.find_first_not_of("0123456789") == std::string::npos);
+    pids.push_back(static_cast<pid_t>(std::stol(digits)));
+  }
   return pids;
 }
 
@@ -225,6 +229,12 @@ TEST_CASE("issue 14: gnubg plays a whole 3-point match against a scripted player
       server.get("/matches/" + std::to_string(last["last_match_id"].get<long>()) + ".mat");
   CHECK(mat.status == 200);
   CHECK_THAT(mat.body, Catch::Contains("gnubg-expert"));
+  // A graceful stop ends gnubg's processes with gammond (and, under the sanitizers,
+  // leaves nothing behind: exit code 0).
+  const auto pids = gnubg_pids(server);
+  REQUIRE_FALSE(pids.empty());
+  CHECK(server.stop() == 0);
+  for (const pid_t pid : pids) CHECK(bg::test::eventually([&] { return ::kill(pid, 0) != 0; }));
 }
 
 TEST_CASE("issue 14: a gnubg process killed mid-game is replaced and the game finishes",
