@@ -12,6 +12,7 @@ import { clockElement, tickClocks } from './clock.js';
 import { verifyDice } from './dice.js';
 import { AnalysisPage } from './analysis.js';
 import { nameWithRating, ratingChanges, showPlayer, showLeaders } from './account.js';
+import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -77,6 +78,7 @@ const app = {
   account: null,
   lastMatchOver: new Map(),
   back: 'lobby',
+  playComputer: null, // the lobby's "Play the computer" form (bots.js)
 };
 
 /** The analysis page (#analysis/<id>), shown without the chat. */
@@ -171,9 +173,10 @@ function onWelcome(msg) {
 
 /** Errors that refuse a hello or a registration: back to the login form. */
 const LOGIN_ERRORS = ['bad_name', 'name_taken', 'already_hello', 'name_registered', 'bad_login',
-  'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy'];
+  'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy', 'reserved_name'];
 
 function onError(msg) {
+  app.playComputer?.done();
   // name_registered also comes after a reload whose token the server forgot: an
   // account's name needs its password again.
   if (LOGIN_ERRORS.includes(msg.code) && (!app.me || msg.code === 'name_registered')) {
@@ -204,6 +207,11 @@ function onInfo(msg) {
   // A password change hands out the session's new resume token (the old one is dead).
   if (msg.topic === 'password' && typeof msg.data?.resume === 'string') store.token = msg.data.resume;
   addLog(msg.table ?? '', 'info', msg.text);
+  const table = playedTable(msg); // the answer to "Play the computer": go to its table
+  if (table) {
+    app.playComputer?.done();
+    enterTable(table);
+  }
 }
 
 /** The header's name, with the account's standard rating. */
@@ -533,6 +541,8 @@ function drawStrip(el, st, side) {
   } else {
     span('name', `${side}: free seat`);
   }
+  const bot = botLabel(st.bots?.[side]);
+  if (name && bot) span('bot', bot);
   if (name && st.present && st.present[side] === false) span('away', 'away');
   if (name === app.me) span('you', 'you');
   span('pips', `pips ${st.pips?.[side] ?? '—'}`);
@@ -870,6 +880,13 @@ function setup() {
     if (name) enterTable(name);
   });
   $('to-lobby').addEventListener('click', showLobby);
+  app.playComputer = setupPlayComputer({
+    form: $('computer-form'),
+    level: $('computer-level'),
+    variant: $('computer-variant'),
+    match: $('computer-match'),
+    sendLine,
+  });
   const history = [];
   let back = 0;
   $('line-form').addEventListener('submit', (e) => {

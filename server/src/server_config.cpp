@@ -399,7 +399,7 @@ std::vector<setting> settings() {
        number(&server_config::strike_decay),
        seconds_field(&server_config::strike_decay, 1, one_year_seconds)},
       // Match analysis by GNU Backgammon (issue 14).
-      {"gnubg", "PATH", "the GNU Backgammon program that analyses finished matches",
+      {"gnubg", "PATH", "GNU Backgammon, which analyses finished matches and plays /bot",
        text(&server_config::gnubg), path_field(&server_config::gnubg)},
       {"analysis-workers", "N",
        "gnubg processes analysing finished matches at once; 0: no analysis",
@@ -460,6 +460,16 @@ std::vector<setting> settings() {
       {"api-max-limit", "N", "the most entries one /api answer lists",
        number(&server_config::api_max_limit),
        integer_field(&server_config::api_max_limit, 1, 100'000)},
+      // Computer players (issue 14).
+      {"bot-processes", "N", "GNU Backgammon processes running at most (started on demand)",
+       number(&server_config::bot_processes), integer_field(&server_config::bot_processes, 1, 64)},
+      {"bot-timeout", "SECONDS",
+       "time for one answer of GNU Backgammon; then it is restarted and asked again",
+       number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
+      {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
+       number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
+      {"bot-queue", "N", "computer players' questions waiting for a GNU Backgammon process",
+       number(&server_config::bot_queue), integer_field(&server_config::bot_queue, 1, 1'000'000)},
   };
 }
 

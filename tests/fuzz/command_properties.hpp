@@ -121,6 +121,15 @@ inline std::string canonical_line(const protocol::command& c) {
       return c.text.empty() ? "/history" : "/history " + c.text;
     case command_kind::password:
       return "/password " + c.text + " " + c.new_password;
+    case command_kind::bot:
+      return "/bot " + c.text;
+    case command_kind::play_bot: {
+      std::string match = "off";
+      if (c.match.kind == engine::match_kind::points) match = std::to_string(c.match.length);
+      if (c.match.kind == engine::match_kind::basis) match = "basis";
+      return "/play bot " + c.text + " " + string(engine::to_string(c.game_variant)) + " match " +
+             match;
+    }
   }
   return "/?";
 }

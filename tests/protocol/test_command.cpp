@@ -213,3 +213,39 @@ TEST_CASE("issue 12: /whois, /ratings, /history and /password parse with their a
     CHECK(help_text("")->find(std::string("/") + topic) != std::string::npos);
   }
 }
+
+TEST_CASE("issue 14: /bot takes one of gnubg's levels, expert by default", "[protocol][command]") {
+  CHECK(ok("/bot").kind == command_kind::bot);
+  CHECK(ok("/bot").text == "expert");
+  for (const auto level : bot_levels) CHECK(ok("/bot " + std::string(level)).text == level);
+  CHECK(ok("/BOT WorldClass").text == "worldclass");
+  for (const char* bad : {"/bot grandmaster", "/bot expert expert", "/bot 3"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+}
+
+TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order",
+          "[protocol][command]") {
+  const auto plain = ok("/play bot");
+  CHECK(plain.kind == command_kind::play_bot);
+  CHECK(plain.text == "expert");
+  CHECK(plain.game_variant == variant::standard);
+  CHECK(plain.match.kind == match_kind::free_play);
+
+  const auto full = ok("/play bot beginner standard match 5");
+  CHECK(full.text == "beginner");
+  CHECK(full.match.kind == match_kind::points);
+  CHECK(full.match.length == 5);
+
+  const auto shuffled = ok("/play bot match basis long advanced");
+  CHECK(shuffled.text == "advanced");
+  CHECK(shuffled.game_variant == variant::long_nardy);
+  CHECK(shuffled.match.kind == match_kind::basis);
+
+  for (const char* bad : {"/play", "/play chess", "/play bot expert expert", "/play bot match",
+                          "/play bot match 65", "/play bot standard long", "/play bot rubbish"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+}

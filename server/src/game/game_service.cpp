@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "account_views.hpp"
+#include "bg/bots/gnubg_level.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/analysis_view.hpp"
 #include "bg/server/game/names.hpp"
@@ -69,6 +70,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
                              std::chrono::system_clock::now().time_since_epoch())
                              .count()),
       steady_at_start_(clock_type::now()),
+      gnubg_problem_(bots::gnubg_pool::problem_with(config.gnubg)),
       throttle_(login_limits{config.login_delay_after, config.login_delay, config.login_lock_after,
                              config.login_lock, config.login_throttle_entries}),
       auth_(config.auth_threads, config.auth_queue) {
@@ -86,6 +88,24 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     if (!players_.is_registered(key))
       spdlog::warn("--admins: {} is not a registered account: register it before anyone else does",
                    admin);
+  }
+  // Computer players (issue 14): GNU Backgammon's processes start when a bot is first
+  // asked something.
+  if (gnubg_problem_.empty()) {
+    bots::gnubg_pool_options options;
+    options.program = config.gnubg;
+    options.max_processes = config.bot_processes;
+    options.timeout = config.bot_timeout;
+    options.retries = config.bot_retries;
+    options.max_waiting = config.bot_queue;
+    gnubg_ = std::make_unique<bots::gnubg_pool>(options);
+    for (const auto level : bots::all_gnubg_levels)
+      gnubg_players_.emplace(std::string(bots::to_string(level)),
+                             std::make_unique<bots::gnubg_player>(*gnubg_, level));
+    spdlog::info("computer players: GNU Backgammon {} (up to {} processes, {} s an answer)",
+                 config.gnubg, config.bot_processes, config.bot_timeout.count());
+  } else {
+    spdlog::warn("no computer players: {}", gnubg_problem_);
   }
   for (auto& saved : storage_->load_tables()) {
     const std::string& name = saved.name;
@@ -302,8 +322,74 @@ void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_
 }
 
 void game_service::start() {
+  metrics_.add_section([weak = weak_from_this()] {
+    const auto self = weak.lock();
+    return self ? self->bot_metrics() : std::string();
+  });
   std::lock_guard lock(mutex_);
   for (auto& [name, actor] : tables_) actor->arm_timers();
+}
+
+bots::player* game_service::bot_player(const std::string& level, engine::variant v) {
+  if (v != engine::variant::standard) return nullptr;
+  const auto it = gnubg_players_.find(level);
+  return it == gnubg_players_.end() ? nullptr : it->second.get();
+}
+
+engine::result<std::string> game_service::bot_name(const std::string& level,
+                                                   engine::variant v) const {
+  const auto l = bots::gnubg_level_from_string(level);
+  if (!l)
+    return engine::make_error("bad_command",
+                              "the levels are beginner, intermediate, advanced, expert and "
+                              "worldclass");
+  if (v != engine::variant::standard)
+    return engine::make_error("bot_variant",
+                              "the computer player (GNU Backgammon) plays standard backgammon "
+                              "only: there is no long nardy computer player yet");
+  if (!gnubg_)
+    return engine::make_error("no_bot",
+                              "there is no computer player on this server: " + gnubg_problem_);
+  return bots::gnubg_name(*l);
+}
+
+std::string game_service::bot_metrics() const {
+  // Without gnubg every count is 0: the lines are there all the same, for dashboards.
+  const auto st = gnubg_ ? gnubg_->stats() : bots::gnubg_pool_stats{};
+  std::string out;
+  const auto metric = [&out](const char* name, const char* type, const char* help,
+                             std::uint64_t value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+           name + " " + std::to_string(value) + "\n";
+  };
+  metric("gammond_bot_processes", "gauge", "GNU Backgammon processes running.",
+         st.processes.size());
+  out +=
+      "# HELP gammond_bot_process A running GNU Backgammon process, by pid and level.\n"
+      "# TYPE gammond_bot_process gauge\n";
+  for (const auto& p : st.processes)
+    out += "gammond_bot_process{pid=\"" + std::to_string(p.pid) + "\",level=\"" +
+           std::string(bots::to_string(p.level)) + "\",busy=\"" + (p.busy ? "true" : "false") +
+           "\"} 1\n";
+  metric("gammond_bot_waiting", "gauge", "Computer players' questions waiting for a process.",
+         st.waiting);
+  metric("gammond_bot_requests_total", "counter", "Questions asked of GNU Backgammon.",
+         st.requests);
+  metric("gammond_bot_answers_total", "counter", "Questions GNU Backgammon answered.", st.answers);
+  metric("gammond_bot_failures_total", "counter",
+         "Questions given up after every retry (the bot then resigns, drops or rolls).", st.failed);
+  metric("gammond_bot_processes_started_total", "counter", "GNU Backgammon processes started.",
+         st.started);
+  metric("gammond_bot_timeouts_total", "counter",
+         "Attempts past --bot-timeout (the process was killed, the question asked again).",
+         st.timeouts);
+  metric("gammond_bot_process_ends_total", "counter",
+         "GNU Backgammon processes that ended or closed their connection by themselves.", st.ended);
+  metric("gammond_bot_malformed_total", "counter",
+         "Answers that were not what was asked for (the process was killed).", st.malformed);
+  metric("gammond_bot_refused_total", "counter", "Questions refused: --bot-queue was full.",
+         st.refused);
+  return out;
 }
 
 std::shared_ptr<service> make_game_service(const server_config& config, metrics& counters,
@@ -361,6 +447,7 @@ table_hooks game_service::hooks() {
   h.idle_limit_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(config_.idle_limit).count();
   h.max_seed_bytes = config_.max_seed_bytes;
+  h.bot = [this](const std::string& level, engine::variant v) { return bot_name(level, v); };
   h.rating_of = [this](const std::string& name, engine::variant v) { return ratings_.of(name, v); };
   return h;
 }
@@ -488,7 +575,8 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       send_error(c, parsed.err().code, parsed.err().message, m.id);
       return;
     }
-    if (parsed->kind == protocol::command_kind::tables) {
+    if (parsed->kind == protocol::command_kind::tables ||
+        parsed->kind == protocol::command_kind::play_bot) {
       on_lobby_line(c, name, m, t0);
       return;
     }
@@ -578,6 +666,17 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   std::string account_key;
   {
     std::lock_guard lock(mutex_);
+    // issue 14: the computer players' names are theirs (a known resume token wins).
+    if (bots::is_bot_name(m.name) && !players_.knows_token(m.resume)) {
+      metrics_.error("reserved_name");
+      c->send(frame_of(protocol::error_message(
+          "reserved_name",
+          "the name " + m.name.substr(0, 24) +
+              " belongs to a computer player (GNU Backgammon): choose another",
+          m.id)));
+      c->strike("refused name");
+      return;
+    }
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
     if (!w) {
       const auto& code = w.err().code;
@@ -738,11 +837,45 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
     case protocol::command_kind::password:
       on_account_command(c, name, *parsed, std::nullopt, m.id, t0);
       return;  // counted when answered
+    case protocol::command_kind::play_bot:
+      on_play_bot(c, name, *parsed, m.id, t0);
+      return;  // the table's actor counts it once the table is written
     default:
       send_error(c, "no_table", "that command works at a table: enter one first", m.id);
       return;
   }
   metrics_.command(protocol::to_string(parsed->kind), clock_type::now() - t0);
+}
+
+void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                               const protocol::command& cmd, const std::optional<json>& re,
+                               clock_type::time_point t0) {
+  // The computer player first: a refusal creates no table.
+  if (const auto bot = bot_name(cmd.text, cmd.game_variant); !bot) {
+    send_error(c, bot.err().code, bot.err().message, re);
+    return;
+  }
+  std::shared_ptr<table_actor> actor;
+  {
+    std::lock_guard lock(mutex_);
+    auto* s = players_.find(c->id());
+    if (s == nullptr) return;  // closed meanwhile
+    std::string table;
+    do {
+      table = "vs-gnubg-" + std::to_string(next_bot_table_++);
+    } while (tables_.count(table) != 0);
+    std::string code;
+    std::string why;
+    actor = table_for(table, *s, code, why);  // bounded like any table creation
+    if (!actor) {
+      metrics_.error(code);
+      c->send(frame_of(protocol::error_message(code, why, re)));
+      return;
+    }
+    s->tables.insert(table);
+    ++actor->pending;
+  }
+  actor->play_bot(c, name, cmd, t0, re);
 }
 
 json game_service::tables_message(std::size_t page) const {
@@ -865,8 +998,9 @@ void game_service::shutdown() {
     if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready)
       spdlog::warn("table {} did not flush in time", actor->name());
   }
-  auth_.stop();     // no login is checked any more
-  writer_->stop();  // everything queued is on disk when this returns
+  auth_.stop();                // no login is checked any more
+  writer_->stop();             // everything queued is on disk when this returns
+  if (gnubg_) gnubg_->stop();  // GNU Backgammon's processes end with the server
   spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", all.size(),
                writer_->writes(), writer_->transactions());
 }

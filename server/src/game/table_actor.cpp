@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "account_views.hpp"
+#include "bg/bots/player.hpp"
 #include "bg/server/game/game_service.hpp"
 #include "bg/server/store/mat_export.hpp"
 #include "frames.hpp"
@@ -98,7 +99,12 @@ void table_actor::line(const std::shared_ptr<client>& c, std::string name, proto
 /// Starts grace timers for every absent player (after a restore).
 void table_actor::arm_timers() {
   asio::dispatch(strand_, [self = shared_from_this()] {
-    self->run({[self] { self->rearm(); }, {}, no_re});
+    self->run({[self] {
+                 self->rearm();
+                 self->ask_bot();
+               },
+               {},
+               no_re});
   });
 }
 
@@ -111,6 +117,7 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
                  for (auto& t : self->grace_)
                    if (t) t->cancel();
                  if (self->clock_timer_) self->clock_timer_->cancel();
+                 if (self->bot_timer_) self->bot_timer_->cancel();
                  self->stopped_ = true;
                  // S2: the time used up to a graceful stop is kept (charged and saved);
                  // the writer's stop writes it before the service ends.
@@ -224,6 +231,7 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
   sends.deliver();
   if (answered_hook) answered_hook();
   drain_backlog();
+  ask_bot();
 }
 
 /// The write in flight failed: nothing of it is announced. The table goes back to
@@ -238,6 +246,7 @@ void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
         "the server could not save that change, so it did not happen: try again later", re)));
   writing_ = false;
   drain_backlog();
+  ask_bot_later(std::chrono::seconds(1));
 }
 
 bool table_actor::roll_back(const std::optional<saved_table>& last) {
@@ -288,6 +297,7 @@ void table_actor::reload() {
       }
       self->writing_ = false;
       self->drain_backlog();
+      self->ask_bot_later(std::chrono::seconds(1));
     });
   });
 }
@@ -610,6 +620,242 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
   }
   sends->deliver();
   if (answered_hook) answered_hook();
+}
+
+// ------------------------------------------------------------------------------------
+// Computer players (issue 14)
+
+namespace {
+
+/// Appends outcome `b` (handled after `a`) to `a`, as one change.
+void merge(table_outcome& a, table_outcome&& b) {
+  for (auto& d : b.out) a.out.push_back(std::move(d));
+  a.changed = a.changed || b.changed;
+  if (b.record_reset) {
+    a.record_log = std::move(b.record_log);
+    a.record_reset = true;
+  } else {
+    for (auto& e : b.record_log) a.record_log.push_back(std::move(e));
+  }
+  if (b.finished_match) a.finished_match = std::move(b.finished_match);
+}
+
+protocol::command command_of(protocol::command_kind k) {
+  protocol::command c;
+  c.kind = k;
+  return c;
+}
+
+}  // namespace
+
+void table_actor::play_bot(const std::shared_ptr<client>& c, std::string name,
+                           protocol::command cmd, clock_type::time_point t0,
+                           std::optional<json> re) {
+  asio::dispatch(strand_, [self = shared_from_this(), c, name = std::move(name),
+                           cmd = std::move(cmd), t0, re = std::move(re)] {
+    if (self->backlog_full(c, re)) return;
+    self->run({[self, c, name, cmd, t0, re] { self->do_play_bot(c, name, cmd, t0, re); }, c, re});
+  });
+}
+
+void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                              const protocol::command& cmd, clock_type::time_point t0,
+                              const std::optional<json>& re) {
+  --pending;
+  auto o = table_->enter(name);
+  if (o.refused) {
+    finish(c, o, re, false, nullptr);
+    return;
+  }
+  members_[c->id()] = member{name, c};
+  protocol::command join = command_of(protocol::command_kind::join);
+  protocol::command bot = command_of(protocol::command_kind::bot);
+  bot.text = cmd.text;
+  protocol::command variant = command_of(protocol::command_kind::option_variant);
+  variant.game_variant = cmd.game_variant;
+  protocol::command match = command_of(protocol::command_kind::option_match);
+  match.match = cmd.match;
+  std::optional<engine::error> refused;
+  // A new table plays standard free play: only other options are set (and announced).
+  std::vector<const protocol::command*> steps{&join, &bot};
+  if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
+  if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);
+  for (const auto* step : steps) {
+    auto next = table_->handle(name, *step);
+    if (next.refused) {
+      refused = next.refused;
+      break;
+    }
+    merge(o, std::move(next));
+  }
+  if (!refused) {
+    auto started = table_->handle(name, command_of(protocol::command_kind::start));
+    if (started.refused) {
+      refused = started.refused;
+    } else {
+      merge(o, std::move(started));
+    }
+  }
+  if (refused) {
+    // What happened so far (the player sits there) is written; the player hears why
+    // the rest did not.
+    finish(c, o, no_re, true, nullptr);
+    svc_.counters().error(refused->code);
+    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    return;
+  }
+  const auto bot_name = table_->seats()[0] && !table_->seats()[0]->bot.empty()
+                            ? table_->seats()[0]->name
+                            : (table_->seats()[1] ? table_->seats()[1]->name : std::string());
+  o.out.push_back(delivery{delivery::audience::actor,
+                           json{{"type", "info"},
+                                {"table", table_->name()},
+                                {"topic", "play"},
+                                {"text", "you play " + bot_name + " at table " + table_->name() +
+                                             ": the match has started"},
+                                {"data", {{"table", table_->name()}, {"bot", bot_name}}}}});
+  finish(c, o, re, true,
+         [&svc = svc_, t0] { svc.counters().command("play_bot", clock_type::now() - t0); });
+}
+
+void table_actor::ask_bot() {
+  if (stopped_ || writing_ || bot_busy_) return;
+  auto turn = next_bot_turn(*table_);
+  if (!turn) return;
+  bot_busy_ = true;
+  const auto seq = table_->seq();
+  if (turn->now) {
+    // Posted, not run here: ask_bot() runs at the end of a handler.
+    asio::post(strand_, [self = shared_from_this(), turn = std::move(*turn), seq] {
+      self->run({[self, turn, seq] { self->bot_acts(turn, seq, 0, *turn.now); }, {}, no_re});
+    });
+    return;
+  }
+  ask_bot_question(*turn, seq, 0);
+}
+
+void table_actor::ask_bot_question(const bot_turn& turn, std::uint64_t seq, int attempt) {
+  auto* bot = svc_.bot_player(turn.level, turn.ask->game_variant);
+  if (bot == nullptr) {
+    bot_busy_ = false;
+    bot_gives_up(turn, "no computer player of that level plays here any more");
+    return;
+  }
+  spdlog::debug("table {}: {} is asked {} (seq {})", table_->name(), turn.name,
+                bots::to_string(turn.ask->asked), seq);
+  bot->decide(*turn.ask, [self = shared_from_this(), turn, seq,
+                          attempt](engine::result<std::string> answer) {
+    asio::post(self->strand_, [self, turn, seq, attempt, answer = std::move(answer)] {
+      self->run(
+          {[self, turn, seq, attempt, answer] { self->bot_answered(turn, seq, attempt, answer); },
+           {},
+           no_re});
+    });
+  });
+}
+
+void table_actor::bot_answered(const bot_turn& turn, std::uint64_t seq, int attempt,
+                               const engine::result<std::string>& answer) {
+  bot_busy_ = false;
+  if (stopped_) return;
+  if (table_->seq() != seq) {  // the table moved on meanwhile: ask about the new state
+    ask_bot();
+    return;
+  }
+  if (!answer) {
+    bot_gives_up(turn, answer.err().message);
+    return;
+  }
+  auto cmd = protocol::parse_line(*answer);
+  if (!cmd) {
+    bot_gives_up(turn, "it answered \"" + answer->substr(0, 60) + "\"");
+    return;
+  }
+  bot_acts(turn, seq, attempt, *cmd);
+}
+
+void table_actor::bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt,
+                           const protocol::command& cmd) {
+  bot_busy_ = false;
+  if (stopped_) return;
+  if (table_->seq() != seq) {
+    ask_bot();
+    return;
+  }
+  auto o = table_->handle(turn.name, cmd);
+  if (o.refused) {
+    spdlog::warn("table {}: {} sent /{} {}, refused: {}", table_->name(), turn.name,
+                 protocol::to_string(cmd.kind), cmd.text.substr(0, 60), o.refused->message);
+    svc_.counters().error("bot_refused");
+    if (!turn.ask) return;  // a roll or a continue the table refuses: nothing to think over
+    if (attempt == 0) {     // ask once more, then give up
+      bot_busy_ = true;
+      ask_bot_question(turn, seq, attempt + 1);
+      return;
+    }
+    bot_gives_up(turn, "its answer was refused: " + o.refused->message);
+    return;
+  }
+  finish(nullptr, o, no_re, false, nullptr);
+}
+
+void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
+  spdlog::warn("table {}: {} cannot answer: {}", table_->name(), turn.name, why);
+  svc_.counters().error("bot_failed");
+  protocol::command instead;
+  std::string what;
+  const auto asked = turn.ask ? turn.ask->asked : bots::question::play;
+  switch (asked) {
+    case bots::question::double_or_roll:
+      instead = command_of(protocol::command_kind::roll);
+      what = "it rolls without doubling";
+      break;
+    case bots::question::take_or_drop:
+      instead = command_of(protocol::command_kind::drop);
+      what = "it drops";
+      break;
+    case bots::question::accept_or_reject:
+      instead = command_of(protocol::command_kind::accept);
+      what = "it accepts the resignation";
+      break;
+    case bots::question::play: {
+      // All the game could still cost it: a single game once a checker is off, else a
+      // backgammon (long nardy: mars), as a forfeit scores (S3).
+      instead = command_of(protocol::command_kind::resign);
+      const bool off = turn.ask && turn.ask->position.mover(engine::off_index) > 0;
+      const bool standard = !turn.ask || turn.ask->game_variant == engine::variant::standard;
+      instead.resign_kind = off        ? engine::win_kind::single
+                            : standard ? engine::win_kind::backgammon
+                                       : engine::win_kind::gammon;
+      what = "it resigns the game (" + std::string(engine::to_string(instead.resign_kind)) + ")";
+      break;
+    }
+  }
+  auto o = table_->handle(turn.name, instead);
+  if (o.refused) {
+    spdlog::error("table {}: {} cannot even {}: {}", table_->name(), turn.name, what,
+                  o.refused->message);
+    return;
+  }
+  o.out.insert(o.out.begin(),
+               delivery{delivery::audience::everyone,
+                        json{{"type", "event"},
+                             {"table", table_->name()},
+                             {"event", "bot_failed"},
+                             {"name", turn.name},
+                             {"side", engine::to_string(turn.side)},
+                             {"text", turn.name + " cannot answer (" + why + "): " + what}}});
+  finish(nullptr, o, no_re, false, nullptr);
+}
+
+void table_actor::ask_bot_later(std::chrono::milliseconds delay) {
+  if (stopped_ || !next_bot_turn(*table_)) return;
+  if (!bot_timer_) bot_timer_.emplace(strand_);
+  bot_timer_->expires_after(delay);
+  bot_timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    self->run({[self] { self->ask_bot(); }, {}, no_re});
+  });
 }
 
 }  // namespace bg::server

@@ -3,6 +3,7 @@
 /// The chat-command grammar of a table (seed 000): a line that starts with "/" is a
 /// command, any other line is chat.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,17 @@ enum class command_kind : unsigned char {
   ratings,           ///< /ratings [standard|long]: `text` is "standard", "long" or ""
   history,           ///< /history [NAME]: `text` is the name as typed, or "" (oneself)
   password,          ///< /password OLD NEW: `text` is OLD, `new_password` NEW (as typed)
+  bot,               ///< /bot [LEVEL]: seat a computer player; `text` is the level
+  play_bot,          ///< /play bot [LEVEL] [VARIANT] [match N|basis|off] (lobby): `text`
+                     ///< is the level, `game_variant` and `match` the options
 };
+
+/// The computer players' levels that /bot and /play bot take (GNU Backgammon's named
+/// levels, weakest first); /bot alone means "expert".
+inline constexpr std::array<std::string_view, 5> bot_levels{"beginner", "intermediate", "advanced",
+                                                            "expert", "worldclass"};
+/// The level of /bot and /play bot without one.
+inline constexpr std::string_view default_bot_level = "expert";
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
 /// and in `/help` topics.
@@ -72,13 +83,13 @@ inline constexpr int default_clock_delay_seconds = 12;
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  /// chat text, move notation, help topic, /tables page (digits), /seed text or /analysis
-  /// match id (digits)
+  /// chat text, move notation, help topic, /tables page (digits), /seed text, /analysis
+  /// match id (digits) or a bot's level (/bot, /play bot)
   std::string text;
   std::optional<engine::side> seat;  ///< /join red|black
-  engine::match_options match;       ///< /option match (variant is not touched)
+  engine::match_options match;       ///< /option match, /play bot (variant is not touched)
   bool flag = false;                 ///< /option tutor on|off
-  engine::variant game_variant = engine::variant::standard;  ///< /option variant
+  engine::variant game_variant = engine::variant::standard;  ///< /option variant, /play bot
   engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
   clock_option clock;                                        ///< /option clock
   /// /password: the new password, as typed (its case kept). Never logged nor echoed.

@@ -82,8 +82,9 @@ struct server_config {
   std::chrono::seconds strike_decay{30};
 
   // Match analysis by GNU Backgammon (issue 14).
-  /// --gnubg: the GNU Backgammon program that analyses finished matches. When it is not
-  /// an executable file, gammond starts without analysis (and logs why).
+  /// --gnubg: GNU Backgammon (run as `PATH -t -q -r`), which analyses finished matches and
+  /// plays the computer players (/bot). When it is not an executable file, gammond starts
+  /// without analysis (and logs why) and /bot, /play bot answer "no_bot".
   std::string gnubg = "/usr/games/gnubg";
   /// --analysis-workers: gnubg processes analysing matches at once, each off the I/O
   /// threads; 0 turns analysis off.
@@ -124,6 +125,13 @@ struct server_config {
   std::size_t login_throttle_entries = 10000;
   /// --api-max-limit: the most entries one /api answer lists (a larger `limit` is cut).
   std::size_t api_max_limit = 100;
+  // Computer players (issue 14).
+  std::size_t bot_processes = 2;  ///< --bot-processes: gnubg processes running at most
+  /// --bot-timeout: one gnubg answer's time limit; past it the process is killed and
+  /// the question asked again (--bot-retries times), then the bot resigns.
+  std::chrono::seconds bot_timeout{15};
+  int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
+  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting for a process
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

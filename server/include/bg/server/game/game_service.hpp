@@ -19,6 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/bots/analysis_queue.hpp"
+#include "bg/bots/gnubg_player.hpp"
+#include "bg/bots/gnubg_pool.hpp"
+#include "bg/bots/player.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/protocol/command.hpp"
@@ -112,6 +115,13 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// storage thread.
   void answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
                        std::optional<nlohmann::json> re, std::string table);
+  /// The computer player of `level` for variant `v` (issue 14), or nullptr when there
+  /// is none (GNU Backgammon missing, another variant). Lives as long as the service.
+  bots::player* bot_player(const std::string& level, engine::variant v);
+  /// The name of the computer player of `level` for variant `v` ("gnubg-expert"), or
+  /// why none can sit down: "no_bot" (GNU Backgammon is not installed here),
+  /// "bot_variant" (none plays long nardy yet), "bad_command" (not a level).
+  engine::result<std::string> bot_name(const std::string& level, engine::variant v) const;
 
  private:
   // Accounts (accounts.cpp).
@@ -178,6 +188,13 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// Saves `rec` through the writer, then tells `table` (if it is still there) that
   /// the analysis is ready or failed.
   void store_analysis(analysis_record rec, std::string table);
+  /// `/play bot ...` from the lobby (issue 14): a new table with a fresh name, the
+  /// player and the computer seated, options set, the match started.
+  void on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, const std::optional<nlohmann::json>& re,
+                   clock_type::time_point t0);
+  /// The computer players' section of /metrics (Prometheus text).
+  std::string bot_metrics() const;
 
   server_config config_;
   metrics& metrics_;
@@ -190,11 +207,16 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// After writer_: stopped (in the destructor and shutdown()) before the writer its
   /// handler uses. Set once at start; nullptr when analysis is off. Thread-safe.
   std::unique_ptr<bots::analysis_queue> analysis_;
+  /// Why GNU Backgammon cannot run here (empty: it can). Fixed at start.
+  std::string gnubg_problem_;
+  std::unique_ptr<bots::gnubg_pool> gnubg_;  ///< null without gnubg
+  std::map<std::string, std::unique_ptr<bots::gnubg_player>> gnubg_players_;  // by level
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;
   lobby lobby_;
   std::map<std::string, std::shared_ptr<table_actor>> tables_;  // by table name
+  std::uint64_t next_bot_table_ = 1;  ///< the number in the next /play bot table's name
   bool shutting_down_ = false;
   login_throttle throttle_;
   std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)

@@ -132,6 +132,10 @@ class players {
   /// malformed (the seat is held all the same, but cannot be resumed).
   bool restore_hold(const std::string& table, const std::string& name,
                     const std::string& token_hash);
+  /// True when `token` is a live resume token (a hello with it resumes its name).
+  [[nodiscard]] bool knows_token(std::string_view token) const {
+    return !token.empty() && tokens_.find(token).has_value();
+  }
   /// The SHA-256 of `name`'s resume token (64 hex digits), or nullopt.
   [[nodiscard]] std::optional<std::string> token_hash_of(const std::string& name) const;
 
