@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/net/service.hpp"
@@ -1300,4 +1301,18 @@ TEST_CASE(
   CHECK_THAT(soft, Catch::Matches("(.|\n)*Max open files +1064 (.|\n)*"));
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+TEST_CASE("log_safe: what a client sent reaches a log line escaped and bounded", "[network][log]") {
+  using bg::server::log_safe;
+  CHECK(log_safe("alice") == "alice");
+  // A forged second log line, quotes and backslashes, and UTF-8 all become \xNN.
+  CHECK(log_safe("bob\nERROR fake") == "bob\\x0aERROR fake");
+  CHECK(log_safe("a\"b\\c") == "a\\x22b\\x5cc");
+  CHECK(log_safe("\xc3\xa9") == "\\xc3\\xa9");
+  CHECK(log_safe(std::string_view("a\0b", 3)) == "a\\x00b");
+  // Bounded: at most max_bytes of the input, then "...".
+  CHECK(log_safe(std::string(300, 'x')) == std::string(200, 'x') + "...");
+  CHECK(log_safe("abcdef", 3) == "abc...");
+  CHECK(log_safe("abc", 3) == "abc");
 }

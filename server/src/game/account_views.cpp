@@ -173,21 +173,4 @@ std::string history_text(const std::string& name, const std::vector<account_matc
   return text;
 }
 
-std::string log_safe(std::string_view text) {
-  static constexpr std::string_view hex = "0123456789abcdef";
-  std::string out;
-  for (const char c : text.substr(0, 64)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
-      out += c;
-    } else {
-      out += "\\x";
-      out += hex[byte >> 4U];
-      out += hex[byte & 0xFU];
-    }
-  }
-  if (text.size() > 64) out += "...";
-  return out;
-}
-
 }  // namespace bg::server

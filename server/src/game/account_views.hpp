@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/engine/variant.hpp"
+#include "bg/server/log_safe.hpp"
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/account_match.hpp"
 #include "bg/server/store/leaderboard_entry.hpp"
@@ -59,9 +60,5 @@ namespace bg::server {
 /// (+17.32), /matches/4.mat").
 [[nodiscard]] std::string history_text(const std::string& name,
                                        const std::vector<account_match>& matches);
-
-/// `text` safe for a log line: printable ASCII kept, anything else as \xNN (at most 64
-/// bytes shown).
-[[nodiscard]] std::string log_safe(std::string_view text);
 
 }  // namespace bg::server
