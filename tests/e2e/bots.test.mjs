@@ -7,7 +7,9 @@
 // computer" form and clicks the button: the page goes to the new table, where she
 // sits opposite gnubg-expert (marked as the computer) and the match has started. She
 // plays by clicking until the computer has answered with plays of its own, drawn on
-// her board. The test never skips: gnubg missing ($GNUBG, else /usr/games/gnubg)
+// her board. Then the same in long backgammon against gammond's own nardy bot, whose
+// name opens its account's page (a computer player, unrated by a guest's game). The
+// test never skips: gnubg missing ($GNUBG, else /usr/games/gnubg)
 // fails it with a sentence. Screenshots go to <build-dir>/e2e/bots/.
 
 import { existsSync } from 'node:fs';
@@ -78,4 +80,53 @@ await h.main(async () => {
   check(!logText.includes('cannot answer'), 'the computer never failed to answer');
   await shot(alice, 'playing.png');
   log(`the computer made ${plays} plays`);
+
+  // Long backgammon: back to the lobby, the same form; gammond's own nardy bot sits down
+  // (no GNU Backgammon in it) and answers with plays of its own.
+  await alice.click('#to-lobby');
+  await alice.waitForSelector('#lobby:not([hidden]) #computer-form button[data-cmd="play-bot"]');
+  await alice.selectOption('#computer-level', 'beginner');
+  await alice.selectOption('#computer-variant', 'long');
+  await alice.selectOption('#computer-match', '1');
+  await alice.click('#computer-form button[data-cmd="play-bot"]');
+  await alice.waitForFunction(() => (window.gammond.table ?? '').startsWith('vs-nardy-'));
+  await alice.waitForFunction(() => (window.gammond.states.get(window.gammond.table)?.game_number ?? 0) >= 1);
+  const long = await stateOf(alice);
+  check(long.players.red === 'alice' && long.players.black === 'nardy-beginner',
+    `alice sits opposite the long nardy bot (${JSON.stringify(long.players)})`);
+  check(long.options.variant === 'long' && long.bots.black === 'beginner', `a long nardy match with the bot (${JSON.stringify(long.options)})`);
+  const nardyPlays = () =>
+    alice.evaluate(() => (window.gammond.logs.get(window.gammond.table) ?? [])
+      .filter((l) => l.kind === 'event moved' && l.text.startsWith('nardy-beginner')).length);
+  for (let turn = 0; turn < 40 && (await nardyPlays()) < 2; turn++) {
+    await alice.waitForFunction(() => {
+      const st = window.gammond.states.get(window.gammond.table);
+      return st && (st.phase === 'match_over' || (st.to_act === 'red' && ['roll', 'move'].includes(st.phase)));
+    }, null, { timeout: 30_000 });
+    const st = await stateOf(alice);
+    if (st.phase === 'match_over') break;
+    if (st.phase === 'roll') {
+      await command(alice, '#controls button[data-cmd="roll"]');
+    } else {
+      await playByClicking(alice, 'red', { long: true, seq: await seqOf(alice) });
+    }
+  }
+  const longPlays = await nardyPlays();
+  check(longPlays >= 2, `the long nardy bot answered with plays of its own (${longPlays} seen)`);
+  checkFifteen(await readBoard(alice), 'alice');
+  const longLog = await alice.textContent('#log');
+  check(!longLog.includes('cannot answer'), 'the long nardy bot never failed to answer');
+  await shot(alice, 'playing-long.png');
+  log(`the long nardy bot made ${longPlays} plays`);
+
+  // The bot has an account (issue 14): its name opens its page, which says it is a
+  // computer player, with its ratings (a guest's match left them at 1500.00).
+  await alice.click('button.player-link[data-name="nardy-beginner"]');
+  await alice.waitForFunction(() => document.querySelector('#player')?.dataset.loaded === 'nardy-beginner');
+  const botPage = await alice.$eval('#player', (p) => ({ bot: p.dataset.bot, status: document.querySelector('#player-status').textContent }));
+  check(botPage.bot === 'true' && botPage.status.includes('a computer player'),
+    `the bot's page says it is a computer player (${JSON.stringify(botPage)})`);
+  const botLong = await alice.textContent('#player-ratings tr[data-variant="long"] .rating-value');
+  check(botLong === '1500.00', `a guest's match left the bot's long rating at 1500.00 (${botLong})`);
+  await shot(alice, 'bot-page.png');
 });
