@@ -547,3 +547,52 @@ TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
     CHECK_THAT(message, Catch::Contains(bad[0]));
   }
 }
+
+TEST_CASE(
+    "issue 14: S1 a registered player's 1-point match against gnubg is rated, a guest's is not",
+    "[bots][gnubg][accounts][issue14]") {
+  gammond_process server{flags(1407)};
+  player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
+  REQUIRE(alice.welcome()["account"]["registered"] == true);
+  // `who` resigns a single game of a 1-point match at table `t` on its first turn;
+  // gnubg accepts (it wins the match by it). Returns the match_over event.
+  const auto resign = [](player& who, const std::string& t) {
+    who.ok(t, "/join red");
+    who.ok(t, "/option match 1");
+    who.ok(t, "/bot expert");
+    who.ok(t, "/start");
+    who.await_state(t, [](const json& st) {
+      return st["to_act"] == "red" && is_phase(st, {"roll", "move"});
+    });
+    who.ok(t, "/resign single");
+    const auto over = who.await_event(t, "match_over");
+    who.ok(t, "/leave");
+    return over;
+  };
+  const auto rated = resign(alice, "g1");
+  INFO(rated.dump());
+  REQUIRE(rated.contains("ratings"));
+  CHECK(rated["winner"] == "black");
+  // Both new: D = 0, P_upset = 1/2, 4 sqrt(1) / 2 = 2 points at K = 5 (RULES.md S1).
+  CHECK(rated["ratings"]["black"]["name"] == "gnubg-expert");
+  CHECK(rated["ratings"]["black"]["after"].get<double>() == Approx(1510.0));
+  CHECK(rated["ratings"]["red"]["after"].get<double>() == Approx(1490.0));
+  const auto whois = alice.ok("", "/whois gnubg-expert");
+  CHECK(whois["data"]["bot"] == true);
+  CHECK(whois["data"]["online"] == true);  // GNU Backgammon is here
+  CHECK(whois["data"]["ratings"]["standard"]["rating"].get<double>() == Approx(1510.0));
+  CHECK(whois["data"]["ratings"]["standard"]["experience"] == 1);
+
+  player guest(server.port(), "guest");
+  const auto unrated = resign(guest, "g2");
+  CHECK(unrated["winner"] == "black");
+  CHECK_FALSE(unrated.contains("ratings"));
+  const auto after = guest.ok("", "/whois gnubg-expert");
+  CHECK(after["data"]["ratings"]["standard"]["rating"].get<double>() == Approx(1510.0));
+  CHECK(after["data"]["ratings"]["standard"]["experience"] == 1);
+  CHECK(after["data"]["ratings"]["standard"]["played"] == 2);
+  const auto list = alice.ok("", "/ratings")["data"]["players"];
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["name"] == "gnubg-expert");
+  CHECK(list[0]["bot"] == true);
+}
