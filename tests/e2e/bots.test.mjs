@@ -8,7 +8,8 @@
 // sits opposite gnubg-expert (marked as the computer) and the match has started. She
 // plays by clicking until the computer has answered with plays of its own, drawn on
 // her board. Then the same in long backgammon against gammond's own nardy bot, whose
-// name opens its account's page (a computer player, unrated by a guest's game). The
+// name opens its account's page (a computer player, unrated by a guest's game); a
+// registered player's match against it is rated, and the ratings page marks it. The
 // test never skips: gnubg missing ($GNUBG, else /usr/games/gnubg)
 // fails it with a sentence. Screenshots go to <build-dir>/e2e/bots/.
 
@@ -129,4 +130,40 @@ await h.main(async () => {
   const botLong = await alice.textContent('#player-ratings tr[data-variant="long"] .rating-value');
   check(botLong === '1500.00', `a guest's match left the bot's long rating at 1500.00 (${botLong})`);
   await shot(alice, 'bot-page.png');
+
+  // dave has an account: his match against the long nardy bot is rated (he resigns a
+  // single game of a 1-point match, which the bot accepts), and the ratings page lists
+  // the bot first, marked as the computer.
+  const dave = await h.newPage('dave');
+  await dave.goto(base);
+  await dave.fill('#login-name', 'dave');
+  await dave.fill('#login-password', 'dave-secret-14');
+  await dave.click('#register-button');
+  await dave.waitForSelector('#lobby:not([hidden]) #computer-form button[data-cmd="play-bot"]');
+  await dave.selectOption('#computer-level', 'expert');
+  await dave.selectOption('#computer-variant', 'long');
+  await dave.selectOption('#computer-match', '1');
+  await dave.click('#computer-form button[data-cmd="play-bot"]');
+  await dave.waitForFunction(() => (window.gammond.table ?? '').startsWith('vs-nardy-'));
+  await dave.waitForFunction(() => {
+    const st = window.gammond.states.get(window.gammond.table);
+    return st && st.to_act === 'red' && ['roll', 'move'].includes(st.phase);
+  }, null, { timeout: 30_000 });
+  await dave.fill('#line', '/resign single');
+  await dave.press('#line', 'Enter');
+  await dave.waitForFunction(() => window.gammond.states.get(window.gammond.table)?.phase === 'match_over', null, { timeout: 30_000 });
+  // (match_over comes after the ratings are written; the header shows the standard rating.)
+  await dave.click('#to-leaders');
+  await dave.click('#leaders button.variant[data-variant="long"]');
+  await dave.waitForFunction(() => document.querySelector('#leaders')?.dataset.loaded === 'long');
+  const leaders = await dave.$$eval('#leaders-table tbody tr', (rows) =>
+    rows.map((r) => ({ bot: r.dataset.bot ?? null, cells: [...r.children].map((c) => c.textContent) })));
+  log(`long ratings: ${JSON.stringify(leaders)}`);
+  check(leaders.length === 2, `the long ratings list the bot and dave (${leaders.length})`);
+  check(leaders[0]?.bot === 'true' && leaders[0].cells[1].startsWith('nardy-expert') &&
+    leaders[0].cells[1].includes('computer') && leaders[0].cells[2] === '1510.00',
+  'nardy-expert leads at 1510.00, marked as the computer');
+  check(leaders[1]?.bot === null && leaders[1].cells[1] === 'dave' && leaders[1].cells[2] === '1490.00',
+    'dave follows at 1490.00, a person');
+  await shot(dave, 'bot-ratings.png');
 });
