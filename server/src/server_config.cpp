@@ -438,7 +438,7 @@ std::vector<setting> settings() {
       {"max-password-bytes", "BYTES", "longest password accepted",
        number(&server_config::max_password_bytes),
        integer_field(&server_config::max_password_bytes, 8, 4096)},
-      {"max-accounts", "N", "registered accounts in all (more: too_many_accounts)",
+      {"max-accounts", "N", "people's registered accounts in all (more: too_many_accounts)",
        number(&server_config::max_accounts),
        integer_field(&server_config::max_accounts, 1, 100'000'000)},
       {"login-delay-after", "N",
@@ -468,7 +468,9 @@ std::vector<setting> settings() {
        number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
       {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
        number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
-      {"bot-queue", "N", "computer players' questions waiting for a GNU Backgammon process",
+      {"bot-queue", "N",
+       "computer players' questions waiting: for a GNU Backgammon process, and for the long "
+       "nardy bot's thread",
        number(&server_config::bot_queue), integer_field(&server_config::bot_queue, 1, 1'000'000)},
   };
 }

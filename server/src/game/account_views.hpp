@@ -30,7 +30,8 @@ namespace bg::server {
 /// A rating change with its sign and two decimals ("+17.32", "-17.32").
 [[nodiscard]] std::string change_text(double change);
 
-/// /whois and GET /api/players/NAME of account `a`: {"name", "registered": true, "online",
+/// /whois and GET /api/players/NAME of account `a`: {"name", "registered": true, "bot"
+/// (a computer player's account), "online",
 /// "last_seen" (null: never), "created_at", "ratings": {"standard": {"rating",
 /// "experience", "played", "won"}, "long": {...}}}.
 [[nodiscard]] nlohmann::json profile_json(const account& a, bool online);
@@ -39,7 +40,7 @@ namespace bg::server {
 /// /whois's sentence for account `a`.
 [[nodiscard]] std::string profile_text(const account& a, bool online);
 
-/// /ratings and GET /api/ratings: {"variant", "players": [{"rank", "name", "rating",
+/// /ratings and GET /api/ratings: {"variant", "players": [{"rank", "name", "bot", "rating",
 /// "experience", "played", "won"}]}.
 [[nodiscard]] nlohmann::json leaderboard_json(engine::variant v,
                                               const std::vector<leaderboard_entry>& entries);

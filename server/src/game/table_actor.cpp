@@ -677,8 +677,10 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
   match.match = cmd.match;
   std::optional<engine::error> refused;
   // A new table plays standard free play: only other options are set (and announced).
-  std::vector<const protocol::command*> steps{&join, &bot};
+  // The variant before the bot, so that the computer player of that variant sits down.
+  std::vector<const protocol::command*> steps{&join};
   if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
+  steps.push_back(&bot);
   if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);
   for (const auto* step : steps) {
     auto next = table_->handle(name, *step);

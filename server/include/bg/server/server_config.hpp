@@ -131,7 +131,7 @@ struct server_config {
   /// the question asked again (--bot-retries times), then the bot resigns.
   std::chrono::seconds bot_timeout{15};
   int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
-  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting for a process
+  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting (gnubg, and long bots)
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the
