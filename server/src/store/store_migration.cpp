@@ -1,0 +1,218 @@
+#include "bg/server/store/store_migration.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "bg/server/store/sqlite_store.hpp"
+#include "pg_connection.hpp"
+
+namespace bg::server {
+
+namespace {
+
+/// A read-only SQLite connection, closed with its scope.
+class source_db {
+ public:
+  explicit source_db(const std::string& path) : path_(path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+      fail("cannot open " + path);
+    sqlite3_busy_timeout(db_, 5000);
+  }
+  ~source_db() { sqlite3_close_v2(db_); }
+  source_db(const source_db&) = delete;
+  source_db& operator=(const source_db&) = delete;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw storage_error(what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+  }
+  void exec(const char* sql) {
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
+      fail(std::string("reading ") + path_);
+  }
+  /// Runs `sql` with `id` bound to ?1 when given, calling `row` with each row's columns
+  /// as text (NULL as "").
+  void each(const char* sql, const std::function<void(const std::vector<std::string>&)>& row,
+            std::optional<std::int64_t> id = std::nullopt) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK)
+      fail(std::string("reading ") + path_);
+    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
+    if (id) sqlite3_bind_int64(stmt, 1, *id);
+    const int columns = sqlite3_column_count(stmt);
+    std::vector<std::string> values(static_cast<std::size_t>(columns));
+    int rc = SQLITE_ROW;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      for (int c = 0; c < columns; ++c) {
+        const auto* text = sqlite3_column_text(stmt, c);
+        values[static_cast<std::size_t>(c)].assign(
+            text ? reinterpret_cast<const char*>(text) : "",
+            static_cast<std::size_t>(sqlite3_column_bytes(stmt, c)));
+      }
+      row(values);
+    }
+    if (rc != SQLITE_DONE) fail(std::string("reading ") + path_);
+  }
+  std::int64_t count(const char* sql) {
+    std::int64_t n = 0;
+    each(sql, [&](const std::vector<std::string>& v) { n = std::stoll(v.at(0)); });
+    return n;
+  }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+constexpr const char* match_columns =
+    "id, table_name, red, black, options, record, started_at, ended_at, score_red, "
+    "score_black, games, saved_at";
+
+/// The ids of the matches to read back: the first, the last and up to 98 evenly spaced.
+std::vector<std::int64_t> sample(const std::vector<std::int64_t>& ids) {
+  constexpr std::size_t most = 100;
+  if (ids.size() <= most) return ids;
+  std::set<std::int64_t> chosen{ids.front(), ids.back()};
+  for (std::size_t k = 1; chosen.size() < most && k < most; ++k)
+    chosen.insert(ids[k * (ids.size() - 1) / (most - 1)]);
+  return {chosen.begin(), chosen.end()};
+}
+
+}  // namespace
+
+migration_report migrate_to_postgres(const std::string& sqlite_path, const std::string& url,
+                                     const postgres_options& options) {
+  // As gammond opens them: the source checked and brought to this schema, the
+  // target's schema made.
+  { sqlite_store source(sqlite_path); }
+  { postgres_store target(url, options); }
+
+  source_db src(sqlite_path);
+  pg::connection dst(url, {options.connect_timeout_s, options.statement_timeout_ms,
+                           options.sync == sync_mode::full ? "on" : "off"});
+  migration_report report;
+  src.exec("BEGIN");  // one read transaction: one committed state of the source
+  dst.command("beginning the copy", "BEGIN");
+  try {
+    // No gammond may write the target meanwhile; it must be empty.
+    dst.command("locking the target's tables",
+                "LOCK TABLE tables, table_records, matches IN EXCLUSIVE MODE");
+    const auto held = dst.exec("counting what the target holds",
+                               "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
+                               "table_records), (SELECT count(*) FROM matches)");
+    if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) > 0)
+      throw storage_error(
+          "the target database " + dst.masked_url() + " is not empty (" + held.text(0, 0) +
+          " tables, " + held.text(0, 1) + " journal entries, " + held.text(0, 2) +
+          " matches): gammond migrate copies into an empty database only (make one with "
+          "createdb)");
+
+    src.each("SELECT name, snapshot, updated_at FROM tables ORDER BY name",
+             [&](const std::vector<std::string>& v) {
+               dst.exec("copying table " + v[0],
+                        "INSERT INTO tables(name, snapshot, updated_at) "
+                        "VALUES ($1, $2::json, $3::timestamptz)",
+                        {v[0], v[1], v[2]});
+               ++report.tables;
+             });
+    src.each("SELECT table_name, entry FROM table_records ORDER BY id",
+             [&](const std::vector<std::string>& v) {
+               dst.exec("copying a journal entry of table " + v[0],
+                        "INSERT INTO table_records(table_name, entry) VALUES ($1, $2::json)",
+                        {v[0], v[1]});
+               ++report.record_entries;
+             });
+    std::vector<std::int64_t> ids;
+    src.each((std::string("SELECT ") + match_columns + " FROM matches ORDER BY id").c_str(),
+             [&](const std::vector<std::string>& v) {
+               dst.exec("copying match " + v[0],
+                        "INSERT INTO matches(id, table_name, red, black, options, record, "
+                        "started_at, ended_at, score_red, score_black, games, saved_at) VALUES "
+                        "($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, $10, $11, "
+                        "$12::timestamptz)",
+                        {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]});
+               ids.push_back(std::stoll(v[0]));
+               ++report.matches;
+             });
+    if (!ids.empty())
+      dst.exec(
+          "moving the match id sequence past the copied matches",
+          "SELECT setval('match_ids', GREATEST($1::bigint, (SELECT last_value FROM match_ids)))",
+          {std::to_string(ids.back())});
+
+    // Check: the counts, every table with its journal, a sample of the matches.
+    const auto mismatch = [&](const std::string& what) {
+      throw storage_error("the copy differs from " + sqlite_path + " (" + what +
+                          "): nothing was copied");
+    };
+    const auto copied = dst.exec("counting the copy",
+                                 "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
+                                 "table_records), (SELECT count(*) FROM matches)");
+    if (copied.integer(0, 0) != src.count("SELECT count(*) FROM tables") ||
+        copied.integer(0, 0) != report.tables)
+      mismatch("the number of tables");
+    if (copied.integer(0, 1) != src.count("SELECT count(*) FROM table_records") ||
+        copied.integer(0, 1) != report.record_entries)
+      mismatch("the number of journal entries");
+    if (copied.integer(0, 2) != src.count("SELECT count(*) FROM matches") ||
+        copied.integer(0, 2) != report.matches)
+      mismatch("the number of matches");
+
+    // Both sides in bytewise name order (SQLite's BINARY, PostgreSQL's "C"): the rows
+    // must be the same, one for one.
+    const auto compare = [&](const char* what, const char* pg_sql, const char* sqlite_sql,
+                             std::int64_t* checked) {
+      const auto back = dst.exec(std::string("reading the ") + what + " back", pg_sql);
+      int row = 0;
+      src.each(sqlite_sql, [&](const std::vector<std::string>& v) {
+        bool same = row < back.rows();
+        for (std::size_t c = 0; same && c < v.size(); ++c)
+          same = back.text(row, static_cast<int>(c)) == v[c];
+        if (!same) mismatch(std::string(what) + " of table " + v[0]);
+        ++row;
+        if (checked) ++*checked;
+      });
+      if (row != back.rows()) mismatch(std::string("the number of ") + what);
+    };
+    compare("tables", "SELECT name, snapshot FROM tables ORDER BY name COLLATE \"C\"",
+            "SELECT name, snapshot FROM tables ORDER BY name", &report.tables_checked);
+    compare("journal entries",
+            "SELECT table_name, entry FROM table_records ORDER BY table_name COLLATE \"C\", id",
+            "SELECT table_name, entry FROM table_records ORDER BY table_name, id", nullptr);
+    for (const auto id : sample(ids)) {
+      const auto back =
+          dst.exec("reading match " + std::to_string(id) + " back",
+                   "SELECT id, table_name, red, black, options, record, started_at, "
+                   "ended_at, score_red, score_black, games FROM matches WHERE id = $1",
+                   {std::to_string(id)});
+      bool found = false;
+      src.each((std::string("SELECT ") + match_columns + " FROM matches WHERE id = ?1").c_str(),
+               [&](const std::vector<std::string>& v) {
+                 found = back.rows() == 1;
+                 for (int c = 0; found && c < 11; ++c)
+                   found = back.text(0, c) == v[static_cast<std::size_t>(c)];
+               },
+               id);
+      if (!found) mismatch("match " + std::to_string(id));
+      ++report.matches_checked;
+    }
+    dst.command("committing the copy", "COMMIT");
+  } catch (...) {
+    if (dst.connected()) {
+      try {
+        dst.command("rolling back the copy", "ROLLBACK");
+      } catch (const storage_error&) {
+      }
+    }
+    throw;
+  }
+  return report;
+}
+
+}  // namespace bg::server
