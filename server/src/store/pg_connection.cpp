@@ -20,11 +20,24 @@ std::string tidy(const char* message) {
   return text.empty() ? "unknown error" : text;
 }
 
+/// `text` fit for an exception's message (which ends at a NUL byte): NUL shown as \0.
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\0') {
+      out += "\\0";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void check_no_nul(const std::string& value, std::string_view what) {
   if (value.find('\0') != std::string::npos)
-    throw storage_error(std::string(what) +
-                        ": a value holds a NUL byte, which PostgreSQL cannot "
-                        "store in text");
+    throw storage_error(printable(what) +
+                        ": a value holds a NUL byte, which PostgreSQL cannot store in text");
 }
 
 /// The bound values as libpq wants them: C strings (nullptr for NULL).
@@ -94,10 +107,10 @@ void connection::fail(std::string_view what, std::string message) {
   message = scrub_password(std::move(message), url_);
   if (!connected()) {
     drop();
-    throw connection_lost(std::string(what) + ": the connection to PostgreSQL was lost (" +
-                          message + ")");
+    throw connection_lost(printable(what) + ": the connection to PostgreSQL was lost (" + message +
+                          ")");
   }
-  throw storage_error(std::string(what) + ": " + message);
+  throw storage_error(printable(what) + ": " + message);
 }
 
 void connection::ensure() {
