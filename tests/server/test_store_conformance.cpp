@@ -1,0 +1,405 @@
+// One conformance suite for both stores (issue 16): every behaviour of store.hpp, run
+// against sqlite_store and postgres_store alike (store_backends.hpp). What only one
+// backend has is tested in test_storage.cpp (SQLite: WAL, quick_check, max_pages, sync)
+// and test_postgres_store.cpp (PostgreSQL: reconnection, timeouts, match id blocks).
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bg/server/store/record_json.hpp"
+#include "record_builder.hpp"
+#include "store_backends.hpp"
+
+namespace {
+
+using bg::engine::match_kind;
+using bg::engine::match_options;
+using bg::engine::variant;
+using bg::server::saved_table;
+using bg::server::storage_error;
+using bg::server::table_write;
+using bg::test::play_random_match;
+using bg::test::postgres_backend;
+using bg::test::record_difference;
+using bg::test::sqlite_backend;
+using nlohmann::json;
+
+/// A table_write of a snapshot and journal entries (no finished match, no drop).
+table_write tw(std::string name, std::string snapshot, bool reset = false,
+               std::vector<std::string> entries = {}) {
+  table_write w;
+  w.name = std::move(name);
+  w.snapshot = std::move(snapshot);
+  w.reset_record = reset;
+  w.record_entries = std::move(entries);
+  return w;
+}
+
+table_write drop(std::string name) {
+  table_write w;
+  w.name = std::move(name);
+  w.drop = true;
+  return w;
+}
+
+match_options points(int length) {
+  return {variant::standard, match_kind::points, length};
+}
+
+std::vector<std::string> names(const std::vector<saved_table>& tables) {
+  std::vector<std::string> out;
+  for (const auto& t : tables) out.push_back(t.name);
+  return out;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("a new database holds no table and no match", "[store]", sqlite_backend,
+                   postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  CHECK(db->load_tables().empty());
+  CHECK_FALSE(db->load_table("t").has_value());
+  CHECK(db->match_count() == 0);
+  CHECK_FALSE(db->load_match(1).has_value());
+  CHECK(db->save_tables({}).empty());
+}
+
+TEMPLATE_TEST_CASE("snapshots are saved, replaced, listed in bytewise name order and deleted",
+                   "[store]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  // Bytewise order (as std::string compares): upper case before lower case, ASCII before
+  // other UTF-8, "a-b" before "ab"; whatever the database's own collation would say.
+  const std::vector<std::string> given{"zeta", "alpha", "Beta", "ab", "a-b", "\xc3\xa9t\xc3\xa9"};
+  for (const auto& name : given)
+    REQUIRE(db->save_tables({tw(name, json{{"n", name}}.dump())}) == std::vector<std::string>{""});
+  REQUIRE(db->save_tables({tw("zeta", R"({"n":3})")})[0].empty());  // replaces
+  auto sorted = given;
+  std::sort(sorted.begin(), sorted.end());
+  const auto tables = db->load_tables();
+  CHECK(names(tables) == sorted);
+  CHECK(tables.back().name == "\xc3\xa9t\xc3\xa9");  // 0xC3 sorts after every ASCII byte
+  const auto zeta = std::find_if(tables.begin(), tables.end(),
+                                 [](const saved_table& t) { return t.name == "zeta"; });
+  REQUIRE(zeta != tables.end());
+  CHECK(zeta->snapshot == R"({"n":3})");
+  CHECK(db->load_table("zeta")->snapshot == R"({"n":3})");
+  db->delete_table("alpha");
+  db->delete_table("never-existed");
+  CHECK(db->load_tables().size() == given.size() - 1);
+  CHECK_FALSE(db->load_table("alpha").has_value());
+}
+
+TEMPLATE_TEST_CASE("snapshots and journal entries come back byte for byte", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  // Spacing, key order, escapes, quotes and backslashes, non-ASCII text, a NUL escape.
+  const std::string snapshot =
+      "{ \"b\" : 1,\n  \"a\": \"quote \\\" backslash \\\\ \\u00e9 \xe2\x80\x94 \\u0000\" }";
+  std::vector<std::string> entries{R"({"op":"begin"})", R"(  {"x" : [1, 2.50, "\\"]})",
+                                   R"({"s":"a\"b,c}{"})", R"("just a string")", "[]"};
+  for (int i = 0; i < 60; ++i) entries.push_back(json{{"i", i}}.dump());
+  REQUIRE(db->save_tables({tw("t", snapshot, true, entries)})[0].empty());
+  const auto back = db->load_table("t");
+  REQUIRE(back.has_value());
+  CHECK(back->snapshot == snapshot);
+  CHECK(back->record_journal == entries);
+  const auto all = db->load_tables();
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].snapshot == snapshot);
+  CHECK(all[0].record_journal == entries);
+}
+
+TEMPLATE_TEST_CASE(
+    "save_tables writes snapshots and journals in one transaction, appending or "
+    "resetting each journal, and a failing write is left out alone",
+    "[store]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  const auto errors = db->save_tables({
+      tw("b", R"({"n":1})", true, {R"({"op":"begin"})", R"({"op":"game"})"}),
+      tw("a", R"({"n":2})", false, {R"({"op":"x"})"}),
+      tw("bad", "{not json", false, {R"({"op":"lost"})"}),
+      tw("c", R"({"n":5})", false, {}),
+  });
+  REQUIRE(errors.size() == 4);
+  CHECK(errors[0].empty());
+  CHECK(errors[1].empty());
+  CHECK_FALSE(errors[2].empty());  // refused alone, with its journal entry
+  CHECK(errors[3].empty());        // the batch goes on after a failure
+  // Appending keeps the journal; a reset replaces it.
+  CHECK(db->save_tables({tw("b", R"({"n":3})", false, {R"({"op":"action"})"})})[0].empty());
+  auto tables = db->load_tables();
+  CHECK(names(tables) == std::vector<std::string>{"a", "b", "c"});
+  CHECK(tables[0].record_journal == std::vector<std::string>{R"({"op":"x"})"});
+  CHECK(tables[1].snapshot == R"({"n":3})");
+  CHECK(tables[1].record_journal ==
+        std::vector<std::string>{R"({"op":"begin"})", R"({"op":"game"})", R"({"op":"action"})"});
+  CHECK(db->save_tables({tw("b", R"({"n":4})", true, {R"({"op":"new"})"})})[0].empty());
+  CHECK(db->load_table("b")->record_journal == std::vector<std::string>{R"({"op":"new"})"});
+  CHECK(db->save_tables({tw("b", R"({"n":5})", true, {})})[0].empty());
+  CHECK(db->load_table("b")->record_journal.empty());
+  CHECK(backend.sql("SELECT count(*) FROM table_records WHERE table_name = 'bad'") == "0");
+}
+
+TEMPLATE_TEST_CASE("a snapshot that is not JSON is refused with a reason and the store goes on",
+                   "[store]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->save_tables({tw("t", R"({"n":1})", true, {R"({"e":1})"})})[0].empty());
+  const auto errors = db->save_tables({tw("t", "{oops", false, {R"({"e":2})"})});
+  REQUIRE(errors.size() == 1);
+  CHECK_FALSE(errors[0].empty());
+  CHECK_THAT(errors[0], Catch::Contains("table t"));
+  CHECK(db->load_table("t")->snapshot == R"({"n":1})");
+  CHECK(db->load_table("t")->record_journal == std::vector<std::string>{R"({"e":1})"});
+  CHECK(db->save_tables({tw("u", "{}")})[0].empty());  // still usable
+  CHECK(db->load_tables().size() == 2);
+}
+
+TEMPLATE_TEST_CASE("a batch in which every write fails writes nothing", "[store]", sqlite_backend,
+                   postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  const auto errors = db->save_tables({tw("x", "nope", true, {"{}"}), tw("y", "[", false, {})});
+  REQUIRE(errors.size() == 2);
+  CHECK_FALSE(errors[0].empty());
+  CHECK_FALSE(errors[1].empty());
+  CHECK(db->load_tables().empty());
+  CHECK(backend.sql("SELECT count(*) FROM table_records") == "0");
+}
+
+TEMPLATE_TEST_CASE("a drop forgets the snapshot and the journal in the batch's transaction",
+                   "[store]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->save_tables({tw("t", "{}", true, {"{}", "[]"}), tw("u", "{}", true, {"{}"})}) ==
+          std::vector<std::string>{"", ""});
+  const auto errors = db->save_tables({drop("t"), tw("v", "{}"), drop("nothing-there")});
+  CHECK(errors == std::vector<std::string>{"", "", ""});
+  CHECK(names(db->load_tables()) == std::vector<std::string>{"u", "v"});
+  CHECK_FALSE(db->load_table("t").has_value());
+  CHECK(backend.sql("SELECT count(*) FROM table_records WHERE table_name = 't'") == "0");
+  // delete_table does the same outside a batch.
+  db->delete_table("u");
+  CHECK(backend.sql("SELECT count(*) FROM table_records") == "0");
+  CHECK(names(db->load_tables()) == std::vector<std::string>{"v"});
+}
+
+TEMPLATE_TEST_CASE("journals of tables without a snapshot are not loaded", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->save_tables({tw("m", "{}", true, {R"({"m":1})"})})[0].empty());
+  (void)backend.sql("INSERT INTO table_records(table_name, entry) VALUES ('orphan', '{}')");
+  (void)backend.sql("INSERT INTO table_records(table_name, entry) VALUES ('a', '{}')");
+  const auto tables = db->load_tables();
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].record_journal == std::vector<std::string>{R"({"m":1})"});
+}
+
+TEMPLATE_TEST_CASE("a saved match loads back equal with its id, and is counted", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  const auto first = play_random_match(points(3), 42);
+  const auto second = play_random_match({variant::standard, match_kind::basis, 0}, 43);
+  const auto third = play_random_match({variant::long_nardy, match_kind::points, 1}, 44);
+  const auto id1 = db->save_match(first);
+  const auto id2 = db->save_match(second);
+  const auto id3 = db->save_match(third);
+  CHECK(id1 > 0);
+  CHECK(id2 > id1);
+  CHECK(id3 > id2);
+  CHECK(db->match_count() == 3);
+  for (const auto& [id, record] : {std::pair{id1, first}, {id2, second}, {id3, third}}) {
+    const auto loaded = db->load_match(id);
+    REQUIRE(loaded.has_value());
+    CHECK(loaded->id == id);
+    auto expected = record;
+    expected.id = id;
+    CHECK(record_difference(expected, *loaded).empty());
+  }
+  CHECK_FALSE(db->load_match(id3 + 1000).has_value());
+  // The summary columns agree with the record.
+  const auto where = " FROM matches WHERE id = " + std::to_string(id1);
+  CHECK(backend.sql("SELECT red" + where) == first.players[0]);
+  CHECK(backend.sql("SELECT black" + where) == first.players[1]);
+  CHECK(backend.sql("SELECT score_red" + where) == std::to_string(first.final_score[0]));
+  CHECK(backend.sql("SELECT score_black" + where) == std::to_string(first.final_score[1]));
+  CHECK(backend.sql("SELECT games" + where) == std::to_string(first.games.size()));
+  CHECK(backend.sql("SELECT table_name" + where) == first.table);
+  CHECK(backend.sql("SELECT started_at" + where) == first.started_at);
+}
+
+TEMPLATE_TEST_CASE("a stored record that no longer reads raises storage_error", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  const auto id = db->save_match(play_random_match(points(1), 7));
+  (void)backend.sql("UPDATE matches SET record = '{\"id\": 1}' WHERE id = " + std::to_string(id));
+  CHECK_THROWS_AS((void)db->load_match(id), storage_error);
+  CHECK(db->match_count() == 1);  // the store goes on
+}
+
+TEMPLATE_TEST_CASE(
+    "issue 11.3: a finished match and its table's snapshot are written together or "
+    "neither is",
+    "[store]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  auto record = play_random_match(points(1), 5);
+
+  // Both written: the match under its reserved id, the snapshot naming it.
+  table_write done = tw("t", R"({"last_match_id":1})", true, {});
+  const auto id = db->reserve_match_id();
+  CHECK(id > 0);
+  record.id = id;
+  done.finished_match = record;
+  REQUIRE(db->save_tables({done}) == std::vector<std::string>{""});
+  const auto stored = db->load_match(id);
+  REQUIRE(stored);
+  CHECK(record_difference(*stored, record).empty());
+  CHECK(db->load_table("t")->snapshot == R"({"last_match_id":1})");
+
+  // The snapshot fails (not JSON) after the match row went in: neither stays, and the
+  // other write of the batch is committed.
+  table_write broken = tw("t", "not json", false, {R"({"lost":true})"});
+  broken.finished_match = record;
+  broken.finished_match->id = db->reserve_match_id();
+  const auto errors = db->save_tables({broken, tw("u", "{}")});
+  REQUIRE(errors.size() == 2);
+  CHECK_FALSE(errors[0].empty());
+  CHECK(errors[1].empty());
+  CHECK_FALSE(db->load_match(broken.finished_match->id));
+  CHECK(db->match_count() == 1);
+  CHECK(db->load_table("t")->snapshot == R"({"last_match_id":1})");
+  CHECK(db->load_table("t")->record_journal.empty());
+  CHECK(db->load_table("u"));
+
+  // The same failure in a batch of one.
+  broken.finished_match->id = db->reserve_match_id();
+  CHECK_FALSE(db->save_tables({broken})[0].empty());
+  CHECK_FALSE(db->load_match(broken.finished_match->id));
+
+  // A match whose id is taken already fails alone, with its snapshot.
+  table_write again = tw("w", R"({"again":1})");
+  again.finished_match = record;  // the id of the first, stored above
+  const auto twice = db->save_tables({again, tw("x", "{}")});
+  CHECK_FALSE(twice[0].empty());
+  CHECK(twice[1].empty());
+  CHECK_FALSE(db->load_table("w"));
+  CHECK(db->match_count() == 1);
+}
+
+TEMPLATE_TEST_CASE(
+    "reserved match ids are positive, never handed out twice, and new after a reopen", "[store]",
+    sqlite_backend, postgres_backend) {
+  TestType backend;
+  std::vector<std::int64_t> ids;
+  {
+    auto db = backend.open();
+    for (int i = 0; i < 50; ++i) ids.push_back(db->reserve_match_id());
+    ids.push_back(db->save_match(play_random_match(points(1), 8)));
+  }
+  auto db = backend.open();
+  const auto next = db->reserve_match_id();
+  CHECK(next > *std::max_element(ids.begin(), ids.end()));
+  ids.push_back(next);
+  CHECK(std::all_of(ids.begin(), ids.end(), [](auto id) { return id > 0; }));
+  std::sort(ids.begin(), ids.end());
+  CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+}
+
+TEMPLATE_TEST_CASE("what was written before close is there after reopening", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  const auto record = play_random_match(points(3), 9);
+  std::int64_t id = 0;
+  {
+    auto db = backend.open();
+    REQUIRE(db->save_tables({tw("t1", R"({"phase":"roll"})", true, {R"({"j":1})"})})[0].empty());
+    id = db->save_match(record);
+  }
+  auto db = backend.open();
+  const auto tables = db->load_tables();
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].snapshot == R"({"phase":"roll"})");
+  CHECK(tables[0].record_journal == std::vector<std::string>{R"({"j":1})"});
+  CHECK(db->match_count() == 1);
+  auto loaded = db->load_match(id);
+  REQUIRE(loaded.has_value());
+  auto expected = record;
+  expected.id = id;
+  CHECK(record_difference(expected, *loaded).empty());
+}
+
+TEMPLATE_TEST_CASE("two threads writing through one store at once lose nothing", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  const auto record = play_random_match(points(1), 3);
+  constexpr int per_thread = 100;
+  auto writer = [&](const std::string& prefix) {
+    for (int i = 0; i < per_thread; ++i) {
+      (void)db->save_tables(
+          {tw(prefix + std::to_string(i), json{{"i", i}}.dump(), true, {json{{"e", i}}.dump()})});
+      if (i % 10 == 0) db->save_match(record);
+      (void)db->load_tables().size();
+      (void)db->reserve_match_id();
+    }
+  };
+  std::thread a(writer, "a");
+  std::thread b(writer, "b");
+  a.join();
+  b.join();
+  const auto tables = db->load_tables();
+  CHECK(tables.size() == 2 * per_thread);
+  CHECK(std::all_of(tables.begin(), tables.end(),
+                    [](const saved_table& t) { return t.record_journal.size() == 1; }));
+  CHECK(db->match_count() == 2 * (per_thread / 10));
+}
+
+TEMPLATE_TEST_CASE("two stores on one database in two threads lose nothing", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto first = backend.open();
+  auto second = backend.open();
+  constexpr int per_thread = 100;
+  std::atomic<int> failed{0};  // Catch's assertions are for the main thread only
+  auto writer = [&](bg::server::store& db, const std::string& prefix) {
+    for (int i = 0; i < per_thread; ++i)
+      if (!db.save_tables({tw(prefix + std::to_string(i), "{}", true, {"{}"})})[0].empty())
+        ++failed;
+  };
+  std::thread a(writer, std::ref(*first), "a");
+  std::thread b(writer, std::ref(*second), "b");
+  a.join();
+  b.join();
+  CHECK(failed == 0);
+  CHECK(first->load_tables().size() == 2 * per_thread);
+  CHECK(second->load_tables().size() == 2 * per_thread);
+  CHECK(backend.sql("SELECT count(*) FROM table_records") == std::to_string(2 * per_thread));
+}
+
+TEMPLATE_TEST_CASE("a database with a newer schema than this build is refused", "[store]",
+                   sqlite_backend, postgres_backend) {
+  TestType backend;
+  { auto db = backend.open(); }
+  backend.set_future_schema();
+  try {
+    auto db = backend.open();
+    FAIL("opened a database of a newer schema");
+  } catch (const storage_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("newer"));
+  }
+}
