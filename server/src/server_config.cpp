@@ -412,7 +412,10 @@ std::optional<int> parse_config(std::span<const char* const> args,
 
   po::options_description description{"gammond " GAMMOND_VERSION
                                       " - a backgammon server\n\n"
-                                      "Usage: gammond [options]\n\n"
+                                      "Usage: gammond [options]\n"
+                                      "       gammond backup --db FILE --to FILE\n"
+                                      "       gammond migrate --from FILE --to URL\n"
+                                      "(each with --help)\n\n"
                                       "Every option can also be set by an environment "
                                       "variable GAMMOND_<OPTION> (e.g. GAMMOND_PORT=8080);\n"
                                       "a flag wins over its variable.\n\nOptions",
