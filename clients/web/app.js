@@ -10,6 +10,7 @@ import { drawBoard } from './board.js';
 import { MoveInput, applySteps } from './moves.js';
 import { clockElement, tickClocks } from './clock.js';
 import { verifyDice } from './dice.js';
+import { AnalysisPage } from './analysis.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -70,6 +71,18 @@ const app = {
   diceChecks: new Map(), // match id -> {state: 'checking'|'verified'|'failed', text}
 };
 
+/** The analysis page (#analysis/<id>), shown without the chat. */
+const analysis = new AnalysisPage(document.getElementById('analysis'), {
+  onBack: () => (app.me ? showLobby() : show('login')),
+});
+app.analysis = analysis;
+
+/** The match id of an analysis link in the address (#analysis/12), or null. */
+function analysisInHash() {
+  const m = /^#analysis\/(\d{1,18})$/.exec(location.hash);
+  return m ? Number(m[1]) : null;
+}
+
 const conn = new Connection({
   onOpen: sayHello,
   onMessage: receive,
@@ -128,6 +141,10 @@ function onWelcome(msg) {
   store.token = msg.resume;
   $('who').textContent = msg.name;
   $('login-error').textContent = '';
+  if (analysisInHash() !== null) {
+    if (app.view !== 'analysis') showAnalysis(analysisInHash());
+    return;
+  }
   const wanted = decodeURIComponent(location.hash.slice(1));
   if (wanted) enterTable(wanted);
   else showLobby();
@@ -165,8 +182,9 @@ function showError(text) {
 
 function show(view) {
   app.view = view;
-  for (const v of ['login', 'lobby', 'table']) $(v).hidden = v !== view;
-  $('chat').hidden = view === 'login';
+  for (const v of ['login', 'lobby', 'table', 'analysis']) $(v).hidden = v !== view;
+  $('chat').hidden = view === 'login' || view === 'analysis';
+  if (view !== 'analysis') analysis.hide();
   document.body.dataset.view = view;
   clearInterval(app.tablesTimer);
   if (view === 'lobby') {
@@ -184,6 +202,18 @@ function showLobby() {
   history.replaceState(null, '', location.pathname);
   document.title = 'gammond';
   show('lobby');
+}
+
+/** Shows the analysis of match `id` (from a link or the match-over dialog). */
+function showAnalysis(id) {
+  if (app.table) {
+    send({ type: 'exit', table: app.table });
+    app.table = null;
+  }
+  if (location.hash !== `#analysis/${id}`) history.replaceState(null, '', `#analysis/${id}`);
+  document.title = `analysis of match ${id} — gammond`;
+  show('analysis');
+  analysis.show(id);
 }
 
 function enterTable(name) {
@@ -276,6 +306,7 @@ function drawLog() {
 
 function onEvent(msg) {
   addLog(msg.table, `event ${msg.event}`, msg.text);
+  if (msg.event === 'analysis_ready') analysis.ready(msg.match_id);
   if (msg.event === 'passed') {
     app.lastPass = {
       table: msg.table,
@@ -495,10 +526,21 @@ function drawDialog(st, mine) {
       p.dataset.state = check.state;
     }
     if (st.last_match_id) {
+      const links = document.createElement('p');
+      links.className = 'links';
       const a = document.createElement('a');
       a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat`;
       a.textContent = 'download the match (.mat)';
-      el.appendChild(a);
+      if (st.variant !== 'long') {
+        // GNU Backgammon analyses standard matches only (PROTOCOL.md, Match analysis).
+        const an = document.createElement('a');
+        an.href = `#analysis/${encodeURIComponent(st.last_match_id)}`;
+        an.textContent = 'GNU Backgammon’s analysis';
+        an.dataset.cmd = 'analysis';
+        links.append(an, ' · ');
+      }
+      links.append(a);
+      el.appendChild(links);
     }
     if (mine && st.players.red && st.players.black) row().append(cmdButton('start', 'Play again'));
   }
@@ -716,10 +758,17 @@ function setup() {
     const st = app.states.get(app.table);
     if (app.view === 'table' && st?.clock?.running) tickClocks($('table'), st.clock);
   }, 100);
+  // An analysis link (#analysis/12) shows its page, logged in or not (the API is public).
+  addEventListener('hashchange', () => {
+    const id = analysisInHash();
+    if (id !== null) showAnalysis(id);
+    else if (app.view === 'analysis') analysis.onBack();
+  });
+  if (analysisInHash() !== null) showAnalysis(analysisInHash());
   // Keep the connection warm and notice a dead one.
   setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
   if (store.name) conn.connect();
-  else show('login');
+  else if (app.view !== 'analysis') show('login');
 }
 
 setup();

@@ -1,5 +1,6 @@
 #include "bg/engine/move_generator.hpp"
 
+#include <array>
 #include <cassert>
 #include <cstring>
 
@@ -337,6 +338,197 @@ void generate_standard(const position& pos, roll r, play_list& out) {
 
 constexpr variant nardy = variant::long_nardy;
 
+// The fast path: when L5 cannot bind during the turn (detail::could_block() is false,
+// which holds for most rolls of most positions), a checker move is legal or not by the
+// checker being there, its landing point (L2: fixed for the turn, the mover never moves
+// opposing checkers), the head count (L3) and the bearing-off rules; long nardy is then
+// standard backgammon without hits, entering or blocks of two, and the standard
+// generator's shortcuts carry over. The fast path finds the same plays, with the same
+// moves, in the same order as the general search below (nardy_non_double and
+// nardy_double_search, which the fast path was checked against).
+
+/// L5 for the fast path's CheckBlock form, after a move nardy_legal_starts() allowed
+/// from a position that passes L5: the mover's held points can only have grown by the
+/// landing point, so only a move onto a point it did not hold can complete a block.
+template <bool CheckBlock>
+inline bool makes_block(const position& p, const checker_move& m) noexcept {
+  if constexpr (CheckBlock) {
+    return m.to != off_index && p.mover(m.to) == 1 &&
+           detail::forbidden_block(p.raw_mover(), p.raw_opponent());
+  } else {
+    (void)p;
+    (void)m;
+    return false;
+  }
+}
+
+/// Non-double rolls, L5 not binding: both orders of the two dice, R6.1 then R6.2 (L4),
+/// as standard_non_double() does. In the second order a play of two different checkers
+/// where neither bears off was already found in the first (the other order of the same
+/// two moves is legal too: the landing points are fixed, the checker on from2 was there
+/// before, L3 counts the same head moves) so only chains and bear-offs are tried; and a
+/// "plain" play of the first order whose two checkers do not meet is new for sure (see
+/// standard_non_double(); no hits here makes the argument simpler still).
+template <bool CheckBlock>
+bool nardy_fast_non_double(const position& pos, roll r, const turn_context& ctx, std::uint32_t occ0,
+                           std::uint32_t blocked, play_list& out) {
+  const int hi = r.high();
+  const int lo = r.low();
+  std::uint32_t singles[2] = {0, 0};
+  bool both = false;
+  // No bearing off in any play: two checkers outside the home board (R10.1).
+  const std::uint32_t outside = occ0 & detail::outside_home;
+  const bool plain =
+      (outside & (outside - 1u)) != 0 || (outside != 0 && pos.mover(detail::top_bit(outside)) >= 2);
+  // L3: after one checker left the head, may another? (Only a first-turn double.)
+  const bool second_head = ctx.head_limit > 1;
+  bool refused = false;  // CheckBlock: L5 refused a move, the result is incomplete
+  play scratch{pos, {}, 2};
+  position& cur = scratch.result;
+  for (int order = 0; order < 2 && !refused; ++order) {
+    const int first = order == 0 ? hi : lo;
+    const int second = order == 0 ? lo : hi;
+    singles[order] = detail::nardy_legal_starts(occ0, blocked, first, true);
+    for_each_bit_down(singles[order], [&](int from1) {
+      if (refused) return;
+      std::uint32_t occ1 = occ0;
+      std::uint64_t key1 = 0;  // keys relative to pos: see move_keys in zobrist.hpp
+      detail::apply_nardy(cur, from1, first, scratch.moves[0], occ1, key1);
+      if (makes_block<CheckBlock>(cur, scratch.moves[0])) {
+        refused = true;
+        return;
+      }
+      std::uint32_t starts2 =
+          detail::nardy_legal_starts(occ1, blocked, second, from1 != 24 || second_head);
+      if (order == 1 && from1 - first > 0)
+        starts2 &= (1u << (from1 - first)) | ((2u << second) - 1u);
+      play* const batch = out.reserve(max_starts);
+      std::size_t kept = 0;
+      for_each_bit_down(starts2, [&](int from2) {
+        if (refused) return;
+        play& slot = batch[kept];
+        slot = scratch;
+        std::uint32_t occ2 = occ1;
+        std::uint64_t key2 = key1;
+        detail::apply_nardy(slot.result, from2, second, slot.moves[1], occ2, key2);
+        if (makes_block<CheckBlock>(slot.result, slot.moves[1])) {
+          refused = true;
+          return;
+        }
+        if (order == 0 && plain && from2 != from1 - first && from2 != from1 + second) {
+          out.commit();
+          ++kept;
+        } else if (out.commit_unique(key2)) {
+          ++kept;
+        }
+      });
+      both = both || starts2 != 0;
+      detail::undo_move<nardy>(cur, scratch.moves[0]);
+    });
+  }
+  if (refused) return false;
+  if (both) {
+    out.set_dice_used(2);
+    return true;
+  }
+  // R6.2: only one die can be played: the higher if it can be.
+  const int pick = singles[0] != 0 ? 0 : 1;
+  const int die = pick == 0 ? hi : lo;
+  play* const first = out.reserve(max_starts);
+  play* slot = first;
+  for_each_bit_down(singles[pick], [&](int from) {
+    *slot = play{pos, {}, 1};
+    std::uint32_t occ = occ0;
+    std::uint64_t key = 0;
+    detail::apply_nardy(slot->result, from, die, slot->moves[0], occ, key);
+    ++slot;
+  });
+  out.commit(static_cast<std::size_t>(slot - first));
+  out.set_dice_used(singles[pick] != 0 ? 1 : 0);
+  return true;
+}
+
+/// Doubles, L5 not binding: standard_double_search's canonical order (starting points
+/// from the highest down, each multiset once, no dedup index) with L3's head count. The
+/// reordering argument holds without hits (moves from higher points only bring
+/// checkers on or home), and a multiset's moves in that order are the first the general
+/// search tries, so the plays and their moves come out as it finds them.
+///
+/// With CheckBlock, L5 is checked too, and the search stops (refused = true) at the
+/// first move it refuses: the multiset might then be legal in another order, which only
+/// the general search tries. A search that ends without a refusal has tried every
+/// multiset's canonical order up to where a move was not allowed for another reason
+/// than L5, so it found every legal play.
+template <bool CheckBlock>
+struct nardy_fast_double_search {
+  int die;
+  std::uint32_t blocked;
+  play_list& out;
+  play scratch;
+  int best = 0;
+  bool refused = false;
+
+  void record() {
+    if (scratch.count > best) {
+      out.clear();
+      best = scratch.count;
+    }
+    if (scratch.count == best && best > 0) {
+      out.next_slot() = scratch;
+      out.commit();
+    }
+  }
+
+  /// Move number Depth + 1 from starting points at or below max_from; `head_left`
+  /// checkers may still leave the head (L3).
+  template <int Depth>
+  void run(std::uint32_t occ, int max_from, int head_left) {
+    const std::uint32_t starts =
+        detail::nardy_legal_starts(occ, blocked, die, head_left > 0) & ((2u << max_from) - 1u);
+    if (starts == 0) {
+      record();
+      return;
+    }
+    std::uint64_t unused_key = 0;
+    if constexpr (Depth == 3) {
+      if (best < 4) {
+        out.clear();
+        best = 4;
+      }
+      play* const first = out.reserve(max_starts);
+      play* slot = first;
+      for_each_bit_down(starts, [&](int from) {
+        *slot = scratch;
+        slot->count = 4;
+        std::uint32_t occ4 = occ;
+        detail::apply_nardy(slot->result, from, die, slot->moves[3], occ4, unused_key);
+        if (makes_block<CheckBlock>(slot->result, slot->moves[3])) {
+          refused = true;
+          return;
+        }
+        ++slot;
+      });
+      out.commit(static_cast<std::size_t>(slot - first));
+    } else {
+      position& cur = scratch.result;
+      checker_move& m = scratch.moves[Depth];
+      scratch.count = Depth + 1;
+      for_each_bit_down(starts, [&](int from) {
+        if (refused) return;
+        std::uint32_t next = occ;
+        detail::apply_nardy(cur, from, die, m, next, unused_key);
+        if (makes_block<CheckBlock>(cur, m)) {
+          refused = true;
+        } else {
+          run<Depth + 1>(next, from, head_left - (from == 24 ? 1 : 0));
+        }
+        detail::undo_move<nardy>(cur, m);
+      });
+      scratch.count = Depth;
+    }
+  }
+};
+
 /// Non-double rolls: both orders of the two dice; R6.1 then R6.2 (L4). Moves are made
 /// and taken back in place on one scratch play; only new results are copied into `out`.
 /// L5 is checked after each move, so the order of two moves always matters here.
@@ -394,15 +586,58 @@ void nardy_non_double(const position& pos, roll r, const turn_context& ctx, play
   out.set_dice_used(n_singles[pick] > 0 ? 1 : 0);
 }
 
+/// The interior nodes (positions after 1 to 3 moves) the general doubles search has
+/// expanded. Everything below a node depends only on its position and depth (L3's head
+/// count is the position's), so a node reached again by another order of the same moves
+/// has nothing new to give: its plays were all found, in the same order, the first time.
+/// Pruning it leaves the list exactly as the full search makes it. Fixed capacity: once
+/// full it stops remembering, which only costs time.
+class visited_nodes {
+ public:
+  visited_nodes() { slots_.fill(0); }
+  visited_nodes(const visited_nodes&) = delete;
+  visited_nodes& operator=(const visited_nodes&) = delete;
+  ~visited_nodes() = default;
+
+  /// True when (p, depth) was remembered before; otherwise remembers it (if there is
+  /// room) and returns false. `key` is the node's dedup key (equal for equal positions).
+  /// Only the mover's checkers are compared: the opponent's do not move during a turn.
+  bool seen(const position& p, int depth, std::uint64_t key) noexcept {
+    const std::uint64_t tag = ((key >> 32) << 8) | static_cast<std::uint64_t>(depth);
+    for (std::size_t i = static_cast<std::size_t>(key) & (slot_count - 1);;
+         i = (i + 1) & (slot_count - 1)) {
+      const std::uint64_t slot = slots_[i];
+      if (slot == 0) {
+        if (count_ == capacity) return false;
+        movers_[count_] = p.raw_mover();
+        slots_[i] = (tag << 16) | (count_ + 1);
+        ++count_;
+        return false;
+      }
+      if ((slot >> 16) == tag && movers_[(slot & 0xFFFFu) - 1] == p.raw_mover()) return true;
+    }
+  }
+
+ private:
+  static constexpr std::size_t slot_count = 2048;  // a power of two
+  static constexpr std::size_t capacity = 1024;    // at most half the slots
+  // slot: tag (key's high half and the depth) << 16 | (index into movers_ + 1); 0 empty
+  std::array<std::uint64_t, slot_count> slots_;
+  std::array<std::array<std::uint8_t, 32>, capacity> movers_;  // filled as remembered
+  std::size_t count_ = 0;
+};
+
 /// Long nardy doubles: depth-first over up to four moves of the same die, made and
 /// taken back in place; R6.3 keeps the plays that make the most moves. The order of the
 /// moves can matter (the L5 block is checked after every move, L3 limits the head), so
-/// every order is tried and the dedup index removes repeated results.
+/// every order is tried and the dedup index removes repeated results; `visited` skips a
+/// node already expanded by another order of the same moves.
 struct nardy_double_search {
   int die;
   const turn_context& ctx;
   play_list& out;
   play scratch;
+  visited_nodes& visited;
   int best = 0;
 
   void record(std::uint64_t key) {
@@ -418,6 +653,7 @@ struct nardy_double_search {
     bool moved = false;
     position& cur = scratch.result;
     const std::uint8_t depth = scratch.count;
+    if (depth > 0 && visited.seen(cur, depth, key)) return;
     auto& m = scratch.moves[depth];
     for_each_bit_down(detail::occupied(cur), [&](int from) {
       if (detail::check_move<nardy>(cur, from, die, ctx) != refusal::none) return;
@@ -444,11 +680,40 @@ struct nardy_double_search {
 void generate_nardy(const position& pos, roll r, play_list& out) {
   out.clear();
   const turn_context ctx = detail::context_for<nardy>(pos, r);
+  const std::uint32_t occ = detail::occupied(pos);
+  const std::uint32_t blocked = detail::nardy_blocked_points(pos);
+  // The fast path, without L5 when it cannot bind, else with L5 checked, falling back
+  // to the general search when L5 refuses a move or the position holds a forbidden
+  // block already (not reachable in play, but a Position ID can say so).
+  if (!detail::could_block(pos, r, occ, blocked)) {
+    if (!r.is_double()) {
+      (void)nardy_fast_non_double<false>(pos, r, ctx, occ, blocked, out);
+      return;
+    }
+    nardy_fast_double_search<false> search{r.die1, blocked, out, play{pos, {}, 0}};
+    search.run<0>(occ, 24, ctx.head_limit);
+    out.set_dice_used(search.best);
+    return;
+  }
+  if (!detail::forbidden_block(pos.raw_mover(), pos.raw_opponent())) {
+    if (!r.is_double()) {
+      if (nardy_fast_non_double<true>(pos, r, ctx, occ, blocked, out)) return;
+    } else {
+      nardy_fast_double_search<true> search{r.die1, blocked, out, play{pos, {}, 0}};
+      search.run<0>(occ, 24, ctx.head_limit);
+      if (!search.refused) {
+        out.set_dice_used(search.best);
+        return;
+      }
+    }
+    out.clear();
+  }
   if (!r.is_double()) {
     nardy_non_double(pos, r, ctx, out);
     return;
   }
-  nardy_double_search search{r.die1, ctx, out, play{pos, {}, 0}};
+  visited_nodes visited;
+  nardy_double_search search{r.die1, ctx, out, play{pos, {}, 0}, visited};
   search.run(0);
   out.set_dice_used(search.best);
 }

@@ -56,7 +56,9 @@ inline std::uint32_t nonzero_points(const side_bytes& side) noexcept {
 }
 
 /// Bit i set (i = 1..25) when the mover has a checker on point i (25 = bar).
-inline std::uint32_t occupied(const position& p) noexcept { return nonzero_points(p.raw_mover()); }
+inline std::uint32_t occupied(const position& p) noexcept {
+  return nonzero_points(p.raw_mover());
+}
 
 /// The highest set bit of a non-zero mask.
 inline int top_bit(std::uint32_t mask) noexcept {
@@ -168,6 +170,89 @@ inline bool forbidden_block(const side_bytes& me, const side_bytes& op) noexcept
   // A run starting at q is forbidden when no opposing checker stands below q, i.e.
   // when q is at or below the opponent's lowest occupied point.
   const std::uint32_t theirs = nonzero_points(op) & 0x1FFFFFEu;  // points 1..24
+  const std::uint32_t below_lowest = theirs == 0 ? 0x3FFFFFFu : ((theirs & (0u - theirs)) - 1u);
+  return (runs & below_lowest) != 0;
+}
+
+// ---------------------------------------------------------------------------------
+// Long nardy, all starting points at once: the counterpart of legal_starts() for the
+// generator's fast path, used when L5 cannot bind during the turn (could_block()).
+
+/// The mover's point m is the opponent's q = m + 12 for m = 1..12 and m - 12 for
+/// m = 13..24, and the other way round (the map is its own inverse): rotates a mask of
+/// points 1..24 by 12 between the two numberings.
+inline std::uint32_t rotate_sides(std::uint32_t points) noexcept {
+  return ((points & 0x1FFEu) << 12) | ((points >> 12) & 0x1FFEu);
+}
+
+/// L2: bit t (1..24) set when any opposing checker stands on the mover's point t (no
+/// move may end there). Fixed for the whole turn: the mover never moves them.
+inline std::uint32_t nardy_blocked_points(const position& p) noexcept {
+  return rotate_sides(nonzero_points(p.raw_opponent()) & 0x1FFFFFEu);
+}
+
+/// The starting points from which the mover may play `die` (1..6) in long nardy: bit i
+/// set when check_move<long_nardy>(p, i, die, ctx) would allow it, where `occ` is
+/// occupied(p), `blocked` is nardy_blocked_points(p), and `head_open` says whether
+/// another checker may still leave the head this turn (L3). L5 is not checked.
+inline std::uint32_t nardy_legal_starts(std::uint32_t occ, std::uint32_t blocked, int die,
+                                        bool head_open) noexcept {
+  // A move from i ends on i - die, so "i - die is taken" is bit i of blocked << die.
+  std::uint32_t starts = occ & ~(blocked << die) & ~((2u << die) - 1u);
+  if (!head_open) starts &= ~(1u << 24);
+  if ((occ & outside_home) == 0) {  // L6 = R10.1: every checker home
+    starts |= occ & (1u << die);    // R10.2
+    const int top = top_bit(occ | 1u);
+    if (top < die) starts |= (1u << top) & ~1u;  // R10.3
+  }
+  return starts;
+}
+
+/// apply_move<long_nardy>() without the L5 check, for a move nardy_legal_starts()
+/// allowed, keeping `occ` (= occupied(p)) up to date and adding the move's change to the
+/// dedup `key` (move_keys in zobrist.hpp).
+inline void apply_nardy(position& p, int from, int die, checker_move& m, std::uint32_t& occ,
+                        std::uint64_t& key) noexcept {
+  auto& me = p.raw_mover();
+  const auto f = static_cast<std::size_t>(from);
+  const int to = from > die ? from - die : off_index;
+  key += keys.move[f][static_cast<std::size_t>(die)];
+  if (--me[f] == 0) occ &= ~(1u << from);
+  ++me[static_cast<std::size_t>(to)];
+  occ |= (1u << to) & ~1u;
+  m = checker_move{static_cast<std::int8_t>(from), static_cast<std::int8_t>(to), false};
+}
+
+/// True when L5 might refuse some checker move of this turn: some run of six points,
+/// all of them held by the mover or reachable by one of its checkers this turn, lies
+/// where forbidden_block() would refuse it. Each move of the turn ends on a point
+/// reachable from a held point by one die, by the two dice together, or (doubles) by
+/// up to four steps of the die over open points, and the opposing checkers do not move
+/// during the turn. When this is false every position of the turn passes L5, so the
+/// fast path (which never checks it) finds the same plays.
+inline bool could_block(const position& p, roll r, std::uint32_t occ,
+                        std::uint32_t blocked) noexcept {
+  const auto& op = p.raw_opponent();
+  if (op[off_index] != 0) return false;  // a borne-off checker is ahead of any block
+  constexpr std::uint32_t points = 0x1FFFFFEu;
+  const std::uint32_t open = ~blocked & points;
+  const std::uint32_t held = occ & points;
+  std::uint32_t reach = 0;
+  if (r.is_double()) {
+    std::uint32_t front = held;
+    for (int step = 0; step < 4; ++step) {
+      front = (front >> r.die1) & open;
+      reach |= front;
+    }
+  } else {
+    const std::uint32_t one = ((held >> r.die1) | (held >> r.die2)) & open;
+    reach = one | ((held >> (r.die1 + r.die2)) & open);
+  }
+  const std::uint32_t mine = rotate_sides(held | reach);
+  std::uint32_t runs = mine;
+  for (int k = 1; k < 6; ++k) runs &= mine >> k;
+  if (runs == 0) return false;
+  const std::uint32_t theirs = nonzero_points(op) & points;
   const std::uint32_t below_lowest = theirs == 0 ? 0x3FFFFFFu : ((theirs & (0u - theirs)) - 1u);
   return (runs & below_lowest) != 0;
 }

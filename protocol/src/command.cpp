@@ -64,6 +64,8 @@ std::string_view to_string(command_kind k) noexcept {
       return "seed";
     case command_kind::claim:
       return "claim";
+    case command_kind::analysis:
+      return "analysis";
   }
   return "chat";
 }
@@ -100,7 +102,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 25> help_entries{{
+constexpr std::array<help_entry, 26> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -140,6 +142,9 @@ constexpr std::array<help_entry, 25> help_entries{{
     {"claim", "/claim",
      "win the game of an opponent who is away past the grace period, or who has not acted "
      "for the idle limit in a match without a clock"},
+    {"analysis", "/analysis [MATCH_ID]",
+     "GNU Backgammon's analysis of a finished match: each player's error rate, errors and "
+     "blunders, luck (at a table the last match by default; in the lobby give the id)"},
 }};
 
 }  // namespace
@@ -234,6 +239,19 @@ engine::result<command> parse_line(std::string_view line) {
     return c;
   }
   if (name == "export") return no_args(command_kind::export_match);
+  if (name == "analysis") {
+    // /analysis [MATCH_ID]: a stored match's id, a whole number from 1.
+    if (args > 1) return bad("/analysis takes a match id, e.g. /analysis 12");
+    c.kind = command_kind::analysis;
+    if (args == 1) {
+      const auto id = arg(0);
+      if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos ||
+          id.front() == '0')
+        return bad("/analysis takes a match id, a whole number from 1, e.g. /analysis 12");
+      c.text = id;
+    }
+    return c;
+  }
   if (name == "help") {
     if (args > 2) return bad("/help takes a command name, e.g. /help move");
     c.kind = command_kind::help;

@@ -3,6 +3,7 @@
 
 #include "bg/server/metrics.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -72,6 +73,23 @@ void metrics::game_finished() noexcept {
   games_finished_.fetch_add(1, std::memory_order_relaxed);
 }
 
+void metrics::set_analysis_queue(std::size_t waiting, std::size_t running) noexcept {
+  analyses_waiting_.store(static_cast<std::int64_t>(waiting), std::memory_order_relaxed);
+  analyses_running_.store(static_cast<std::int64_t>(running), std::memory_order_relaxed);
+}
+
+void metrics::analysis_finished(bool done, int crashes, double seconds) noexcept {
+  (done ? analyses_done_ : analyses_failed_).fetch_add(1, std::memory_order_relaxed);
+  analysis_crashes_.fetch_add(static_cast<std::uint64_t>(std::max(crashes, 0)),
+                              std::memory_order_relaxed);
+  analysis_millis_.fetch_add(static_cast<std::uint64_t>(std::max(seconds, 0.0) * 1000.0),
+                             std::memory_order_relaxed);
+}
+
+void metrics::analysis_refused() noexcept {
+  analyses_refused_.fetch_add(1, std::memory_order_relaxed);
+}
+
 void metrics::command(std::string_view name, std::chrono::nanoseconds latency) {
   const double seconds = std::chrono::duration<double>(latency).count();
   std::size_t bucket = 0;
@@ -119,6 +137,25 @@ std::string metrics::render() const {
   sample(out, "gammond_games_started_total", games_started_.load(std::memory_order_relaxed));
   header(out, "gammond_games_finished_total", "counter", "Games finished.");
   sample(out, "gammond_games_finished_total", games_finished_.load(std::memory_order_relaxed));
+  header(out, "gammond_analyses_waiting", "gauge", "Finished matches waiting for analysis.");
+  sample(out, "gammond_analyses_waiting", analyses_waiting_.load(std::memory_order_relaxed));
+  header(out, "gammond_analyses_running", "gauge", "Matches being analysed by gnubg now.");
+  sample(out, "gammond_analyses_running", analyses_running_.load(std::memory_order_relaxed));
+  header(out, "gammond_analyses_done_total", "counter", "Match analyses done.");
+  sample(out, "gammond_analyses_done_total", analyses_done_.load(std::memory_order_relaxed));
+  header(out, "gammond_analyses_failed_total", "counter",
+         "Match analyses failed (gnubg crashed twice, time limit, unreadable answer).");
+  sample(out, "gammond_analyses_failed_total", analyses_failed_.load(std::memory_order_relaxed));
+  header(out, "gammond_analyses_refused_total", "counter",
+         "Finished matches not analysed because the analysis queue was full.");
+  sample(out, "gammond_analyses_refused_total", analyses_refused_.load(std::memory_order_relaxed));
+  header(out, "gammond_analysis_crashes_total", "counter", "gnubg runs that crashed.");
+  sample(out, "gammond_analysis_crashes_total", analysis_crashes_.load(std::memory_order_relaxed));
+  header(out, "gammond_analysis_seconds_total", "counter", "Time spent in gnubg analysing.");
+  out.append("gammond_analysis_seconds_total ")
+      .append(
+          number(static_cast<double>(analysis_millis_.load(std::memory_order_relaxed)) / 1000.0))
+      .append("\n");
 
   const std::lock_guard lock{mutex_};
   header(out, "gammond_commands_total", "counter", "Commands handled, by command.");

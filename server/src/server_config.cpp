@@ -390,6 +390,29 @@ std::vector<setting> settings() {
       {"strike-decay", "SECONDS", "one strike is forgiven per this many seconds",
        number(&server_config::strike_decay),
        seconds_field(&server_config::strike_decay, 1, one_year_seconds)},
+      // Match analysis by GNU Backgammon (issue 14).
+      {"gnubg", "PATH", "the GNU Backgammon program that analyses finished matches",
+       text(&server_config::gnubg), path_field(&server_config::gnubg)},
+      {"analysis-workers", "N",
+       "gnubg processes analysing finished matches at once; 0: no analysis",
+       number(&server_config::analysis_workers),
+       integer_field(&server_config::analysis_workers, 0, 64)},
+      {"analysis-queue", "N",
+       "finished matches waiting for analysis at most (more are not analysed)",
+       number(&server_config::analysis_queue),
+       integer_field(&server_config::analysis_queue, 1, 1'000'000)},
+      {"analysis-level", "LEVEL",
+       "expert (0-ply, fast), worldclass (2-ply, gnubg's default) or grandmaster (3-ply)",
+       text(&server_config::analysis_level),
+       [](std::string_view v, server_config& c) -> problem {
+         if (v != "expert" && v != "worldclass" && v != "grandmaster")
+           return std::string{"is not expert, worldclass or grandmaster"};
+         c.analysis_level = std::string{v};
+         return std::nullopt;
+       }},
+      {"analysis-timeout", "SECONDS", "one analysis may take this long before gnubg is killed",
+       number(&server_config::analysis_timeout),
+       seconds_field(&server_config::analysis_timeout, 1, 7 * 24 * 3600)},
   };
 }
 

@@ -109,7 +109,8 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
 
     /**
      * Starts gammond (port 0, a temporary database, the web client of this checkout,
-     * reproducible dice, a rate limit a clicking test never reaches) with `extraArgs`
+     * reproducible dice, a rate limit a clicking test never reaches, no match analysis
+     * unless `extraArgs` gives --analysis-workers) with `extraArgs`
      * appended; resolves to its base URL. `db` names the database file in the test's
      * temporary folder (a second start on the same file restarts the same server).
      */
@@ -118,7 +119,10 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       const args = [
         '--port', '0', '--port-file', portFile, '--db', path.join(tmp, db),
         '--static-dir', path.join(repo, 'clients/web'), '--dice-seed', '7',
-        '--commands-per-second', '200', '--command-burst', '400', ...extraArgs,
+        '--commands-per-second', '200', '--command-burst', '400',
+        // Match analysis (gnubg, seconds of CPU per match) only where a test asks for it.
+        ...(extraArgs.includes('--analysis-workers') ? [] : ['--analysis-workers', '0']),
+        ...extraArgs,
       ];
       const logFile = path.join(outDir, servers.length === 0 ? 'gammond.log' : `gammond-${servers.length}.log`);
       writeFileSync(logFile, '');

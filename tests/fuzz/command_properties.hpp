@@ -110,6 +110,8 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/seed " + c.text;
     case command_kind::claim:
       return "/claim";
+    case command_kind::analysis:  // the match id, when one was given (digits)
+      return c.text.empty() ? "/analysis" : "/analysis " + c.text;
   }
   return "/?";
 }

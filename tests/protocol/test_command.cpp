@@ -51,6 +51,22 @@ TEST_CASE("seed 000 table commands parse with their arguments", "[protocol][comm
   CHECK(ok("/export").kind == command_kind::export_match);
 }
 
+TEST_CASE("issue 14: /analysis takes an optional match id, a whole number from 1",
+          "[protocol][command][analysis]") {
+  CHECK(ok("/analysis").kind == command_kind::analysis);
+  CHECK(ok("/analysis").text.empty());
+  CHECK(ok("/ANALYSIS 12").text == "12");
+  CHECK(ok("/analysis 123456789012345678").text == "123456789012345678");
+  for (const char* bad : {"/analysis 0", "/analysis 012", "/analysis -3", "/analysis 1.5",
+                          "/analysis twelve", "/analysis 1 2", "/analysis 1234567890123456789"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+  CHECK(to_string(command_kind::analysis) == "analysis");
+  CHECK(help_text("analysis")->find("/analysis [MATCH_ID]") != std::string::npos);
+  CHECK(help_text("")->find("/analysis") != std::string::npos);
+}
+
 TEST_CASE("/move keeps the play text for the engine's notation parser", "[protocol][command]") {
   const auto c = ok("/move 24/18 13/11");
   CHECK(c.kind == command_kind::move);

@@ -70,6 +70,13 @@ class recorder {
     if (p.game_over) game_over(match_.results().back());
     return p;
   }
+  /// Plays the legal play written `notation` (gnubg notation, `s`'s own numbering).
+  engine::play_outcome play(side s, std::string_view notation) {
+    auto p = ok(match_.make_play(s, notation), "play");
+    add({record_action::kind::play, s, p.dice, p.notation, 0, engine::win_kind::single});
+    if (p.game_over) game_over(match_.results().back());
+    return p;
+  }
   void offer_double(side s) {
     const int value = ok(match_.offer_double(s), "double");
     add({record_action::kind::double_offer, s, {}, {}, value, engine::win_kind::single});

@@ -822,6 +822,42 @@ TEST_CASE("every setting has a flag and a GAMMOND_ variable, and flags win", "[n
   CHECK(c.trusted_proxy == "10.0.0.1");
 }
 
+TEST_CASE("issue 14: the analysis settings have flags and GAMMOND_ variables, with bounds",
+          "[network][config][analysis]") {
+  const bg::server::server_config defaults;
+  CHECK(defaults.gnubg == "/usr/games/gnubg");
+  CHECK(defaults.analysis_workers == 1);
+  CHECK(defaults.analysis_queue == 100);
+  CHECK(defaults.analysis_level == "worldclass");
+  CHECK(defaults.analysis_timeout == 900s);
+  const auto p = parse({"--gnubg", "/opt/gnubg", "--analysis-workers", "0", "--analysis-queue", "5",
+                        "--analysis-level", "expert"},
+                       {{"GAMMOND_ANALYSIS_TIMEOUT", "30"}, {"GAMMOND_ANALYSIS_QUEUE", "9"}});
+  REQUIRE_FALSE(p.exit);
+  CHECK(p.config.gnubg == "/opt/gnubg");
+  CHECK(p.config.analysis_workers == 0);
+  CHECK(p.config.analysis_queue == 5);
+  CHECK(p.config.analysis_level == "expert");
+  CHECK(p.config.analysis_timeout == 30s);
+  const auto env = parse({}, {{"GAMMOND_GNUBG", "/usr/local/bin/gnubg"},
+                              {"GAMMOND_ANALYSIS_WORKERS", "2"},
+                              {"GAMMOND_ANALYSIS_LEVEL", "grandmaster"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.gnubg == "/usr/local/bin/gnubg");
+  CHECK(env.config.analysis_workers == 2);
+  CHECK(env.config.analysis_level == "grandmaster");
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--analysis-workers", "65"},
+                                                               {"--analysis-queue", "0"},
+                                                               {"--analysis-level", "supremo"},
+                                                               {"--analysis-timeout", "0"},
+                                                               {"--gnubg", ""}}) {
+    CAPTURE(bad);
+    const auto refused = parse(bad);
+    CHECK(refused.exit == 2);
+    CHECK_THAT(refused.err, Catch::Contains(bad[0]));
+  }
+}
+
 TEST_CASE("settings come from GAMMOND_ variables when no flag is given", "[network][config]") {
   const auto p = parse({"--threads", "3"}, {{"GAMMOND_PORT", "7000"},
                                             {"GAMMOND_DB", "/var/lib/gammond/g.db"},
@@ -976,7 +1012,12 @@ TEST_CASE("--help lists every flag with its variable and --version prints the ve
                            "--max-tables-per-client",
                            "--max-chat-bytes",
                            "--max-name-bytes",
-                           "--trusted-proxy"}) {
+                           "--trusted-proxy",
+                           "--gnubg",
+                           "--analysis-workers",
+                           "--analysis-queue",
+                           "--analysis-level",
+                           "--analysis-timeout"}) {
     CAPTURE(flag);
     CHECK_THAT(help.out, Catch::Contains(std::string{flag} + " "));
   }

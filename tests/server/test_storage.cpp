@@ -191,7 +191,7 @@ TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[st
     sqlite3_close(raw);
   }
   sqlite_store db(path);
-  CHECK(raw_query(path, "PRAGMA user_version") == "2");
+  CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].snapshot == R"({"version":1})");
@@ -493,4 +493,111 @@ TEST_CASE(
   }
   CHECK_FALSE(bg::server::quick_check(path).empty());
   CHECK_THROWS_AS(sqlite_store(path), bg::server::storage_corrupt);
+}
+
+// --- issue 14: analyses --------------------------------------------------------------
+
+namespace {
+
+/// Writes `record` as the match a table finished, under a new id; returns the id.
+std::int64_t archive(sqlite_store& db, match_record record, bool analyse) {
+  table_write w;
+  w.name = "t";
+  w.snapshot = "{}";
+  record.id = db.reserve_match_id();
+  w.finished_match = record;
+  w.analyse_match = analyse;
+  REQUIRE(db.save_tables({w}) == std::vector<std::string>{""});
+  return record.id;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "storage: issue 14: a match archived for analysis is pending in the same transaction "
+    "until its analysis is saved done or failed",
+    "[storage][analysis]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  sqlite_store db(path);
+  const auto first = archive(db, play_random_match(points(1), 5), true);
+  const auto second = archive(db, play_random_match(points(1), 6), true);
+  const auto not_queued = archive(db, play_random_match(points(1), 7), false);
+
+  auto a = db.load_analysis(first);
+  REQUIRE(a);
+  CHECK(a->match_id == first);
+  CHECK(a->status == bg::server::analysis_status::pending);
+  CHECK(a->result.empty());
+  CHECK_FALSE(a->queued_at.empty());
+  CHECK(a->finished_at.empty());
+  CHECK_FALSE(db.load_analysis(not_queued));
+  CHECK_FALSE(db.load_analysis(9999));
+  CHECK(db.pending_analyses(100) == std::vector<std::int64_t>{first, second});
+  CHECK(db.pending_analyses(1) == std::vector<std::int64_t>{first});
+
+  // Done: the result and the level are kept, finished_at is set, queued_at is kept.
+  bg::server::analysis_record done = *a;
+  done.status = bg::server::analysis_status::done;
+  done.result = R"({"players":{}})";
+  done.level = "expert";
+  db.save_analysis(done);
+  a = db.load_analysis(first);
+  REQUIRE(a);
+  CHECK(a->status == bg::server::analysis_status::done);
+  CHECK(a->result == R"({"players":{}})");
+  CHECK(a->level == "expert");
+  CHECK(a->queued_at == done.queued_at);
+  CHECK_FALSE(a->finished_at.empty());
+  CHECK(db.pending_analyses(100) == std::vector<std::int64_t>{second});
+
+  // Failed: a reason, no result.
+  bg::server::analysis_record failed;
+  failed.match_id = second;
+  failed.status = bg::server::analysis_status::failed;
+  failed.reason = "GNU Backgammon crashed twice on this match";
+  db.save_analysis(failed);
+  CHECK(db.load_analysis(second)->reason == failed.reason);
+  CHECK(db.load_analysis(second)->result.empty());
+  CHECK(db.pending_analyses(100).empty());
+
+  // A row for a match never queued is inserted (e.g. a refusal written later).
+  failed.match_id = not_queued;
+  db.save_analysis(failed);
+  CHECK(db.load_analysis(not_queued)->status == bg::server::analysis_status::failed);
+  CHECK_FALSE(db.load_analysis(not_queued)->queued_at.empty());
+}
+
+TEST_CASE("storage: issue 14: an analysis of no stored match, or not JSON, is refused",
+          "[storage][analysis]") {
+  temp_dir dir;
+  sqlite_store db(dir.file("gammond.db"));
+  bg::server::analysis_record a;
+  a.match_id = 42;
+  a.status = bg::server::analysis_status::failed;
+  CHECK_THROWS_AS(db.save_analysis(a), storage_error);
+  a.match_id = archive(db, play_random_match(points(1), 5), true);
+  a.status = bg::server::analysis_status::done;
+  a.result = "{not json";
+  CHECK_THROWS_AS(db.save_analysis(a), storage_error);
+  CHECK(db.load_analysis(a.match_id)->status == bg::server::analysis_status::pending);
+}
+
+TEST_CASE("storage: issue 14: a version 2 database gets the analyses table and keeps its matches",
+          "[storage][analysis]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  std::int64_t id = 0;
+  {
+    sqlite_store db(path);
+    id = archive(db, play_random_match(points(1), 5), false);
+  }
+  // Back to version 2: the analyses table did not exist yet.
+  raw_query(path, "DROP TABLE analyses");
+  raw_query(path, "PRAGMA user_version = 2");
+  sqlite_store db(path);
+  CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
+  CHECK(db.load_match(id));
+  CHECK_FALSE(db.load_analysis(id));
+  CHECK(db.pending_analyses(10).empty());
 }

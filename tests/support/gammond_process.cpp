@@ -114,6 +114,12 @@ void gammond_process::start() {
     args.emplace_back("--log-level");
     args.emplace_back("debug");
   }
+  // Match analysis runs gnubg for seconds of CPU per finished match: only the tests
+  // that are about it turn it on (issue 14).
+  if (!has_flag(flags_, "--analysis-workers")) {
+    args.emplace_back("--analysis-workers");
+    args.emplace_back("0");
+  }
   args.insert(args.end(), flags_.begin(), flags_.end());
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);

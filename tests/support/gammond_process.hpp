@@ -33,8 +33,9 @@
 namespace bg::test {
 
 /// One gammond process started with `--port 0 --port-file <dir>/port --db
-/// <dir>/test.db --log-level debug` (or `--db postgresql://...`, see above) plus the
-/// extra flags. Not thread-safe.
+/// <dir>/test.db --log-level debug --analysis-workers 0` (or `--db postgresql://...`,
+/// see above) plus the extra flags (which may give --log-level, --db and
+/// --analysis-workers: a test about match analysis turns it on). Not thread-safe.
 class gammond_process {
  public:
   /// Creates a temporary directory and starts gammond with `extra_flags` (which may

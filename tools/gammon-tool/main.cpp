@@ -3,6 +3,7 @@
 //   gammon-tool moves [--variant long] POSITION_ID D1 D2
 //   gammon-tool show  [--variant long] POSITION_ID
 //   gammon-tool selfplay --games N --seed S [--match L] [--variant long]
+//                        [--red POLICY] [--black POLICY]
 //   gammon-tool verify-dice FILE|-
 //
 // Exit status: 0 on success, 2 on bad input (with a message on stderr); verify-dice
@@ -36,7 +37,10 @@ constexpr const char* usage =
     "  gammon-tool show [--variant standard|long] POSITION_ID\n"
     "      the board in text with pip counts (X is the side on roll)\n"
     "  gammon-tool selfplay [--games N] [--seed S] [--match L] [--variant standard|long]\n"
-    "      N random-play games (or N matches to L with a simple cube policy)\n"
+    "                       [--red POLICY] [--black POLICY]\n"
+    "      N games (or N matches to L with the cube) between two policies: random\n"
+    "      (default), greedy (lowest pip count after the play), bot or bot2 (the long\n"
+    "      nardy bot, one or two plies; --variant long only); prints each side's wins\n"
     "  gammon-tool verify-dice FILE|-\n"
     "      re-derive every roll of a finished match from its revealed seed (FILE: the\n"
     "      JSON of GET /api/matches/ID; -: standard input); exit status 0: verified,\n"
@@ -91,13 +95,17 @@ int main(int argc, char** argv) {
   std::string command;
   std::vector<std::string> args;
   std::string variant_name = "standard";
+  std::string red_name = "random";
+  std::string black_name = "random";
   bg::tool::selfplay_options sp;
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")("version", "print the version")(
       "variant", po::value(&variant_name), "standard (default) or long")(
       "games", po::value(&sp.games), "selfplay: number of games (or matches)")(
       "seed", po::value(&sp.seed), "selfplay: dice seed")("match", po::value(&sp.match_length),
-                                                          "selfplay: play matches to this length");
+                                                          "selfplay: play matches to this length")(
+      "red", po::value(&red_name), "selfplay: red's policy (random, greedy, bot, bot2)")(
+      "black", po::value(&black_name), "selfplay: black's policy (random, greedy, bot, bot2)");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("args", po::value(&args));
   po::positional_options_description pos;
@@ -152,6 +160,14 @@ int main(int argc, char** argv) {
     if (sp.games < 1) return bad_input("--games must be at least 1");
     if (sp.match_length < 0 || sp.match_length > 64) return bad_input("--match is 1..64");
     sp.game_variant = *v;
+    for (const auto& [name, policy] : {std::pair{&red_name, &sp.red}, {&black_name, &sp.black}}) {
+      const auto p = bg::tool::policy_from_string(*name);
+      if (!p) return bad_input("unknown policy \"" + *name + "\" (random, greedy, bot or bot2)");
+      if ((*p == bg::tool::selfplay_policy::bot || *p == bg::tool::selfplay_policy::bot2) &&
+          *v != variant::long_nardy)
+        return bad_input("the bot policies play long nardy only: add --variant long");
+      *policy = *p;
+    }
     return bg::tool::run_selfplay(sp, std::cout);
   }
   if (command == "verify-dice") {

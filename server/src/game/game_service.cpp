@@ -2,15 +2,20 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <ctime>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <future>
+#include <limits>
 
 #include "bg/protocol/command.hpp"
+#include "bg/server/game/analysis_view.hpp"
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
 #include "bg/server/store/database_url.hpp"
@@ -36,6 +41,17 @@ store_options store_options_of(const server_config& config) {
   o.postgres.sync = sync;
   o.postgres.id_block = config.db_id_block;
   return o;
+}
+
+/// The id in `digits` (1 to 18 decimal digits), or nullopt.
+std::optional<std::int64_t> id_of(std::string_view digits) {
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  std::int64_t id = 0;
+  for (char ch : digits) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    id = id * 10 + (ch - '0');
+  }
+  return id;
 }
 
 std::string iso_now() {
@@ -108,6 +124,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
   }
   metrics_.set_tables(tables_.size());
+  start_analysis();
   if (is_postgres_url(config.db)) {
     spdlog::info(
         "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
@@ -124,7 +141,154 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
 }
 
 game_service::~game_service() {
+  if (analysis_) analysis_->stop();  // its handler writes through the writer
   writer_->stop();
+}
+
+void game_service::start_analysis() {
+  if (config_.analysis_workers == 0) {
+    spdlog::info("match analysis is off (--analysis-workers 0)");
+    return;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(config_.gnubg, ec) ||
+      ::access(config_.gnubg.c_str(), X_OK) != 0) {
+    spdlog::warn("no GNU Backgammon at {} (--gnubg): finished matches are not analysed",
+                 config_.gnubg);
+    return;
+  }
+  bots::analysis_queue::options o;
+  o.gnubg = config_.gnubg;
+  o.workers = config_.analysis_workers;
+  o.capacity = config_.analysis_queue;
+  o.level = bots::analysis_level_from_string(config_.analysis_level)
+                .value_or(bots::analysis_level::worldclass);
+  o.timeout = config_.analysis_timeout;
+  o.on_change = [this](std::size_t waiting, std::size_t running) {
+    metrics_.set_analysis_queue(waiting, running);
+  };
+  analysis_ = std::make_unique<bots::analysis_queue>(
+      o, [this](const bots::analysis_queue::job& j, bots::analysis_queue::outcome& out) {
+        analysed(j, out);
+      });
+  // Matches archived before a restart whose analysis did not finish (no I/O thread runs
+  // yet: the store is read here directly).
+  std::size_t queued = 0;
+  for (const auto id : storage_->pending_analyses(std::numeric_limits<std::size_t>::max())) {
+    std::optional<match_record> m;
+    try {
+      m = storage_->load_match(id);
+    } catch (const storage_error& e) {
+      spdlog::error("match {}: {}", id, e.what());
+    }
+    analysis_record failed;
+    failed.match_id = id;
+    failed.status = analysis_status::failed;
+    if (!m || !can_export_mat(m->options)) {
+      failed.reason = "the match could not be read for analysis";
+    } else if (analysis_->submit({id, m->table, to_mat(*m), m->players}) ==
+               bots::analysis_queue::submitted::full) {
+      metrics_.analysis_refused();
+      failed.reason = "the analysis queue was full when the server started again";
+    } else {
+      ++queued;
+      continue;
+    }
+    spdlog::warn("match {}: not analysed: {}", id, failed.reason);
+    storage_->save_analysis(failed);
+  }
+  spdlog::info(
+      "match analysis by {} at level {} ({} worker(s), queue {}, time limit {} s); {} "
+      "pending analysis(es) queued again",
+      config_.gnubg, bots::to_string(o.level), o.workers, o.capacity,
+      config_.analysis_timeout.count(), queued);
+}
+
+void game_service::queue_analysis(bots::analysis_queue::job j) {
+  if (!analysis_) return;
+  const auto id = j.match_id;
+  const auto table = j.table;
+  switch (analysis_->submit(std::move(j))) {
+    case bots::analysis_queue::submitted::queued:
+      break;
+    case bots::analysis_queue::submitted::full:
+      spdlog::warn(
+          "the analysis queue is full ({} matches waiting, --analysis-queue): match {} "
+          "is not analysed",
+          analysis_->waiting(), id);
+      metrics_.analysis_refused();
+      {
+        analysis_record failed;
+        failed.match_id = id;
+        failed.status = analysis_status::failed;
+        failed.reason = "the analysis queue was full when the match ended";
+        store_analysis(std::move(failed), table);
+      }
+      break;
+    case bots::analysis_queue::submitted::duplicate:
+    case bots::analysis_queue::submitted::stopped:  // stays pending: queued at the next start
+      break;
+  }
+}
+
+void game_service::analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o) {
+  metrics_.analysis_finished(o.done, o.crashes, o.seconds);
+  analysis_record rec;
+  rec.match_id = j.match_id;
+  rec.status = o.done ? analysis_status::done : analysis_status::failed;
+  rec.level = config_.analysis_level;
+  if (o.done) {
+    rec.result = o.result.dump();  // on the worker thread, not the writer's
+  } else {
+    rec.reason = o.reason;
+  }
+  store_analysis(std::move(rec), j.table);
+}
+
+void game_service::store_analysis(analysis_record rec, std::string table) {
+  writer_->run([this, rec = std::move(rec), table = std::move(table)](store& db) {
+    try {
+      db.save_analysis(rec);
+    } catch (const std::exception& e) {
+      spdlog::error("match {}: its analysis could not be saved: {}", rec.match_id, e.what());
+      return;
+    }
+    std::shared_ptr<table_actor> actor;
+    {
+      std::lock_guard lock(mutex_);
+      const auto it = tables_.find(table);
+      if (it != tables_.end()) actor = it->second;
+    }
+    if (actor)
+      actor->analysis_finished(rec.match_id, rec.status == analysis_status::done, rec.reason);
+  });
+}
+
+void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
+                                   std::optional<json> re, std::string table) {
+  writer_->run(
+      [this, c, id, re = std::move(re), table = std::move(table), on = analysing()](store& db) {
+        json msg;
+        try {
+          const auto match = db.load_match(id);
+          const auto analysis = match ? db.load_analysis(id) : std::nullopt;
+          const auto v = view_analysis(id, match, analysis, on);
+          if (!v.found) {
+            metrics_.error("unknown_match");
+            msg = protocol::error_message("unknown_match", v.text, re);
+          } else {
+            msg = json{{"type", "info"}, {"topic", "analysis"}, {"text", v.text}, {"data", v.data}};
+            if (!table.empty()) msg["table"] = table;
+            if (re) msg["re"] = *re;
+          }
+        } catch (const std::exception& e) {
+          spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
+          metrics_.error("storage_error");
+          msg = protocol::error_message("storage_error",
+                                        "the analysis could not be read: try again later", re);
+        }
+        c->send(frame_of(msg));
+      });
 }
 
 void game_service::start() {
@@ -469,6 +633,17 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       for (auto& other : all) other->send(frame);
       break;
     }
+    case protocol::command_kind::analysis: {
+      if (parsed->text.empty()) {
+        send_error(c, "bad_command",
+                   "in the lobby /analysis needs a match id, e.g. /analysis 12 (at a table it "
+                   "is the table's last match)",
+                   m.id);
+        return;
+      }
+      answer_analysis(c, *id_of(parsed->text), m.id, "");
+      break;
+    }
     default:
       send_error(c, "no_table", "that command works at a table: enter one first", m.id);
       return;
@@ -496,6 +671,34 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
 }
 
 void game_service::on_http_request(std::string_view target, http_callback reply) {
+  constexpr std::string_view api = "/api/matches/";
+  constexpr std::string_view api_suffix = "/analysis";
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (path.substr(0, api.size()) == api && path.size() > api.size() + api_suffix.size() &&
+      path.substr(path.size() - api_suffix.size()) == api_suffix) {
+    const auto id = id_of(path.substr(api.size(), path.size() - api.size() - api_suffix.size()));
+    if (!id) {
+      reply(std::nullopt);
+      return;
+    }
+    // Read on the storage thread, like the .mat export.
+    writer_->run([id = *id, on = analysing(), reply = std::move(reply)](store& db) {
+      std::optional<http_reply> answer;
+      try {
+        const auto match = db.load_match(id);
+        const auto analysis = match ? db.load_analysis(id) : std::nullopt;
+        const auto v = view_analysis(id, match, analysis, on);
+        answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
+      } catch (const std::exception& e) {
+        spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
+        answer =
+            http_reply{500, "application/json",
+                       R"({"error":"storage_error","message":"the analysis could not be read"})"};
+      }
+      reply(std::move(answer));
+    });
+    return;
+  }
   constexpr std::string_view prefix = "/matches/";
   constexpr std::string_view suffix = ".mat";
   constexpr std::string_view api_prefix = "/api/matches/";
@@ -548,6 +751,8 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
 }
 
 void game_service::shutdown() {
+  // Running analyses are killed and stay pending: they are queued again at the next start.
+  if (analysis_) analysis_->stop();
   std::vector<std::shared_ptr<table_actor>> all;
   {
     std::lock_guard lock(mutex_);

@@ -329,6 +329,17 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
            json{{"match_id", last_match_id_}, {"url", url}});
       return o;
     }
+    case k::analysis: {
+      // Issue 14: the analysis lives in storage; the host reads it and answers.
+      std::int64_t id = last_match_id_;
+      if (!c.text.empty()) id = std::stoll(c.text);  // the grammar allows 1..18 digits
+      if (id == 0)
+        return refuse("no_match",
+                      "no match has finished at this table yet: give a match id, e.g. "
+                      "/analysis 12");
+      o.analysis_of = id;
+      return o;
+    }
     case k::tables:
       return refuse("wrong_place", "/tables is answered by the lobby");
     case k::join: {

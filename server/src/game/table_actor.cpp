@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bg/server/game/game_service.hpp"
+#include "bg/server/store/mat_export.hpp"
 #include "frames.hpp"
 
 namespace bg::server {
@@ -138,6 +139,32 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
                    });
                  }
                  done->set_value();
+               },
+               {},
+               no_re});
+  });
+}
+
+void table_actor::analysis_finished(std::int64_t match_id, bool done, std::string reason) {
+  asio::dispatch(strand_, [self = shared_from_this(), match_id, done, reason = std::move(reason)] {
+    self->run({[self, match_id, done, reason] {
+                 const std::string id = std::to_string(match_id);
+                 json e{{"type", "event"},
+                        {"table", self->name()},
+                        {"event", done ? "analysis_ready" : "analysis_failed"},
+                        {"match_id", match_id}};
+                 if (done) {
+                   e["url"] = "/#analysis/" + id;
+                   e["text"] =
+                       "GNU Backgammon's analysis of match " + id + " is ready: /analysis " + id;
+                 } else {
+                   e["reason"] = reason;
+                   e["text"] = "GNU Backgammon could not analyse match " + id + ": " + reason;
+                 }
+                 const auto frame = frame_of(e);
+                 outbox sends;
+                 for (const auto& [client_id, m] : self->members_) sends.add(m.who.lock(), frame);
+                 sends.deliver();
                },
                {},
                no_re});
@@ -462,6 +489,11 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     if (answered_hook) answered_hook();
     return;
   }
+  if (o.analysis_of) {  // /analysis: answered from storage (issue 14)
+    if (actor) svc_.answer_analysis(actor, *o.analysis_of, re, table_->name());
+    if (answered_hook) answered_hook();
+    return;
+  }
   const std::uint64_t actor_id = actor ? actor->id() : 0;
   bool answered = false;
   for (auto& d : o.out) {
@@ -496,32 +528,50 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       if (*ev == "started" || *ev == "game_started") ++started;
       if (*ev == "game_over") ++finished;
     }
+    // Issue 14: a finished standard match is analysed once it is archived: its pending
+    // analysis is written with it, and it is queued once that write is on disk.
+    // A match the .mat export cannot write is archived unanalysed (never lost for it).
+    std::optional<bots::analysis_queue::job> analysis;
+    if (o.finished_match && svc_.analysing() && can_export_mat(o.finished_match->options)) {
+      try {
+        analysis = bots::analysis_queue::job{o.finished_match->id, table_->name(),
+                                             to_mat(*o.finished_match), o.finished_match->players};
+      } catch (const std::exception& e) {
+        spdlog::error("table {}: match {} is not analysed: its .mat export failed: {}",
+                      table_->name(), o.finished_match->id, e.what());
+      }
+    }
+    table_write change = write_of(o);
+    change.analyse_match = analysis.has_value();
     // Written before it is announced: the frames (and the lobby's summary, the seats
     // held and the game counts) wait for the commit; a failed write is never announced
     // (failed()).
     writing_ = true;
-    svc_.writer().submit(write_of(o), [self = shared_from_this(), sends,
-                                       summary = table_->summary(), hook = std::move(answered_hook),
-                                       sender = std::weak_ptr<client>(actor), re, started,
-                                       finished](write_result& r) mutable {
-      asio::post(self->strand_, [self, sends, summary = std::move(summary), hook = std::move(hook),
-                                 sender, re, started, finished, r = std::move(r)]() mutable {
-        pending_work w{[&] {
-                         if (!r.error.empty()) {
-                           self->failed(r, sender.lock(), re);
-                           return;
-                         }
-                         self->svc_.set_summary(self->name(), std::move(summary), self.get());
-                         self->report_written(started, finished);
-                         self->writing_ = false;
-                         self->forget_if_idle();
-                         self->written(*sends, hook);
-                       },
-                       {},
-                       no_re};
-        self->guard(w);
-      });
-    });
+    svc_.writer().submit(
+        std::move(change),
+        [self = shared_from_this(), sends, summary = table_->summary(),
+         hook = std::move(answered_hook), sender = std::weak_ptr<client>(actor), re, started,
+         finished, analysis = std::move(analysis)](write_result& r) mutable {
+          asio::post(self->strand_, [self, sends, summary = std::move(summary),
+                                     hook = std::move(hook), sender, re, started, finished,
+                                     r = std::move(r), analysis = std::move(analysis)]() mutable {
+            pending_work w{[&] {
+                             if (!r.error.empty()) {
+                               self->failed(r, sender.lock(), re);
+                               return;
+                             }
+                             self->svc_.set_summary(self->name(), std::move(summary), self.get());
+                             self->report_written(started, finished);
+                             self->writing_ = false;
+                             self->forget_if_idle();
+                             if (analysis) self->svc_.queue_analysis(std::move(*analysis));
+                             self->written(*sends, hook);
+                           },
+                           {},
+                           no_re};
+            self->guard(w);
+          });
+        });
     return;
   }
   if (always_state_to_actor || (re && !answered)) {

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -48,7 +50,28 @@ CREATE TABLE matches(
 CREATE INDEX matches_by_red ON matches(red);
 CREATE INDEX matches_by_black ON matches(black);
 )sql",
+    // 1 -> 2: each finished match's analysis by GNU Backgammon (issue 14). A row is
+    // written pending with the match; the analysis queue marks it done or failed.
+    R"sql(
+CREATE TABLE analyses(
+  match_id    bigint PRIMARY KEY REFERENCES matches(id),
+  status      text NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+  level       text NOT NULL DEFAULT '',
+  result      json,
+  reason      text NOT NULL DEFAULT '',
+  queued_at   timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz
+);
+CREATE INDEX analyses_pending ON analyses(match_id) WHERE status = 'pending';
+)sql",
 };
+
+/// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite's
+/// strftime('%Y-%m-%dT%H:%M:%fZ') writes it ("" for NULL).
+std::string iso_text(const std::string& column) {
+  return "coalesce(to_char(" + column +
+         " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '')";
+}
 
 /// The advisory lock key that serialises schema migrations ("gammond" in ASCII).
 constexpr const char* migration_lock = "SELECT pg_advisory_xact_lock(x'67616d6d6f6e64'::bigint)";
@@ -64,8 +87,15 @@ constexpr const char* load_table_records_sql = "load_table_records";
 constexpr const char* load_match_sql = "load_match";
 constexpr const char* match_count_sql = "match_count";
 constexpr const char* take_ids_sql = "take_ids";
+constexpr const char* queue_analysis_sql = "queue_analysis";
+constexpr const char* save_analysis_sql = "save_analysis";
+constexpr const char* load_analysis_sql = "load_analysis";
+constexpr const char* pending_analyses_sql = "pending_analyses";
 
 std::vector<pg::statement> statements() {
+  static const std::string load_analysis_text =
+      "SELECT status, level, coalesce(result::text, ''), reason, " + iso_text("queued_at") + ", " +
+      iso_text("finished_at") + " FROM analyses WHERE match_id = $1";
   return {
       // One statement per table write: the snapshot, the journal reset and the new
       // entries (data-modifying CTEs all run, on the same snapshot: the DELETE never
@@ -93,6 +123,17 @@ std::vector<pg::statement> statements() {
       {load_match_sql, "SELECT record FROM matches WHERE id = $1"},
       {match_count_sql, "SELECT count(*) FROM matches"},
       {take_ids_sql, "SELECT nextval('match_ids') FROM generate_series(1, $1::integer)"},
+      {queue_analysis_sql,
+       "INSERT INTO analyses(match_id, status, queued_at) VALUES ($1, 'pending', now())"},
+      {save_analysis_sql,
+       "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, finished_at) "
+       "VALUES ($1, $2, $3, $4::json, $5, now(), CASE WHEN $2 = 'pending' THEN NULL ELSE now() "
+       "END) ON CONFLICT (match_id) DO UPDATE SET status = excluded.status, level = "
+       "excluded.level, result = excluded.result, reason = excluded.reason, finished_at = "
+       "excluded.finished_at"},
+      {load_analysis_sql, load_analysis_text.c_str()},
+      {pending_analyses_sql,
+       "SELECT match_id FROM analyses WHERE status = 'pending' ORDER BY match_id LIMIT $1"},
   };
 }
 
@@ -233,7 +274,12 @@ void postgres_store::write_one(const table_write& w) {
     db_->run("deleting table " + w.name, drop_table_sql, {w.name});
     return;
   }
-  if (w.finished_match) insert_match(w.finished_match->id, *w.finished_match);
+  if (w.finished_match) {
+    insert_match(w.finished_match->id, *w.finished_match);
+    if (w.analyse_match)
+      db_->run("queueing the analysis of match " + std::to_string(w.finished_match->id),
+               queue_analysis_sql, {std::to_string(w.finished_match->id)});
+  }
   db_->run(
       "saving table " + w.name, save_table_sql,
       {w.name, w.snapshot, w.reset_record ? "true" : "false", pg::text_array(w.record_entries)});
@@ -381,6 +427,48 @@ std::optional<match_record> postgres_store::load_match(std::int64_t id) {
 std::int64_t postgres_store::match_count() {
   const std::lock_guard lock(mutex_);
   return read([&] { return db_->run("counting matches", match_count_sql); }).integer(0, 0);
+}
+
+std::optional<analysis_record> postgres_store::load_analysis(std::int64_t match_id) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("loading the analysis of match " + std::to_string(match_id), load_analysis_sql,
+                    {std::to_string(match_id)});
+  });
+  if (r.rows() == 0) return std::nullopt;
+  analysis_record a;
+  a.match_id = match_id;
+  const auto status = analysis_status_from_string(r.text(0, 0));
+  if (!status)
+    throw storage_error("the analysis of match " + std::to_string(match_id) +
+                        " has an unknown status");
+  a.status = *status;
+  a.level = r.text(0, 1);
+  a.result = r.text(0, 2);
+  a.reason = r.text(0, 3);
+  a.queued_at = r.text(0, 4);
+  a.finished_at = r.text(0, 5);
+  return a;
+}
+
+void postgres_store::save_analysis(const analysis_record& a) {
+  const std::lock_guard lock(mutex_);
+  // One statement: its own transaction (not retried: it may have run).
+  db_->run("saving the analysis of match " + std::to_string(a.match_id), save_analysis_sql,
+           {std::to_string(a.match_id), std::string(to_string(a.status)), a.level,
+            a.result.empty() ? pg::param{} : pg::param{a.result}, a.reason});
+}
+
+std::vector<std::int64_t> postgres_store::pending_analyses(std::size_t limit) {
+  const std::lock_guard lock(mutex_);
+  const auto most = std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max());
+  const auto r = read([&] {
+    return db_->run("listing the pending analyses", pending_analyses_sql, {std::to_string(most)});
+  });
+  std::vector<std::int64_t> ids;
+  ids.reserve(static_cast<std::size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) ids.push_back(r.integer(i, 0));
+  return ids;
 }
 
 std::string postgres_store::synchronous_commit() {

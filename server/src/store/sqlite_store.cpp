@@ -1,8 +1,10 @@
 #include "bg/server/store/sqlite_store.hpp"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -51,6 +53,20 @@ CREATE TABLE table_records(
   entry      TEXT NOT NULL
 );
 CREATE INDEX table_records_by_table ON table_records(table_name, id);
+)sql",
+    // 2 -> 3: each finished match's analysis by GNU Backgammon (issue 14). A row is
+    // written pending with the match; the analysis queue marks it done or failed.
+    R"sql(
+CREATE TABLE analyses(
+  match_id    INTEGER PRIMARY KEY NOT NULL REFERENCES matches(id),
+  status      TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+  level       TEXT NOT NULL DEFAULT '',
+  result      TEXT CHECK (result IS NULL OR json_valid(result)),
+  reason      TEXT NOT NULL DEFAULT '',
+  queued_at   TEXT NOT NULL,
+  finished_at TEXT
+);
+CREATE INDEX analyses_pending ON analyses(match_id) WHERE status = 'pending';
 )sql",
 };
 
@@ -159,7 +175,23 @@ struct sqlite_store::statements {
                     now_sql + ", ?11)"),
         max_match_id(db, "SELECT coalesce(max(id), 0) FROM matches"),
         load_match(db, "SELECT record FROM matches WHERE id = ?1"),
-        match_count(db, "SELECT count(*) FROM matches") {}
+        match_count(db, "SELECT count(*) FROM matches"),
+        queue_analysis(db, std::string("INSERT INTO analyses(match_id, status, queued_at) "
+                                       "VALUES (?1, 'pending', ") +
+                               now_sql + ")"),
+        save_analysis(db,
+                      std::string("INSERT INTO analyses(match_id, status, level, result, reason, "
+                                  "queued_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ") +
+                          now_sql + ", CASE WHEN ?2 = 'pending' THEN NULL ELSE " + now_sql +
+                          " END) ON CONFLICT(match_id) DO UPDATE SET status = excluded.status, "
+                          "level = excluded.level, result = excluded.result, reason = "
+                          "excluded.reason, finished_at = excluded.finished_at"),
+        load_analysis(db,
+                      "SELECT status, level, result, reason, queued_at, finished_at FROM "
+                      "analyses WHERE match_id = ?1"),
+        pending_analyses(db,
+                         "SELECT match_id FROM analyses WHERE status = 'pending' ORDER BY "
+                         "match_id LIMIT ?1") {}
 
   prepared save_table;
   prepared delete_table;
@@ -175,6 +207,10 @@ struct sqlite_store::statements {
   prepared max_match_id;
   prepared load_match;
   prepared match_count;
+  prepared queue_analysis;
+  prepared save_analysis;
+  prepared load_analysis;
+  prepared pending_analyses;
 };
 
 sqlite_store::sqlite_store(const std::string& path, int busy_timeout_ms)
@@ -301,7 +337,14 @@ void sqlite_store::write_one(const table_write& w) {
       exec("RELEASE one_table");
       return;
     }
-    if (w.finished_match) insert_match(w.finished_match->id, *w.finished_match);
+    if (w.finished_match) {
+      insert_match(w.finished_match->id, *w.finished_match);
+      if (w.analyse_match) {
+        use u(stmts_->queue_analysis);
+        u.bind(1, w.finished_match->id);
+        u.step("queueing the analysis of match " + std::to_string(w.finished_match->id));
+      }
+    }
     {
       use u(stmts_->save_table);
       u.bind(1, w.name).bind(2, w.snapshot);
@@ -472,6 +515,44 @@ std::int64_t sqlite_store::match_count() {
   use u(stmts_->match_count);
   if (!u.step("counting matches")) return 0;
   return sqlite3_column_int64(u.get(), 0);
+}
+
+std::optional<analysis_record> sqlite_store::load_analysis(std::int64_t match_id) {
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->load_analysis);
+  u.bind(1, match_id);
+  if (!u.step("loading the analysis of match " + std::to_string(match_id))) return std::nullopt;
+  analysis_record a;
+  a.match_id = match_id;
+  const auto status = analysis_status_from_string(column_text(u.get(), 0));
+  if (!status)
+    throw storage_error("the analysis of match " + std::to_string(match_id) +
+                        " has an unknown status");
+  a.status = *status;
+  a.level = column_text(u.get(), 1);
+  a.result = column_text(u.get(), 2);
+  a.reason = column_text(u.get(), 3);
+  a.queued_at = column_text(u.get(), 4);
+  a.finished_at = column_text(u.get(), 5);
+  return a;
+}
+
+void sqlite_store::save_analysis(const analysis_record& a) {
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->save_analysis);
+  u.bind(1, a.match_id).bind(2, to_string(a.status)).bind(3, a.level).bind(5, a.reason);
+  if (!a.result.empty()) u.bind(4, a.result);
+  u.step("saving the analysis of match " + std::to_string(a.match_id));
+}
+
+std::vector<std::int64_t> sqlite_store::pending_analyses(std::size_t limit) {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::int64_t> ids;
+  use u(stmts_->pending_analyses);
+  u.bind(1, static_cast<std::int64_t>(
+                std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max())));
+  while (u.step("listing the pending analyses")) ids.push_back(sqlite3_column_int64(u.get(), 0));
+  return ids;
 }
 
 namespace {

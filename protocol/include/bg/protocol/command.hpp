@@ -43,6 +43,7 @@ enum class command_kind : unsigned char {
   option_clock,      ///< /option clock MINUTES [DELAY] | off: `clock` (S2)
   seed,              ///< /seed TEXT: `text` is the player's own dice seed (S4)
   claim,             ///< /claim: the game of an idle or absent opponent, as a forfeit (S3)
+  analysis,          ///< /analysis [MATCH_ID]: `text` is the id (digits) when given
 };
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
@@ -67,7 +68,8 @@ inline constexpr int default_clock_delay_seconds = 12;
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  /// chat text, move notation, help topic, /tables page (digits) or /seed text
+  /// chat text, move notation, help topic, /tables page (digits), /seed text or /analysis
+  /// match id (digits)
   std::string text;
   std::optional<engine::side> seat;  ///< /join red|black
   engine::match_options match;       ///< /option match (variant is not touched)

@@ -38,6 +38,17 @@ class metrics {
   /// The network layer closed a WebSocket by policy: counter
   /// gammond_connections_dropped_total{reason="hello_timeout"|"strikes"}.
   void connection_dropped(std::string_view reason);
+  /// Match analysis (issue 14): the queue now (gauges gammond_analyses_waiting and
+  /// gammond_analyses_running).
+  void set_analysis_queue(std::size_t waiting, std::size_t running) noexcept;
+  /// An analysis finished: counter gammond_analyses_done_total or
+  /// gammond_analyses_failed_total; `crashes` gnubg runs that crashed on the way
+  /// (gammond_analysis_crashes_total); `seconds` spent in gnubg
+  /// (gammond_analysis_seconds_total).
+  void analysis_finished(bool done, int crashes, double seconds) noexcept;
+  /// A finished match was not analysed because the queue was full
+  /// (gammond_analyses_refused_total).
+  void analysis_refused() noexcept;
   /// Everything in Prometheus text exposition format 0.0.4.
   [[nodiscard]] std::string render() const;
 
@@ -49,6 +60,13 @@ class metrics {
   std::atomic<std::int64_t> tables_{0};
   std::atomic<std::uint64_t> games_started_{0};
   std::atomic<std::uint64_t> games_finished_{0};
+  std::atomic<std::int64_t> analyses_waiting_{0};
+  std::atomic<std::int64_t> analyses_running_{0};
+  std::atomic<std::uint64_t> analyses_done_{0};
+  std::atomic<std::uint64_t> analyses_failed_{0};
+  std::atomic<std::uint64_t> analyses_refused_{0};
+  std::atomic<std::uint64_t> analysis_crashes_{0};
+  std::atomic<std::uint64_t> analysis_millis_{0};
   mutable std::mutex mutex_;
   std::map<std::string, std::uint64_t, std::less<>> commands_;
   std::map<std::string, std::uint64_t, std::less<>> errors_;

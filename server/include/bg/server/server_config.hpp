@@ -95,6 +95,23 @@ struct server_config {
   /// --strike-decay: one strike (rate_limited answer, refused hello) is forgiven per
   /// this many seconds; at --rate-limit-strikes the connection is closed.
   std::chrono::seconds strike_decay{30};
+
+  // Match analysis by GNU Backgammon (issue 14).
+  /// --gnubg: the GNU Backgammon program that analyses finished matches. When it is not
+  /// an executable file, gammond starts without analysis (and logs why).
+  std::string gnubg = "/usr/games/gnubg";
+  /// --analysis-workers: gnubg processes analysing matches at once, each off the I/O
+  /// threads; 0 turns analysis off.
+  int analysis_workers = 1;
+  /// --analysis-queue: finished matches waiting for a worker at most; a match that
+  /// finds the queue full is not analysed (its analysis fails with that reason).
+  std::size_t analysis_queue = 100;
+  /// --analysis-level: expert (0-ply), worldclass (2-ply, gnubg's own default) or
+  /// grandmaster (3-ply); see bots/analysis_level.hpp.
+  std::string analysis_level = "worldclass";
+  /// --analysis-timeout: one analysis may take this long; then gnubg is killed and the
+  /// analysis fails.
+  std::chrono::seconds analysis_timeout{900};
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bg/bots/analysis_queue.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/game/lobby.hpp"
@@ -44,11 +45,12 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void on_open(const std::shared_ptr<client>& c) override;
   void on_text(const std::shared_ptr<client>& c, std::string text) override;
   void on_close(const std::shared_ptr<client>& c) override;
-  /// GET /matches/<id>.mat (the .mat export) and GET /api/matches/<id> (the stored
-  /// record as JSON, record_json.hpp: what gammon-tool verify-dice and the web client
-  /// check the dice with): the match is read on the storage thread and `reply` is
-  /// called from there (nullopt: no such match, 404). Only finished matches are
-  /// stored, so no seed of a match in progress can be read.
+  /// GET /matches/<id>.mat (the .mat export), GET /api/matches/<id> (the stored record
+  /// as JSON, record_json.hpp: what gammon-tool verify-dice and the web client check the
+  /// dice with) and GET /api/matches/<id>/analysis: the match (and its analysis) is read
+  /// on the storage thread and `reply` is called from there (nullopt: no such path or
+  /// match, 404; the analysis API answers an unknown match with a JSON 404). Only
+  /// finished matches are stored, so no seed of a match in progress can be read.
   void on_http_request(std::string_view target, http_callback reply) override;
   void shutdown() override;
   /// The `rate_limited` error with the refused message's `id` as `re` (nullptr when
@@ -85,6 +87,20 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
                      const std::vector<std::string>& after);
 
+  // Match analysis (issue 14).
+  /// True when finished standard matches are analysed: --analysis-workers > 0 and the
+  /// --gnubg program was found at start.
+  [[nodiscard]] bool analysing() const noexcept { return analysis_ != nullptr; }
+  /// Match `j.match_id`, archived with a pending analysis (table_write::analyse_match),
+  /// is on disk: queue it. Never blocks on gnubg. A full queue refuses it: logged,
+  /// counted (gammond_analyses_refused_total) and its analysis saved as failed.
+  void queue_analysis(bots::analysis_queue::job j);
+  /// Answers `c`'s /analysis of match `id` (at `table`, or in the lobby when empty) with
+  /// an `info` (topic "analysis", `re` echoed) or the error `unknown_match`, read on the
+  /// storage thread.
+  void answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
+                       std::optional<nlohmann::json> re, std::string table);
+
  private:
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
@@ -99,6 +115,14 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::optional<std::string> name_problem_of(const std::string& name) const;
   /// The `tables` message: page `page` (from 1) of the lobby list.
   nlohmann::json tables_message(std::size_t page) const;
+  /// Starts the analysis queue when --analysis-workers > 0 and gnubg is there, and
+  /// queues the pending analyses found in storage (a restart).
+  void start_analysis();
+  /// A worker finished `j` (a worker thread): stores the outcome, then tells the table.
+  void analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o);
+  /// Saves `rec` through the writer, then tells `table` (if it is still there) that
+  /// the analysis is ready or failed.
+  void store_analysis(analysis_record rec, std::string table);
 
   server_config config_;
   metrics& metrics_;
@@ -108,6 +132,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   // The anchor of clock_ms(): wall time and steady time at the start.
   std::int64_t epoch_ms_at_start_ = 0;
   clock_type::time_point steady_at_start_;
+  /// After writer_: stopped (in the destructor and shutdown()) before the writer its
+  /// handler uses. Set once at start; nullptr when analysis is off. Thread-safe.
+  std::unique_ptr<bots::analysis_queue> analysis_;
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;

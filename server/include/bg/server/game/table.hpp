@@ -96,6 +96,9 @@ struct table_outcome {
   std::optional<match_record> finished_match;
   /// The command was refused: sent to the actor alone as an `error`; nothing changed.
   std::optional<engine::error> refused;
+  /// /analysis (issue 14): the actor asks for the analysis of this stored match (the
+  /// table's last one by default); the host answers it from storage. Nothing changed.
+  std::optional<std::int64_t> analysis_of;
 };
 
 /// A seat: who sits there and whether they are connected.
@@ -126,8 +129,9 @@ class table {
   /// `who` (present at the table) sends a command. Errors are in outcome.refused with
   /// a code and a sentence: "not_seated", "seat_taken", "table_full",
   /// "already_seated", "in_match", "need_opponent", "already_started",
-  /// "options_locked", "bad_text", "no_match", "too_long", "seed_locked",
-  /// "nothing_to_claim", "claim_too_early", and the engine's codes.
+  /// "options_locked", "bad_text", "no_match" (/export or /analysis before any match
+  /// finished here), "too_long", "seed_locked", "nothing_to_claim", "claim_too_early",
+  /// and the engine's codes.
   /// A bank that ran out before the command arrived loses first (S2): the outcome then
   /// carries that change, and a refusal of the command itself goes to the actor as an
   /// `error` delivery in `out`.

@@ -72,6 +72,12 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// until a graceful stop is kept), so the writer's stop writes it.
   void flush(const std::shared_ptr<std::promise<void>>& done);
 
+  /// The analysis of match `match_id` (played here) is stored: everyone present gets
+  /// the event `analysis_ready` (`done`) or `analysis_failed` (with `reason`). Nothing
+  /// at the table changes: nothing is written, and the event waits behind a write in
+  /// flight like any message of the table.
+  void analysis_finished(std::int64_t match_id, bool done, std::string reason);
+
   /// Writes the table's snapshot again with no change (e.g. a resume token rotated), then
   /// calls `done(written)` on the writer thread. Later messages wait for the write.
   void save_now(std::function<void(bool written)> done);

@@ -53,6 +53,10 @@ struct postgres_options {
 ///   record json (record_json.hpp), started_at, ended_at text (ISO 8601, as in the
 ///   record), score_red, score_black, games integer, saved_at timestamptz)`
 /// - the sequence `match_ids`, from which reserve_match_id() takes blocks.
+/// - `analyses(match_id bigint PRIMARY KEY REFERENCES matches, status text, level text,
+///   result json, reason text, queued_at, finished_at timestamptz)`: each finished
+///   match's analysis by GNU Backgammon (version 2); times read back as ISO 8601 UTC
+///   text with milliseconds, as SQLite writes them.
 /// `json` (not `jsonb`) keeps every text exactly as written. Names sort bytewise
 /// (COLLATE "C"), as in SQLite. Every failure throws storage_error carrying
 /// PostgreSQL's message (never the URL's password).
@@ -65,7 +69,7 @@ struct postgres_options {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 1;
+  static constexpr int schema_version = 2;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -97,6 +101,10 @@ class postgres_store final : public store {
   std::int64_t save_match(const match_record& record) override;
   [[nodiscard]] std::optional<match_record> load_match(std::int64_t id) override;
   [[nodiscard]] std::int64_t match_count() override;
+
+  [[nodiscard]] std::optional<analysis_record> load_analysis(std::int64_t match_id) override;
+  void save_analysis(const analysis_record& a) override;
+  [[nodiscard]] std::vector<std::int64_t> pending_analyses(std::size_t limit) override;
 
   /// The session's synchronous_commit as the server reports it ("on" or "off").
   [[nodiscard]] std::string synchronous_commit();

@@ -42,12 +42,15 @@ struct sqlite_options {
 /// - `matches(id INTEGER PRIMARY KEY, table_name, red, black, options (JSON), record
 ///   (JSON, see record_json.hpp), started_at, ended_at, score_red, score_black, games,
 ///   saved_at)`
+/// - `analyses(match_id INTEGER PRIMARY KEY REFERENCES matches, status ('pending', 'done',
+///   'failed'), level, result (JSON, NULL unless done), reason, queued_at, finished_at)`:
+///   each match's analysis by GNU Backgammon (version 3)
 /// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
 /// SQLite's message; the connection stays usable after a failed call.
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 2;
+  static constexpr int schema_version = 3;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -80,6 +83,9 @@ class sqlite_store final : public store {
   std::int64_t save_match(const match_record& record) override;
   [[nodiscard]] std::optional<match_record> load_match(std::int64_t id) override;
   [[nodiscard]] std::int64_t match_count() override;
+  [[nodiscard]] std::optional<analysis_record> load_analysis(std::int64_t match_id) override;
+  void save_analysis(const analysis_record& a) override;
+  [[nodiscard]] std::vector<std::int64_t> pending_analyses(std::size_t limit) override;
 
   /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
   [[nodiscard]] int synchronous();

@@ -1,8 +1,9 @@
 #pragma once
 /// @file store.hpp
 /// The storage interface the game service uses: table snapshots with their record
-/// journals (so a restart restores every table) and finished matches (for the record
-/// and the .mat export). sqlite_store implements it (DESIGN.md "server/").
+/// journals (so a restart restores every table), finished matches (for the record and
+/// the .mat export) and their analyses by GNU Backgammon. sqlite_store implements it
+/// (DESIGN.md "server/").
 
 #include <cstdint>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bg/server/store/analysis_record.hpp"
 #include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
@@ -44,6 +46,10 @@ struct table_write {
   /// store::reserve_match_id()) in the same transaction as the snapshot: the archived
   /// match and the snapshot that announces it are written together or not at all.
   std::optional<match_record> finished_match;
+  /// With `finished_match`: its analysis is queued, i.e. a pending analysis_record is
+  /// written in the same transaction (so a restart finds every archived match whose
+  /// analysis is not finished, store::pending_analyses()).
+  bool analyse_match = false;
   /// The table is forgotten: its snapshot and record journal are deleted.
   bool drop = false;
 };
@@ -96,6 +102,18 @@ class store {
   [[nodiscard]] virtual std::optional<match_record> load_match(std::int64_t id) = 0;
   /// How many matches are stored.
   [[nodiscard]] virtual std::int64_t match_count() = 0;
+
+  /// The analysis of match `match_id`, or nullopt when none was ever queued for it (a
+  /// long nardy match, a match finished while analysis was off, an unknown id).
+  [[nodiscard]] virtual std::optional<analysis_record> load_analysis(std::int64_t match_id) = 0;
+  /// Writes `a` (status, result, reason, level) for its match, inserting the row when
+  /// there is none; the store sets finished_at (now, unless pending) and keeps
+  /// queued_at (now for a new row). Throws storage_error (also when the match does not
+  /// exist, or `result` is not JSON).
+  virtual void save_analysis(const analysis_record& a) = 0;
+  /// The ids of the matches whose analysis is pending, smallest (oldest) first, at most
+  /// `limit` of them.
+  [[nodiscard]] virtual std::vector<std::int64_t> pending_analyses(std::size_t limit) = 0;
 };
 
 }  // namespace bg::server

@@ -1,0 +1,46 @@
+#pragma once
+/// @file analysis_view.hpp
+/// A stored match's analysis by GNU Backgammon as gammond answers it (issue 14): the
+/// JSON of `GET /api/matches/ID/analysis` and the `info` of `/analysis [MATCH_ID]`,
+/// both built from what the store holds (on the storage thread).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/server/store/analysis_record.hpp"
+#include "bg/server/store/match_record.hpp"
+
+namespace bg::server {
+
+/// The answer about one match's analysis.
+struct analysis_view {
+  /// False when there is no match with that id (HTTP 404, error `unknown_match`).
+  bool found = false;
+  /// `GET /api/matches/ID/analysis` (PROTOCOL.md "Match analysis"): `match_id`,
+  /// `status` ("pending", "done", "failed" or "unavailable"), `reason` unless pending or
+  /// done; when done the whole analysis (players, decisions) with `level`,
+  /// `queued_at`, `analysed_at` and `match` (table, players, length, score, times).
+  /// When !found: {"error": "unknown_match", "message": ...}.
+  nlohmann::json api;
+  /// The `/analysis` answer's `data`: the API's fields without the decision list, with
+  /// `errors` (the decisions gnubg marked bad or very bad, at most 50) and `url` (the
+  /// web client's page) when done.
+  nlohmann::json data;
+  /// The answer's `text`, for people (at most 20 errors listed).
+  std::string text;
+};
+
+/// The answer about the analysis of match `id`: `match` as stored (nullopt: no such
+/// match), `analysis` its row (nullopt: never queued), `analysing` whether this server
+/// analyses matches now (--analysis-workers > 0 and gnubg found). A pending analysis on
+/// a server that does not analyse, a long nardy match (gnubg knows no long nardy) and a
+/// match never queued are "unavailable" with a reason. Throws nlohmann::json's
+/// exceptions when a stored result is not JSON.
+[[nodiscard]] analysis_view view_analysis(std::int64_t id, const std::optional<match_record>& match,
+                                          const std::optional<analysis_record>& analysis,
+                                          bool analysing);
+
+}  // namespace bg::server

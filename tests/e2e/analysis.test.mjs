@@ -1,0 +1,154 @@
+// Browser end-to-end test of a finished match's analysis page (issue 14), in real
+// headless Chromium against gammond with the real GNU Backgammon (--analysis-level
+// expert: 0-ply, a second or less).
+//
+//   node analysis.test.mjs <path/to/gammond> <build-dir>
+//
+// alice and bob play a 1-point match by clicking for a few plays, then alice resigns
+// and bob accepts. From the match-over dialog alice opens "GNU Backgammon's analysis":
+// the page shows, once gnubg is done, the summary of both players, the SVG chart with
+// one mark per decision of the API's answer, and the errors; picking a decision draws
+// the board before and after it, as the API has them. bob, still at the table, gets
+// the analysis_ready event; carol opens the page's link (#analysis/<id>) without
+// logging in. Screenshots go to <build-dir>/e2e/analysis/.
+
+import { harness, sleep } from './harness.mjs';
+
+const h = await harness('analysis', { timeLimitMs: 150_000 });
+const { log, check, login, shot, visible, dialogKind, command, playByClicking } = h;
+const GNUBG = process.env.GNUBG ?? '/usr/games/gnubg';
+const PLAYS = 8;
+
+/** The board drawn in `svg` (a selector): place -> checkers (+ red, − black). */
+async function boardIn(page, selector) {
+  return page.$eval(selector, (s) => {
+    const count = (g, side) => {
+      const label = g.querySelector(`text.count.${side}`);
+      return label ? Number(label.textContent) : g.querySelectorAll(`circle.checker.${side}`).length;
+    };
+    const points = [];
+    for (let b = 1; b <= 24; b++) {
+      const g = s.querySelector(`.point[data-place="${b}"]`);
+      points.push(count(g, 'red') - count(g, 'black'));
+    }
+    return points;
+  });
+}
+
+async function run() {
+  const base = await h.startServer(['--analysis-workers', '1', '--analysis-level', 'expert', '--gnubg', GNUBG]);
+  log(`gammond at ${base}`);
+  const alice = await h.newPage('alice');
+  const bob = await h.newPage('bob');
+  await login(alice, base, 'alice');
+  await alice.fill('#create-name', 'an');
+  await alice.click('#create-form button');
+  await alice.waitForSelector('#table:not([hidden]) #board .point');
+  await command(alice, '#controls button[data-cmd="join"]');
+  await login(bob, base, 'bob');
+  await bob.fill('#create-name', 'an');
+  await bob.click('#create-form button');
+  await bob.waitForSelector('#table:not([hidden]) #board .point');
+  await command(bob, '#controls button[data-cmd="join"]');
+  await alice.fill('#line', '/option match 1');
+  await alice.press('#line', 'Enter');
+  await alice.waitForFunction(() => document.querySelector('#match-info').textContent.includes('match to 1'));
+  await command(alice, '#controls button[data-cmd="start"]');
+
+  // A few plays by clicking, then alice resigns (on her roll) and bob accepts.
+  const players = [{ name: 'alice', page: alice }, { name: 'bob', page: bob }];
+  for (const p of players) p.side = await p.page.$eval('#strip-bottom', (s) => s.dataset.side);
+  let plays = 0;
+  let resigned = false;
+  for (const until = Date.now() + 90_000; Date.now() < until && (await dialogKind(alice)) !== 'match-over';) {
+    let acted = false;
+    for (const { name, page, side } of players) {
+      const phase = await page.$eval('#board', (b) => b.dataset.phase);
+      if ((await dialogKind(page)) === 'resign') {
+        await command(page, '#dialog button[data-cmd="accept"]');
+        acted = true;
+      } else if (phase === 'opening' && name === 'alice') {
+        await command(page, '#controls button[data-cmd="roll"]');
+        acted = true;
+      } else if (await visible(page, '#controls button[data-cmd="roll"]')) {
+        if (plays >= PLAYS && name === 'alice' && !resigned) {
+          await command(page, '#controls button[data-cmd="resign"]');
+          resigned = true;
+          log(`alice resigns after ${plays} plays`);
+        } else {
+          await command(page, '#controls button[data-cmd="roll"]');
+        }
+        acted = true;
+      } else if (phase === 'move' && (await page.locator('#board .source').count()) > 0) {
+        await playByClicking(page, side);
+        plays += 1;
+        acted = true;
+      }
+    }
+    if (!acted) await sleep(25);
+  }
+  check((await dialogKind(alice)) === 'match-over', `the match is over (after ${plays} plays)`);
+  const id = await alice.evaluate(() => window.gammond.states.get('an').last_match_id);
+  check(Number.isInteger(id) && id > 0, `the match has an id (${id})`);
+
+  // The match-over dialog links to the analysis page.
+  check(await visible(alice, '#dialog a[data-cmd="analysis"]'), 'the match-over dialog offers the analysis');
+  await alice.click('#dialog a[data-cmd="analysis"]');
+  await alice.waitForSelector('#analysis:not([hidden]) section.analysis');
+  check(await alice.evaluate(() => location.hash) === `#analysis/${id}`, 'the page has its own link');
+  check(!(await visible(alice, '#chat')), 'the analysis page takes the whole width (no chat)');
+  await alice.waitForSelector('#analysis section.analysis[data-status="done"]', { timeout: 60_000 });
+  log('the analysis is done and drawn');
+
+  // The page shows what the API says: the summary of both players, one mark per decision.
+  const api = await alice.evaluate(async (m) => (await fetch(`/api/matches/${m}/analysis`)).json(), id);
+  check(api.status === 'done', `the API says done (${api.status})`);
+  const n = api.decisions.length;
+  check(n >= PLAYS, `the analysis has a decision per play at least (${n} for ${plays} plays)`);
+  const marks = await alice.locator('#analysis svg.analysis-chart circle.mark').count();
+  check(marks === n, `the chart has one mark per decision (${marks} marks, ${n} decisions)`);
+  const playMarks = await alice.locator('#analysis svg.analysis-chart circle.mark.play').count();
+  check(playMarks === api.decisions.filter((d) => d.kind === 'move').length, 'the plays are marked as plays');
+  check(await alice.locator('#analysis svg.analysis-chart polyline.chart-line').count() === 1, 'the chart draws the equity line');
+  const summary = await alice.textContent('#analysis .analysis-summary');
+  for (const name of ['alice', 'bob']) check(summary.includes(name), `the summary names ${name}`);
+  for (const label of ['Error rate', 'Snowie error rate', 'Rating', 'Luck']) {
+    check(summary.includes(label), `the summary has "${label}"`);
+  }
+  const redRate = await alice.$eval('#analysis .analysis-summary tbody tr:first-child td[data-side="red"]', (td) => td.textContent);
+  check(redRate === api.players.red.error_rate.toFixed(1), `red's error rate is the API's (${redRate})`);
+  const errors = api.decisions.filter((d) => d.skill === 'bad' || d.skill === 'very bad');
+  check(await alice.locator('#analysis .analysis-errors .error-item').count() === errors.length,
+    `the list has the ${errors.length} errors and blunders`);
+
+  // Picking a play (an error when there is one) draws its board before and after.
+  const pick = errors[0] ?? api.decisions.find((d) => d.kind === 'move');
+  if (errors.length) await alice.click(`#analysis .error-item[data-n="${pick.n}"]`);
+  else await alice.$eval(`#analysis circle.mark[data-n="${pick.n}"]`, (c) => c.dispatchEvent(new MouseEvent('click')));
+  await alice.waitForFunction(
+    (k) => document.querySelector(`#analysis circle.mark[data-n="${k}"]`)?.classList.contains('selected'), pick.n);
+  check(await alice.locator('#analysis-position .analysis-board svg').count() === 2, 'a play shows two boards');
+  const before = await boardIn(alice, '#analysis-position .analysis-board:nth-of-type(1) svg');
+  const after = await boardIn(alice, '#analysis-position .analysis-board:nth-of-type(2) svg');
+  check(JSON.stringify(before) === JSON.stringify(pick.board_before.points), 'the board before is the API\'s');
+  check(JSON.stringify(after) === JSON.stringify(pick.board_after.points), 'the board after is the API\'s');
+  check(JSON.stringify(before) !== JSON.stringify(after), 'the play changed the board');
+  const caption = await alice.textContent('#analysis-position');
+  check(caption.includes(pick.position_id) && caption.includes(pick.match_id), 'the Position ID and Match ID are shown');
+  await shot(alice, 'analysis.png');
+
+  // bob, still at the table, heard that the analysis was ready.
+  await bob.waitForSelector('#log li.analysis_ready');
+  check((await bob.textContent('#log li.analysis_ready')).includes(`match ${id}`), 'the event names the match');
+
+  // The link works for anyone, logged in or not.
+  const carol = await h.newPage('carol', h.phone);
+  await carol.goto(`${base}/#analysis/${id}`);
+  await carol.waitForSelector('#analysis section.analysis[data-status="done"]');
+  check(await carol.locator('#analysis svg.analysis-chart circle.mark').count() === n, 'carol sees the same chart');
+  await shot(carol, 'analysis-phone.png');
+  // (An unknown match is a 404, which Chromium logs as a console error: the server
+  // tests check that answer.)
+}
+
+await h.main(run);

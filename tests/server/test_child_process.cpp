@@ -1,0 +1,144 @@
+// child_process (bots/): exit codes, signals, time limits, a stop event, and the
+// process group a kill reaches.
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "bg/bots/child_process.hpp"
+#include "eventually.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using bg::bots::child_process;
+using namespace std::chrono_literals;
+
+/// A fresh directory, removed with its contents on scope exit.
+struct scratch {
+  fs::path path;
+  scratch() {
+    std::string pattern = (fs::temp_directory_path() / "gammond-child-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  [[nodiscard]] std::string text(const std::string& name) const {
+    std::ifstream in(path / name);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+};
+
+child_process shell(const scratch& dir, const std::string& script) {
+  return child_process({"/bin/sh", "-c", script}, {"GREETING=hello"}, dir.path, dir.path / "log");
+}
+
+}  // namespace
+
+TEST_CASE("a child's exit code, its output and its own environment are kept", "[analysis][child]") {
+  scratch dir;
+  auto child = shell(dir, "echo $GREETING; echo oops >&2; pwd; exit 3");
+  const auto status = child.wait_for(30s);
+  REQUIRE(status);
+  CHECK(status->exited);
+  CHECK(status->code == 3);
+  CHECK(status->describe() == "exit code 3");
+  CHECK(dir.text("log") == "hello\noops\n" + dir.path.string() + "\n");
+}
+
+TEST_CASE("a child killed by a signal is reported with the signal", "[analysis][child]") {
+  scratch dir;
+  auto child = shell(dir, "kill -SEGV $$");
+  const auto status = child.wait_for(30s);
+  REQUIRE(status);
+  CHECK_FALSE(status->exited);
+  CHECK(status->signal == SIGSEGV);
+  CHECK(status->describe().rfind("signal 11", 0) == 0);
+}
+
+TEST_CASE("a wait ends at its time limit, and kill() ends the whole process group",
+          "[analysis][child]") {
+  scratch dir;
+  // The shell starts a grandchild that writes its pid, then both wait.
+  auto child = shell(dir, "sleep 600 & echo $! > grandchild; wait");
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_FALSE(child.wait_for(200ms));
+  CHECK(std::chrono::steady_clock::now() - t0 >= 200ms);
+  // The grandchild's pid is written before the shell waits.
+  REQUIRE(
+      bg::test::eventually([&] { return dir.text("grandchild").find('\n') != std::string::npos; }));
+  const pid_t grandchild = std::stoi(dir.text("grandchild"));
+  const auto status = child.kill();
+  CHECK(status.signal == SIGKILL);
+  // The grandchild is gone too (it was in the child's process group): signal 0 fails
+  // once it has been reaped by init, or finds a zombie; either way it no longer runs.
+  CHECK(bg::test::eventually([&] {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    return line.empty() || line.find(") Z") != std::string::npos;
+  }));
+}
+
+TEST_CASE("a stop event cuts a wait short and leaves the child running", "[analysis][child]") {
+  scratch dir;
+  auto child = shell(dir, "sleep 600");
+  const int stop = ::eventfd(0, EFD_CLOEXEC);
+  REQUIRE(stop >= 0);
+  const std::uint64_t one = 1;
+  REQUIRE(::write(stop, &one, sizeof one) == sizeof one);
+  CHECK_FALSE(child.wait_for(60s, stop));
+  CHECK(::kill(child.pid(), 0) == 0);  // still there
+  CHECK(child.kill().signal == SIGKILL);
+  ::close(stop);
+}
+
+TEST_CASE(
+    "a child dies with the thread that started it (a gammond killed with SIGKILL leaves no "
+    "gnubg running)",
+    "[analysis][child]") {
+  scratch dir;
+  // The child outlives the thread that starts it here (the object stays with the test):
+  // only the end of that thread may kill it.
+  std::unique_ptr<child_process> child;
+  std::thread starter([&] {
+    child = std::make_unique<child_process>(std::vector<std::string>{"/bin/sleep", "600"},
+                                            std::vector<std::string>{}, dir.path, dir.path / "log");
+  });
+  starter.join();
+  REQUIRE(child);
+  const auto status = child->wait_for(30s);
+  REQUIRE(status);
+  CHECK_FALSE(status->exited);
+  CHECK(status->signal == SIGKILL);
+}
+
+TEST_CASE("a program that does not exist cannot be started", "[analysis][child]") {
+  scratch dir;
+  CHECK_THROWS_AS(
+      child_process({(dir.path / "no-such-gnubg").string()}, {}, dir.path, dir.path / "log"),
+      std::system_error);
+  CHECK_THROWS_AS(child_process({}, {}, dir.path, dir.path / "log"), std::invalid_argument);
+  CHECK_THROWS_AS(
+      child_process({"/bin/sh", "-c", "true"}, {}, dir.path / "no-such-dir", dir.path / "log"),
+      std::system_error);
+}
