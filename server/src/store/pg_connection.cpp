@@ -1,6 +1,7 @@
 #include "pg_connection.hpp"
 
 #include <libpq-fe.h>
+#include <spdlog/spdlog.h>
 
 #include <array>
 #include <charconv>
@@ -129,6 +130,10 @@ void connection::ensure() {
     drop();
     throw storage_error("cannot connect to " + masked_ + ": " + message);
   }
+  // The server's notices and warnings go to gammond's log, not raw to stderr.
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char* message) { spdlog::warn("PostgreSQL: {}", tidy(message)); },
+      nullptr);
   if (ever_connected_) ++reconnections_;
   ever_connected_ = true;
   ready_.assign(prepared_.size(), false);
@@ -137,7 +142,8 @@ void connection::ensure() {
       fail("setting the client encoding", tidy(PQerrorMessage(conn_)));
     exec("setting up the session",
          "SELECT set_config('statement_timeout', $1, false), "
-         "set_config('synchronous_commit', $2, false)",
+         "set_config('synchronous_commit', $2, false), "
+         "set_config('client_min_messages', 'warning', false)",
          {std::to_string(settings_.statement_timeout_ms), settings_.synchronous_commit});
   } catch (...) {
     drop();
