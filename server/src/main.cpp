@@ -125,8 +125,9 @@ int migrate_command(int argc, char* argv[]) {
     if (arg == "--help" || arg == "-h") {
       std::cout << "Usage: gammond migrate --from FILE --to URL\n\n"
                    "Copies gammond's SQLite database FILE (tables in progress with their\n"
-                   "journals, finished matches) into the empty PostgreSQL database URL\n"
-                   "(postgresql://USER@HOST/DB) in one transaction, and checks the copy\n"
+                   "journals, finished matches and their analyses) into the empty\n"
+                   "PostgreSQL database URL (postgresql://USER@HOST/DB) in one\n"
+                   "transaction, and checks the copy\n"
                    "before committing it. Stop gammond first. A target that holds any\n"
                    "table or match is refused. Exit codes: 0 copied, 1 failed (nothing\n"
                    "copied), 2 bad usage.\n";
@@ -158,9 +159,9 @@ int migrate_command(int argc, char* argv[]) {
   try {
     const auto r = bg::server::migrate_to_postgres(from, to, options);
     std::cout << "gammond migrate: copied " << r.tables << " table(s) with " << r.record_entries
-              << " journal entries and " << r.matches << " match(es) from " << from << " to "
-              << target << "; checked: the counts, " << r.tables_checked
-              << " table(s) with their journals and " << r.matches_checked
+              << " journal entries and " << r.matches << " match(es) with " << r.analyses
+              << " analyses from " << from << " to " << target << "; checked: the counts, "
+              << r.tables_checked << " table(s) with their journals and " << r.matches_checked
               << " match(es) read back equal\n";
     return 0;
   } catch (const bg::server::storage_error& e) {

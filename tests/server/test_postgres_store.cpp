@@ -65,13 +65,14 @@ void slow_writes_of(const postgres_backend& backend, const std::string& name, do
       "slow_down()");
 }
 
-/// Closes every other session of the database at `url` from the server's side, as a
-/// restarted server or a network cut would; returns how many.
+/// Closes every session a store opened (application_name gammond) on the database at
+/// `url` from the server's side, as a restarted server or a network cut would; returns
+/// how many.
 int terminate_sessions(const std::string& url) {
   return std::stoi(postgres_server::query(
       url,
       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = "
-      "current_database() AND pid <> pg_backend_pid()"));
+      "current_database() AND application_name = 'gammond' AND pid <> pg_backend_pid()"));
 }
 
 }  // namespace
@@ -237,8 +238,12 @@ TEST_CASE("postgres: several gammond opening a new database at once create its s
   for (auto& t : threads) t.join();
   for (const auto& e : errors) CHECK(e.empty());
   CHECK(opened == openers);
-  CHECK(backend.sql("SELECT string_agg(version::text, ',') FROM schema_version") ==
-        std::to_string(postgres_store::schema_version));
+  // Each version once: 1, 2, ... up to this build's.
+  CHECK(backend.sql("SELECT count(DISTINCT version) || '/' || count(*) || '/' || max(version) "
+                    "FROM schema_version") == std::to_string(postgres_store::schema_version) + "/" +
+                                                  std::to_string(postgres_store::schema_version) +
+                                                  "/" +
+                                                  std::to_string(postgres_store::schema_version));
   CHECK(backend.sql("SELECT count(*) FROM tables") == std::to_string(openers));
 }
 
@@ -317,10 +322,33 @@ TEST_CASE(
   {
     sqlite_store lite(path);
     for (int i = 0; i < 130; ++i) {
-      const auto record = play_random_match({variant::standard, match_kind::points, 1 + i % 3},
-                                            static_cast<std::uint64_t>(100 + i));
-      ids.push_back(lite.save_match(record));
+      auto record = play_random_match({variant::standard, match_kind::points, 1 + i % 3},
+                                      static_cast<std::uint64_t>(100 + i));
+      if (i % 2 == 0) {
+        ids.push_back(lite.save_match(record));
+        continue;
+      }
+      // Archived by a table with its analysis queued; some analysed since, some failed.
+      record.id = lite.reserve_match_id();
+      table_write w = tw("archiver", "{}");
+      w.finished_match = record;
+      w.analyse_match = true;
+      REQUIRE(lite.save_tables({w})[0].empty());
+      ids.push_back(record.id);
+      bg::server::analysis_record a;
+      a.match_id = record.id;
+      if (i % 3 == 0) {
+        a.status = bg::server::analysis_status::done;
+        a.level = "expert";
+        a.result = json{{"match", record.id}, {"error_rate", 1.25}}.dump();
+        lite.save_analysis(a);
+      } else if (i % 5 == 0) {
+        a.status = bg::server::analysis_status::failed;
+        a.reason = "GNU Backgammon crashed twice on this match";
+        lite.save_analysis(a);
+      }
     }
+    lite.delete_table("archiver");
     for (int t = 0; t < 12; ++t) {
       std::vector<std::string> journal;
       for (int e = 0; e <= t; ++e) journal.push_back(json{{"t", t}, {"e", e}}.dump());
@@ -334,6 +362,7 @@ TEST_CASE(
   CHECK(report.tables == 12);
   CHECK(report.record_entries == 12 * 13 / 2);
   CHECK(report.matches == 130);
+  CHECK(report.analyses == 65);
   CHECK(report.tables_checked == 12);
   CHECK(report.matches_checked == 100);
 
@@ -353,7 +382,18 @@ TEST_CASE(
     const auto b = pg.load_match(id);
     REQUIRE(b.has_value());
     CHECK(record_difference(*a, *b).empty());
+    const auto x = lite.load_analysis(id);
+    const auto y = pg.load_analysis(id);
+    REQUIRE(x.has_value() == y.has_value());
+    if (!x) continue;
+    CHECK(x->status == y->status);
+    CHECK(x->level == y->level);
+    CHECK(x->result == y->result);
+    CHECK(x->reason == y->reason);
+    CHECK(x->queued_at == y->queued_at);
+    CHECK(x->finished_at == y->finished_at);
   }
+  CHECK(pg.pending_analyses(1000) == lite.pending_analyses(1000));
   CHECK(pg.reserve_match_id() > ids.back());
   CHECK(backend.sql("SELECT count(*) FROM matches WHERE saved_at IS NULL") == "0");
 }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -402,4 +403,113 @@ TEMPLATE_TEST_CASE("a database with a newer schema than this build is refused", 
   } catch (const storage_error& e) {
     CHECK_THAT(e.what(), Catch::Contains("newer"));
   }
+}
+
+// --- issue 14: analyses ------------------------------------------------------------------
+
+namespace {
+
+/// Writes `record` as the match a table finished, under a new id, queued for analysis
+/// when `analyse`; returns the id.
+std::int64_t archive(bg::server::store& db, bg::server::match_record record, bool analyse) {
+  table_write w = tw("t", "{}");
+  record.id = db.reserve_match_id();
+  w.finished_match = record;
+  w.analyse_match = analyse;
+  REQUIRE(db.save_tables({w}) == std::vector<std::string>{""});
+  return record.id;
+}
+
+/// True when `text` is ISO 8601 UTC with milliseconds ("2026-11-24T03:10:00.123Z").
+bool iso_millis(const std::string& text) {
+  if (text.size() != 24) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char want = std::string_view("0000-00-00T00:00:00.000Z")[i];
+    if (want == '0' ? (c < '0' || c > '9') : c != want) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE(
+    "issue 14: a match archived for analysis is pending in the same transaction until its "
+    "analysis is saved done or failed",
+    "[store][analysis]", sqlite_backend, postgres_backend) {
+  using bg::server::analysis_record;
+  using bg::server::analysis_status;
+  TestType backend;
+  auto db = backend.open();
+  const auto first = archive(*db, play_random_match(points(1), 5), true);
+  const auto second = archive(*db, play_random_match(points(1), 6), true);
+  const auto not_queued = archive(*db, play_random_match(points(1), 7), false);
+
+  auto a = db->load_analysis(first);
+  REQUIRE(a);
+  CHECK(a->match_id == first);
+  CHECK(a->status == analysis_status::pending);
+  CHECK(a->result.empty());
+  CHECK(iso_millis(a->queued_at));
+  CHECK(a->finished_at.empty());
+  CHECK_FALSE(db->load_analysis(not_queued));
+  CHECK_FALSE(db->load_analysis(9999999));
+  CHECK(db->pending_analyses(100) == std::vector<std::int64_t>{first, second});
+  CHECK(db->pending_analyses(1) == std::vector<std::int64_t>{first});
+
+  // Done: the result (byte for byte) and the level are kept, finished_at set, queued_at kept.
+  analysis_record done = *a;
+  done.status = analysis_status::done;
+  done.result = R"({"players": {}, "n":1.50})";
+  done.level = "expert";
+  db->save_analysis(done);
+  a = db->load_analysis(first);
+  REQUIRE(a);
+  CHECK(a->status == analysis_status::done);
+  CHECK(a->result == done.result);
+  CHECK(a->level == "expert");
+  CHECK(a->queued_at == done.queued_at);
+  CHECK(iso_millis(a->finished_at));
+  CHECK(db->pending_analyses(100) == std::vector<std::int64_t>{second});
+
+  // Failed: a reason, no result.
+  analysis_record failed;
+  failed.match_id = second;
+  failed.status = analysis_status::failed;
+  failed.reason = "GNU Backgammon crashed twice on this match";
+  db->save_analysis(failed);
+  CHECK(db->load_analysis(second)->reason == failed.reason);
+  CHECK(db->load_analysis(second)->result.empty());
+  CHECK(db->pending_analyses(100).empty());
+
+  // A row for a match never queued is inserted (e.g. a refusal written later).
+  failed.match_id = not_queued;
+  db->save_analysis(failed);
+  CHECK(db->load_analysis(not_queued)->status == analysis_status::failed);
+  CHECK(iso_millis(db->load_analysis(not_queued)->queued_at));
+}
+
+TEMPLATE_TEST_CASE(
+    "issue 14: an analysis of no stored match, or not JSON, is refused, and a failed archive "
+    "queues nothing",
+    "[store][analysis]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  bg::server::analysis_record a;
+  a.match_id = 42;
+  a.status = bg::server::analysis_status::failed;
+  CHECK_THROWS_AS(db->save_analysis(a), storage_error);
+  a.match_id = archive(*db, play_random_match(points(1), 5), true);
+  a.status = bg::server::analysis_status::done;
+  a.result = "{not json";
+  CHECK_THROWS_AS(db->save_analysis(a), storage_error);
+  CHECK(db->load_analysis(a.match_id)->status == bg::server::analysis_status::pending);
+  // The archive fails with its snapshot: neither the match nor its analysis stays.
+  table_write broken = tw("t", "not json");
+  broken.finished_match = play_random_match(points(1), 6);
+  broken.finished_match->id = db->reserve_match_id();
+  broken.analyse_match = true;
+  CHECK_FALSE(db->save_tables({broken, tw("u", "{}")})[0].empty());
+  CHECK_FALSE(db->load_analysis(broken.finished_match->id));
+  CHECK(db->pending_analyses(10) == std::vector<std::int64_t>{a.match_id});
 }

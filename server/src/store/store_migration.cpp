@@ -140,6 +140,20 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
                ids.push_back(std::stoll(v[0]));
                ++report.matches;
              });
+    // Analyses (schema 3 of SQLite): NULL result and finished_at come as "" and go back
+    // as NULL (neither is ever empty otherwise).
+    src.each(
+        "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
+        "ORDER BY match_id",
+        [&](const std::vector<std::string>& v) {
+          dst.exec("copying the analysis of match " + v[0],
+                   "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, "
+                   "finished_at) VALUES ($1, $2, $3, $4::json, $5, $6::timestamptz, "
+                   "$7::timestamptz)",
+                   {v[0], v[1], v[2], v[3].empty() ? pg::param{} : pg::param{v[3]}, v[4], v[5],
+                    v[6].empty() ? pg::param{} : pg::param{v[6]}});
+          ++report.analyses;
+        });
     if (!ids.empty())
       dst.exec(
           "moving the match id sequence past the copied matches",
@@ -185,6 +199,10 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
     compare("journal entries",
             "SELECT table_name, entry FROM table_records ORDER BY table_name COLLATE \"C\", id",
             "SELECT table_name, entry FROM table_records ORDER BY table_name, id", nullptr);
+    const auto analyses = dst.exec("counting the copied analyses", "SELECT count(*) FROM analyses");
+    if (analyses.integer(0, 0) != src.count("SELECT count(*) FROM analyses") ||
+        analyses.integer(0, 0) != report.analyses)
+      mismatch("the number of analyses");
     for (const auto id : sample(ids)) {
       const auto back =
           dst.exec("reading match " + std::to_string(id) + " back",
@@ -201,6 +219,27 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
                id);
       if (!found) mismatch("match " + std::to_string(id));
       ++report.matches_checked;
+      // Its analysis, if any, with its times as SQLite wrote them.
+      const auto analysis = dst.exec(
+          "reading the analysis of match " + std::to_string(id) + " back",
+          "SELECT match_id, status, level, coalesce(result::text, ''), reason, coalesce(to_char("
+          "queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), ''), "
+          "coalesce(to_char(finished_at AT TIME ZONE 'UTC', "
+          "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '') FROM analyses WHERE match_id = $1",
+          {std::to_string(id)});
+      int rows = 0;
+      src.each(
+          "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
+          "WHERE match_id = ?1",
+          [&](const std::vector<std::string>& v) {
+            bool same = analysis.rows() == 1;
+            for (int c = 0; same && c < 7; ++c)
+              same = analysis.text(0, c) == v[static_cast<std::size_t>(c)];
+            if (!same) mismatch("the analysis of match " + std::to_string(id));
+            ++rows;
+          },
+          id);
+      if (rows != analysis.rows()) mismatch("the analysis of match " + std::to_string(id));
     }
     dst.command("committing the copy", "COMMIT");
   } catch (...) {

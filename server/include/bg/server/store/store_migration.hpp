@@ -14,6 +14,7 @@ struct migration_report {
   std::int64_t tables = 0;           ///< tables in progress (snapshots)
   std::int64_t record_entries = 0;   ///< their record journal entries
   std::int64_t matches = 0;          ///< finished matches
+  std::int64_t analyses = 0;         ///< their analyses (pending, done or failed)
   std::int64_t tables_checked = 0;   ///< tables read back equal, with their journals
   std::int64_t matches_checked = 0;  ///< matches read back equal (a sample)
 };
@@ -22,11 +23,12 @@ struct migration_report {
 /// which must hold no table, journal entry or match (its schema is created or upgraded
 /// first, as gammond does at start): every table in progress with its record journal
 /// (in order), every finished match under its own id (the `match_ids` sequence is moved
-/// past the largest), with their times. The source is opened as gammond opens it
+/// past the largest) with its analysis, with their times. The source is opened as gammond opens it
 /// (PRAGMA quick_check, its schema brought up to date) and read in one read
 /// transaction; the copy is one PostgreSQL transaction, committed only after the
 /// counts agree and every table with its journal and a sample of up to 100 matches
-/// (the first, the last and evenly spaced ones) read back byte for byte equal.
+/// (the first, the last and evenly spaced ones) with their analyses read back byte for
+/// byte equal.
 /// Throws storage_corrupt for a damaged source, storage_error for anything else (a
 /// target that is not empty, a connection that fails, a difference): then nothing is
 /// written to the target (bar its empty schema).
