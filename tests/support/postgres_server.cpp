@@ -249,11 +249,15 @@ void postgres_server::start() {
   const run_as who = server_user();
   const fs::path bin = bin_dir();
   const fs::path log = dir_ / "postgres.log";
-  pid_ =
-      spawn({(bin / "postgres").string(), "-D", (dir_ / "data").string(), "-k", dir_.string(), "-c",
-             "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off", "-c",
-             "max_connections=200", "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning"},
-            log, who);
+  // fsync off: the tests are about gammond, not PostgreSQL's durability; a benchmark
+  // comparing the stores turns it on (GAMMOND_TEST_PG_FSYNC=on).
+  const char* fsync_env = std::getenv("GAMMOND_TEST_PG_FSYNC");  // NOLINT(concurrency-mt-unsafe)
+  const bool fsync = fsync_env != nullptr && std::string(fsync_env) == "on";
+  pid_ = spawn({(bin / "postgres").string(), "-D", (dir_ / "data").string(), "-k", dir_.string(),
+                "-c", "listen_addresses=", "-c", fsync ? "fsync=on" : "fsync=off", "-c",
+                fsync ? "full_page_writes=on" : "full_page_writes=off", "-c", "max_connections=200",
+                "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning"},
+               log, who);
   const std::string ping = admin_url_ + "&connect_timeout=2";
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline) {

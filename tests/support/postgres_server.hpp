@@ -3,7 +3,8 @@
 /// A throwaway PostgreSQL server for tests: `initdb` into a temporary directory (copied
 /// from a template made once per build directory), `postgres` listening only on a Unix
 /// socket in that directory (no TCP port to collide on), trust authentication, fsync
-/// off (what is tested is gammond, not PostgreSQL's durability). Run as a non-root
+/// off (what is tested is gammond, not PostgreSQL's durability; GAMMOND_TEST_PG_FSYNC=on
+/// turns it on, for benchmarks). Run as a non-root
 /// user: as the `postgres` system user (Debian's package creates it) when the tests run
 /// as root, as oneself otherwise. A database per test; everything is stopped and removed
 /// at the end. Failing to start is an exception with a sentence (never a skip).
