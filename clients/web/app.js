@@ -11,6 +11,8 @@ import { MoveInput, applySteps } from './moves.js';
 import { clockElement, tickClocks } from './clock.js';
 import { verifyDice } from './dice.js';
 import { AnalysisPage } from './analysis.js';
+import { nameWithRating, ratingChanges, showPlayer, showLeaders } from './account.js';
+import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -69,6 +71,14 @@ const app = {
   lastResult: null, // {table, text}: the last game_over/match_over sentence
   tablesTimer: null,
   diceChecks: new Map(), // match id -> {state: 'checking'|'verified'|'failed', text}
+  // Accounts (issue 12): the password typed for the next hello or register, kept in
+  // memory until the welcome (never stored); the account of the welcome; each table's
+  // last match_over (its rating changes); the view a player or ratings page returns to.
+  pending: null, // {kind: 'login' | 'register', password}
+  account: null,
+  lastMatchOver: new Map(),
+  back: 'lobby',
+  playComputer: null, // the lobby's "Play the computer" form (bots.js)
 };
 
 /** The analysis page (#analysis/<id>), shown without the chat. */
@@ -104,6 +114,14 @@ window.gammond = app; // for the console and the end-to-end test
 // ---------------------------------------------------------------- connection
 
 function sayHello() {
+  const p = app.pending;
+  if (p) {
+    // A login or a registration; later reconnections resume with the token.
+    conn.send(p.kind === 'register'
+      ? { type: 'register', name: store.name, password: p.password }
+      : { type: 'hello', name: store.name, password: p.password });
+    return;
+  }
   const hello = { type: 'hello', name: store.name };
   if (store.token) hello.resume = store.token;
   conn.send(hello);
@@ -128,7 +146,7 @@ function receive(msg) {
     case 'state': return onState(msg);
     case 'event': return onEvent(msg);
     case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
-    case 'info': return addLog(msg.table ?? '', 'info', msg.text);
+    case 'info': return onInfo(msg);
     case 'tables': return drawTables(msg.tables);
     case 'error': return onError(msg);
     default: return undefined; // pong and anything newer
@@ -137,9 +155,12 @@ function receive(msg) {
 
 function onWelcome(msg) {
   app.me = msg.name;
+  app.pending = null;
+  app.account = msg.account ?? null;
   store.name = msg.name;
   store.token = msg.resume;
-  $('who').textContent = msg.name;
+  drawWho();
+  $('nav').hidden = false;
   $('login-error').textContent = '';
   if (analysisInHash() !== null) {
     if (app.view !== 'analysis') showAnalysis(analysisInHash());
@@ -150,11 +171,21 @@ function onWelcome(msg) {
   else showLobby();
 }
 
+/** Errors that refuse a hello or a registration: back to the login form. */
+const LOGIN_ERRORS = ['bad_name', 'name_taken', 'already_hello', 'name_registered', 'bad_login',
+  'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy', 'reserved_name'];
+
 function onError(msg) {
-  if (['bad_name', 'name_taken', 'already_hello'].includes(msg.code) && !app.me) {
+  app.playComputer?.done();
+  // name_registered also comes after a reload whose token the server forgot: an
+  // account's name needs its password again.
+  if (LOGIN_ERRORS.includes(msg.code) && (!app.me || msg.code === 'name_registered')) {
     conn.stop();
     store.token = null;
+    app.me = null;
+    app.pending = null;
     $('login-error').textContent = msg.message;
+    if (msg.code === 'name_registered') $('login-password').focus();
     show('login');
     return;
   }
@@ -172,6 +203,52 @@ function onError(msg) {
   showError(msg.message);
 }
 
+function onInfo(msg) {
+  // A password change hands out the session's new resume token (the old one is dead).
+  if (msg.topic === 'password' && typeof msg.data?.resume === 'string') store.token = msg.data.resume;
+  addLog(msg.table ?? '', 'info', msg.text);
+  const table = playedTable(msg); // the answer to "Play the computer": go to its table
+  if (table) {
+    app.playComputer?.done();
+    enterTable(table);
+  }
+}
+
+/** The header's name, with the account's standard rating. */
+function drawWho() {
+  const who = $('who');
+  who.replaceChildren();
+  if (!app.me) return;
+  const registered = app.account?.registered;
+  who.append(nameWithRating(app.me, registered ? app.account.rating?.standard : undefined));
+  who.title = registered ? 'your page: ratings and matches' : 'playing as a guest';
+  who.dataset.registered = registered ? 'yes' : 'no';
+}
+
+/** Opens the page of player `name` (ratings and matches). */
+function openPlayer(name) {
+  if (app.view !== 'player' && app.view !== 'leaders') app.back = app.view;
+  show('player');
+  showPlayer(name, openPlayer);
+}
+
+/** Opens the ratings list of `variant`. */
+function openLeaders(variant = 'standard') {
+  if (app.view !== 'player' && app.view !== 'leaders') app.back = app.view;
+  show('leaders');
+  showLeaders(variant, openPlayer);
+}
+
+/** Back from a player or ratings page to the lobby or the table. */
+function goBack() {
+  if (app.back === 'table' && app.table) {
+    show('table');
+    drawTable();
+  } else {
+    show('lobby');
+  }
+}
+
 function showError(text) {
   const el = $('error');
   el.textContent = text;
@@ -182,7 +259,7 @@ function showError(text) {
 
 function show(view) {
   app.view = view;
-  for (const v of ['login', 'lobby', 'table', 'analysis']) $(v).hidden = v !== view;
+  for (const v of ['login', 'lobby', 'table', 'analysis', 'player', 'leaders']) $(v).hidden = v !== view;
   $('chat').hidden = view === 'login' || view === 'analysis';
   if (view !== 'analysis') analysis.hide();
   document.body.dataset.view = view;
@@ -238,9 +315,15 @@ function drawTables(tables) {
     const name = document.createElement('td');
     name.append(button(t.name, () => enterTable(t.name), 'link table-link'));
     tr.appendChild(name);
+    for (const side of ['red', 'black']) {
+      const td = document.createElement('td');
+      td.dataset.side = side;
+      const who = t.players?.[side];
+      if (who) td.append(nameWithRating(who, t.ratings?.[side] ?? undefined, openPlayer));
+      else td.textContent = '—';
+      tr.appendChild(td);
+    }
     const cells = [
-      t.players?.red ?? '—',
-      t.players?.black ?? '—',
       optionsText(t.options),
       `${t.score?.red ?? 0}–${t.score?.black ?? 0}`,
       String(t.spectators ?? 0),
@@ -249,7 +332,7 @@ function drawTables(tables) {
     cells.forEach((c, i) => {
       const td = document.createElement('td');
       td.textContent = c;
-      if (i >= 4) td.className = 'wide-only';
+      if (i >= 2) td.className = 'wide-only';
       tr.appendChild(td);
     });
     const td = document.createElement('td');
@@ -314,6 +397,18 @@ function onEvent(msg) {
       until: Date.now() + 4000,
     };
     setTimeout(() => app.table === msg.table && drawTable(), 4100);
+  }
+  if (msg.event === 'match_over') {
+    app.lastMatchOver.set(msg.table, msg);
+    // Our own new rating goes to the header at once.
+    const variant = app.states.get(msg.table)?.variant ?? 'standard';
+    for (const side of ['red', 'black']) {
+      const r = msg.ratings?.[side];
+      if (r && r.name === app.me && app.account?.rating) {
+        app.account.rating[variant] = r.after;
+        drawWho();
+      }
+    }
   }
   if (msg.event === 'game_over' || msg.event === 'match_over') {
     app.lastResult = { table: msg.table, text: msg.text, until: Date.now() + 5000 };
@@ -385,12 +480,25 @@ function drawTable() {
   drawStrip($('strip-top'), st, other(bottom));
   drawStrip($('strip-bottom'), st, bottom);
   $('match-info').textContent = matchText(st);
-  $('spectators').textContent = st.spectators?.length ? `watching: ${st.spectators.join(', ')}` : '';
+  drawSpectators(st);
   drawBanner(st, mine, input);
   drawDialog(st, mine);
   drawControls(st, mine, input);
   const myTurn = mine && st.to_act === mine;
   document.title = `${myTurn ? '● ' : ''}${st.table} — gammond`;
+}
+
+/** "watching: carol 1500.00, dave" with each registered spectator's rating. */
+function drawSpectators(st) {
+  const el = $('spectators');
+  el.replaceChildren();
+  const names = st.spectators ?? [];
+  if (!names.length) return;
+  el.append('watching: ');
+  names.forEach((n, i) => {
+    if (i > 0) el.append(', ');
+    el.append(nameWithRating(n, st.ratings?.[n], openPlayer));
+  });
 }
 
 function matchText(st) {
@@ -426,7 +534,15 @@ function drawStrip(el, st, side) {
     return s;
   };
   span(`swatch ${side}`, '');
-  span('name', name ?? `${side}: free seat`);
+  if (name) {
+    const n = nameWithRating(name, st.ratings?.[name], openPlayer);
+    n.classList.add('name');
+    el.appendChild(n);
+  } else {
+    span('name', `${side}: free seat`);
+  }
+  const bot = botLabel(st.bots?.[side]);
+  if (name && bot) span('bot', bot);
   if (name && st.present && st.present[side] === false) span('away', 'away');
   if (name === app.me) span('you', 'you');
   span('pips', `pips ${st.pips?.[side] ?? '—'}`);
@@ -524,6 +640,14 @@ function drawDialog(st, mine) {
       const p = add('p', check.text, `dice-check ${check.state}`);
       p.id = 'dice-check';
       p.dataset.state = check.state;
+    }
+    // A rated match: each player's rating before and after (the match_over event's).
+    const over = app.lastMatchOver.get(st.table);
+    if (over && over.match_id === st.last_match_id) {
+      for (const c of ratingChanges(over)) {
+        const line = add('p', c.text, `rating-changes ${c.change >= 0 ? 'change-up' : 'change-down'}`);
+        line.dataset.name = c.name;
+      }
     }
     if (st.last_match_id) {
       const links = document.createElement('p');
@@ -719,21 +843,50 @@ function setupBoardInput() {
 
 function setup() {
   $('login-name').value = store.name ?? localStorage.getItem('gammond.name') ?? '';
+  // Enter: a guest without a password, else a login; "Create an account": register.
+  // The password goes in the one hello (or register) and is then forgotten.
+  const start = (kind) => {
+    const name = $('login-name').value.trim();
+    const password = $('login-password').value;
+    if (!name) return;
+    if (kind === 'register' && password.length < 8) {
+      $('login-error').textContent = 'choose a password of 8 characters or more to create an account';
+      return;
+    }
+    if (name !== store.name || password) store.token = null;
+    store.name = name;
+    app.pending = password || kind === 'register' ? { kind, password } : null;
+    $('login-password').value = '';
+    $('login-error').textContent = '';
+    conn.stop();
+    conn.connect();
+  };
   $('login-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const name = $('login-name').value.trim();
-    if (!name) return;
-    if (name !== store.name) store.token = null;
-    store.name = name;
-    $('login-error').textContent = '';
-    conn.connect();
+    start('login');
   });
+  $('register-button').addEventListener('click', () => {
+    if ($('login-form').reportValidity()) start('register');
+  });
+  $('who').addEventListener('click', () => app.me && openPlayer(app.me));
+  $('to-leaders').addEventListener('click', () => openLeaders('standard'));
+  for (const b of document.querySelectorAll('#leaders button.variant')) {
+    b.addEventListener('click', () => showLeaders(b.dataset.variant, openPlayer));
+  }
+  for (const b of document.querySelectorAll('main .back')) b.addEventListener('click', goBack);
   $('create-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const name = $('create-name').value.trim();
     if (name) enterTable(name);
   });
   $('to-lobby').addEventListener('click', showLobby);
+  app.playComputer = setupPlayComputer({
+    form: $('computer-form'),
+    level: $('computer-level'),
+    variant: $('computer-variant'),
+    match: $('computer-match'),
+    sendLine,
+  });
   const history = [];
   let back = 0;
   $('line-form').addEventListener('submit', (e) => {

@@ -129,8 +129,23 @@ engine::result<client_message> decode(std::string_view frame) {
     auto resume = string_field(j, "resume");
     if (!resume) return resume.err();
     if (!*name && !*resume) return bad_message("hello needs a \"name\" (or a \"resume\" token)");
+    auto password = string_field(j, "password");
+    if (!password) return password.err();
+    if (*password && !*name) return bad_message("a hello with a \"password\" needs a \"name\"");
     m.name = name->value_or("");
     m.resume = resume->value_or("");
+    m.password = std::move(*password);
+    return m;
+  }
+  if (type == "register") {
+    m.what = client_message::kind::register_account;
+    auto name = string_field(j, "name");
+    if (!name) return name.err();
+    auto password = string_field(j, "password");
+    if (!password) return password.err();
+    if (!*name || !*password) return bad_message("register needs a \"name\" and a \"password\"");
+    m.name = std::move(**name);
+    m.password = std::move(*password);
     return m;
   }
   if (type == "line") {
@@ -152,8 +167,8 @@ engine::result<client_message> decode(std::string_view frame) {
   }
   std::string shown = type.substr(0, 32);
   if (!valid_utf8(shown) || has_control(shown)) shown = "?";
-  return make_error("unknown_type",
-                    "unknown message type \"" + shown + "\": use hello, line, enter, exit or ping");
+  return make_error("unknown_type", "unknown message type \"" + shown +
+                                        "\": use hello, register, line, enter, exit or ping");
 }
 
 std::string encode(const nlohmann::json& message) {

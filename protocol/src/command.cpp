@@ -66,6 +66,18 @@ std::string_view to_string(command_kind k) noexcept {
       return "claim";
     case command_kind::analysis:
       return "analysis";
+    case command_kind::whois:
+      return "whois";
+    case command_kind::ratings:
+      return "ratings";
+    case command_kind::history:
+      return "history";
+    case command_kind::password:
+      return "password";
+    case command_kind::bot:
+      return "bot";
+    case command_kind::play_bot:
+      return "play_bot";
   }
   return "chat";
 }
@@ -102,7 +114,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 26> help_entries{{
+constexpr std::array<help_entry, 32> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -145,7 +157,43 @@ constexpr std::array<help_entry, 26> help_entries{{
     {"analysis", "/analysis [MATCH_ID]",
      "GNU Backgammon's analysis of a finished match: each player's error rate, errors and "
      "blunders, luck (at a table the last match by default; in the lobby give the id)"},
+    {"whois", "/whois NAME",
+     "who NAME is: registered or guest, online or last seen, ratings and experience, "
+     "matches played and won"},
+    {"ratings", "/ratings [standard|long]", "the 20 best ratings of a variant (standard first)"},
+    {"history", "/history [NAME]",
+     "the last 10 matches of NAME (yours without a name): date, opponent, length, score, "
+     "rating change and the .mat link"},
+    {"password", "/password OLD NEW",
+     "change your account's password (no spaces in either); other sessions are closed"},
+    {"bot", "/bot [LEVEL]",
+     "seat the computer (GNU Backgammon) opposite you before /start; LEVEL is beginner, "
+     "intermediate, advanced, expert (the default) or worldclass"},
+    {"play", "/play bot [LEVEL] [standard|long] [match N|basis|off]",
+     "in the lobby: a new table where you play the computer at once (default: expert, "
+     "standard, free play)"},
 }};
+
+bool is_bot_level(std::string_view word) {
+  return std::find(bot_levels.begin(), bot_levels.end(), word) != bot_levels.end();
+}
+
+/// The match option of `value` ("7", "basis", "off"), as /option match reads it.
+std::optional<engine::match_options> match_value(std::string_view value) {
+  engine::match_options m;
+  if (value == "basis") {
+    m.kind = engine::match_kind::basis;
+    return m;
+  }
+  if (value == "off" || value == "none" || value == "0") return m;
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc{} || ptr != value.data() + value.size() || n < 1 || n > 64)
+    return std::nullopt;
+  m.kind = engine::match_kind::points;
+  m.length = n;
+  return m;
+}
 
 }  // namespace
 
@@ -252,6 +300,75 @@ engine::result<command> parse_line(std::string_view line) {
     }
     return c;
   }
+  if (name == "whois") {
+    if (args != 1) return bad("/whois takes a player's name, e.g. /whois alice");
+    c.kind = command_kind::whois;
+    c.text = std::string(words[1]);
+    return c;
+  }
+  if (name == "history") {
+    if (args > 1) return bad("/history takes at most a player's name, e.g. /history alice");
+    c.kind = command_kind::history;
+    if (args == 1) c.text = std::string(words[1]);
+    return c;
+  }
+  if (name == "ratings") {
+    if (args > 1) return bad("/ratings takes standard or long");
+    c.kind = command_kind::ratings;
+    if (args == 1) {
+      const auto v = engine::variant_from_string(arg(0));
+      if (!v) return bad("/ratings takes standard or long");
+      c.game_variant = *v;
+      c.text = std::string(engine::to_string(*v));
+    }
+    return c;
+  }
+  if (name == "password") {
+    // The words are never repeated in an answer: they are passwords.
+    if (args != 2)
+      return bad("/password takes your password and the new one: /password OLD NEW (no spaces)");
+    c.kind = command_kind::password;
+    c.text = std::string(words[1]);
+    c.new_password = std::string(words[2]);
+    return c;
+  }
+  if (name == "bot") {
+    // /bot [LEVEL]: a computer player of that level (issue 14).
+    if (args > 1 || (args == 1 && !is_bot_level(arg(0))))
+      return bad("/bot takes a level: beginner, intermediate, advanced, expert or worldclass");
+    c.kind = command_kind::bot;
+    c.text = args == 1 ? arg(0) : std::string(default_bot_level);
+    return c;
+  }
+  if (name == "play") {
+    // /play bot [LEVEL] [VARIANT] [match N|basis|off], the parts in any order, each once.
+    constexpr const char* usage =
+        "/play bot takes a level, a variant and a match, e.g. /play bot expert standard match 5";
+    if (args == 0 || arg(0) != "bot") return bad(usage);
+    c.kind = command_kind::play_bot;
+    c.text = std::string(default_bot_level);
+    bool level = false;
+    bool variant = false;
+    bool match = false;
+    for (std::size_t i = 1; i < args; ++i) {
+      const auto w = arg(i);
+      if (!level && is_bot_level(w)) {
+        c.text = w;
+        level = true;
+      } else if (const auto v = engine::variant_from_string(w); !variant && v) {
+        c.game_variant = *v;
+        variant = true;
+      } else if (!match && w == "match" && i + 1 < args) {
+        const auto m = match_value(arg(++i));
+        if (!m) return bad("match takes a number from 1 to 64, basis or off");
+        c.match = *m;
+        match = true;
+      } else {
+        return bad(usage);
+      }
+    }
+    return c;
+  }
   if (name == "help") {
     if (args > 2) return bad("/help takes a command name, e.g. /help move");
     c.kind = command_kind::help;
@@ -304,23 +421,9 @@ engine::result<command> parse_line(std::string_view line) {
     if (what == "match") {
       if (args != 2) return bad("/option match takes a number from 1 to 64, basis or off");
       c.kind = command_kind::option_match;
-      const auto value = arg(1);
-      if (value == "basis") {
-        c.match.kind = engine::match_kind::basis;
-        c.match.length = 0;
-      } else if (value == "off" || value == "none" || value == "0") {
-        c.match.kind = engine::match_kind::free_play;
-        c.match.length = 0;
-      } else {
-        int n = 0;
-        const auto* first = value.data();
-        const auto* last = value.data() + value.size();
-        const auto [ptr, ec] = std::from_chars(first, last, n);
-        if (ec != std::errc{} || ptr != last || n < 1 || n > 64)
-          return bad("/option match takes a number from 1 to 64, basis or off");
-        c.match.kind = engine::match_kind::points;
-        c.match.length = n;
-      }
+      const auto value = match_value(arg(1));
+      if (!value) return bad("/option match takes a number from 1 to 64, basis or off");
+      c.match = *value;
       return c;
     }
     if (what == "tutor") {

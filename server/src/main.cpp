@@ -125,7 +125,8 @@ int migrate_command(int argc, char* argv[]) {
     if (arg == "--help" || arg == "-h") {
       std::cout << "Usage: gammond migrate --from FILE --to URL\n\n"
                    "Copies gammond's SQLite database FILE (tables in progress with their\n"
-                   "journals, finished matches and their analyses) into the empty\n"
+                   "journals, finished matches with their analyses, accounts with their\n"
+                   "ratings and histories) into the empty\n"
                    "PostgreSQL database URL (postgresql://USER@HOST/DB) in one\n"
                    "transaction, and checks the copy\n"
                    "before committing it. Stop gammond first. A target that holds any\n"
@@ -159,10 +160,12 @@ int migrate_command(int argc, char* argv[]) {
   try {
     const auto r = bg::server::migrate_to_postgres(from, to, options);
     std::cout << "gammond migrate: copied " << r.tables << " table(s) with " << r.record_entries
-              << " journal entries and " << r.matches << " match(es) with " << r.analyses
-              << " analyses from " << from << " to " << target << "; checked: the counts, "
-              << r.tables_checked << " table(s) with their journals and " << r.matches_checked
-              << " match(es) read back equal\n";
+              << " journal entries, " << r.matches << " match(es) with " << r.analyses
+              << " analyses, and " << r.accounts << " account(s) with " << r.account_matches
+              << " history entries from " << from << " to " << target << "; checked: the counts, "
+              << r.tables_checked << " table(s) with their journals, " << r.accounts_checked
+              << " account(s) with their ratings and " << r.matches_checked
+              << " match(es) with their analyses and histories read back equal\n";
     return 0;
   } catch (const bg::server::storage_error& e) {
     std::cerr << "gammond migrate: " << bg::server::scrub_password(e.what(), to) << '\n';

@@ -124,6 +124,11 @@ void metrics::connection_dropped(std::string_view reason) {
   ++it->second;
 }
 
+void metrics::add_section(std::function<std::string()> section) {
+  const std::lock_guard lock{mutex_};
+  sections_.push_back(std::move(section));
+}
+
 std::string metrics::render() const {
   std::string out;
   out.reserve(2048);
@@ -210,6 +215,7 @@ std::string metrics::render() const {
         .append(std::to_string(count))
         .append("\n");
   }
+  for (const auto& section : sections_) out += section();
   return out;
 }
 

@@ -202,6 +202,31 @@ std::function<problem(std::string_view, server_config&)> origins_field() {
   };
 }
 
+/// A comma-separated list of names (--admins). Each is checked here only for what can
+/// never be a name (blanks, a control character, more than 64 bytes); the game service
+/// checks them against the name rules and the accounts at start.
+std::function<problem(std::string_view, server_config&)> admins_field() {
+  return [](std::string_view text, server_config& config) -> problem {
+    std::vector<std::string> names;
+    while (!text.empty()) {
+      const auto comma = text.find(',');
+      std::string_view item = text.substr(0, comma);
+      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      if (item.empty()) continue;
+      const bool bad = item.size() > 64 || std::any_of(item.begin(), item.end(), [](char c) {
+                         const auto b = static_cast<unsigned char>(c);
+                         return b < 0x20 || b == 0x7F || b == ' ';
+                       });
+      if (bad) return "has a name that no player can have (names have no blanks, at most 64 bytes)";
+      names.emplace_back(item);
+    }
+    config.admins = std::move(names);
+    return std::nullopt;
+  };
+}
+
 constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t one_gib = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t one_year_seconds = 365ULL * 24 * 3600;
@@ -391,7 +416,7 @@ std::vector<setting> settings() {
        number(&server_config::strike_decay),
        seconds_field(&server_config::strike_decay, 1, one_year_seconds)},
       // Match analysis by GNU Backgammon (issue 14).
-      {"gnubg", "PATH", "the GNU Backgammon program that analyses finished matches",
+      {"gnubg", "PATH", "GNU Backgammon, which analyses finished matches and plays /bot",
        text(&server_config::gnubg), path_field(&server_config::gnubg)},
       {"analysis-workers", "N",
        "gnubg processes analysing finished matches at once; 0: no analysis",
@@ -413,6 +438,55 @@ std::vector<setting> settings() {
       {"analysis-timeout", "SECONDS", "one analysis may take this long before gnubg is killed",
        number(&server_config::analysis_timeout),
        seconds_field(&server_config::analysis_timeout, 1, 7 * 24 * 3600)},
+      // Accounts and ratings (issue 12).
+      {"admins", "NAMES",
+       "registered names (comma-separated) that are admins once logged in with their password",
+       [](const server_config& c) {
+         std::string joined;
+         for (const auto& name : c.admins) joined += (joined.empty() ? "" : ",") + name;
+         return joined;
+       },
+       admins_field()},
+      {"auth-threads", "N", "threads that hash and check passwords (Argon2id, ~64 MiB each)",
+       number(&server_config::auth_threads), integer_field(&server_config::auth_threads, 1, 64)},
+      {"auth-queue", "N",
+       "logins, registrations and password changes waiting for those threads (more: auth_busy)",
+       number(&server_config::auth_queue), integer_field(&server_config::auth_queue, 1, 1'000'000)},
+      {"max-password-bytes", "BYTES", "longest password accepted",
+       number(&server_config::max_password_bytes),
+       integer_field(&server_config::max_password_bytes, 8, 4096)},
+      {"max-accounts", "N", "registered accounts in all (more: too_many_accounts)",
+       number(&server_config::max_accounts),
+       integer_field(&server_config::max_accounts, 1, 100'000'000)},
+      {"login-delay-after", "N",
+       "failed logins of a name (or from an address) after which each try waits --login-delay",
+       number(&server_config::login_delay_after),
+       integer_field(&server_config::login_delay_after, 1, 1'000'000)},
+      {"login-delay", "SECONDS", "the wait between tries after --login-delay-after failures",
+       number(&server_config::login_delay), seconds_field(&server_config::login_delay, 0, 3600)},
+      {"login-lock-after", "N",
+       "failed logins of a name (or from an address) that lock it for --login-lock",
+       number(&server_config::login_lock_after),
+       integer_field(&server_config::login_lock_after, 1, 1'000'000)},
+      {"login-lock", "SECONDS", "how long a name or address stays locked",
+       number(&server_config::login_lock),
+       seconds_field(&server_config::login_lock, 1, 7ULL * 24 * 3600)},
+      {"login-throttle-entries", "N", "names, and addresses, whose failed logins are tracked",
+       number(&server_config::login_throttle_entries),
+       integer_field(&server_config::login_throttle_entries, 1, 10'000'000)},
+      {"api-max-limit", "N", "the most entries one /api answer lists",
+       number(&server_config::api_max_limit),
+       integer_field(&server_config::api_max_limit, 1, 100'000)},
+      // Computer players (issue 14).
+      {"bot-processes", "N", "GNU Backgammon processes running at most (started on demand)",
+       number(&server_config::bot_processes), integer_field(&server_config::bot_processes, 1, 64)},
+      {"bot-timeout", "SECONDS",
+       "time for one answer of GNU Backgammon; then it is restarted and asked again",
+       number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
+      {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
+       number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
+      {"bot-queue", "N", "computer players' questions waiting for a GNU Backgammon process",
+       number(&server_config::bot_queue), integer_field(&server_config::bot_queue, 1, 1'000'000)},
   };
 }
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <random>
@@ -42,6 +44,10 @@ class term {
   term(const std::string& url, const std::string& name, const std::string& table)
       : name_{name},
         process_{{GAMMON_TERM_BINARY, "--url", url, "--name", name, "--table", table}} {}
+  /// The same with `extra` arguments after the others (e.g. "--password-file", path).
+  term(const std::string& url, const std::string& name, const std::string& table,
+       const std::vector<std::string>& extra)
+      : name_{name}, process_{with(url, name, table, extra)} {}
 
   /// Sends one line, as typed.
   void type(const std::string& line) { process_.write_line(line); }
@@ -147,6 +153,18 @@ class term {
       states_.push_back(std::move(block_));
       inside_ = false;
     }
+  }
+
+  static std::vector<std::string> with(const std::string& url, const std::string& name,
+                                       const std::string& table,
+                                       const std::vector<std::string>& extra) {
+    std::vector<std::string> argv{GAMMON_TERM_BINARY, "--url", url, "--name", name};
+    if (!table.empty()) {
+      argv.emplace_back("--table");
+      argv.push_back(table);
+    }
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
   }
 
   std::string name_;
@@ -276,4 +294,84 @@ TEST_CASE("a client whose connection drops resumes with its token and keeps its 
   CHECK((st["phase"] == "move" || st["phase"] == "roll"));
   CHECK(alice.finish() == 0);
   CHECK(bob.finish() == 0);
+}
+
+TEST_CASE(
+    "issue 12: gammon-term registers and logs in with a password file and shows what /whois "
+    "/ratings and /history answer",
+    "[clients][term][accounts]") {
+  gammond_process server{
+      {"--dice-seed", "3", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 30s;
+  const std::string secret = "alice-Zq7-secret";
+  const auto file = server.directory() / "alice.password";
+  {
+    std::ofstream out{file};
+    out << secret << "\n";
+  }
+  std::filesystem::permissions(
+      file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  INFO("gammond log:\n" << server.log());
+  {
+    // Given alice creates her account with --register --password-file
+    term alice{url, "alice", "", {"--register", "--password-file", file.string(), "--no-board"}};
+    alice.line_starting("WELCOME alice resumed=no", deadline);
+    CHECK(alice.line_starting("ACCOUNT", deadline) ==
+          "ACCOUNT registered=yes admin=no rating_standard=1500.00 rating_long=1500.00 "
+          "experience_standard=0 experience_long=0");
+    // When she types the account commands as any other line
+    alice.type("/whois alice");
+    CHECK(alice.line_starting("INFO - whois: ", deadline).find("alice: registered, online") !=
+          std::string::npos);
+    alice.type("/ratings long");
+    CHECK(alice.line_starting("INFO - ratings: ", deadline) ==
+          "INFO - ratings: ratings, long: nobody has played a rated match yet");
+    alice.type("/history");
+    CHECK(alice.line_starting("INFO - history: ", deadline) ==
+          "INFO - history: alice has no finished match yet");
+    CHECK(alice.finish() == 0);
+    // Then the password never shows in her output
+    CHECK(alice.transcript().find(secret) == std::string::npos);
+  }
+  {
+    // A second run logs in with the file (no --register): an account, not a guest
+    term again{url, "alice", "", {"--password-file", file.string(), "--no-board"}};
+    again.line_starting("WELCOME alice resumed=no", deadline);
+    CHECK(again.line_starting("ACCOUNT", deadline).find("registered=yes") != std::string::npos);
+    CHECK(again.finish() == 0);
+  }
+  {
+    // A guest may not take the registered name: exit 1 with the server's sentence
+    piped_process guest{{GAMMON_TERM_BINARY, "--url", url, "--name", "alice"}};
+    std::string out;
+    while (auto line = guest.read_line(deadline)) out += *line + "\n";
+    CHECK(guest.wait(10s) == 1);
+    CHECK(out.find("FAILED name_registered") != std::string::npos);
+  }
+  {
+    // A wrong password file: bad_login, exit 1
+    const auto wrong = server.directory() / "wrong.password";
+    std::ofstream{wrong} << "not-the-password\n";
+    piped_process bad{
+        {GAMMON_TERM_BINARY, "--url", url, "--name", "alice", "--password-file", wrong.string()}};
+    std::string out;
+    while (auto line = bad.read_line(deadline)) out += *line + "\n";
+    CHECK(bad.wait(10s) == 1);
+    CHECK(out.find("FAILED bad_login") != std::string::npos);
+    CHECK(out.find("not-the-password") == std::string::npos);
+  }
+  // There is no --password flag (nor an abbreviation that would read a password as a
+  // file name), and without a terminal --login needs a file
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {GAMMON_TERM_BINARY, "--name", "alice", "--password", secret},
+           {GAMMON_TERM_BINARY, "--name", "alice", "--passw", secret},
+           {GAMMON_TERM_BINARY, "--name", "alice", "--login"}}) {
+    piped_process refused{args};
+    std::string out;
+    while (auto line = refused.read_line(deadline)) out += *line + "\n";
+    INFO(out);
+    CHECK(refused.wait(10s) == 2);
+    CHECK(out.find(secret) == std::string::npos);
+  }
 }

@@ -7,7 +7,8 @@
 ///    line meets parse_line's precondition (valid UTF-8, no control characters) the
 ///    message does too, because it goes to the player as it is;
 ///  - blanks around a line change nothing, and neither does the ASCII case of a
-///    command (only a /move's play and a /seed's text keep the case they were typed in);
+///    command (only a /move's play, a /seed's text, the names of /whois and /history and
+///    the passwords of /password keep the case they were typed in);
 ///  - every parsed command, written back in its canonical form ("/join red",
 ///    "/option match 7", "/move 24/18 13/11"), parses to the same command.
 
@@ -24,7 +25,7 @@ namespace bg::fuzz {
 inline bool same_command(const protocol::command& a, const protocol::command& b) {
   return a.kind == b.kind && a.text == b.text && a.seat == b.seat && a.match == b.match &&
          a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind &&
-         a.clock == b.clock;
+         a.clock == b.clock && a.new_password == b.new_password;
 }
 
 inline bool same_result(const engine::result<protocol::command>& a,
@@ -112,6 +113,23 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/claim";
     case command_kind::analysis:  // the match id, when one was given (digits)
       return c.text.empty() ? "/analysis" : "/analysis " + c.text;
+    case command_kind::whois:
+      return "/whois " + c.text;
+    case command_kind::ratings:
+      return c.text.empty() ? "/ratings" : "/ratings " + c.text;
+    case command_kind::history:
+      return c.text.empty() ? "/history" : "/history " + c.text;
+    case command_kind::password:
+      return "/password " + c.text + " " + c.new_password;
+    case command_kind::bot:
+      return "/bot " + c.text;
+    case command_kind::play_bot: {
+      std::string match = "off";
+      if (c.match.kind == engine::match_kind::points) match = std::to_string(c.match.length);
+      if (c.match.kind == engine::match_kind::basis) match = "basis";
+      return "/play bot " + c.text + " " + string(engine::to_string(c.game_variant)) + " match " +
+             match;
+    }
   }
   return "/?";
 }
@@ -149,6 +167,18 @@ inline void check_command_line(std::string_view line) {
       FUZZ_CHECK(c.clock.delay_seconds >= 0 &&
                  c.clock.delay_seconds <= protocol::max_clock_delay_seconds);
     }
+    if (c.kind == protocol::command_kind::whois || c.kind == protocol::command_kind::password) {
+      // One word each, found as typed in the line.
+      FUZZ_CHECK(!c.text.empty() && c.text.find_first_of(" \t") == std::string::npos);
+      FUZZ_CHECK(line.find(c.text) != std::string_view::npos);
+    }
+    if (c.kind == protocol::command_kind::password) {
+      FUZZ_CHECK(!c.new_password.empty() &&
+                 c.new_password.find_first_of(" \t") == std::string::npos);
+      FUZZ_CHECK(line.find(c.new_password) != std::string_view::npos);
+    } else {
+      FUZZ_CHECK(c.new_password.empty());
+    }
     if (c.kind == protocol::command_kind::option_match) {
       FUZZ_CHECK(engine::match::check(c.match).ok());
       if (c.match.kind == engine::match_kind::points)
@@ -176,9 +206,13 @@ inline void check_command_line(std::string_view line) {
       }
       auto a = *r;
       auto b = *other;
-      if (a.kind == protocol::command_kind::move || a.kind == protocol::command_kind::seed) {
+      using k = protocol::command_kind;
+      if (a.kind == k::move || a.kind == k::seed || a.kind == k::whois || a.kind == k::history ||
+          a.kind == k::password) {
         a.text = ascii_case(a.text, false);
         b.text = ascii_case(b.text, false);
+        a.new_password = ascii_case(a.new_password, false);
+        b.new_password = ascii_case(b.new_password, false);
       }
       FUZZ_CHECK(same_command(a, b));
     }

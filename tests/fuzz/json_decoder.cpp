@@ -45,6 +45,8 @@ const char* type_name(client_message::kind k) {
       return "exit";
     case client_message::kind::ping:
       return "ping";
+    case client_message::kind::register_account:
+      return "register";
   }
   return "?";
 }
@@ -58,13 +60,15 @@ nlohmann::json to_json(const client_message& m) {
     j["name"] = m.name;
     if (!m.resume.empty()) j["resume"] = m.resume;
   }
+  if (m.what == client_message::kind::register_account) j["name"] = m.name;
+  if (m.password) j["password"] = *m.password;
   if (m.what == client_message::kind::line) j["text"] = m.text;
   return j;
 }
 
 bool same_message(const client_message& a, const client_message& b) {
   return a.what == b.what && a.id == b.id && a.name == b.name && a.resume == b.resume &&
-         a.table == b.table && a.text == b.text;
+         a.table == b.table && a.text == b.text && a.password == b.password;
 }
 
 void check_error_reply(const bg::engine::error& e, const std::optional<nlohmann::json>& re) {
@@ -101,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   FUZZ_CHECK(clean(m.name) && clean(m.resume) && clean(m.text));
+  if (m.password) FUZZ_CHECK(clean(*m.password));
   if (m.table) FUZZ_CHECK(clean(*m.table));
   switch (m.what) {
     case client_message::kind::hello:
@@ -113,8 +118,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case client_message::kind::ping:
       break;
+    case client_message::kind::register_account:
+      FUZZ_CHECK(m.password.has_value());
+      break;
   }
-  if (m.what != client_message::kind::hello) FUZZ_CHECK(m.name.empty() && m.resume.empty());
+  const bool named =
+      m.what == client_message::kind::hello || m.what == client_message::kind::register_account;
+  if (!named) FUZZ_CHECK(m.name.empty() && m.resume.empty() && !m.password);
+  if (m.what == client_message::kind::register_account) FUZZ_CHECK(m.resume.empty());
   if (m.what != client_message::kind::line) FUZZ_CHECK(m.text.empty());
 
   // Written again as the protocol writes it, it decodes to the same message.

@@ -95,3 +95,36 @@ TEST_CASE("encode never throws on bad UTF-8 and error_message echoes re", "[prot
   CHECK(e["re"] == "m1");
   CHECK_FALSE(error_message("x", "y").contains("re"));
 }
+
+TEST_CASE("issue 12: hello takes a password, register a name and a password",
+          "[protocol][codec][accounts]") {
+  // A guest's hello has no password; an account's has one (even an empty one).
+  auto guest = decode(R"({"type":"hello","name":"bob"})");
+  REQUIRE(guest.ok());
+  CHECK_FALSE(guest->password);
+  auto login = decode(R"({"type":"hello","name":"alice","password":"s3cret pass"})");
+  REQUIRE(login.ok());
+  CHECK(login->what == client_message::kind::hello);
+  REQUIRE(login->password);
+  CHECK(*login->password == "s3cret pass");
+  auto empty = decode(R"({"type":"hello","name":"alice","password":""})");
+  REQUIRE(empty.ok());
+  CHECK(empty->password == std::string());
+  auto reg = decode(R"({"type":"register","name":"alice","password":"longenough","id":3})");
+  REQUIRE(reg.ok());
+  CHECK(reg->what == client_message::kind::register_account);
+  CHECK(reg->name == "alice");
+  CHECK(*reg->password == "longenough");
+  CHECK(*reg->id == 3);
+  // Missing or wrong-typed fields, and a password that is not text, are refused
+  // without repeating the password.
+  CHECK(code_of(R"({"type":"register","name":"alice"})") == "bad_message");
+  CHECK(code_of(R"({"type":"register","password":"longenough"})") == "bad_message");
+  CHECK(code_of(R"({"type":"hello","resume":"abc","password":"x"})") == "bad_message");
+  CHECK(code_of(R"({"type":"hello","name":"alice","password":7})") == "bad_message");
+  const auto control =
+      decode("{\"type\":\"register\",\"name\":\"a\",\"password\":\"zq\\u0001zq\"}");
+  REQUIRE_FALSE(control.ok());
+  CHECK(control.err().code == "bad_message");
+  CHECK(control.err().message.find("zq") == std::string::npos);
+}

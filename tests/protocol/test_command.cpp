@@ -173,3 +173,79 @@ TEST_CASE("/help lists every command and explains one", "[protocol][command]") {
   CHECK_FALSE(help_text("nonsense").has_value());
   CHECK(ok("/help move").text == "move");
 }
+
+TEST_CASE("issue 12: /whois, /ratings, /history and /password parse with their arguments",
+          "[protocol][command][accounts]") {
+  // Names keep the case they were typed in (the server compares them by their key).
+  CHECK(ok("/whois Alice").kind == command_kind::whois);
+  CHECK(ok("/WHOIS Alice").text == "Alice");
+  CHECK(code_of("/whois") == "bad_command");
+  CHECK(code_of("/whois a b") == "bad_command");
+  CHECK(ok("/history").kind == command_kind::history);
+  CHECK(ok("/history").text.empty());
+  CHECK(ok("/history Bob").text == "Bob");
+  CHECK(code_of("/history a b") == "bad_command");
+  // /ratings names a variant; none means standard.
+  CHECK(ok("/ratings").kind == command_kind::ratings);
+  CHECK(ok("/ratings").text.empty());
+  CHECK(ok("/ratings").game_variant == variant::standard);
+  CHECK(ok("/ratings LONG").game_variant == variant::long_nardy);
+  CHECK(ok("/ratings nardy").text == "long");
+  CHECK(ok("/ratings standard").text == "standard");
+  CHECK(code_of("/ratings backgammon") == "bad_command");
+  // /password keeps both words exactly; a refusal never repeats them.
+  const auto p = ok("/password Old-Secret NEW-secret-2");
+  CHECK(p.kind == command_kind::password);
+  CHECK(p.text == "Old-Secret");
+  CHECK(p.new_password == "NEW-secret-2");
+  for (const char* line : {"/password onlyone", "/password a b c", "/password"}) {
+    auto r = parse_line(line);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.err().code == "bad_command");
+    CHECK(r.err().message.find("onlyone") == std::string::npos);
+  }
+  // Each has its help.
+  for (const char* topic : {"whois", "ratings", "history", "password"}) {
+    INFO(topic);
+    const auto help = help_text(topic);
+    REQUIRE(help);
+    CHECK(help->find(std::string("/") + topic) == 0);
+    CHECK(help_text("")->find(std::string("/") + topic) != std::string::npos);
+  }
+}
+
+TEST_CASE("issue 14: /bot takes one of gnubg's levels, expert by default", "[protocol][command]") {
+  CHECK(ok("/bot").kind == command_kind::bot);
+  CHECK(ok("/bot").text == "expert");
+  for (const auto level : bot_levels) CHECK(ok("/bot " + std::string(level)).text == level);
+  CHECK(ok("/BOT WorldClass").text == "worldclass");
+  for (const char* bad : {"/bot grandmaster", "/bot expert expert", "/bot 3"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+}
+
+TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order",
+          "[protocol][command]") {
+  const auto plain = ok("/play bot");
+  CHECK(plain.kind == command_kind::play_bot);
+  CHECK(plain.text == "expert");
+  CHECK(plain.game_variant == variant::standard);
+  CHECK(plain.match.kind == match_kind::free_play);
+
+  const auto full = ok("/play bot beginner standard match 5");
+  CHECK(full.text == "beginner");
+  CHECK(full.match.kind == match_kind::points);
+  CHECK(full.match.length == 5);
+
+  const auto shuffled = ok("/play bot match basis long advanced");
+  CHECK(shuffled.text == "advanced");
+  CHECK(shuffled.game_variant == variant::long_nardy);
+  CHECK(shuffled.match.kind == match_kind::basis);
+
+  for (const char* bad : {"/play", "/play chess", "/play bot expert expert", "/play bot match",
+                          "/play bot match 65", "/play bot standard long", "/play bot rubbish"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+}

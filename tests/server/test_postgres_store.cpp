@@ -398,6 +398,101 @@ TEST_CASE(
   CHECK(backend.sql("SELECT count(*) FROM matches WHERE saved_at IS NULL") == "0");
 }
 
+TEST_CASE(
+    "postgres: migrate copies the accounts with their ratings (exactly), histories and times, "
+    "and later accounts follow the copied ones",
+    "[postgres][migrate][accounts]") {
+  using bg::engine::side;
+  using bg::server::account;
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  const std::string hash = "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA";
+  std::vector<std::int64_t> ids;
+  {
+    sqlite_store lite(path);
+    REQUIRE(lite.create_account("alice", "Alice", account::kind::player, hash));
+    REQUIRE(lite.create_account("bob", "bob", account::kind::player, hash));
+    REQUIRE(lite.create_account("gnubg", "gnubg", account::kind::bot, ""));
+    lite.set_last_seen("alice");
+    // Rated matches (ratings with every bit of their doubles), one against a guest, one
+    // level basis session without a winner.
+    for (int i = 0; i < 6; ++i) {
+      auto record = play_random_match({variant::standard, match_kind::points, 1 + i % 3},
+                                      static_cast<std::uint64_t>(40 + i), {}, "Alice", "bob");
+      record.id = lite.reserve_match_id();
+      table_write w = tw("rated", "{}");
+      w.finished_match = record;
+      w.winner = i % 3 == 0 ? side::black : side::red;
+      w.account_keys = {"alice", i == 5 ? "" : "bob"};
+      w.rated = i != 5;
+      REQUIRE(lite.write_tables({w})[0].error.empty());
+      ids.push_back(record.id);
+    }
+    auto level =
+        play_random_match({variant::long_nardy, match_kind::basis, 0}, 9, {}, "bob", "gnubg");
+    level.id = lite.reserve_match_id();
+    table_write w = tw("level", "{}");
+    w.finished_match = level;
+    w.account_keys = {"bob", "gnubg"};
+    REQUIRE(lite.write_tables({w})[0].error.empty());
+    ids.push_back(level.id);
+  }
+  postgres_backend backend;
+  const auto report = bg::server::migrate_to_postgres(path, backend.url);
+  CHECK(report.accounts == 3);
+  CHECK(report.accounts_checked == 3);
+  CHECK(report.account_matches == 6 * 2 - 1 + 2);
+  CHECK(report.matches == 7);
+
+  sqlite_store lite(path);
+  postgres_store pg(backend.url);
+  CHECK(pg.account_keys() == lite.account_keys());
+  for (const auto& key : lite.account_keys()) {
+    const auto a = lite.find_account(key);
+    const auto b = pg.find_account(key);
+    REQUIRE(b);
+    CHECK(b->id == a->id);
+    CHECK(b->name == a->name);
+    CHECK(b->what == a->what);
+    CHECK(b->password_hash == a->password_hash);
+    CHECK(b->created_at == a->created_at);
+    CHECK(b->last_seen == a->last_seen);
+    for (const auto v : {variant::standard, variant::long_nardy}) {
+      CHECK(b->in(v).rating == a->in(v).rating);  // exactly
+      CHECK(b->in(v).experience == a->in(v).experience);
+      CHECK(b->in(v).played == a->in(v).played);
+      CHECK(b->in(v).won == a->in(v).won);
+    }
+    const auto x = lite.account_matches(key, 0, 100);
+    const auto y = pg.account_matches(key, 0, 100);
+    REQUIRE(y.size() == x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      CHECK(y[i].match_id == x[i].match_id);
+      CHECK(y[i].ended_at == x[i].ended_at);
+      CHECK(y[i].side == x[i].side);
+      CHECK(y[i].opponent == x[i].opponent);
+      CHECK(y[i].won == x[i].won);
+      CHECK(y[i].final_score == x[i].final_score);
+      CHECK(y[i].rating == x[i].rating);
+    }
+  }
+  CHECK(lite.find_account("alice")->in(variant::standard).rating != 1500.0);
+  for (const auto v : {variant::standard, variant::long_nardy}) {
+    const auto x = lite.leaderboard(v, 10);
+    const auto y = pg.leaderboard(v, 10);
+    REQUIRE(y.size() == x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      CHECK(y[i].name == x[i].name);
+      CHECK(y[i].standing.rating == x[i].standing.rating);
+    }
+  }
+  for (const auto id : ids) CHECK(pg.load_match(id) == lite.load_match(id));
+  // A new account gets an id past the copied ones.
+  const auto carol = pg.create_account("carol", "carol", account::kind::player, hash);
+  REQUIRE(carol);
+  CHECK(carol->id > lite.find_account("gnubg")->id);
+}
+
 TEST_CASE("postgres: migrate refuses a target that is not empty and changes nothing in it",
           "[postgres][migrate]") {
   temp_dir dir;

@@ -592,7 +592,11 @@ TEST_CASE("storage: issue 14: a version 2 database gets the analyses table and k
     sqlite_store db(path);
     id = archive(db, play_random_match(points(1), 5), false);
   }
-  // Back to version 2: the analyses table did not exist yet.
+  // Back to version 2: the analyses table (version 3) and the accounts' tables (version
+  // 4) did not exist yet.
+  raw_query(path, "DROP TABLE account_matches");
+  raw_query(path, "DROP TABLE ratings");
+  raw_query(path, "DROP TABLE accounts");
   raw_query(path, "DROP TABLE analyses");
   raw_query(path, "PRAGMA user_version = 2");
   sqlite_store db(path);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -512,4 +513,229 @@ TEMPLATE_TEST_CASE(
   CHECK_FALSE(db->save_tables({broken, tw("u", "{}")})[0].empty());
   CHECK_FALSE(db->load_analysis(broken.finished_match->id));
   CHECK(db->pending_analyses(10) == std::vector<std::int64_t>{a.match_id});
+}
+
+// --- issue 12: accounts, ratings (S1), histories ---------------------------------------
+
+namespace {
+
+using bg::engine::side;
+using bg::server::account;
+
+/// A stand-in for a crypto_pwhash_str() text (the store keeps whatever it is given).
+const std::string some_hash = "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA";
+
+/// The write of table `t` finishing `record` (id reserved) between `red` and `black`
+/// (name keys, "" for a guest), won by `winner`, rated when `rated`.
+table_write finishing(bg::server::store& db, bg::server::match_record record, std::string red,
+                      std::string black, side winner, bool rated) {
+  table_write w = tw("t", R"({"finished":true})", true);
+  record.id = db.reserve_match_id();
+  w.finished_match = std::move(record);
+  w.winner = winner;
+  w.account_keys = {std::move(red), std::move(black)};
+  w.rated = rated;
+  return w;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("issue 12: accounts are created once per key, with 1500 and 0 per variant",
+                   "[store][accounts]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  const auto made = db->create_account("alice", "Alice", account::kind::player, some_hash);
+  REQUIRE(made);
+  CHECK(made->id > 0);
+  CHECK(made->name == "Alice");
+  CHECK(made->key == "alice");
+  CHECK(made->password_hash == some_hash);
+  CHECK(iso_millis(made->created_at));
+  CHECK(made->last_seen.empty());
+  for (const auto v : {variant::standard, variant::long_nardy}) {
+    CHECK(made->in(v).rating == 1500.0);
+    CHECK(made->in(v).experience == 0);
+    CHECK(made->in(v).played == 0);
+    CHECK(made->in(v).won == 0);
+  }
+  // The key cannot be registered again, and nothing of the second try is kept.
+  CHECK_FALSE(db->create_account("alice", "ALICE", account::kind::player, some_hash));
+  CHECK(backend.sql("SELECT count(*) FROM accounts") == "1");
+  CHECK(backend.sql("SELECT count(*) FROM ratings") == "2");
+  REQUIRE(db->create_account("Zed", "Zed", account::kind::player, some_hash));
+  CHECK(db->account_keys() == std::vector<std::string>{"alice", "Zed"});  // in creation order
+  // A player needs a hash; a bot has none and cannot get one.
+  CHECK_THROWS_AS(db->create_account("bob", "bob", account::kind::player, ""), storage_error);
+  CHECK_THROWS_AS(db->create_account("bot", "bot", account::kind::bot, some_hash), storage_error);
+  const auto bot = db->create_account("gnubg", "gnubg", account::kind::bot, "");
+  REQUIRE(bot);
+  CHECK(bot->what == account::kind::bot);
+  CHECK(bot->password_hash.empty());
+  CHECK_FALSE(db->set_password_hash("gnubg", some_hash));
+  // The schema itself refuses a player without a password and a bot with one.
+  CHECK_THROWS(
+      backend.sql("INSERT INTO accounts(name_key, name, kind, password_hash, created_at) VALUES "
+                  "('carol', 'carol', 'player', NULL, '2026-01-01T00:00:00.000Z')"));
+  CHECK_THROWS(
+      backend.sql("INSERT INTO accounts(name_key, name, kind, password_hash, created_at) VALUES "
+                  "('dave', 'dave', 'bot', 'x', '2026-01-01T00:00:00.000Z')"));
+  // The password hash changes; last seen is recorded.
+  REQUIRE(db->set_password_hash("alice", "$argon2id$other"));
+  db->set_last_seen("alice");
+  db->set_last_seen("nobody");  // no-op
+  const auto found = db->find_account("alice");
+  REQUIRE(found);
+  CHECK(found->password_hash == "$argon2id$other");
+  CHECK(iso_millis(found->last_seen));
+  CHECK(found->created_at == made->created_at);
+  CHECK_FALSE(db->find_account("nobody"));
+  CHECK_FALSE(db->set_password_hash("nobody", some_hash));
+  CHECK_THROWS_AS(db->set_password_hash("alice", ""), storage_error);
+}
+
+TEMPLATE_TEST_CASE(
+    "issue 12: a rated match is rated in the transaction that archives it (S1), and its record, "
+    "the histories and the ratings list say the same",
+    "[store][accounts][S1]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "Alice", account::kind::player, some_hash));
+  REQUIRE(db->create_account("bob", "bob", account::kind::player, some_hash));
+  const auto record = play_random_match(points(3), 11, {}, "Alice", "bob");
+  const auto w = finishing(*db, record, "alice", "bob", side::red, true);
+  const auto outcomes = db->write_tables({w});
+  REQUIRE(outcomes.size() == 1);
+  REQUIRE(outcomes[0].error.empty());
+  REQUIRE(outcomes[0].ratings);
+  const auto& r = *outcomes[0].ratings;
+  CHECK(r[0].name == "Alice");
+  CHECK(r[1].name == "bob");
+  CHECK(r[0].before == 1500.0);
+  CHECK(r[0].after == Approx(1500.0 + 10 * std::sqrt(3.0)).epsilon(1e-12));
+  CHECK(r[1].after == Approx(1500.0 - 10 * std::sqrt(3.0)).epsilon(1e-12));
+  CHECK(r[0].experience_after == 3);
+  CHECK(r[1].experience_after == 3);
+  // The stored doubles read back exactly.
+  const auto alice = db->find_account("alice");
+  const auto bob = db->find_account("bob");
+  REQUIRE(alice);
+  REQUIRE(bob);
+  CHECK(alice->in(variant::standard).rating == r[0].after);
+  CHECK(alice->in(variant::standard).experience == 3);
+  CHECK(alice->in(variant::standard).played == 1);
+  CHECK(alice->in(variant::standard).won == 1);
+  CHECK(bob->in(variant::standard).rating == r[1].after);
+  CHECK(bob->in(variant::standard).played == 1);
+  CHECK(bob->in(variant::standard).won == 0);
+  CHECK(alice->in(variant::long_nardy).rating == 1500.0);
+  const auto stored = db->load_match(w.finished_match->id);
+  REQUIRE(stored);
+  REQUIRE(stored->ratings);
+  CHECK(*stored->ratings == r);
+  const auto history = db->account_matches("bob", 0, 10);
+  REQUIRE(history.size() == 1);
+  CHECK(history[0].match_id == w.finished_match->id);
+  CHECK(history[0].ended_at == record.ended_at);
+  CHECK(history[0].side == side::black);
+  CHECK(history[0].opponent == "Alice");
+  CHECK(history[0].won == false);
+  CHECK(history[0].options == points(3));
+  CHECK(history[0].final_score == record.final_score);
+  REQUIRE(history[0].rating);
+  CHECK(*history[0].rating == r[1]);
+  const auto leaders = db->leaderboard(variant::standard, 10);
+  REQUIRE(leaders.size() == 2);
+  CHECK(leaders[0].rank == 1);
+  CHECK(leaders[0].name == "Alice");
+  CHECK(leaders[1].rank == 2);
+  CHECK(leaders[1].standing.rating == r[1].after);
+  CHECK(leaders[1].standing.played == 1);
+  CHECK(db->leaderboard(variant::long_nardy, 10).empty());
+  CHECK(db->leaderboard(variant::standard, 0).empty());
+
+  // Bob wins the next one: the hand-computed upset (17.810988 each, K = 4.97), in a
+  // batch with another write.
+  const auto w2 = finishing(*db, play_random_match(points(3), 12, {}, "Alice", "bob"), "alice",
+                            "bob", side::black, true);
+  const auto second = db->write_tables({tw("other", "{}"), w2});
+  REQUIRE(second[1].error.empty());
+  REQUIRE(second[1].ratings);
+  CHECK((*second[1].ratings)[1].after - (*second[1].ratings)[1].before ==
+        Approx(17.810988467).epsilon(1e-9));
+  CHECK_FALSE(second[0].ratings);
+  // The history pages from the newest down.
+  const auto page1 = db->account_matches("alice", 0, 1);
+  REQUIRE(page1.size() == 1);
+  CHECK(page1[0].match_id == w2.finished_match->id);
+  const auto page2 = db->account_matches("alice", page1[0].match_id, 1);
+  REQUIRE(page2.size() == 1);
+  CHECK(page2[0].match_id == w.finished_match->id);
+  CHECK(db->account_matches("alice", page2[0].match_id, 1).empty());
+  CHECK(db->account_matches("nobody", 0, 10).empty());
+  CHECK(db->account_matches("alice", 0, 0).empty());
+  // Equal ratings are listed by name, bytewise.
+  REQUIRE(db->create_account("b2", "B2", account::kind::player, some_hash));
+  REQUIRE(db->create_account("a2", "a2", account::kind::player, some_hash));
+  const auto w3 =
+      finishing(*db, play_random_match(points(1), 13, {}, "B2", "a2"), "b2", "a2", side::red, true);
+  REQUIRE(db->write_tables({w3})[0].error.empty());
+  const auto w4 = finishing(*db, play_random_match(points(1), 14, {}, "B2", "a2"), "b2", "a2",
+                            side::black, true);
+  REQUIRE(db->write_tables({w4})[0].error.empty());
+  const auto all = db->leaderboard(variant::standard, 10);
+  REQUIRE(all.size() == 4);
+  CHECK(all[3].rank == 4);
+}
+
+TEMPLATE_TEST_CASE(
+    "issue 12: an unrated match counts in the accounts' histories but moves no rating, and a "
+    "failed write rates nothing",
+    "[store][accounts][S1]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "alice", account::kind::player, some_hash));
+  REQUIRE(db->create_account("bob", "bob", account::kind::player, some_hash));
+  const auto guest = finishing(*db, play_random_match(points(3), 4, {}, "alice", "guest"), "alice",
+                               "", side::red, false);
+  const auto o1 = db->write_tables({guest});
+  REQUIRE(o1[0].error.empty());
+  CHECK_FALSE(o1[0].ratings);
+  auto alice = db->find_account("alice");
+  CHECK(alice->in(variant::standard).rating == 1500.0);
+  CHECK(alice->in(variant::standard).played == 1);
+  CHECK(alice->in(variant::standard).won == 1);
+  const auto h = db->account_matches("alice", 0, 10);
+  REQUIRE(h.size() == 1);
+  CHECK(h[0].opponent == "guest");
+  CHECK_FALSE(h[0].rating);
+  CHECK_FALSE(db->load_match(guest.finished_match->id)->ratings);
+
+  // "rated" without a winner (a level basis session) rates nothing either.
+  auto level = finishing(*db, play_random_match({variant::long_nardy, match_kind::basis, 0}, 5),
+                         "alice", "bob", side::red, true);
+  level.winner.reset();
+  const auto o2 = db->write_tables({level});
+  REQUIRE(o2[0].error.empty());
+  CHECK_FALSE(o2[0].ratings);
+  alice = db->find_account("alice");
+  CHECK(alice->in(variant::long_nardy).played == 1);
+  CHECK(alice->in(variant::long_nardy).won == 0);
+  CHECK(db->account_matches("bob", 0, 10).at(0).won == std::nullopt);
+
+  // A rated write whose snapshot fails, alone or in a batch: no match, no rating, no
+  // history row.
+  auto broken = finishing(*db, play_random_match(points(3), 6, {}, "alice", "bob"), "alice", "bob",
+                          side::red, true);
+  broken.snapshot = "not json";
+  const auto o3 = db->write_tables({broken});
+  CHECK_FALSE(o3[0].error.empty());
+  CHECK_FALSE(o3[0].ratings);
+  broken.finished_match->id = db->reserve_match_id();
+  const auto o4 = db->write_tables({broken, tw("u", "{}")});
+  CHECK_FALSE(o4[0].error.empty());
+  CHECK(o4[1].error.empty());
+  CHECK_FALSE(db->load_match(broken.finished_match->id));
+  CHECK(db->find_account("alice")->in(variant::standard).rating == 1500.0);
+  CHECK(db->find_account("bob")->in(variant::standard).played == 0);
+  CHECK(backend.sql("SELECT count(*) FROM account_matches") == "3");
 }

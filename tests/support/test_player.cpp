@@ -15,11 +15,12 @@ player::player(std::uint16_t port, std::string name, std::string resume, const j
   ws_.send_json(hello);
   auto w = ws_.receive_until([](const json& m) { return m.value("re", json()) == "hello"; });
   REQUIRE(w);
+  absorb(ws_.skipped());
+  received_.push_back(*w);
   INFO(w->dump());
   REQUIRE((*w)["type"] == "welcome");
   welcome_ = *w;
   token_ = (*w)["resume"].get<std::string>();
-  absorb(ws_.skipped());
 }
 
 std::string player::send(const std::string& table, const std::string& line) {
@@ -93,6 +94,7 @@ json player::latest(const std::string& table) const {
 
 void player::absorb(const std::vector<json>& messages) {
   for (const auto& m : messages) {
+    received_.push_back(m);
     const auto type = m.value("type", "");
     if (type == "state") {
       all_states_.push_back(m);

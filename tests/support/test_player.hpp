@@ -76,6 +76,8 @@ class player {
   /// Every state and every event read, in arrival order.
   [[nodiscard]] const std::vector<nlohmann::json>& states() const { return all_states_; }
   [[nodiscard]] const std::vector<nlohmann::json>& events() const { return events_; }
+  /// Every message read (the welcome included), in arrival order.
+  [[nodiscard]] const std::vector<nlohmann::json>& received() const { return received_; }
   [[nodiscard]] const std::string& name() const { return name_; }
   /// The resume token of the welcome.
   [[nodiscard]] const std::string& token() const { return token_; }
@@ -94,6 +96,7 @@ class player {
   std::map<std::string, std::vector<std::uint64_t>> seqs_;
   std::vector<nlohmann::json> all_states_;
   std::vector<nlohmann::json> events_;
+  std::vector<nlohmann::json> received_;
 };
 
 /// Two seated players at a table, played by random legal plays (a seeded generator).

@@ -123,7 +123,13 @@ void connection::on_connected(const std::shared_ptr<stream_holder>& s) {
   }
   report(status::connected, "ws://" + settings_.host + ":" + settings_.port + settings_.target);
   nlohmann::json hello{{"type", "hello"}, {"name", settings_.name}, {"id", "hello"}};
-  if (!resume_.empty()) hello["resume"] = resume_;
+  if (!resume_.empty()) {
+    hello["resume"] = resume_;
+  } else if (!settings_.password.empty()) {
+    // An account: registered once (the first time), logged in afterwards.
+    if (settings_.register_account && !ever_welcomed_) hello["type"] = "register";
+    hello["password"] = settings_.password;
+  }
   write(hello.dump());
   read_next(s);
 }
@@ -157,6 +163,10 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
     backoff_ = 250ms;
     if (m.contains("resume") && m["resume"].is_string()) resume_ = m["resume"].get<std::string>();
   }
+  // A password change hands out a new token: the old one no longer resumes.
+  if (type == "info" && m.value("topic", "") == "password" && m.contains("data") &&
+      m["data"].is_object() && m["data"].contains("resume") && m["data"]["resume"].is_string())
+    resume_ = m["data"]["resume"].get<std::string>();
   if (handlers_.on_message) handlers_.on_message(m);
   if (type == "welcome") {
     if (!settings_.table.empty()) {

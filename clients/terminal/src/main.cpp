@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bg/term/connection.hpp"
+#include "bg/term/password_source.hpp"
 #include "bg/term/screen.hpp"
 #include "bg/term/script_writer.hpp"
 #include "bg/term/term_options.hpp"
@@ -39,6 +40,14 @@ void send_lines(std::string& buffer, connection& link) {
 int main(int argc, char** argv) {
   auto o = bg::term::term_options::parse(argc, argv, std::cout, std::cerr);
   if (o.exit_now) return *o.exit_now;
+  std::string password;
+  if (o.login || o.register_account) {
+    auto got = o.password_file.empty()
+                   ? bg::term::password_from_terminal(o.name, o.register_account, std::cerr)
+                   : bg::term::password_from_file(o.password_file, std::cerr);
+    if (!got) return 2;
+    password = std::move(*got);
+  }
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the link's thread
 
   std::mutex out_mutex;
@@ -63,7 +72,10 @@ int main(int argc, char** argv) {
   };
 
   boost::asio::io_context io;
-  connection link{io, {o.host, o.port, o.target, o.name, o.table, o.max_backoff}, handlers};
+  connection link{
+      io,
+      {o.host, o.port, o.target, o.name, o.table, o.max_backoff, password, o.register_account},
+      handlers};
   link.start();
   std::thread io_thread{[&] {
     try {

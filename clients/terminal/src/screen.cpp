@@ -2,6 +2,8 @@
 
 #include "bg/term/screen.hpp"
 
+#include <cstdio>
+
 #include <sstream>
 
 namespace bg::term {
@@ -69,7 +71,22 @@ std::string screen::message(const json& m) {
   } else if (type == "error") {
     log("! " + m.value("message", "") + " (" + text_of(m, "code") + ")");
   } else if (type == "welcome") {
-    log("* welcome, " + text_of(m, "name") +
+    std::string account;
+    if (m.contains("account") && m["account"].is_object() &&
+        m["account"].value("registered", false)) {
+      const auto& a = m["account"];
+      char buf[96];
+      const auto rating = [&](const char* v) {
+        return a.contains("rating") && a["rating"].is_object() && a["rating"].contains(v) &&
+                       a["rating"][v].is_number()
+                   ? a["rating"][v].get<double>()
+                   : 0.0;
+      };
+      std::snprintf(buf, sizeof buf, " (registered: standard %.2f, long %.2f)", rating("standard"),
+                    rating("long"));
+      account = buf;
+    }
+    log("* welcome, " + text_of(m, "name") + account +
         (m.value("resumed", false) ? " (resumed: seats kept)" : ""));
   } else if (type == "tables") {
     std::string list = "tables:";

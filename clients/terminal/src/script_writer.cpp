@@ -2,6 +2,7 @@
 
 #include "bg/term/script_writer.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 namespace bg::term {
@@ -26,6 +27,14 @@ json object(const json& j, const char* key) {
   if (!j.is_object()) return json::object();
   const auto it = j.find(key);
   return it != j.end() && it->is_object() ? *it : json::object();
+}
+
+/// A rating as one word with two decimals ("1517.32"; "-" when missing).
+std::string rating_word(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", j[key].get<double>());
+  return buf;
 }
 
 /// Each line of `text` prefixed by `prefix`.
@@ -87,8 +96,19 @@ std::string script_writer::message(const json& m) const {
         tables += t.get<std::string>();
       }
     }
-    return "WELCOME " + word(m, "name") + " resumed=" + word(m, "resumed") +
-           " tables=" + (tables.empty() ? "-" : tables) + "\n";
+    std::string out = "WELCOME " + word(m, "name") + " resumed=" + word(m, "resumed") +
+                      " tables=" + (tables.empty() ? "-" : tables) + "\n";
+    if (m.contains("account") && m["account"].is_object()) {
+      const json& a = m["account"];
+      const json rating = object(a, "rating");
+      const json experience = object(a, "experience");
+      out += "ACCOUNT registered=" + word(a, "registered") + " admin=" + word(a, "admin") +
+             " rating_standard=" + rating_word(rating, "standard") +
+             " rating_long=" + rating_word(rating, "long") +
+             " experience_standard=" + word(experience, "standard") +
+             " experience_long=" + word(experience, "long") + "\n";
+    }
+    return out;
   }
   if (type == "tables") {
     std::string out;

@@ -17,6 +17,10 @@ namespace po = boost::program_options;
 constexpr const char* usage_notes = R"(
 Every line typed is sent to the table as a chat line or a command, exactly as typed
 (see /help): /join, /start, /roll, /move 24/18 13/11, /double, /take, /drop, ...
+Accounts: /whois NAME, /ratings [standard|long], /history [NAME], /password OLD NEW.
+Without a password you play as a guest. --register creates the account --name and
+--login logs in to it; the password is the first line of --password-file FILE, or is
+asked on the terminal without echo (never given on the command line).
 End of input (Ctrl-D) waits for the replies to the lines sent, then quits.
 The connection is resumed with the server's token when it drops (the seat is kept).
 
@@ -26,6 +30,8 @@ never coloured, in this format:
   DISCONNECTED <reason>            the connection ended; a reconnect follows
   RECONNECT <ms>                   the wait before the next attempt
   WELCOME <name> resumed=<yes|no> tables=<t1,t2|->
+  ACCOUNT registered=<yes|no> admin=<yes|no> rating_standard=R rating_long=R
+          experience_standard=N experience_long=N     (after WELCOME; R as 1500.00)
   STATE <table> seq=N game=N variant=standard|long phase=P turn=S to_act=S you=S
         dice=6-3 cube=N owner=center|red|black offered_by=S may_double=yes|no
         resign=S:kind red=NAME black=NAME score_red=N score_black=N match_length=N
@@ -105,6 +111,10 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
     ("url", po::value(&url)->default_value(o.url), "the server's WebSocket URL")
     ("name,n", po::value(&o.name), "your player name (required)")
     ("table,t", po::value(&o.table), "the table to play or watch (none: the lobby)")
+    ("login", "log in to the registered account --name (asks for its password)")
+    ("register", "create the account --name and log in (asks for a password)")
+    ("password-file", po::value(&o.password_file),
+       "read the account's password from the first line of this file")
     ("script", "plain-text lines for scripts even when stdin is a terminal")
     ("no-board", "script mode: leave the text board out of STATE blocks")
     ("no-color", "no colours (also when NO_COLOR is set or stdout is not a terminal)")
@@ -117,7 +127,10 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
   // clang-format on
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
+    // No abbreviations: "--password x" must not be taken for "--password-file x" (a
+    // password typed on the command line is refused, not read as a file name).
+    const auto style = po::command_line_style::unix_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(argc, argv).options(desc).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     err << "gammon-term: " << e.what() << "\nTry 'gammon-term --help'.\n";
@@ -147,6 +160,13 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
   o.reply_timeout = std::chrono::milliseconds{reply_ms};
   o.linger = std::chrono::milliseconds{linger_ms};
   o.max_backoff = std::chrono::milliseconds{backoff_ms};
+  o.register_account = vm.count("register") != 0U;
+  o.login = !o.register_account && (vm.count("login") != 0U || !o.password_file.empty());
+  if (vm.count("register") != 0U && vm.count("login") != 0U)
+    return fail("--register and --login exclude each other");
+  if ((o.login || o.register_account) && o.password_file.empty() && !is_terminal(STDIN_FILENO)) {
+    return fail("--login and --register need --password-file FILE when stdin is not a terminal");
+  }
   o.script = vm.count("script") != 0U || !is_terminal(STDIN_FILENO);
   o.board = vm.count("no-board") == 0U;
   const char* no_color = std::getenv("NO_COLOR");

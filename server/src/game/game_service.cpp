@@ -14,6 +14,8 @@
 #include <future>
 #include <limits>
 
+#include "account_views.hpp"
+#include "bg/bots/gnubg_level.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/analysis_view.hpp"
 #include "bg/server/game/names.hpp"
@@ -77,7 +79,44 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       epoch_ms_at_start_(std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count()),
-      steady_at_start_(clock_type::now()) {
+      steady_at_start_(clock_type::now()),
+      gnubg_problem_(bots::gnubg_pool::problem_with(config.gnubg)),
+      throttle_(login_limits{config.login_delay_after, config.login_delay, config.login_lock_after,
+                             config.login_lock, config.login_throttle_entries}),
+      auth_(config.auth_threads, config.auth_queue) {
+  // Accounts: the registered names' keys (a guest may not take one), the admins, and
+  // the ratings of the names in use (forgotten with the name).
+  for (auto& key : storage_->account_keys()) players_.add_registered(key);
+  players_.on_release([this](const std::string& key) { ratings_.forget(key); });
+  for (const auto& admin : config.admins) {
+    if (const auto why = name_problem_of(admin)) {
+      spdlog::warn("--admins: \"{}\" cannot be a name ({}); ignored", log_safe(admin), *why);
+      continue;
+    }
+    const auto key = name_key(admin);
+    admin_keys_.insert(key);
+    if (!players_.is_registered(key))
+      spdlog::warn("--admins: {} is not a registered account: register it before anyone else does",
+                   admin);
+  }
+  // Computer players (issue 14): GNU Backgammon's processes start when a bot is first
+  // asked something.
+  if (gnubg_problem_.empty()) {
+    bots::gnubg_pool_options options;
+    options.program = config.gnubg;
+    options.max_processes = config.bot_processes;
+    options.timeout = config.bot_timeout;
+    options.retries = config.bot_retries;
+    options.max_waiting = config.bot_queue;
+    gnubg_ = std::make_unique<bots::gnubg_pool>(options);
+    for (const auto level : bots::all_gnubg_levels)
+      gnubg_players_.emplace(std::string(bots::to_string(level)),
+                             std::make_unique<bots::gnubg_player>(*gnubg_, level));
+    spdlog::info("computer players: GNU Backgammon {} (up to {} processes, {} s an answer)",
+                 config.gnubg, config.bot_processes, config.bot_timeout.count());
+  } else {
+    spdlog::warn("no computer players: {}", gnubg_problem_);
+  }
   for (auto& saved : storage_->load_tables()) {
     const std::string& name = saved.name;
     const json snap = json::parse(saved.snapshot, nullptr, false);
@@ -120,11 +159,19 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
         spdlog::warn("table {}: a saved resume token hash is malformed; {} cannot resume", name,
                      held);
     }
+    for (const auto& held : (*t)->held_seats()) {
+      const auto key = name_key(held);
+      if (!players_.is_registered(key)) continue;
+      if (const auto a = storage_->find_account(key))
+        ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
+    }
     lobby_.set(name, (*t)->summary());
     tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
   }
   metrics_.set_tables(tables_.size());
   start_analysis();
+  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
+               admin_keys_.size());
   if (is_postgres_url(config.db)) {
     spdlog::info(
         "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
@@ -142,6 +189,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
 
 game_service::~game_service() {
   if (analysis_) analysis_->stop();  // its handler writes through the writer
+  auth_.stop();
   writer_->stop();
 }
 
@@ -292,8 +340,74 @@ void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_
 }
 
 void game_service::start() {
+  metrics_.add_section([weak = weak_from_this()] {
+    const auto self = weak.lock();
+    return self ? self->bot_metrics() : std::string();
+  });
   std::lock_guard lock(mutex_);
   for (auto& [name, actor] : tables_) actor->arm_timers();
+}
+
+bots::player* game_service::bot_player(const std::string& level, engine::variant v) {
+  if (v != engine::variant::standard) return nullptr;
+  const auto it = gnubg_players_.find(level);
+  return it == gnubg_players_.end() ? nullptr : it->second.get();
+}
+
+engine::result<std::string> game_service::bot_name(const std::string& level,
+                                                   engine::variant v) const {
+  const auto l = bots::gnubg_level_from_string(level);
+  if (!l)
+    return engine::make_error("bad_command",
+                              "the levels are beginner, intermediate, advanced, expert and "
+                              "worldclass");
+  if (v != engine::variant::standard)
+    return engine::make_error("bot_variant",
+                              "the computer player (GNU Backgammon) plays standard backgammon "
+                              "only: there is no long nardy computer player yet");
+  if (!gnubg_)
+    return engine::make_error("no_bot",
+                              "there is no computer player on this server: " + gnubg_problem_);
+  return bots::gnubg_name(*l);
+}
+
+std::string game_service::bot_metrics() const {
+  // Without gnubg every count is 0: the lines are there all the same, for dashboards.
+  const auto st = gnubg_ ? gnubg_->stats() : bots::gnubg_pool_stats{};
+  std::string out;
+  const auto metric = [&out](const char* name, const char* type, const char* help,
+                             std::uint64_t value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+           name + " " + std::to_string(value) + "\n";
+  };
+  metric("gammond_bot_processes", "gauge", "GNU Backgammon processes running.",
+         st.processes.size());
+  out +=
+      "# HELP gammond_bot_process A running GNU Backgammon process, by pid and level.\n"
+      "# TYPE gammond_bot_process gauge\n";
+  for (const auto& p : st.processes)
+    out += "gammond_bot_process{pid=\"" + std::to_string(p.pid) + "\",level=\"" +
+           std::string(bots::to_string(p.level)) + "\",busy=\"" + (p.busy ? "true" : "false") +
+           "\"} 1\n";
+  metric("gammond_bot_waiting", "gauge", "Computer players' questions waiting for a process.",
+         st.waiting);
+  metric("gammond_bot_requests_total", "counter", "Questions asked of GNU Backgammon.",
+         st.requests);
+  metric("gammond_bot_answers_total", "counter", "Questions GNU Backgammon answered.", st.answers);
+  metric("gammond_bot_failures_total", "counter",
+         "Questions given up after every retry (the bot then resigns, drops or rolls).", st.failed);
+  metric("gammond_bot_processes_started_total", "counter", "GNU Backgammon processes started.",
+         st.started);
+  metric("gammond_bot_timeouts_total", "counter",
+         "Attempts past --bot-timeout (the process was killed, the question asked again).",
+         st.timeouts);
+  metric("gammond_bot_process_ends_total", "counter",
+         "GNU Backgammon processes that ended or closed their connection by themselves.", st.ended);
+  metric("gammond_bot_malformed_total", "counter",
+         "Answers that were not what was asked for (the process was killed).", st.malformed);
+  metric("gammond_bot_refused_total", "counter", "Questions refused: --bot-queue was full.",
+         st.refused);
+  return out;
 }
 
 std::shared_ptr<service> make_game_service(const server_config& config, metrics& counters,
@@ -351,6 +465,8 @@ table_hooks game_service::hooks() {
   h.idle_limit_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(config_.idle_limit).count();
   h.max_seed_bytes = config_.max_seed_bytes;
+  h.bot = [this](const std::string& level, engine::variant v) { return bot_name(level, v); };
+  h.rating_of = [this](const std::string& name, engine::variant v) { return ratings_.of(name, v); };
   return h;
 }
 
@@ -370,6 +486,17 @@ void game_service::holds_changed(const std::string& table, const std::vector<std
                                  const std::vector<std::string>& after) {
   std::lock_guard lock(mutex_);
   players_.holds_changed(table, before, after);
+}
+
+std::string game_service::account_key_of(const std::string& name) {
+  if (name_problem_of(name)) return {};
+  std::string key = name_key(name);
+  std::lock_guard lock(mutex_);
+  return players_.is_registered(key) ? key : std::string{};
+}
+
+void game_service::ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes) {
+  for (const auto& c : changes) ratings_.update(name_key(c.name), v, c.after);
 }
 
 void game_service::on_open(const std::shared_ptr<client>& c) {
@@ -403,18 +530,32 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       return;
     }
     case protocol::client_message::kind::hello:
-      on_hello(c, m);
+      if (m.password) {
+        on_login(c, m);
+      } else {
+        on_hello(c, m);
+      }
+      return;
+    case protocol::client_message::kind::register_account:
+      on_register(c, m);
       return;
     default:
       break;
   }
   std::string name;
+  bool pending = false;
   {
     std::lock_guard lock(mutex_);
-    if (const auto* s = players_.find(c->id())) name = s->name;
+    if (const auto* s = players_.find(c->id())) {
+      name = s->name;
+      pending = s->hello_pending;
+    }
   }
   if (name.empty()) {
-    send_error(c, "hello_first", "say hello with your name first", m.id);
+    send_error(c, "hello_first",
+               pending ? "your hello is being checked: wait for welcome before anything else"
+                       : "say hello with your name first",
+               m.id);
     return;
   }
   if (!m.table) {
@@ -452,9 +593,20 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       send_error(c, parsed.err().code, parsed.err().message, m.id);
       return;
     }
-    if (parsed->kind == protocol::command_kind::tables) {
+    if (parsed->kind == protocol::command_kind::tables ||
+        parsed->kind == protocol::command_kind::play_bot) {
       on_lobby_line(c, name, m, t0);
       return;
+    }
+    switch (parsed->kind) {  // answered by the service, at a table as in the lobby
+      case protocol::command_kind::whois:
+      case protocol::command_kind::ratings:
+      case protocol::command_kind::history:
+      case protocol::command_kind::password:
+        on_account_command(c, name, *parsed, m.table, m.id, t0);
+        return;
+      default:
+        break;
     }
     cmd = std::move(*parsed);
   }
@@ -509,13 +661,40 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
   return actor;
 }
 
+std::vector<std::shared_ptr<table_actor>> game_service::actors_of(
+    const std::set<std::string>& tables, players::session* s) {
+  std::vector<std::shared_ptr<table_actor>> out;
+  for (const auto& tname : tables) {
+    const auto ta = tables_.find(tname);
+    if (ta == tables_.end()) continue;
+    out.push_back(ta->second);
+    ++ta->second->pending;
+    if (s) s->tables.insert(tname);
+  }
+  return out;
+}
+
 void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m) {
   std::vector<std::shared_ptr<table_actor>> rejoin;
+  std::vector<std::shared_ptr<table_actor>> leave;
+  std::uint64_t replaced_id = 0;
   std::shared_ptr<client> replaced;
   json welcome;
   std::string name;
+  std::string account_key;
   {
     std::lock_guard lock(mutex_);
+    // issue 14: the computer players' names are theirs (a known resume token wins).
+    if (bots::is_bot_name(m.name) && !players_.knows_token(m.resume)) {
+      metrics_.error("reserved_name");
+      c->send(frame_of(protocol::error_message(
+          "reserved_name",
+          "the name " + m.name.substr(0, 24) +
+              " belongs to a computer player (GNU Backgammon): choose another",
+          m.id)));
+      c->strike("refused name");
+      return;
+    }
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
     if (!w) {
       const auto& code = w.err().code;
@@ -525,37 +704,64 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       if (code == "bad_resume") c->strike("bad resume token");
       if (code == "bad_name") c->strike("refused name");
       if (code == "name_taken") c->strike("name taken");
+      if (code == "name_registered") c->strike("name registered");
       return;
     }
     name = w->name;
     replaced = std::move(w->replaced);
-    for (const auto& t : w->replaced_tables) {
-      const auto ta = tables_.find(t);
-      if (ta != tables_.end()) ta->second->exit(w->replaced_id, name);
-    }
+    // The replaced connection leaves its tables, once the mutex is released: an actor
+    // may run a call at once on this thread, and its change takes this mutex.
+    replaced_id = w->replaced_id;
+    for (const auto& t : w->replaced_tables)
+      if (const auto ta = tables_.find(t); ta != tables_.end()) leave.push_back(ta->second);
     auto* s = players_.find(c->id());
+    rejoin = actors_of(w->seated, s);
     json seated = json::array();
-    for (const auto& tname : w->seated) {
-      const auto ta = tables_.find(tname);
-      if (ta == tables_.end()) continue;
-      seated.push_back(tname);
-      rejoin.push_back(ta->second);
-      ++ta->second->pending;
-      s->tables.insert(tname);
-    }
+    for (const auto& a : rejoin) seated.push_back(a->name());
     welcome = json{{"type", "welcome"},
                    {"name", name},
                    {"resume", w->token},
                    {"resumed", w->resumed},
                    {"protocol", protocol::protocol_version},
                    {"server", std::string("gammond ") + GAMMOND_VERSION},
-                   {"tables", seated}};
+                   {"tables", seated},
+                   {"account", guest_account_json()}};
     if (m.id) welcome["re"] = *m.id;
+    if (w->registered) account_key = w->key;
   }
+  for (const auto& actor : leave) actor->exit(replaced_id, name);
   if (replaced) replaced->close("replaced by a new connection");
-  c->identified();  // the hello timeout stops here
+  if (account_key.empty()) {
+    c->identified();  // the hello timeout stops here
+    welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), name);
+    return;
+  }
+  // A resumed account is logged in: its welcome carries its ratings, read on the
+  // storage thread (never here); the ratings also go to the states of its tables.
+  writer_->run([self = shared_from_this(), c, welcome = std::move(welcome), rejoin, name,
+                account_key](store& db) mutable {
+    std::optional<account> a;
+    try {
+      a = db.find_account(account_key);
+      db.set_last_seen(account_key);
+    } catch (const std::exception& e) {
+      spdlog::error("account {}: cannot be read: {}", name, e.what());
+    }
+    if (a) {
+      self->ratings_.set(account_key, {a->standings[0].rating, a->standings[1].rating});
+      welcome["account"] = account_json(*a, self->is_admin(account_key));
+    }
+    c->identified();
+    self->welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), name);
+  });
+}
+
+void game_service::welcome_and_rejoin(const std::shared_ptr<client>& c,
+                                      std::shared_ptr<const std::string> frame,
+                                      std::vector<std::shared_ptr<table_actor>> rejoin,
+                                      const std::string& name) {
   if (rejoin.empty()) {
-    c->send(frame_of(welcome));
+    c->send(std::move(frame));
     return;
   }
   // The seats' snapshots keep the hash of the new token: write them before the
@@ -567,7 +773,6 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   };
   auto g = std::make_shared<gate>();
   g->waiting = rejoin.size();
-  auto frame = frame_of(welcome);
   for (auto& actor : rejoin) {
     actor->save_now([g, c, frame, rejoin, name](bool written) {
       {
@@ -644,11 +849,51 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       answer_analysis(c, *id_of(parsed->text), m.id, "");
       break;
     }
+    case protocol::command_kind::whois:
+    case protocol::command_kind::ratings:
+    case protocol::command_kind::history:
+    case protocol::command_kind::password:
+      on_account_command(c, name, *parsed, std::nullopt, m.id, t0);
+      return;  // counted when answered
+    case protocol::command_kind::play_bot:
+      on_play_bot(c, name, *parsed, m.id, t0);
+      return;  // the table's actor counts it once the table is written
     default:
       send_error(c, "no_table", "that command works at a table: enter one first", m.id);
       return;
   }
   metrics_.command(protocol::to_string(parsed->kind), clock_type::now() - t0);
+}
+
+void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                               const protocol::command& cmd, const std::optional<json>& re,
+                               clock_type::time_point t0) {
+  // The computer player first: a refusal creates no table.
+  if (const auto bot = bot_name(cmd.text, cmd.game_variant); !bot) {
+    send_error(c, bot.err().code, bot.err().message, re);
+    return;
+  }
+  std::shared_ptr<table_actor> actor;
+  {
+    std::lock_guard lock(mutex_);
+    auto* s = players_.find(c->id());
+    if (s == nullptr) return;  // closed meanwhile
+    std::string table;
+    do {
+      table = "vs-gnubg-" + std::to_string(next_bot_table_++);
+    } while (tables_.count(table) != 0);
+    std::string code;
+    std::string why;
+    actor = table_for(table, *s, code, why);  // bounded like any table creation
+    if (!actor) {
+      metrics_.error(code);
+      c->send(frame_of(protocol::error_message(code, why, re)));
+      return;
+    }
+    s->tables.insert(table);
+    ++actor->pending;
+  }
+  actor->play_bot(c, name, cmd, t0, re);
 }
 
 json game_service::tables_message(std::size_t page) const {
@@ -662,6 +907,8 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     std::lock_guard lock(mutex_);
     const auto gone = players_.close(c->id());
     if (!gone) return;
+    if (gone->registered && !gone->key.empty())
+      writer_->run([key = gone->key](store& db) { db.set_last_seen(key); });
     for (const auto& t : gone->tables) {
       const auto ta = tables_.find(t);
       if (ta != tables_.end()) leave.emplace_back(ta->second, gone->name);
@@ -702,6 +949,9 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
   constexpr std::string_view prefix = "/matches/";
   constexpr std::string_view suffix = ".mat";
   constexpr std::string_view api_prefix = "/api/matches/";
+  // The account routes (issue 12) answer every other /api/ path, with a JSON 404 when
+  // none fits.
+  if (target.substr(0, api_prefix.size()) != api_prefix && on_api_request(target, reply)) return;
   // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file.
   const bool as_json = target.substr(0, api_prefix.size()) == api_prefix;
   std::string_view digits;
@@ -766,7 +1016,9 @@ void game_service::shutdown() {
     if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready)
       spdlog::warn("table {} did not flush in time", actor->name());
   }
-  writer_->stop();  // everything queued is on disk when this returns
+  auth_.stop();                // no login is checked any more
+  writer_->stop();             // everything queued is on disk when this returns
+  if (gnubg_) gnubg_->stop();  // GNU Backgammon's processes end with the server
   spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", all.size(),
                writer_->writes(), writer_->transactions());
 }

@@ -18,35 +18,13 @@ players::session* players::find(std::uint64_t id) {
   return it == sessions_.end() ? nullptr : &it->second;
 }
 
-engine::result<players::welcomed> players::hello(std::uint64_t id, const std::string& name,
-                                                 const std::string& resume_token,
-                                                 std::size_t max_name_bytes) {
-  auto& s = sessions_[id];
-  if (!s.name.empty())
-    return engine::make_error("already_hello", "you already said hello as " + s.name);
+players::welcomed players::take_name(session& s, std::uint64_t id, const std::string& name,
+                                     const std::string& key, bool resumed) {
   welcomed w;
   w.name = name;
-  std::string key;
-  if (!resume_token.empty()) {
-    if (const auto holder = tokens_.find(resume_token)) {
-      w.name = holder->name;
-      key = holder->key;
-      w.resumed = true;
-    } else if (name.empty()) {
-      return engine::make_error("bad_resume",
-                                "that resume token is not known: say hello with a name");
-    }
-  }
-  if (!w.resumed) {
-    if (const auto why = name_problem(name, max_name_bytes))
-      return engine::make_error("bad_name", *why);
-    key = name_key(name);
-    // A name is in use while it is connected or holds a seat (case-insensitively).
-    if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key))
-      return engine::make_error("name_taken", "the name " + name +
-                                                  " is in use: choose another, or resume "
-                                                  "with its token");
-  }
+  w.key = key;
+  w.resumed = resumed;
+  w.registered = registered_.count(key) != 0;
   // A resumed name may still be said by a stale connection: the new one wins.
   if (const auto it = online_.find(key); it != online_.end() && it->second != id) {
     const auto old = sessions_.find(it->second);
@@ -57,10 +35,12 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
       old->second.tables.clear();
       old->second.name.clear();
       old->second.key.clear();
+      old->second.registered = false;
     }
   }
   s.name = w.name;
   s.key = key;
+  s.registered = w.registered;
   online_[key] = id;
   // A new token on every hello and every resume: the one just used stops working.
   w.token = tokens_.issue(key, w.name);
@@ -68,7 +48,108 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
   return w;
 }
 
+engine::result<players::welcomed> players::hello(std::uint64_t id, const std::string& name,
+                                                 const std::string& resume_token,
+                                                 std::size_t max_name_bytes) {
+  auto& s = sessions_[id];
+  if (!s.name.empty())
+    return engine::make_error("already_hello", "you already said hello as " + s.name);
+  if (s.hello_pending)
+    return engine::make_error("already_hello", "your hello is being checked: wait for welcome");
+  std::string key;
+  std::string shown = name;
+  bool resumed = false;
+  if (!resume_token.empty()) {
+    if (const auto holder = tokens_.find(resume_token)) {
+      shown = holder->name;
+      key = holder->key;
+      resumed = true;
+    } else if (name.empty()) {
+      return engine::make_error("bad_resume",
+                                "that resume token is not known: say hello with a name");
+    }
+  }
+  if (!resumed) {
+    if (const auto why = name_problem(name, max_name_bytes))
+      return engine::make_error("bad_name", *why);
+    key = name_key(name);
+    // A registered name needs its password (or a token), whoever is using it now.
+    if (registered_.count(key) != 0)
+      return engine::make_error("name_registered", "the name " + name +
+                                                       " is registered: log in with its "
+                                                       "password, or choose another name");
+    // A name is in use while it is connected or holds a seat (case-insensitively).
+    if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key) ||
+        claimed_.count(key) != 0)
+      return engine::make_error("name_taken", "the name " + name +
+                                                  " is in use: choose another, or resume "
+                                                  "with its token");
+  } else if (const auto c = claimed_.find(key); c != claimed_.end() && c->second != id) {
+    return engine::make_error("name_taken",
+                              "a login for " + shown + " is being checked: try again in a moment");
+  }
+  return take_name(s, id, shown, key, resumed);
+}
+
+engine::result<std::string> players::begin_claim(std::uint64_t id, const std::string& name,
+                                                 bool for_register, std::size_t max_name_bytes) {
+  auto& s = sessions_[id];
+  if (!s.name.empty())
+    return engine::make_error("already_hello", "you already said hello as " + s.name);
+  if (s.hello_pending)
+    return engine::make_error("already_hello", "your hello is being checked: wait for welcome");
+  if (const auto why = name_problem(name, max_name_bytes))
+    return engine::make_error("bad_name", *why);
+  std::string key = name_key(name);
+  if (claimed_.count(key) != 0)
+    return engine::make_error("name_taken",
+                              "a login for " + name + " is being checked: try again in a moment");
+  if (for_register && (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key) ||
+                       registered_.count(key) != 0))
+    return engine::make_error("name_taken",
+                              "the name " + name + " is registered or in use: choose another");
+  claimed_[key] = id;
+  s.hello_pending = true;
+  s.claim = key;
+  return key;
+}
+
+void players::end_claim(std::uint64_t id) {
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end() || !it->second.hello_pending) return;
+  const std::string key = std::move(it->second.claim);
+  it->second.claim.clear();
+  it->second.hello_pending = false;
+  const auto c = claimed_.find(key);
+  if (c != claimed_.end() && c->second == id) claimed_.erase(c);
+  release_if_unused(key);
+}
+
+engine::result<players::welcomed> players::login(std::uint64_t id, const std::string& key,
+                                                 const std::string& name) {
+  end_claim(id);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return engine::make_error("bad_resume", "the connection is gone");
+  if (!it->second.name.empty())
+    return engine::make_error("already_hello", "you already said hello as " + it->second.name);
+  return take_name(it->second, id, name, key, false);
+}
+
+std::optional<players::rotated> players::rotate_token(std::uint64_t id) {
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end() || it->second.name.empty()) return std::nullopt;
+  const session& s = it->second;
+  rotated r;
+  r.token = tokens_.issue(s.key, s.name);
+  for (const auto& [other, os] : sessions_)
+    if (other != id && os.key == s.key)
+      if (auto c = os.who.lock()) r.others.push_back(std::move(c));
+  if (const auto h = held_.find(s.key); h != held_.end()) r.seated = h->second;
+  return r;
+}
+
 std::optional<players::session> players::close(std::uint64_t id) {
+  end_claim(id);
   const auto it = sessions_.find(id);
   if (it == sessions_.end()) return std::nullopt;
   session gone = std::move(it->second);
@@ -112,8 +193,10 @@ std::optional<std::string> players::token_hash_of(const std::string& name) const
 }
 
 void players::release_if_unused(const std::string& key) {
-  if (online_.count(key) != 0 || held_.count(key) != 0) return;
+  if (key.empty() || online_.count(key) != 0 || held_.count(key) != 0 || claimed_.count(key) != 0)
+    return;
   tokens_.drop(key);
+  if (released_) released_(key);
 }
 
 bool players::may_create(const session& s, std::size_t limit) const {

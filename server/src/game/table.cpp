@@ -175,8 +175,38 @@ std::vector<std::string> table::held_seats() const {
   std::vector<std::string> out;
   if (!in_match()) return out;
   for (const auto& st : seats_)
-    if (st) out.push_back(st->name);
+    if (st && st->bot.empty()) out.push_back(st->name);
   return out;
+}
+
+std::optional<std::string> table::bot_level(side s) const {
+  const auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+  if (!st || st->bot.empty()) return std::nullopt;
+  return st->bot;
+}
+
+bool table::person_seated() const noexcept {
+  return std::any_of(seats_.begin(), seats_.end(),
+                     [](const auto& st) { return st && st->bot.empty(); });
+}
+
+json table::bots_json() const {
+  return {{"red", seats_[0] && !seats_[0]->bot.empty() ? json(seats_[0]->bot) : json(nullptr)},
+          {"black", seats_[1] && !seats_[1]->bot.empty() ? json(seats_[1]->bot) : json(nullptr)}};
+}
+
+void table::release_lonely_bots(table_outcome& o) {
+  if (in_match() || person_seated()) return;
+  for (side s : {side::red, side::black}) {
+    auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+    if (!st) continue;
+    const std::string gone = st->name;
+    st.reset();
+    event(o, {{"event", "left"},
+              {"name", gone},
+              {"side", engine::to_string(s)},
+              {"text", gone + " leaves the table with its opponent"}});
+  }
 }
 
 bool table::idle() const noexcept {
@@ -303,9 +333,13 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       json data{
           {"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
           {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
+          {"bots", bots_json()},
           {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
-      std::string text = "red: " + (seats_[0] ? seats_[0]->name : std::string("free")) +
-                         ", black: " + (seats_[1] ? seats_[1]->name : std::string("free"));
+      const auto seated = [](const std::optional<seat>& st) {
+        if (!st) return std::string("free");
+        return st->bot.empty() ? st->name : st->name + " (computer)";
+      };
+      std::string text = "red: " + seated(seats_[0]) + ", black: " + seated(seats_[1]);
       text += ", watching: " + std::to_string(spectators_.size());
       info(o, "who", text, data);
       return o;
@@ -358,12 +392,36 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       if (st)
         return refuse("seat_taken",
                       std::string(engine::to_string(*want)) + " is taken by " + st->name);
-      st = seat{who, true};
+      st = seat{who, true, 0, {}};
       spectators_.erase(who);
       event(o, {{"event", "joined"},
                 {"name", who},
                 {"side", engine::to_string(*want)},
                 {"text", who + " sits down as " + std::string(engine::to_string(*want))}});
+      return o;
+    }
+    case k::bot: {
+      // issue 14: a computer player takes the free seat, opposite the one who asks.
+      if (!s)
+        return refuse("not_seated",
+                      "sit down first (/join): /bot then seats the computer opposite you");
+      if (in_match())
+        return refuse("already_started", "a computer player can sit down only before /start");
+      const side free = engine::opponent_of(*s);
+      auto& st = seats_[static_cast<std::size_t>(engine::index_of(free))];
+      if (st)
+        return refuse("table_full", std::string(engine::to_string(free)) + " is taken by " +
+                                        st->name + ": the computer needs a free seat");
+      if (!hooks_.bot) return refuse("no_bot", "this server has no computer players");
+      auto name = hooks_.bot(c.text, options_.game_variant);
+      if (!name) return refuse(name.err().code, name.err().message);
+      st = seat{*name, true, 0, c.text};
+      event(o, {{"event", "joined"},
+                {"name", *name},
+                {"side", engine::to_string(free)},
+                {"bot", c.text},
+                {"text", *name + " (the computer, " + c.text + ") sits down as " +
+                             std::string(engine::to_string(free))}});
       return o;
     }
     case k::leave: {
@@ -404,6 +462,12 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
         options_.kind = c.match.kind;
         options_.length = c.match.length;
       } else {
+        for (const auto& st : seats_) {
+          if (!st || st->bot.empty() || !hooks_.bot) continue;
+          if (auto fits = hooks_.bot(st->bot, c.game_variant); !fits)
+            return refuse(fits.err().code,
+                          st->name + " cannot play that variant: " + fits.err().message);
+        }
         options_.game_variant = c.game_variant;
       }
       event(o, {{"event", "option"},
@@ -963,6 +1027,7 @@ table_outcome merge(table_outcome first, table_outcome then) {
 }  // namespace
 
 table_outcome table::bump(table_outcome o) {
+  if (!o.refused) release_lonely_bots(o);
   if (o.changed) {
     ++seq_;
     update_clock();
@@ -1011,8 +1076,20 @@ json table::state() const {
                   {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
   j["present"] = {{"red", seats_[0] && seats_[0]->present},
                   {"black", seats_[1] && seats_[1]->present}};
+  j["bots"] = bots_json();
   j["spectators"] = std::vector<std::string>(spectators_.begin(), spectators_.end());
   j["last_match_id"] = last_match_id_ > 0 ? json(last_match_id_) : json(nullptr);
+  // issue 12: the ratings of the registered names here, in the table's variant.
+  json ratings = json::object();
+  if (hooks_.rating_of) {
+    const auto add = [&](const std::string& who) {
+      if (const auto r = hooks_.rating_of(who, opts.game_variant)) ratings[who] = *r;
+    };
+    for (const auto& st : seats_)
+      if (st) add(st->name);
+    for (const auto& who : spectators_) add(who);
+  }
+  j["ratings"] = std::move(ratings);
 
   const engine::variant v = opts.game_variant;
   engine::game fresh(v);
@@ -1108,11 +1185,19 @@ json table::summary() const {
   j["name"] = name_;
   j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
                   {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
+  j["bots"] = bots_json();
   j["options"] = options_json(options_, tutor_, clock_option_);
   const auto score = match_ ? match_->score() : std::array<int, 2>{0, 0};
   j["score"] = {{"red", score[0]}, {"black", score[1]}};
   j["spectators"] = spectators_.size();
   j["phase"] = match_ ? std::string(engine::to_string(match_->phase())) : std::string("waiting");
+  // issue 12: the players' ratings in the table's variant (null: a guest or a free seat).
+  const auto rating = [&](const std::optional<seat>& st) -> json {
+    if (!st || !hooks_.rating_of) return nullptr;
+    const auto r = hooks_.rating_of(st->name, options_.game_variant);
+    return r ? json(*r) : json(nullptr);
+  };
+  j["ratings"] = {{"red", rating(seats_[0])}, {"black", rating(seats_[1])}};
   return j;
 }
 
@@ -1217,6 +1302,7 @@ json table::snapshot() const {
   j["tutor"] = tutor_;
   j["seats"] = json::array();
   for (const auto& st : seats_) j["seats"].push_back(st ? json(st->name) : json(nullptr));
+  j["bots"] = bots_json();
   j["last_match_id"] = last_match_id_;
   j["seq"] = seq_;
   j["clock_option"] = {{"minutes", clock_option_.minutes}, {"delay", clock_option_.delay_seconds}};
@@ -1317,7 +1403,15 @@ engine::result<std::unique_ptr<table>> table::restore_into(
     }
     const auto& seats = snap.at("seats");
     for (std::size_t i = 0; i < 2; ++i)
-      if (!seats.at(i).is_null()) t->seats_[i] = seat{seats.at(i).get<std::string>(), false};
+      if (!seats.at(i).is_null()) t->seats_[i] = seat{seats.at(i).get<std::string>(), false, 0, {}};
+    if (const auto b = snap.find("bots"); b != snap.end() && b->is_object()) {
+      // issue 14: a computer player's seat and level survive a restart.
+      for (side s : {side::red, side::black}) {
+        const auto& level = b->at(engine::to_string(s));
+        auto& st = t->seats_[static_cast<std::size_t>(engine::index_of(s))];
+        if (!level.is_null() && st) st->bot = level.get<std::string>();
+      }
+    }
     t->last_match_id_ = snap.at("last_match_id").get<std::int64_t>();
     t->seq_ = snap.at("seq").get<std::uint64_t>();
     if (!snap.at("match").is_null()) {
@@ -1375,11 +1469,17 @@ engine::result<std::unique_ptr<table>> table::restore_into(
     // absent player (exit() would have freed it).
     // A rollback keeps the seats of those present, who are at the table still.
     for (auto& st : t->seats_) {
+      if (st && !st->bot.empty()) {  // a computer player is always there
+        st->present = true;
+        continue;
+      }
       const bool here = st && std::find(present.begin(), present.end(), st->name) != present.end();
       if (st) st->present = here;
       if (st && !here) st->absent_since_ms = t->now();  // the grace period starts again
       if (st && !here && !t->in_match()) st.reset();
     }
+    if (!t->in_match() && !t->person_seated())
+      for (auto& st : t->seats_) st.reset();  // no computer player sits alone
     for (const auto& who : present)
       if (!t->seat_of(who)) t->spectators_.insert(who);
     // A match saved before clocks and derived dice existed goes on with the idle limit

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "account_views.hpp"
+#include "bg/bots/player.hpp"
 #include "bg/server/game/game_service.hpp"
 #include "bg/server/store/mat_export.hpp"
 #include "frames.hpp"
@@ -99,7 +101,12 @@ void table_actor::line(const std::shared_ptr<client>& c, std::string name, proto
 /// Starts grace timers for every absent player (after a restore).
 void table_actor::arm_timers() {
   asio::dispatch(strand_, [self = shared_from_this()] {
-    self->run({[self] { self->rearm(); }, {}, no_re});
+    self->run({[self] {
+                 self->rearm();
+                 self->ask_bot();
+               },
+               {},
+               no_re});
   });
 }
 
@@ -127,6 +134,7 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
                  for (auto& t : self->grace_)
                    if (t) t->cancel();
                  if (self->clock_timer_) self->clock_timer_->cancel();
+                 if (self->bot_timer_) self->bot_timer_->cancel();
                  self->stopped_ = true;
                  // S2: the time used up to a graceful stop is kept (charged and saved);
                  // the writer's stop writes it before the service ends.
@@ -240,6 +248,7 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
   sends.deliver();
   if (answered_hook) answered_hook();
   drain_backlog();
+  ask_bot();
 }
 
 /// The write in flight failed: nothing of it is announced. The table goes back to
@@ -262,6 +271,7 @@ void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
   }
   writing_ = false;
   drain_backlog();
+  ask_bot_later(std::chrono::seconds(1));
 }
 
 void table_actor::reload_later() {
@@ -328,6 +338,7 @@ void table_actor::reload() {
       self->reload_delay_ = std::chrono::milliseconds{500};
       self->writing_ = false;
       self->drain_backlog();
+      self->ask_bot_later(std::chrono::seconds(1));
     });
   });
 }
@@ -458,7 +469,11 @@ void table_actor::rearm() {
 }
 
 /// The write of the table's change `o`: snapshot, tokens, record journal, and the
-/// match it finished (moved out of `o`).
+/// match it finished (moved out of `o`) with what the store needs to rate it (issue 12):
+/// its winner, which players are registered accounts (registered names cannot change
+/// hands while seated, so they are the accounts that started it), and whether it is
+/// rated (RULES.md S1: a match to n >= 1 points between two accounts, with a winner; a
+/// forfeit is a loss).
 table_write table_actor::write_of(table_outcome& o) const {
   json snap = table_->snapshot();
   json tokens = json::array();
@@ -472,30 +487,51 @@ table_write table_actor::write_of(table_outcome& o) const {
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
   w.finished_match = std::move(o.finished_match);
+  if (w.finished_match) {
+    const auto& m = table_->current_match();
+    if (m) w.winner = m->match_winner();
+    for (std::size_t i = 0; i < 2; ++i)
+      w.account_keys[i] = svc_.account_key_of(w.finished_match->players[i]);
+    const auto& opts = w.finished_match->options;
+    w.rated = opts.kind == engine::match_kind::points && opts.length >= 1 && w.winner &&
+              !w.account_keys[0].empty() && !w.account_keys[1].empty();
+  }
   return w;
 }
 
-/// Delivers an outcome: refusals to the actor only; a change is written first and
-/// then announced (the table's messages, then the new state to everyone).
-/// `answered` runs when the actor's answer is handed to the network.
-void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
-                         const std::optional<json>& re, bool always_state_to_actor,
-                         std::function<void()> answered_hook) {
+/// A rated match's ratings (issue 12) go into its `match_over` event: `ratings` {red,
+/// black} with each player's name, before, after, change and experience, and a sentence
+/// at the end of `text`.
+void table_actor::add_ratings(table_outcome& o, const std::array<rating_change, 2>& r) {
+  for (auto& d : o.out) {
+    if (d.message.value("event", "") != "match_over") continue;
+    json ratings;
+    std::string text;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto& c = r[i];
+      const double change = c.after - c.before;
+      ratings[i == 0 ? "red" : "black"] = {{"name", c.name},
+                                           {"before", c.before},
+                                           {"after", c.after},
+                                           {"change", change},
+                                           {"experience_before", c.experience_before},
+                                           {"experience_after", c.experience_after}};
+      text += (i == 0 ? "; ratings: " : ", ") + c.name + " " + rating_text(c.after) + " (" +
+              change_text(change) + ")";
+    }
+    d.message["ratings"] = std::move(ratings);
+    d.message["text"] = d.message.value("text", "") + text;
+  }
+}
+
+/// The frames of the change `o` for everyone present: the table's messages, then the
+/// new state (the actor's copy with `re`), gathered per client. Sets `answered` when
+/// the actor got its reply.
+std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
+                                               const std::shared_ptr<client>& actor,
+                                               const std::optional<json>& re, bool& answered) {
   auto sends = std::make_shared<outbox>();
-  if (o.refused) {
-    svc_.counters().error(o.refused->code);
-    sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
-    sends->deliver();
-    if (answered_hook) answered_hook();
-    return;
-  }
-  if (o.analysis_of) {  // /analysis: answered from storage (issue 14)
-    if (actor) svc_.answer_analysis(actor, *o.analysis_of, re, table_->name());
-    if (answered_hook) answered_hook();
-    return;
-  }
   const std::uint64_t actor_id = actor ? actor->id() : 0;
-  bool answered = false;
   for (auto& d : o.out) {
     if (d.to == delivery::audience::actor) {
       if (re) d.message["re"] = *re;
@@ -506,19 +542,41 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
     }
   }
-  if (o.changed) {
-    json st = table_->state();
-    const auto frame = frame_of(st);
-    for (const auto& [id, m] : members_) {
-      if (id == actor_id && re && !answered) {
-        json mine = st;
-        mine["re"] = *re;
-        sends->add(m.who.lock(), frame_of(mine));
-        answered = true;
-        continue;
-      }
-      sends->add(m.who.lock(), frame);
+  json st = table_->state();
+  const auto frame = frame_of(st);
+  for (const auto& [id, m] : members_) {
+    if (id == actor_id && re && !answered) {
+      json mine = st;
+      mine["re"] = *re;
+      sends->add(m.who.lock(), frame_of(mine));
+      answered = true;
+      continue;
     }
+    sends->add(m.who.lock(), frame);
+  }
+  return sends;
+}
+
+/// Delivers an outcome: refusals to the actor only; a change is written first and
+/// then announced (the table's messages, then the new state to everyone).
+/// `answered` runs when the actor's answer is handed to the network.
+void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
+                         const std::optional<json>& re, bool always_state_to_actor,
+                         std::function<void()> answered_hook) {
+  if (o.refused) {
+    svc_.counters().error(o.refused->code);
+    auto sends = std::make_shared<outbox>();
+    sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
+    sends->deliver();
+    if (answered_hook) answered_hook();
+    return;
+  }
+  if (o.analysis_of) {  // /analysis: answered from storage (issue 14)
+    if (actor) svc_.answer_analysis(actor, *o.analysis_of, re, table_->name());
+    if (answered_hook) answered_hook();
+    return;
+  }
+  if (o.changed) {
     // issue 11.8: games counted where they happen, once the change is written.
     int started = 0;
     int finished = 0;
@@ -544,35 +602,57 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     table_write change = write_of(o);
     change.analyse_match = analysis.has_value();
     // Written before it is announced: the frames (and the lobby's summary, the seats
-    // held and the game counts) wait for the commit; a failed write is never announced
-    // (failed()).
+    // held and the game counts) are made once the commit is done, from the table as
+    // written (nothing changes it meanwhile: later messages wait in the backlog) and
+    // with the ratings a rated match got in that commit (issue 12); a failed write is
+    // never announced (failed()).
     writing_ = true;
-    svc_.writer().submit(
-        std::move(change),
-        [self = shared_from_this(), sends, summary = table_->summary(),
-         hook = std::move(answered_hook), sender = std::weak_ptr<client>(actor), re, started,
-         finished, analysis = std::move(analysis)](write_result& r) mutable {
-          asio::post(self->strand_, [self, sends, summary = std::move(summary),
-                                     hook = std::move(hook), sender, re, started, finished,
-                                     r = std::move(r), analysis = std::move(analysis)]() mutable {
-            pending_work w{[&] {
-                             if (!r.error.empty()) {
-                               self->failed(r, sender.lock(), re);
-                               return;
-                             }
-                             self->svc_.set_summary(self->name(), std::move(summary), self.get());
-                             self->report_written(started, finished);
-                             self->writing_ = false;
-                             self->forget_if_idle();
-                             if (analysis) self->svc_.queue_analysis(std::move(*analysis));
-                             self->written(*sends, hook);
-                           },
-                           {},
-                           no_re};
-            self->guard(w);
-          });
-        });
+    const auto variant = table_->current_match() ? table_->current_match()->options().game_variant
+                                                 : engine::variant::standard;
+    auto outcome = std::make_shared<table_outcome>(std::move(o));
+    svc_.writer().submit(std::move(change), [self = shared_from_this(), outcome, actor,
+                                             hook = std::move(answered_hook), re, started, finished,
+                                             variant, analysis = std::move(analysis)](
+                                                write_result& r) mutable {
+      asio::post(self->strand_, [self, outcome, actor, hook = std::move(hook), re, started,
+                                 finished, variant, r = std::move(r),
+                                 analysis = std::move(analysis)]() mutable {
+        pending_work w{[&] {
+                         if (!r.error.empty()) {
+                           self->failed(r, actor, re);
+                           return;
+                         }
+                         if (r.ratings) {
+                           self->svc_.ratings_changed(variant, *r.ratings);
+                           self->add_ratings(*outcome, *r.ratings);
+                         }
+                         bool answered = false;
+                         auto sends = self->frames_of(*outcome, actor, re, answered);
+                         self->svc_.set_summary(self->name(), self->table_->summary(), self.get());
+                         self->report_written(started, finished);
+                         self->writing_ = false;
+                         self->forget_if_idle();
+                         if (analysis) self->svc_.queue_analysis(std::move(*analysis));
+                         self->written(*sends, hook);
+                       },
+                       {},
+                       no_re};
+        self->guard(w);
+      });
+    });
     return;
+  }
+  auto sends = std::make_shared<outbox>();
+  bool answered = false;
+  for (auto& d : o.out) {
+    if (d.to == delivery::audience::actor) {
+      if (re) d.message["re"] = *re;
+      answered = true;
+      sends->add(actor, frame_of(d.message));
+    } else {
+      const auto frame = frame_of(d.message);
+      for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
+    }
   }
   if (always_state_to_actor || (re && !answered)) {
     json st = table_->state();
@@ -581,6 +661,242 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
   }
   sends->deliver();
   if (answered_hook) answered_hook();
+}
+
+// ------------------------------------------------------------------------------------
+// Computer players (issue 14)
+
+namespace {
+
+/// Appends outcome `b` (handled after `a`) to `a`, as one change.
+void merge(table_outcome& a, table_outcome&& b) {
+  for (auto& d : b.out) a.out.push_back(std::move(d));
+  a.changed = a.changed || b.changed;
+  if (b.record_reset) {
+    a.record_log = std::move(b.record_log);
+    a.record_reset = true;
+  } else {
+    for (auto& e : b.record_log) a.record_log.push_back(std::move(e));
+  }
+  if (b.finished_match) a.finished_match = std::move(b.finished_match);
+}
+
+protocol::command command_of(protocol::command_kind k) {
+  protocol::command c;
+  c.kind = k;
+  return c;
+}
+
+}  // namespace
+
+void table_actor::play_bot(const std::shared_ptr<client>& c, std::string name,
+                           protocol::command cmd, clock_type::time_point t0,
+                           std::optional<json> re) {
+  asio::dispatch(strand_, [self = shared_from_this(), c, name = std::move(name),
+                           cmd = std::move(cmd), t0, re = std::move(re)] {
+    if (self->backlog_full(c, re)) return;
+    self->run({[self, c, name, cmd, t0, re] { self->do_play_bot(c, name, cmd, t0, re); }, c, re});
+  });
+}
+
+void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                              const protocol::command& cmd, clock_type::time_point t0,
+                              const std::optional<json>& re) {
+  --pending;
+  auto o = table_->enter(name);
+  if (o.refused) {
+    finish(c, o, re, false, nullptr);
+    return;
+  }
+  members_[c->id()] = member{name, c};
+  protocol::command join = command_of(protocol::command_kind::join);
+  protocol::command bot = command_of(protocol::command_kind::bot);
+  bot.text = cmd.text;
+  protocol::command variant = command_of(protocol::command_kind::option_variant);
+  variant.game_variant = cmd.game_variant;
+  protocol::command match = command_of(protocol::command_kind::option_match);
+  match.match = cmd.match;
+  std::optional<engine::error> refused;
+  // A new table plays standard free play: only other options are set (and announced).
+  std::vector<const protocol::command*> steps{&join, &bot};
+  if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
+  if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);
+  for (const auto* step : steps) {
+    auto next = table_->handle(name, *step);
+    if (next.refused) {
+      refused = next.refused;
+      break;
+    }
+    merge(o, std::move(next));
+  }
+  if (!refused) {
+    auto started = table_->handle(name, command_of(protocol::command_kind::start));
+    if (started.refused) {
+      refused = started.refused;
+    } else {
+      merge(o, std::move(started));
+    }
+  }
+  if (refused) {
+    // What happened so far (the player sits there) is written; the player hears why
+    // the rest did not.
+    finish(c, o, no_re, true, nullptr);
+    svc_.counters().error(refused->code);
+    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    return;
+  }
+  const auto bot_name = table_->seats()[0] && !table_->seats()[0]->bot.empty()
+                            ? table_->seats()[0]->name
+                            : (table_->seats()[1] ? table_->seats()[1]->name : std::string());
+  o.out.push_back(delivery{delivery::audience::actor,
+                           json{{"type", "info"},
+                                {"table", table_->name()},
+                                {"topic", "play"},
+                                {"text", "you play " + bot_name + " at table " + table_->name() +
+                                             ": the match has started"},
+                                {"data", {{"table", table_->name()}, {"bot", bot_name}}}}});
+  finish(c, o, re, true,
+         [&svc = svc_, t0] { svc.counters().command("play_bot", clock_type::now() - t0); });
+}
+
+void table_actor::ask_bot() {
+  if (stopped_ || writing_ || bot_busy_) return;
+  auto turn = next_bot_turn(*table_);
+  if (!turn) return;
+  bot_busy_ = true;
+  const auto seq = table_->seq();
+  if (turn->now) {
+    // Posted, not run here: ask_bot() runs at the end of a handler.
+    asio::post(strand_, [self = shared_from_this(), turn = std::move(*turn), seq] {
+      self->run({[self, turn, seq] { self->bot_acts(turn, seq, 0, *turn.now); }, {}, no_re});
+    });
+    return;
+  }
+  ask_bot_question(*turn, seq, 0);
+}
+
+void table_actor::ask_bot_question(const bot_turn& turn, std::uint64_t seq, int attempt) {
+  auto* bot = svc_.bot_player(turn.level, turn.ask->game_variant);
+  if (bot == nullptr) {
+    bot_busy_ = false;
+    bot_gives_up(turn, "no computer player of that level plays here any more");
+    return;
+  }
+  spdlog::debug("table {}: {} is asked {} (seq {})", table_->name(), turn.name,
+                bots::to_string(turn.ask->asked), seq);
+  bot->decide(*turn.ask, [self = shared_from_this(), turn, seq,
+                          attempt](engine::result<std::string> answer) {
+    asio::post(self->strand_, [self, turn, seq, attempt, answer = std::move(answer)] {
+      self->run(
+          {[self, turn, seq, attempt, answer] { self->bot_answered(turn, seq, attempt, answer); },
+           {},
+           no_re});
+    });
+  });
+}
+
+void table_actor::bot_answered(const bot_turn& turn, std::uint64_t seq, int attempt,
+                               const engine::result<std::string>& answer) {
+  bot_busy_ = false;
+  if (stopped_) return;
+  if (table_->seq() != seq) {  // the table moved on meanwhile: ask about the new state
+    ask_bot();
+    return;
+  }
+  if (!answer) {
+    bot_gives_up(turn, answer.err().message);
+    return;
+  }
+  auto cmd = protocol::parse_line(*answer);
+  if (!cmd) {
+    bot_gives_up(turn, "it answered \"" + answer->substr(0, 60) + "\"");
+    return;
+  }
+  bot_acts(turn, seq, attempt, *cmd);
+}
+
+void table_actor::bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt,
+                           const protocol::command& cmd) {
+  bot_busy_ = false;
+  if (stopped_) return;
+  if (table_->seq() != seq) {
+    ask_bot();
+    return;
+  }
+  auto o = table_->handle(turn.name, cmd);
+  if (o.refused) {
+    spdlog::warn("table {}: {} sent /{} {}, refused: {}", table_->name(), turn.name,
+                 protocol::to_string(cmd.kind), cmd.text.substr(0, 60), o.refused->message);
+    svc_.counters().error("bot_refused");
+    if (!turn.ask) return;  // a roll or a continue the table refuses: nothing to think over
+    if (attempt == 0) {     // ask once more, then give up
+      bot_busy_ = true;
+      ask_bot_question(turn, seq, attempt + 1);
+      return;
+    }
+    bot_gives_up(turn, "its answer was refused: " + o.refused->message);
+    return;
+  }
+  finish(nullptr, o, no_re, false, nullptr);
+}
+
+void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
+  spdlog::warn("table {}: {} cannot answer: {}", table_->name(), turn.name, why);
+  svc_.counters().error("bot_failed");
+  protocol::command instead;
+  std::string what;
+  const auto asked = turn.ask ? turn.ask->asked : bots::question::play;
+  switch (asked) {
+    case bots::question::double_or_roll:
+      instead = command_of(protocol::command_kind::roll);
+      what = "it rolls without doubling";
+      break;
+    case bots::question::take_or_drop:
+      instead = command_of(protocol::command_kind::drop);
+      what = "it drops";
+      break;
+    case bots::question::accept_or_reject:
+      instead = command_of(protocol::command_kind::accept);
+      what = "it accepts the resignation";
+      break;
+    case bots::question::play: {
+      // All the game could still cost it: a single game once a checker is off, else a
+      // backgammon (long nardy: mars), as a forfeit scores (S3).
+      instead = command_of(protocol::command_kind::resign);
+      const bool off = turn.ask && turn.ask->position.mover(engine::off_index) > 0;
+      const bool standard = !turn.ask || turn.ask->game_variant == engine::variant::standard;
+      instead.resign_kind = off        ? engine::win_kind::single
+                            : standard ? engine::win_kind::backgammon
+                                       : engine::win_kind::gammon;
+      what = "it resigns the game (" + std::string(engine::to_string(instead.resign_kind)) + ")";
+      break;
+    }
+  }
+  auto o = table_->handle(turn.name, instead);
+  if (o.refused) {
+    spdlog::error("table {}: {} cannot even {}: {}", table_->name(), turn.name, what,
+                  o.refused->message);
+    return;
+  }
+  o.out.insert(o.out.begin(),
+               delivery{delivery::audience::everyone,
+                        json{{"type", "event"},
+                             {"table", table_->name()},
+                             {"event", "bot_failed"},
+                             {"name", turn.name},
+                             {"side", engine::to_string(turn.side)},
+                             {"text", turn.name + " cannot answer (" + why + "): " + what}}});
+  finish(nullptr, o, no_re, false, nullptr);
+}
+
+void table_actor::ask_bot_later(std::chrono::milliseconds delay) {
+  if (stopped_ || !next_bot_turn(*table_)) return;
+  if (!bot_timer_) bot_timer_.emplace(strand_);
+  bot_timer_->expires_after(delay);
+  bot_timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    self->run({[self] { self->ask_bot(); }, {}, no_re});
+  });
 }
 
 }  // namespace bg::server

@@ -318,7 +318,9 @@ void http_session::handle(request&& req) {
                                context_->counters.render()));
   }
 
-  const auto found = find_static(config.static_dir, path);
+  // /api/ is the service's (issue 12: JSON answers, errors included): no static file.
+  const bool api = path.substr(0, 5) == "/api/";
+  const auto found = api ? static_lookup{} : find_static(config.static_dir, path);
   if (found.refused) return write(text_response(req, http::status::bad_request, "bad path"));
   if (found.file) {
     const auto content_type = mime_type(*found.file);

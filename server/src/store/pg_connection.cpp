@@ -79,6 +79,22 @@ std::int64_t result::integer(int row, int column) const {
   return out;
 }
 
+double result::real(int row, int column) const {
+  const std::string value = text(row, column);
+  double out = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (value.empty() || ec != std::errc{} || ptr != value.data() + value.size())
+    throw storage_error("PostgreSQL answered \"" + value + "\" where a number was expected");
+  return out;
+}
+
+std::string real_text(double value) {
+  std::array<char, 64> buffer{};
+  const auto [ptr, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  if (ec != std::errc{}) throw storage_error("cannot write a number as text");
+  return {buffer.data(), ptr};
+}
+
 bool result::is_null(int row, int column) const noexcept {
   return !r_ || PQgetisnull(r_.get(), row, column) != 0;
 }

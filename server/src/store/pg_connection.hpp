@@ -56,6 +56,9 @@ class result {
   [[nodiscard]] std::string text(int row, int column) const;
   /// Row `row`, column `column` as a whole number. Throws storage_error when it is not.
   [[nodiscard]] std::int64_t integer(int row, int column) const;
+  /// Row `row`, column `column` as a double (PostgreSQL's float8 text, which reads back
+  /// exactly). Throws storage_error when it is not a number.
+  [[nodiscard]] double real(int row, int column) const;
   /// True when row `row`, column `column` is NULL.
   [[nodiscard]] bool is_null(int row, int column) const noexcept;
 
@@ -117,6 +120,9 @@ class connection {
   bool ever_connected_ = false;
   std::uint64_t reconnections_ = 0;
 };
+
+/// `value` as text that reads back as exactly the same double (the shortest such).
+[[nodiscard]] std::string real_text(double value);
 
 /// `items` as a PostgreSQL array literal of text ({"a","b\"c"}), to bind as one
 /// `text[]` parameter. Throws storage_error when an item holds a NUL byte.

@@ -223,6 +223,24 @@ void from_json(const json& j, dice_record& d) {
   d = std::move(parsed);
 }
 
+void to_json(json& j, const rating_change& r) {
+  j = json{{"name", r.name},
+           {"before", r.before},
+           {"after", r.after},
+           {"experience_before", r.experience_before},
+           {"experience_after", r.experience_after}};
+}
+
+void from_json(const json& j, rating_change& r) {
+  rating_change parsed;
+  parsed.name = j.at("name").get<std::string>();
+  parsed.before = j.at("before").get<double>();
+  parsed.after = j.at("after").get<double>();
+  parsed.experience_before = j.at("experience_before").get<int>();
+  parsed.experience_after = j.at("experience_after").get<int>();
+  r = std::move(parsed);
+}
+
 void to_json(json& j, const match_record& m) {
   j = json{{"id", m.id},
            {"table", m.table},
@@ -233,6 +251,7 @@ void to_json(json& j, const match_record& m) {
            {"started_at", m.started_at},
            {"ended_at", m.ended_at}};
   if (!m.dice.commitment.empty()) j["dice"] = m.dice;
+  if (m.ratings) j["ratings"] = {{"red", (*m.ratings)[0]}, {"black", (*m.ratings)[1]}};
 }
 
 void from_json(const json& j, match_record& m) {
@@ -250,6 +269,9 @@ void from_json(const json& j, match_record& m) {
   parsed.ended_at = j.at("ended_at").get<std::string>();
   if (const auto it = j.find("dice"); it != j.end() && !it->is_null())
     parsed.dice = it->get<dice_record>();
+  if (const auto it = j.find("ratings"); it != j.end() && !it->is_null())
+    parsed.ratings = std::array<rating_change, 2>{it->at("red").get<rating_change>(),
+                                                  it->at("black").get<rating_change>()};
   m = std::move(parsed);
 }
 

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
+#include "bg/server/store/rating.hpp"
 #include "bg/server/store/record_json.hpp"
 
 namespace bg::server {
@@ -67,6 +68,41 @@ CREATE TABLE analyses(
   finished_at TEXT
 );
 CREATE INDEX analyses_pending ON analyses(match_id) WHERE status = 'pending';
+)sql",
+    // 3 -> 4: accounts, their ratings per variant (RULES.md S1), and each account's
+    // matches with its rating changes. A bot account has no password (cannot log in).
+    R"sql(
+CREATE TABLE accounts(
+  id            INTEGER PRIMARY KEY,
+  name_key      TEXT NOT NULL UNIQUE,
+  name          TEXT NOT NULL,
+  kind          TEXT NOT NULL DEFAULT 'player' CHECK (kind IN ('player', 'bot')),
+  password_hash TEXT CHECK ((kind = 'player') = (password_hash IS NOT NULL)),
+  created_at    TEXT NOT NULL,
+  last_seen     TEXT
+);
+CREATE TABLE ratings(
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  variant    TEXT NOT NULL CHECK (variant IN ('standard', 'long')),
+  rating     REAL NOT NULL DEFAULT 1500.0,
+  experience INTEGER NOT NULL DEFAULT 0,
+  played     INTEGER NOT NULL DEFAULT 0,
+  won        INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (account_id, variant)
+) WITHOUT ROWID;
+CREATE INDEX ratings_by_rating ON ratings(variant, rating DESC);
+CREATE TABLE account_matches(
+  account_id        INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  match_id          INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
+  side              TEXT NOT NULL CHECK (side IN ('red', 'black')),
+  opponent          TEXT NOT NULL,
+  won               INTEGER CHECK (won IN (0, 1)),
+  rating_before     REAL,
+  rating_after      REAL,
+  experience_before INTEGER,
+  experience_after  INTEGER,
+  PRIMARY KEY (account_id, match_id)
+) WITHOUT ROWID;
 )sql",
 };
 
@@ -136,6 +172,14 @@ class use {
     check(db_, sqlite3_bind_int64(stmt_, index, value), "binding a value");
     return *this;
   }
+  use& bind(int index, double value) {
+    check(db_, sqlite3_bind_double(stmt_, index, value), "binding a value");
+    return *this;
+  }
+  use& bind_null(int index) {
+    check(db_, sqlite3_bind_null(stmt_, index), "binding a value");
+    return *this;
+  }
   /// Steps once: true when a row is ready, false when done.
   bool step(std::string_view what) {
     const int rc = sqlite3_step(stmt_);
@@ -191,7 +235,47 @@ struct sqlite_store::statements {
                       "analyses WHERE match_id = ?1"),
         pending_analyses(db,
                          "SELECT match_id FROM analyses WHERE status = 'pending' ORDER BY "
-                         "match_id LIMIT ?1") {}
+                         "match_id LIMIT ?1"),
+        insert_account(db, std::string("INSERT INTO accounts(name_key, name, kind, password_hash, "
+                                       "created_at) VALUES (?1, ?2, ?3, ?4, ") +
+                               now_sql + ") ON CONFLICT(name_key) DO NOTHING"),
+        insert_rating(db,
+                      "INSERT INTO ratings(account_id, variant) VALUES (?1, 'standard'), (?1, "
+                      "'long')"),
+        find_account(db,
+                     "SELECT id, name_key, name, kind, coalesce(password_hash, ''), created_at, "
+                     "coalesce(last_seen, '') FROM accounts WHERE name_key = ?1"),
+        account_ratings(db,
+                        "SELECT variant, rating, experience, played, won FROM ratings WHERE "
+                        "account_id = ?1"),
+        set_password(db,
+                     "UPDATE accounts SET password_hash = ?2 WHERE name_key = ?1 AND kind = "
+                     "'player'"),
+        set_last_seen(
+            db, std::string("UPDATE accounts SET last_seen = ") + now_sql + " WHERE name_key = ?1"),
+        account_keys(db, "SELECT name_key FROM accounts ORDER BY id"),
+        rating_of(db,
+                  "SELECT a.id, a.name, r.rating, r.experience FROM accounts a JOIN ratings r "
+                  "ON r.account_id = a.id AND r.variant = ?2 WHERE a.name_key = ?1"),
+        update_rating(db,
+                      "UPDATE ratings SET rating = ?3, experience = ?4, played = played + 1, "
+                      "won = won + ?5 WHERE account_id = ?1 AND variant = ?2"),
+        insert_account_match(
+            db,
+            "INSERT INTO account_matches(account_id, match_id, side, opponent, won, "
+            "rating_before, rating_after, experience_before, experience_after) VALUES (?1, "
+            "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+        account_matches(
+            db,
+            "SELECT am.match_id, m.ended_at, m.options, am.side, am.opponent, m.score_red, "
+            "m.score_black, am.won, am.rating_before, am.rating_after, am.experience_before, "
+            "am.experience_after, a.name FROM account_matches am JOIN accounts a ON a.id = "
+            "am.account_id JOIN matches m ON m.id = am.match_id WHERE a.name_key = ?1 AND "
+            "am.match_id < ?2 ORDER BY am.match_id DESC LIMIT ?3"),
+        leaderboard(db,
+                    "SELECT a.name, r.rating, r.experience, r.played, r.won FROM ratings r "
+                    "JOIN accounts a ON a.id = r.account_id WHERE r.variant = ?1 AND "
+                    "r.experience > 0 ORDER BY r.rating DESC, a.name_key LIMIT ?2") {}
 
   prepared save_table;
   prepared delete_table;
@@ -211,6 +295,18 @@ struct sqlite_store::statements {
   prepared save_analysis;
   prepared load_analysis;
   prepared pending_analyses;
+  prepared insert_account;
+  prepared insert_rating;
+  prepared find_account;
+  prepared account_ratings;
+  prepared set_password;
+  prepared set_last_seen;
+  prepared account_keys;
+  prepared rating_of;
+  prepared update_rating;
+  prepared insert_account_match;
+  prepared account_matches;
+  prepared leaderboard;
 };
 
 sqlite_store::sqlite_store(const std::string& path, int busy_timeout_ms)
@@ -317,14 +413,15 @@ void sqlite_store::save_table(std::string_view name, std::string_view snapshot_j
   table_write w;
   w.name = std::string(name);
   w.snapshot = std::string(snapshot_json);
-  const auto errors = save_tables({std::move(w)});
-  if (!errors.front().empty()) throw storage_error(errors.front());
+  const auto outcomes = write_tables({std::move(w)});
+  if (!outcomes.front().error.empty()) throw storage_error(outcomes.front().error);
 }
 
-void sqlite_store::write_one(const table_write& w) {
+std::optional<std::array<rating_change, 2>> sqlite_store::write_one(const table_write& w) {
   // A savepoint per write: a failing write is undone alone, the batch goes on.
   exec("SAVEPOINT one_table");
   try {
+    std::optional<std::array<rating_change, 2>> ratings;
     if (w.drop) {
       {
         use u(stmts_->delete_table);
@@ -335,15 +432,89 @@ void sqlite_store::write_one(const table_write& w) {
       u.bind(1, w.name);
       u.step("deleting the record of table " + w.name);
       exec("RELEASE one_table");
-      return;
+      return ratings;
     }
     if (w.finished_match) {
-      insert_match(w.finished_match->id, *w.finished_match);
-      if (w.analyse_match) {
-        use u(stmts_->queue_analysis);
-        u.bind(1, w.finished_match->id);
-        u.step("queueing the analysis of match " + std::to_string(w.finished_match->id));
+      // The ratings are read, computed and kept in the record before it is stored; the
+      // history rows name the stored match (a foreign key), so they follow it.
+      match_record record = *w.finished_match;
+      const bool any_account = !w.account_keys[0].empty() || !w.account_keys[1].empty();
+      std::array<std::optional<std::pair<std::int64_t, rating_standing>>, 2> players;
+      if (any_account) {
+        for (std::size_t i = 0; i < 2; ++i) {
+          if (w.account_keys[i].empty()) continue;
+          use u(stmts_->rating_of);
+          u.bind(1, w.account_keys[i]).bind(2, engine::to_string(record.options.game_variant));
+          if (!u.step("reading a rating")) continue;  // no such account: a guest
+          players[i] = {
+              sqlite3_column_int64(u.get(), 0),
+              rating_standing{sqlite3_column_double(u.get(), 2), sqlite3_column_int(u.get(), 3)}};
+          if (!ratings) ratings.emplace();
+          (*ratings)[i].name = column_text(u.get(), 1);
+        }
       }
+      const bool rated = w.rated && w.winner && players[0] && players[1];
+      if (rated) {
+        const auto win = static_cast<std::size_t>(engine::index_of(*w.winner));
+        const auto lose = 1 - win;
+        const auto after =
+            rate_match(players[win]->second, players[lose]->second, record.options.length);
+        const std::array<rating_standing, 2> before{players[0]->second, players[1]->second};
+        std::array<rating_standing, 2> now{};
+        now[win] = after.winner;
+        now[lose] = after.loser;
+        for (std::size_t i = 0; i < 2; ++i) {
+          auto& r = (*ratings)[i];
+          r.before = before[i].rating;
+          r.after = now[i].rating;
+          r.experience_before = before[i].experience;
+          r.experience_after = now[i].experience;
+        }
+        record.ratings = ratings;
+      } else {
+        ratings.reset();
+        record.ratings.reset();
+      }
+      insert_match(record.id, record);
+      for (std::size_t i = 0; i < 2; ++i) {
+        if (!players[i]) continue;
+        const auto s = static_cast<engine::side>(i);
+        const std::int64_t won = w.winner && *w.winner == s ? 1 : 0;
+        {
+          use u(stmts_->update_rating);
+          u.bind(1, players[i]->first)
+              .bind(2, engine::to_string(record.options.game_variant))
+              .bind(3, rated ? (*ratings)[i].after : players[i]->second.rating)
+              .bind(4, std::int64_t{rated ? (*ratings)[i].experience_after
+                                          : players[i]->second.experience})
+              .bind(5, won);
+          u.step("updating a rating");
+        }
+        use u(stmts_->insert_account_match);
+        u.bind(1, players[i]->first)
+            .bind(2, record.id)
+            .bind(3, engine::to_string(s))
+            .bind(4, record.players[1 - i]);
+        if (w.winner) {
+          u.bind(5, won);
+        } else {
+          u.bind_null(5);
+        }
+        if (rated) {
+          u.bind(6, (*ratings)[i].before)
+              .bind(7, (*ratings)[i].after)
+              .bind(8, std::int64_t{(*ratings)[i].experience_before})
+              .bind(9, std::int64_t{(*ratings)[i].experience_after});
+        } else {
+          u.bind_null(6).bind_null(7).bind_null(8).bind_null(9);
+        }
+        u.step("recording a match in an account's history");
+      }
+    }
+    if (w.finished_match && w.analyse_match) {
+      use u(stmts_->queue_analysis);
+      u.bind(1, w.finished_match->id);
+      u.step("queueing the analysis of match " + std::to_string(w.finished_match->id));
     }
     {
       use u(stmts_->save_table);
@@ -361,15 +532,16 @@ void sqlite_store::write_one(const table_write& w) {
       u.step("recording at table " + w.name);
     }
     exec("RELEASE one_table");
+    return ratings;
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK TO one_table; RELEASE one_table", nullptr, nullptr, nullptr);
     throw;
   }
 }
 
-std::vector<std::string> sqlite_store::save_tables(const std::vector<table_write>& writes) {
-  std::vector<std::string> errors(writes.size());
-  if (writes.empty()) return errors;
+std::vector<write_outcome> sqlite_store::write_tables(const std::vector<table_write>& writes) {
+  std::vector<write_outcome> outcomes(writes.size());
+  if (writes.empty()) return outcomes;
   const std::lock_guard lock(mutex_);
   {
     use u(stmts_->begin);
@@ -378,12 +550,12 @@ std::vector<std::string> sqlite_store::save_tables(const std::vector<table_write
   try {
     for (std::size_t i = 0; i < writes.size(); ++i) {
       try {
-        write_one(writes[i]);
+        outcomes[i].ratings = write_one(writes[i]);
       } catch (const storage_error& e) {
         // After SQLITE_FULL or an I/O error SQLite may have rolled the whole
         // transaction back: then nothing of the batch is written.
         if (sqlite3_get_autocommit(db_)) throw;
-        errors[i] = e.what();
+        outcomes[i] = write_outcome{e.what(), std::nullopt};
       }
     }
     use u(stmts_->commit);
@@ -392,7 +564,7 @@ std::vector<std::string> sqlite_store::save_tables(const std::vector<table_write
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
-  return errors;
+  return outcomes;
 }
 
 void sqlite_store::delete_table(std::string_view name) {
@@ -553,6 +725,158 @@ std::vector<std::int64_t> sqlite_store::pending_analyses(std::size_t limit) {
                 std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max())));
   while (u.step("listing the pending analyses")) ids.push_back(sqlite3_column_int64(u.get(), 0));
   return ids;
+}
+
+// ------------------------------------------------------------------------------------
+// Accounts
+
+std::optional<account> sqlite_store::create_account(const std::string& key, const std::string& name,
+                                                    account::kind what,
+                                                    const std::string& password_hash) {
+  if (what == account::kind::player && password_hash.empty())
+    throw storage_error("a player account needs a password hash");
+  if (what == account::kind::bot && !password_hash.empty())
+    throw storage_error("a bot account has no password");
+  const std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    {
+      use u(stmts_->insert_account);
+      u.bind(1, key).bind(2, name).bind(3, std::string_view(to_string(what)));
+      if (what == account::kind::player) {
+        u.bind(4, password_hash);
+      } else {
+        u.bind_null(4);
+      }
+      u.step("registering " + name);
+    }
+    if (sqlite3_changes(db_) == 0) {  // the key is registered already
+      exec("ROLLBACK");
+      return std::nullopt;
+    }
+    const std::int64_t id = sqlite3_last_insert_rowid(db_);
+    {
+      use u(stmts_->insert_rating);
+      u.bind(1, id);
+      u.step("rating " + name);
+    }
+    auto made = find_account_locked(key);
+    exec("COMMIT");
+    return made;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<account> sqlite_store::find_account_locked(std::string_view key) {
+  account a;
+  {
+    use u(stmts_->find_account);
+    u.bind(1, key);
+    if (!u.step("finding an account")) return std::nullopt;
+    a.id = sqlite3_column_int64(u.get(), 0);
+    a.key = column_text(u.get(), 1);
+    a.name = column_text(u.get(), 2);
+    a.what = column_text(u.get(), 3) == "bot" ? account::kind::bot : account::kind::player;
+    a.password_hash = column_text(u.get(), 4);
+    a.created_at = column_text(u.get(), 5);
+    a.last_seen = column_text(u.get(), 6);
+  }
+  use u(stmts_->account_ratings);
+  u.bind(1, a.id);
+  while (u.step("reading ratings")) {
+    const auto v = engine::variant_from_string(column_text(u.get(), 0));
+    if (!v) continue;
+    auto& st = a.standings[*v == engine::variant::standard ? 0 : 1];
+    st.rating = sqlite3_column_double(u.get(), 1);
+    st.experience = sqlite3_column_int(u.get(), 2);
+    st.played = sqlite3_column_int(u.get(), 3);
+    st.won = sqlite3_column_int(u.get(), 4);
+  }
+  return a;
+}
+
+std::optional<account> sqlite_store::find_account(std::string_view key) {
+  const std::lock_guard lock(mutex_);
+  return find_account_locked(key);
+}
+
+bool sqlite_store::set_password_hash(std::string_view key, const std::string& password_hash) {
+  if (password_hash.empty()) throw storage_error("a player account needs a password hash");
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->set_password);
+  u.bind(1, key).bind(2, password_hash);
+  u.step("changing a password");
+  return sqlite3_changes(db_) > 0;
+}
+
+void sqlite_store::set_last_seen(std::string_view key) {
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->set_last_seen);
+  u.bind(1, key);
+  u.step("recording when a player was last seen");
+}
+
+std::vector<std::string> sqlite_store::account_keys() {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::string> keys;
+  use u(stmts_->account_keys);
+  while (u.step("listing the accounts")) keys.push_back(column_text(u.get(), 0));
+  return keys;
+}
+
+std::vector<account_match> sqlite_store::account_matches(std::string_view key,
+                                                         std::int64_t before_id,
+                                                         std::size_t limit) {
+  std::vector<account_match> out;
+  if (limit == 0) return out;
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->account_matches);
+  u.bind(1, key)
+      .bind(2, before_id > 0 ? before_id : std::numeric_limits<std::int64_t>::max())
+      .bind(3, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT32_MAX)));
+  while (u.step("reading a player's matches")) {
+    account_match m;
+    m.match_id = sqlite3_column_int64(u.get(), 0);
+    m.ended_at = column_text(u.get(), 1);
+    try {
+      m.options = nlohmann::json::parse(column_text(u.get(), 2)).get<engine::match_options>();
+    } catch (const nlohmann::json::exception& e) {
+      throw storage_error("match " + std::to_string(m.match_id) +
+                          " has unreadable options: " + e.what());
+    }
+    m.side = column_text(u.get(), 3) == "black" ? engine::side::black : engine::side::red;
+    m.opponent = column_text(u.get(), 4);
+    m.final_score = {sqlite3_column_int(u.get(), 5), sqlite3_column_int(u.get(), 6)};
+    if (sqlite3_column_type(u.get(), 7) != SQLITE_NULL) m.won = sqlite3_column_int(u.get(), 7) != 0;
+    if (sqlite3_column_type(u.get(), 8) != SQLITE_NULL) {
+      m.rating = rating_change{column_text(u.get(), 12), sqlite3_column_double(u.get(), 8),
+                               sqlite3_column_double(u.get(), 9), sqlite3_column_int(u.get(), 10),
+                               sqlite3_column_int(u.get(), 11)};
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<leaderboard_entry> sqlite_store::leaderboard(engine::variant v, std::size_t limit) {
+  std::vector<leaderboard_entry> out;
+  if (limit == 0) return out;
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->leaderboard);
+  u.bind(1, engine::to_string(v))
+      .bind(2, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT32_MAX)));
+  while (u.step("reading the ratings list")) {
+    leaderboard_entry e;
+    e.rank = static_cast<int>(out.size()) + 1;
+    e.name = column_text(u.get(), 0);
+    e.standing =
+        account::standing{sqlite3_column_double(u.get(), 1), sqlite3_column_int(u.get(), 2),
+                          sqlite3_column_int(u.get(), 3), sqlite3_column_int(u.get(), 4)};
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 namespace {

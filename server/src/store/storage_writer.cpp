@@ -100,11 +100,11 @@ void storage_writer::write_batch(std::deque<job>& batch) {
   std::vector<table_write> writes;
   writes.reserve(batch.size());
   for (auto& j : batch) writes.push_back(std::move(j.write));
-  std::vector<std::string> errors;
+  std::vector<write_outcome> outcomes;
   try {
-    errors = db_.save_tables(writes);
+    outcomes = db_.write_tables(writes);
   } catch (const std::exception& e) {
-    errors.assign(writes.size(), e.what());
+    outcomes.assign(writes.size(), write_outcome{e.what(), std::nullopt});
   }
   {
     std::lock_guard lock(mutex_);
@@ -113,7 +113,8 @@ void storage_writer::write_batch(std::deque<job>& batch) {
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
     write_result result;
-    result.error = std::move(errors[i]);
+    result.error = std::move(outcomes[i].error);
+    result.ratings = std::move(outcomes[i].ratings);
     if (!result.error.empty()) {
       spdlog::error("table {}: not saved: {}", writes[i].name, result.error);
       // The table goes back to what is on disk: read it while nothing else writes.

@@ -37,27 +37,47 @@ class source_db {
       fail(std::string("reading ") + path_);
   }
   /// Runs `sql` with `id` bound to ?1 when given, calling `row` with each row's columns
-  /// as text (NULL as "").
-  void each(const char* sql, const std::function<void(const std::vector<std::string>&)>& row,
-            std::optional<std::int64_t> id = std::nullopt) {
+  /// as text (nullopt for NULL; a REAL as the shortest text that reads back exactly).
+  void each_row(const char* sql, const std::function<void(const std::vector<pg::param>&)>& row,
+                std::optional<std::int64_t> id = std::nullopt) {
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK)
       fail(std::string("reading ") + path_);
     std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
     if (id) sqlite3_bind_int64(stmt, 1, *id);
     const int columns = sqlite3_column_count(stmt);
-    std::vector<std::string> values(static_cast<std::size_t>(columns));
+    std::vector<pg::param> values(static_cast<std::size_t>(columns));
     int rc = SQLITE_ROW;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
       for (int c = 0; c < columns; ++c) {
-        const auto* text = sqlite3_column_text(stmt, c);
-        values[static_cast<std::size_t>(c)].assign(
-            text ? reinterpret_cast<const char*>(text) : "",
-            static_cast<std::size_t>(sqlite3_column_bytes(stmt, c)));
+        auto& value = values[static_cast<std::size_t>(c)];
+        const int type = sqlite3_column_type(stmt, c);
+        if (type == SQLITE_NULL) {
+          value.reset();
+        } else if (type == SQLITE_FLOAT) {
+          value = pg::real_text(sqlite3_column_double(stmt, c));
+        } else {
+          const auto* text = sqlite3_column_text(stmt, c);
+          value.emplace(text ? reinterpret_cast<const char*>(text) : "",
+                        static_cast<std::size_t>(sqlite3_column_bytes(stmt, c)));
+        }
       }
       row(values);
     }
     if (rc != SQLITE_DONE) fail(std::string("reading ") + path_);
+  }
+  /// each_row() with NULL as "".
+  void each(const char* sql, const std::function<void(const std::vector<std::string>&)>& row,
+            std::optional<std::int64_t> id = std::nullopt) {
+    std::vector<std::string> text;
+    each_row(
+        sql,
+        [&](const std::vector<pg::param>& values) {
+          text.resize(values.size());
+          for (std::size_t c = 0; c < values.size(); ++c) text[c] = values[c].value_or("");
+          row(text);
+        },
+        id);
   }
   std::int64_t count(const char* sql) {
     std::int64_t n = 0;
@@ -73,6 +93,12 @@ class source_db {
 constexpr const char* match_columns =
     "id, table_name, red, black, options, record, started_at, ended_at, score_red, "
     "score_black, games, saved_at";
+
+/// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite writes it.
+std::string iso_text(const std::string& column) {
+  return "coalesce(to_char(" + column +
+         " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '')";
+}
 
 /// The ids of the matches to read back: the first, the last and up to 98 evenly spaced.
 std::vector<std::int64_t> sample(const std::vector<std::int64_t>& ids) {
@@ -102,15 +128,17 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
   try {
     // No gammond may write the target meanwhile; it must be empty.
     dst.command("locking the target's tables",
-                "LOCK TABLE tables, table_records, matches IN EXCLUSIVE MODE");
+                "LOCK TABLE tables, table_records, matches, accounts IN EXCLUSIVE MODE");
     const auto held = dst.exec("counting what the target holds",
                                "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
-                               "table_records), (SELECT count(*) FROM matches)");
-    if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) > 0)
+                               "table_records), (SELECT count(*) FROM matches), (SELECT "
+                               "count(*) FROM accounts)");
+    if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) + held.integer(0, 3) > 0)
       throw storage_error(
           "the target database " + dst.masked_url() + " is not empty (" + held.text(0, 0) +
-          " tables, " + held.text(0, 1) + " journal entries, " + held.text(0, 2) +
-          " matches): gammond migrate copies into an empty database only (make one with "
+          " tables, " + held.text(0, 1) + " journal entries, " + held.text(0, 2) + " matches, " +
+          held.text(0, 3) +
+          " accounts): gammond migrate copies into an empty database only (make one with "
           "createdb)");
 
     src.each("SELECT name, snapshot, updated_at FROM tables ORDER BY name",
@@ -153,6 +181,45 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
                    {v[0], v[1], v[2], v[3].empty() ? pg::param{} : pg::param{v[3]}, v[4], v[5],
                     v[6].empty() ? pg::param{} : pg::param{v[6]}});
           ++report.analyses;
+        });
+    // Accounts (schema 4 of SQLite) under their own ids, their ratings (doubles copied
+    // exactly) and histories.
+    std::int64_t last_account = 0;
+    src.each_row(
+        "SELECT id, name_key, name, kind, password_hash, created_at, last_seen FROM accounts "
+        "ORDER BY id",
+        [&](const std::vector<pg::param>& v) {
+          dst.exec("copying account " + v[2].value_or(""),
+                   "INSERT INTO accounts(id, name_key, name, kind, password_hash, created_at, "
+                   "last_seen) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz)",
+                   v);
+          last_account = std::stoll(v[0].value_or("0"));
+          ++report.accounts;
+        });
+    if (last_account > 0)
+      dst.exec("moving the account id sequence past the copied accounts",
+               "SELECT setval(pg_get_serial_sequence('accounts', 'id'), $1::bigint)",
+               {std::to_string(last_account)});
+    src.each_row(
+        "SELECT account_id, variant, rating, experience, played, won FROM ratings ORDER BY "
+        "account_id, variant",
+        [&](const std::vector<pg::param>& v) {
+          dst.exec("copying a rating",
+                   "INSERT INTO ratings(account_id, variant, rating, experience, played, won) "
+                   "VALUES ($1, $2, $3, $4, $5, $6)",
+                   v);
+        });
+    src.each_row(
+        "SELECT account_id, match_id, side, opponent, won, rating_before, rating_after, "
+        "experience_before, experience_after FROM account_matches ORDER BY match_id, account_id",
+        [&](std::vector<pg::param> v) {
+          if (v[4]) v[4] = *v[4] == "0" ? "false" : "true";  // won: 0/1 to boolean
+          dst.exec("copying a match of an account's history",
+                   "INSERT INTO account_matches(account_id, match_id, side, opponent, won, "
+                   "rating_before, rating_after, experience_before, experience_after) VALUES "
+                   "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                   v);
+          ++report.account_matches;
         });
     if (!ids.empty())
       dst.exec(
@@ -203,6 +270,52 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
     if (analyses.integer(0, 0) != src.count("SELECT count(*) FROM analyses") ||
         analyses.integer(0, 0) != report.analyses)
       mismatch("the number of analyses");
+    const auto people =
+        dst.exec("counting the copied accounts",
+                 "SELECT (SELECT count(*) FROM accounts), (SELECT count(*) FROM ratings), "
+                 "(SELECT count(*) FROM account_matches)");
+    if (people.integer(0, 0) != src.count("SELECT count(*) FROM accounts") ||
+        people.integer(0, 0) != report.accounts)
+      mismatch("the number of accounts");
+    if (people.integer(0, 1) != src.count("SELECT count(*) FROM ratings"))
+      mismatch("the number of ratings");
+    if (people.integer(0, 2) != src.count("SELECT count(*) FROM account_matches") ||
+        people.integer(0, 2) != report.account_matches)
+      mismatch("the number of account histories");
+    // Every account and rating (ratings compared as numbers: both texts read back exactly).
+    {
+      const std::string accounts_sql =
+          "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " +
+          iso_text("created_at") + ", " + iso_text("last_seen") + " FROM accounts ORDER BY id";
+      const auto back = dst.exec("reading the accounts back", accounts_sql.c_str());
+      int row = 0;
+      src.each(
+          "SELECT id, name_key, name, kind, coalesce(password_hash, ''), created_at, "
+          "coalesce(last_seen, '') FROM accounts ORDER BY id",
+          [&](const std::vector<std::string>& v) {
+            bool same = row < back.rows();
+            for (std::size_t c = 0; same && c < v.size(); ++c)
+              same = back.text(row, static_cast<int>(c)) == v[c];
+            if (!same) mismatch("account " + v[2]);
+            ++row;
+            ++report.accounts_checked;
+          });
+      if (row != back.rows()) mismatch("the number of accounts");
+      const auto ratings = dst.exec("reading the ratings back",
+                                    "SELECT account_id, variant, rating, experience, played, won "
+                                    "FROM ratings ORDER BY account_id, variant");
+      row = 0;
+      src.each_row(
+          "SELECT account_id, variant, rating, experience, played, won FROM ratings ORDER BY "
+          "account_id, variant",
+          [&](const std::vector<pg::param>& v) {
+            bool same = row < ratings.rows() && v[2] && ratings.real(row, 2) == std::stod(*v[2]);
+            for (int c : {0, 1, 3, 4, 5})
+              same = same && ratings.text(row, c) == v[static_cast<std::size_t>(c)].value_or("");
+            if (!same) mismatch("the rating of account " + v[0].value_or(""));
+            ++row;
+          });
+    }
     for (const auto id : sample(ids)) {
       const auto back =
           dst.exec("reading match " + std::to_string(id) + " back",
@@ -240,6 +353,34 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
           },
           id);
       if (rows != analysis.rows()) mismatch("the analysis of match " + std::to_string(id));
+      // Its place in its players' histories.
+      const auto history = dst.exec(
+          "reading the histories of match " + std::to_string(id) + " back",
+          "SELECT account_id, side, opponent, won, rating_before, rating_after, "
+          "experience_before, experience_after FROM account_matches WHERE match_id = $1 ORDER "
+          "BY account_id",
+          {std::to_string(id)});
+      rows = 0;
+      src.each_row(
+          "SELECT account_id, side, opponent, won, rating_before, rating_after, "
+          "experience_before, experience_after FROM account_matches WHERE match_id = ?1 ORDER "
+          "BY account_id",
+          [&](const std::vector<pg::param>& v) {
+            const int r = rows++;
+            const auto at = [&](int c) -> const pg::param& {
+              return v[static_cast<std::size_t>(c)];
+            };
+            bool same = r < history.rows();
+            for (int c : {0, 1, 2, 6, 7}) same = same && history.text(r, c) == at(c).value_or("");
+            same = same && history.is_null(r, 3) == !at(3) &&
+                   (!at(3) || (history.text(r, 3) == "t") == (*at(3) != "0"));
+            for (int c : {4, 5})
+              same = same && history.is_null(r, c) == !at(c) &&
+                     (!at(c) || history.real(r, c) == std::stod(*at(c)));
+            if (!same) mismatch("the histories of match " + std::to_string(id));
+          },
+          id);
+      if (rows != history.rows()) mismatch("the histories of match " + std::to_string(id));
     }
     dst.command("committing the copy", "COMMIT");
   } catch (...) {

@@ -24,23 +24,31 @@ inline constexpr int max_json_depth = 16;
 /// A decoded client message.
 struct client_message {
   enum class kind : unsigned char {
-    hello,  ///< {"type":"hello","name":"alice","resume":"<token>"}
+    /// {"type":"hello","name":"alice","resume":"<token>"}; with "password": log in to the
+    /// registered account (issue 12)
+    hello,
     line,   ///< {"type":"line","table":"t1","text":"/join"} (no table: the lobby)
     enter,  ///< {"type":"enter","table":"t1"}: be present at a table and get its state
     exit,   ///< {"type":"exit","table":"t1"}: stop following a table
     ping,   ///< {"type":"ping"}: answered with {"type":"pong"}
+    /// {"type":"register","name":"alice","password":"..."}: create an account and log in
+    register_account,
   };
   kind what = kind::line;
   std::optional<nlohmann::json> id;  ///< the client's "id" (string or number), echoed as "re"
   std::string name;                  ///< hello
   std::string resume;                ///< hello (may be empty)
+  /// hello (absent: a guest, or a resume) and register (always set; may be empty). Never
+  /// logged nor echoed.
+  std::optional<std::string> password;
   std::optional<std::string> table;  ///< line/enter/exit
   std::string text;                  ///< line
 };
 
 /// Decodes one text frame. Errors (codes): "bad_json" (not JSON, truncated, nested
 /// deeper than max_json_depth, not an object), "unknown_type", "bad_message" (a field
-/// missing, of the wrong type, or not valid UTF-8, or with control characters).
+/// missing, of the wrong type, or not valid UTF-8, or with control characters). No
+/// error message repeats a password.
 /// Limits on lengths are the server's (it knows its configuration).
 engine::result<client_message> decode(std::string_view frame);
 

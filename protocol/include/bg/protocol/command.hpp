@@ -3,6 +3,7 @@
 /// The chat-command grammar of a table (seed 000): a line that starts with "/" is a
 /// command, any other line is chat.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,7 +45,21 @@ enum class command_kind : unsigned char {
   seed,              ///< /seed TEXT: `text` is the player's own dice seed (S4)
   claim,             ///< /claim: the game of an idle or absent opponent, as a forfeit (S3)
   analysis,          ///< /analysis [MATCH_ID]: `text` is the id (digits) when given
+  whois,             ///< /whois NAME: `text` is the name as typed (issue 12)
+  ratings,           ///< /ratings [standard|long]: `text` is "standard", "long" or ""
+  history,           ///< /history [NAME]: `text` is the name as typed, or "" (oneself)
+  password,          ///< /password OLD NEW: `text` is OLD, `new_password` NEW (as typed)
+  bot,               ///< /bot [LEVEL]: seat a computer player; `text` is the level
+  play_bot,          ///< /play bot [LEVEL] [VARIANT] [match N|basis|off] (lobby): `text`
+                     ///< is the level, `game_variant` and `match` the options
 };
+
+/// The computer players' levels that /bot and /play bot take (GNU Backgammon's named
+/// levels, weakest first); /bot alone means "expert".
+inline constexpr std::array<std::string_view, 5> bot_levels{"beginner", "intermediate", "advanced",
+                                                            "expert", "worldclass"};
+/// The level of /bot and /play bot without one.
+inline constexpr std::string_view default_bot_level = "expert";
 
 /// The stable name of a command ("join", "move", "double", ...), as used in metrics
 /// and in `/help` topics.
@@ -68,19 +83,24 @@ inline constexpr int default_clock_delay_seconds = 12;
 /// A parsed line.
 struct command {
   command_kind kind = command_kind::chat;
-  /// chat text, move notation, help topic, /tables page (digits), /seed text or /analysis
-  /// match id (digits)
+  /// chat text, move notation, help topic, /tables page (digits), /seed text, /analysis
+  /// match id (digits) or a bot's level (/bot, /play bot)
   std::string text;
   std::optional<engine::side> seat;  ///< /join red|black
-  engine::match_options match;       ///< /option match (variant is not touched)
+  engine::match_options match;       ///< /option match, /play bot (variant is not touched)
   bool flag = false;                 ///< /option tutor on|off
-  engine::variant game_variant = engine::variant::standard;  ///< /option variant
+  engine::variant game_variant = engine::variant::standard;  ///< /option variant, /play bot
   engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
   clock_option clock;                                        ///< /option clock
+  /// /password: the new password, as typed (its case kept). Never logged nor echoed.
+  std::string new_password;
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are
-/// case-insensitive; arguments are separated by spaces. Errors (engine::error):
+/// case-insensitive; arguments are separated by spaces; the arguments of /move, /whois,
+/// /history and /password keep the case they were typed in (for /ratings, `game_variant`
+/// holds the variant named, standard when none). No error message repeats an argument of
+/// /password. Errors (engine::error):
 /// "unknown_command" ("/jion is not a command: type /help"), "bad_command" with what
 /// is wrong ("/option match takes a number from 1 to 64, basis or off", "/option clock
 /// takes minutes from 1 to 240 ..."). `/seed` and `/move` keep the rest of the line as

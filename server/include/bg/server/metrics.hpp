@@ -6,10 +6,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bg::server {
 
@@ -49,6 +51,10 @@ class metrics {
   /// A finished match was not analysed because the queue was full
   /// (gammond_analyses_refused_total).
   void analysis_refused() noexcept;
+  /// Adds a section that render() appends: `section` returns complete Prometheus text
+  /// lines (with their # HELP and # TYPE), is called from any thread, and must stay
+  /// callable for the metrics' life (e.g. hold a weak_ptr to its owner).
+  void add_section(std::function<std::string()> section);
   /// Everything in Prometheus text exposition format 0.0.4.
   [[nodiscard]] std::string render() const;
 
@@ -72,6 +78,7 @@ class metrics {
   std::map<std::string, std::uint64_t, std::less<>> errors_;
   std::map<std::string, std::uint64_t, std::less<>> refused_;
   std::map<std::string, std::uint64_t, std::less<>> dropped_;
+  std::vector<std::function<std::string()>> sections_;
   std::array<std::uint64_t, 13> latency_counts_{};  // one per bucket plus +Inf
   double latency_sum_ = 0;
   std::uint64_t latency_count_ = 0;

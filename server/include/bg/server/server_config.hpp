@@ -97,8 +97,9 @@ struct server_config {
   std::chrono::seconds strike_decay{30};
 
   // Match analysis by GNU Backgammon (issue 14).
-  /// --gnubg: the GNU Backgammon program that analyses finished matches. When it is not
-  /// an executable file, gammond starts without analysis (and logs why).
+  /// --gnubg: GNU Backgammon (run as `PATH -t -q -r`), which analyses finished matches and
+  /// plays the computer players (/bot). When it is not an executable file, gammond starts
+  /// without analysis (and logs why) and /bot, /play bot answer "no_bot".
   std::string gnubg = "/usr/games/gnubg";
   /// --analysis-workers: gnubg processes analysing matches at once, each off the I/O
   /// threads; 0 turns analysis off.
@@ -112,6 +113,40 @@ struct server_config {
   /// --analysis-timeout: one analysis may take this long; then gnubg is killed and the
   /// analysis fails.
   std::chrono::seconds analysis_timeout{900};
+  // Accounts and ratings (issue 12).
+  /// --admins: registered names (comma-separated, as typed) whose accounts are admins
+  /// once logged in with their password (welcome.account.admin). Register them first:
+  /// gammond warns at start about one that is not registered.
+  std::vector<std::string> admins;
+  /// --auth-threads: threads that hash and verify passwords (Argon2id, ~64 MiB each).
+  std::size_t auth_threads = 1;
+  /// --auth-queue: logins, registrations and password changes waiting for those
+  /// threads; one more is answered `auth_busy`.
+  std::size_t auth_queue = 64;
+  /// --max-password-bytes: the longest password accepted (a longer one: bad_password).
+  std::size_t max_password_bytes = 256;
+  /// --max-accounts: accounts in all (gammond keeps their names in memory); registering
+  /// one more is answered `too_many_accounts`.
+  std::size_t max_accounts = 1'000'000;
+  /// --login-delay-after, --login-delay: from this many consecutive failed logins of one
+  /// name (or from one address) on, each try must wait this many seconds after the last.
+  std::size_t login_delay_after = 3;
+  std::chrono::seconds login_delay{2};
+  /// --login-lock-after, --login-lock: at this many, the name (or address) is locked for
+  /// this many seconds (`login_locked`, with the seconds left).
+  std::size_t login_lock_after = 10;
+  std::chrono::seconds login_lock{60};
+  /// --login-throttle-entries: names, and addresses, whose failures are tracked at most.
+  std::size_t login_throttle_entries = 10000;
+  /// --api-max-limit: the most entries one /api answer lists (a larger `limit` is cut).
+  std::size_t api_max_limit = 100;
+  // Computer players (issue 14).
+  std::size_t bot_processes = 2;  ///< --bot-processes: gnubg processes running at most
+  /// --bot-timeout: one gnubg answer's time limit; past it the process is killed and
+  /// the question asked again (--bot-retries times), then the bot resigns.
+  std::chrono::seconds bot_timeout{15};
+  int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
+  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting for a process
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

@@ -42,6 +42,11 @@ class connection {
     std::string name;    ///< the player name sent in hello
     std::string table;   ///< the table to enter and send lines to ("" = the lobby)
     std::chrono::milliseconds max_backoff{8'000};  ///< longest wait between attempts
+    /// An account's password ("" : a guest): sent in the first hello (or `register`,
+    /// with `register_account`), and again whenever no resume token is left. Never
+    /// printed.
+    std::string password;
+    bool register_account = false;  ///< the first hello is a `register`
   };
 
   /// What the link reports about itself (besides the server's messages).

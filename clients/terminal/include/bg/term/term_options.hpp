@@ -22,6 +22,14 @@ struct term_options {
   std::string name;
   /// The table every typed line goes to ("" = the lobby); entered at connect.
   std::string table;
+  /// Log in to the registered account `name` with its password (--login, or implied by
+  /// --password-file); the password comes from `password_file`, else a prompt.
+  bool login = false;
+  /// Create the account `name` (--register) and log in; the password as for `login`.
+  bool register_account = false;
+  /// --password-file: the password is the file's first line ("" : ask on the terminal).
+  /// There is no --password flag: the process list would show it to everyone.
+  std::string password_file;
   /// Plain-text lines for scripts (stdin not a terminal, or --script) instead of a
   /// redrawn screen.
   bool script = false;

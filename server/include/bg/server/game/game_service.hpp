@@ -19,14 +19,22 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/bots/analysis_queue.hpp"
+#include "bg/bots/gnubg_player.hpp"
+#include "bg/bots/gnubg_pool.hpp"
+#include "bg/bots/player.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
+#include "bg/protocol/command.hpp"
+#include "bg/server/game/auth_pool.hpp"
 #include "bg/server/game/lobby.hpp"
+#include "bg/server/game/login_throttle.hpp"
+#include "bg/server/game/online_ratings.hpp"
 #include "bg/server/game/players.hpp"
 #include "bg/server/game/table.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
+#include "bg/server/store/account.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
 
@@ -35,7 +43,9 @@ namespace bg::server {
 class table_actor;
 using clock_type = std::chrono::steady_clock;
 
-/// gammond's service: implements bg::server::service.
+/// gammond's service: implements bg::server::service. Accounts (issue 12: registration,
+/// logins, passwords, /whois, /ratings, /history and the /api routes) are members
+/// defined in accounts.cpp.
 class game_service final : public service, public std::enable_shared_from_this<game_service> {
  public:
   /// Opens the storage at config.db and restores every saved table. Throws storage_error.
@@ -47,10 +57,11 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void on_close(const std::shared_ptr<client>& c) override;
   /// GET /matches/<id>.mat (the .mat export), GET /api/matches/<id> (the stored record
   /// as JSON, record_json.hpp: what gammon-tool verify-dice and the web client check the
-  /// dice with) and GET /api/matches/<id>/analysis: the match (and its analysis) is read
-  /// on the storage thread and `reply` is called from there (nullopt: no such path or
-  /// match, 404; the analysis API answers an unknown match with a JSON 404). Only
-  /// finished matches are stored, so no seed of a match in progress can be read.
+  /// dice with), GET /api/matches/<id>/analysis, and the account routes under
+  /// /api/players and /api/ratings (issue 12): read on the storage thread and `reply`
+  /// is called from there (nullopt: no such path or match, 404; the JSON APIs answer an
+  /// unknown match or player with a JSON 404). Only finished matches are stored, so no
+  /// seed of a match in progress can be read.
   void on_http_request(std::string_view target, http_callback reply) override;
   void shutdown() override;
   /// The `rate_limited` error with the refused message's `id` as `re` (nullptr when
@@ -86,6 +97,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// connected loses its resume token, and the name is free again.
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
                      const std::vector<std::string>& after);
+  /// The name key of `name` when it is a registered account's, else "" (a guest).
+  std::string account_key_of(const std::string& name);
+  /// After a rated match: the ratings of its players in `v` are now those of `changes`.
+  void ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes);
 
   // Match analysis (issue 14).
   /// True when finished standard matches are analysed: --analysis-workers > 0 and the
@@ -100,8 +115,58 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// storage thread.
   void answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
                        std::optional<nlohmann::json> re, std::string table);
+  /// The computer player of `level` for variant `v` (issue 14), or nullptr when there
+  /// is none (GNU Backgammon missing, another variant). Lives as long as the service.
+  bots::player* bot_player(const std::string& level, engine::variant v);
+  /// The name of the computer player of `level` for variant `v` ("gnubg-expert"), or
+  /// why none can sit down: "no_bot" (GNU Backgammon is not installed here),
+  /// "bot_variant" (none plays long nardy yet), "bad_command" (not a level).
+  engine::result<std::string> bot_name(const std::string& level, engine::variant v) const;
 
  private:
+  // Accounts (accounts.cpp).
+  /// `register`: checks the name and password, claims the name, hashes the password on
+  /// the auth pool, creates the account on the storage thread, then log_in().
+  void on_register(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// `hello` with a password: throttle, claim, the account read on the storage thread,
+  /// the password checked on the auth pool (an unknown name against a decoy hash), then
+  /// log_in() or login_failed().
+  void on_login(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// Runs `job` on the auth pool; false (the client answered `auth_busy`, its claim
+  /// released) when the pool's queue is full.
+  bool on_auth_pool(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re,
+                    std::function<void()> job);
+  /// A checked login or registration of `c` as account `a`: takes the name and welcomes.
+  void log_in(const std::shared_ptr<client>& c, const account& a,
+              const std::optional<nlohmann::json>& re);
+  /// A refused login: counted by the throttle, a strike, `bad_login`.
+  void login_failed(const std::shared_ptr<client>& c, const std::string& key,
+                    const std::optional<nlohmann::json>& re);
+  /// /whois, /ratings, /history, /password from `c` (called `name`) in the lobby or at
+  /// `table`.
+  void on_account_command(const std::shared_ptr<client>& c, const std::string& name,
+                          const protocol::command& cmd, const std::optional<std::string>& table,
+                          const std::optional<nlohmann::json>& re,
+                          std::chrono::steady_clock::time_point t0);
+  /// `/password OLD NEW`: OLD checked and NEW hashed on the auth pool, stored on the
+  /// storage thread; then the token is rotated and other connections of the account close.
+  void on_password(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                   const std::optional<std::string>& table,
+                   const std::optional<nlohmann::json>& re);
+  /// GET /api/...: true when `target` is an /api route (then `reply` is called).
+  bool on_api_request(std::string_view target, http_callback& reply);
+  /// Sends the welcome `frame` for `name` to `c` once the seats in `rejoin` have saved
+  /// the new token's hash, then re-enters them.
+  void welcome_and_rejoin(const std::shared_ptr<client>& c,
+                          std::shared_ptr<const std::string> frame,
+                          std::vector<std::shared_ptr<table_actor>> rejoin,
+                          const std::string& name);
+  /// The actors of `tables` (those that exist), each counted as pending. Mutex held.
+  std::vector<std::shared_ptr<table_actor>> actors_of(const std::set<std::string>& tables,
+                                                      players::session* s);
+  /// True when `key` is an admin (--admins).
+  [[nodiscard]] bool is_admin(const std::string& key) const { return admin_keys_.count(key) != 0; }
+
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
@@ -123,6 +188,13 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// Saves `rec` through the writer, then tells `table` (if it is still there) that
   /// the analysis is ready or failed.
   void store_analysis(analysis_record rec, std::string table);
+  /// `/play bot ...` from the lobby (issue 14): a new table with a fresh name, the
+  /// player and the computer seated, options set, the match started.
+  void on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, const std::optional<nlohmann::json>& re,
+                   clock_type::time_point t0);
+  /// The computer players' section of /metrics (Prometheus text).
+  std::string bot_metrics() const;
 
   server_config config_;
   metrics& metrics_;
@@ -135,12 +207,21 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// After writer_: stopped (in the destructor and shutdown()) before the writer its
   /// handler uses. Set once at start; nullptr when analysis is off. Thread-safe.
   std::unique_ptr<bots::analysis_queue> analysis_;
+  /// Why GNU Backgammon cannot run here (empty: it can). Fixed at start.
+  std::string gnubg_problem_;
+  std::unique_ptr<bots::gnubg_pool> gnubg_;  ///< null without gnubg
+  std::map<std::string, std::unique_ptr<bots::gnubg_player>> gnubg_players_;  // by level
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;
   lobby lobby_;
   std::map<std::string, std::shared_ptr<table_actor>> tables_;  // by table name
+  std::uint64_t next_bot_table_ = 1;  ///< the number in the next /play bot table's name
   bool shutting_down_ = false;
+  login_throttle throttle_;
+  std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)
+  online_ratings ratings_;            // its own mutex
+  auth_pool auth_;                    // last: its threads stop first
 };
 
 }  // namespace bg::server

@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "bg/engine/error.hpp"
@@ -21,10 +23,15 @@ namespace bg::server {
 
 /// The players of one gammond. Not thread-safe: the game service's mutex guards it.
 ///
-/// A name is in use while a connection says it or while it holds a seat in a match in
-/// progress (tables report those seats through holds_changed()); names are compared by
-/// their key (names.hpp: case-folded). A name's resume token (resume_tokens.hpp) lives
-/// exactly as long as the name is in use, and is replaced on every hello and resume.
+/// A name is in use while a connection says it, while it holds a seat in a match in
+/// progress (tables report those seats through holds_changed()), or while a login or a
+/// registration for it is being checked (a claim); names are compared by their key
+/// (names.hpp: case-folded). A name's resume token (resume_tokens.hpp) lives exactly as
+/// long as the name is in use, and is replaced on every hello and resume.
+///
+/// Registered names (accounts, issue 12) are known by their keys: a guest may not use
+/// one (`name_registered`), and a name in use is an account exactly when its key is
+/// registered (a registration needs a name nobody uses).
 class players {
  public:
   using clock_type = std::chrono::steady_clock;
@@ -37,6 +44,11 @@ class players {
     std::string address;                       ///< the client's address (limits per address)
     std::set<std::string> tables;              ///< tables this connection is at
     clock_type::time_point last_lobby_chat{};  ///< for the lobby chat bound
+    bool registered = false;  ///< logged in to an account (with its password, or resumed)
+    /// A login or registration of this connection is being checked (its hello is not
+    /// answered yet); `claim` is the name key it claims meanwhile.
+    bool hello_pending = false;
+    std::string claim;
   };
 
   /// What a successful hello did.
@@ -51,6 +63,8 @@ class players {
     std::set<std::string> replaced_tables;
     /// Tables where the name holds a seat in a match (the caller rejoins them).
     std::set<std::string> seated;
+    std::string key;          ///< name_key(name)
+    bool registered = false;  ///< the name is an account's
   };
 
   /// A new connection `c` (nothing said yet).
@@ -61,10 +75,50 @@ class players {
   /// Connection `id` says hello as `name`, or resumes with `resume_token` (which wins
   /// when it is known; with an unknown token and a name, the name is tried). Names are
   /// checked with name_problem() against `max_name_bytes`. Errors: "already_hello",
-  /// "bad_resume" (unknown token and no name), "bad_name", "name_taken" (connected or
-  /// seated, in any letter case).
+  /// "bad_resume" (unknown token and no name), "bad_name", "name_taken" (connected,
+  /// seated or claimed, in any letter case), "name_registered" (an account's name, with
+  /// no token: log in with its password). A resumed account's name is logged in
+  /// (welcomed::registered).
   engine::result<welcomed> hello(std::uint64_t id, const std::string& name,
                                  const std::string& resume_token, std::size_t max_name_bytes);
+
+  /// Connection `id` starts a login (`for_register` false) or a registration (true) as
+  /// `name`: the name's key is claimed until finish_claim(), so nobody else takes it
+  /// meanwhile. Returns the key. Errors: "already_hello" (a hello answered or pending),
+  /// "bad_name", "name_taken" (claimed by another connection; for a registration also a
+  /// name in use or registered).
+  engine::result<std::string> begin_claim(std::uint64_t id, const std::string& name,
+                                          bool for_register, std::size_t max_name_bytes);
+  /// The check of connection `id`'s claim is over (either way): the claim is released.
+  /// No-op when it has none.
+  void end_claim(std::uint64_t id);
+  /// Connection `id`, whose claim of `key` was checked (the password is right, or the
+  /// account was just created), is the account `name` (as registered): it takes the
+  /// name, replacing a connection of the same account and getting back its seats, as a
+  /// resume does; the claim is released. Errors: "already_hello" (answered meanwhile),
+  /// "bad_resume" when the connection is gone.
+  engine::result<welcomed> login(std::uint64_t id, const std::string& key, const std::string& name);
+  /// A new resume token for the name of connection `id` (a password change): the old one
+  /// stops working. Also returns the other connections of the same name (to close) and
+  /// the tables where it holds a seat (their snapshots keep the token's hash). nullopt
+  /// when the connection has no name.
+  struct rotated {
+    std::string token;
+    std::vector<std::shared_ptr<client>> others;
+    std::set<std::string> seated;
+  };
+  std::optional<rotated> rotate_token(std::uint64_t id);
+
+  /// The registered names' keys (loaded at start, one added per registration).
+  void add_registered(const std::string& key) { registered_.insert(key); }
+  [[nodiscard]] bool is_registered(const std::string& key) const {
+    return registered_.count(key) != 0;
+  }
+  [[nodiscard]] std::size_t registered_count() const noexcept { return registered_.size(); }
+  /// True while `key` is said by a connection.
+  [[nodiscard]] bool online(const std::string& key) const { return online_.count(key) != 0; }
+  /// Called with a name's key when it is free again (no connection, no seat, no claim).
+  void on_release(std::function<void(const std::string& key)> f) { released_ = std::move(f); }
   /// Connection `id` ended: its session is gone (returned, for the tables it was at),
   /// and its name is free unless it holds a seat. nullopt for an unknown id.
   std::optional<session> close(std::uint64_t id);
@@ -78,6 +132,10 @@ class players {
   /// malformed (the seat is held all the same, but cannot be resumed).
   bool restore_hold(const std::string& table, const std::string& name,
                     const std::string& token_hash);
+  /// True when `token` is a live resume token (a hello with it resumes its name).
+  [[nodiscard]] bool knows_token(std::string_view token) const {
+    return !token.empty() && tokens_.find(token).has_value();
+  }
   /// The SHA-256 of `name`'s resume token (64 hex digits), or nullopt.
   [[nodiscard]] std::optional<std::string> token_hash_of(const std::string& name) const;
 
@@ -98,6 +156,10 @@ class players {
     std::string address;
   };
   void release_if_unused(const std::string& key);
+  /// The connection `id` takes the name `name` (key `key`): replaces a stale connection
+  /// of the name, issues a new token, lists the seats to rejoin.
+  welcomed take_name(session& s, std::uint64_t id, const std::string& name, const std::string& key,
+                     bool resumed);
 
   std::unordered_map<std::uint64_t, session> sessions_;
   std::unordered_map<std::string, std::uint64_t> online_;  // name key -> connection id
@@ -107,6 +169,9 @@ class players {
   std::unordered_map<std::string, creator> creators_;            // table -> its creator
   std::unordered_map<std::string, std::size_t> created_by_key_;  // open tables per name
   std::unordered_map<std::string, std::size_t> created_by_address_;
+  std::unordered_set<std::string> registered_;              // account name keys
+  std::unordered_map<std::string, std::uint64_t> claimed_;  // name key -> connection id
+  std::function<void(const std::string&)> released_;
 };
 
 }  // namespace bg::server

@@ -61,6 +61,16 @@ struct table_hooks {
   std::int64_t idle_limit_ms = 600'000;
   /// The longest /seed text, in bytes.
   std::size_t max_seed_bytes = 64;
+  /// The rating in variant `v` of the player called `name` when it is a registered
+  /// account's (issue 12; a lookup in memory, no I/O), else nullopt. state() and
+  /// summary() show them; unset: no ratings.
+  std::function<std::optional<double>(const std::string& name, engine::variant v)> rating_of{};
+  /// A computer player of `level` (one of protocol::bot_levels) for a table of variant
+  /// `v`: its name ("gnubg-expert"), or why there is none, as an error with code
+  /// "no_bot" (no computer player on this server, e.g. GNU Backgammon is not installed)
+  /// or "bot_variant" (none plays that variant). Unset: no computer players at all.
+  std::function<engine::result<std::string>(const std::string& level, engine::variant v)> bot =
+      nullptr;
 };
 
 /// One message the table wants delivered, and to whom.
@@ -108,6 +118,9 @@ struct seat {
   /// When the player became absent (table_hooks::clock_ms time; the restore time after
   /// a restart), for /claim after the grace period.
   std::int64_t absent_since_ms = 0;
+  /// A computer player's level ("expert"); empty for a person. A computer player is
+  /// always present and never holds a name or a resume token.
+  std::string bot;
 };
 
 /// A table. Not thread-safe: its host runs it on one strand.
@@ -131,7 +144,8 @@ class table {
   /// "already_seated", "in_match", "need_opponent", "already_started",
   /// "options_locked", "bad_text", "no_match" (/export or /analysis before any match
   /// finished here), "too_long", "seed_locked", "nothing_to_claim", "claim_too_early",
-  /// and the engine's codes.
+  /// "no_bot", "bot_variant", and the engine's codes. A computer player's commands come
+  /// here too, as `who` = its name.
   /// A bank that ran out before the command arrived loses first (S2): the outcome then
   /// carries that change, and a refusal of the command itself goes to the actor as an
   /// `error` delivery in `out`.
@@ -153,13 +167,19 @@ class table {
   /// The grace period of the absent player on `s` ran out: they forfeit (S3: the match,
   /// a basis session, or the free game). The seats of absent players are then free.
   table_outcome forfeit(engine::side s);
-  /// Names holding a seat in a match in progress (their resume tokens must outlive
-  /// their connections), in seat order.
+  /// Names of people holding a seat in a match in progress (their resume tokens must
+  /// outlive their connections), in seat order; computer players are not among them.
   [[nodiscard]] std::vector<std::string> held_seats() const;
 
-  /// The full `state` message (protocol/PROTOCOL.md).
+  /// The level of the computer player on `s` ("expert"), or nullopt when a person
+  /// sits there or nobody does.
+  [[nodiscard]] std::optional<std::string> bot_level(engine::side s) const;
+
+  /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
+  /// registered player and spectator here, in the table's variant, by name.
   [[nodiscard]] nlohmann::json state() const;
-  /// One entry of the lobby's `tables` list.
+  /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
+  /// (null for a guest or a free seat).
   [[nodiscard]] nlohmann::json summary() const;
   /// Everything needed to rebuild the table after a restart except the match record,
   /// which the host keeps as a journal of table_outcome::record_log entries
@@ -247,6 +267,11 @@ class table {
   void after_game(table_outcome& o, const engine::game_end& end);
   void begin_game_record();
   [[nodiscard]] std::string player_name(engine::side s) const;
+  /// Outside a match a computer player does not sit alone: when no person sits at the
+  /// table any more, computer players leave too (event `left`).
+  void release_lonely_bots(table_outcome& o);
+  [[nodiscard]] bool person_seated() const noexcept;
+  [[nodiscard]] nlohmann::json bots_json() const;
 
   std::string name_;
   engine::dice_source* dice_;  ///< nullptr: every match derives its dice (hooks_.match_seed)

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/protocol/command.hpp"
+#include "bg/server/game/bot_turn.hpp"
 #include "bg/server/game/table.hpp"
 #include "bg/server/net/client.hpp"
 #include "bg/server/store/storage_writer.hpp"
@@ -64,8 +65,14 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void line(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
             clock_type::time_point t0, std::optional<nlohmann::json> re);
   /// Starts grace timers for every absent player and the timer of a running clock
-  /// (after a restore).
+  /// (after a restore), and asks a computer player that must act.
   void arm_timers();
+  /// `/play bot` (issue 14) for client `c` (called `name`) at this new table: `name`
+  /// enters and sits down, the computer player of `cmd.text` takes the other seat, the
+  /// options of `cmd` are set and the match starts, in one written change. The client
+  /// gets an `info` (topic "play", data {table, bot}) echoing `re`, then the state.
+  void play_bot(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
+                clock_type::time_point t0, std::optional<nlohmann::json> re);
   /// Cancels timers once every change is written (shutdown); `done` is set then, on
   /// the strand. Every change was saved before it was announced; a running clock is
   /// charged up to now and that snapshot is queued for the writer (S2: the time used
@@ -138,7 +145,34 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// Arms the clock timer for table::clock_expiry() (cancels it when nothing runs); when
   /// it fires the table checks the time itself (table::check_clock()).
   void arm_clock();
+  void do_play_bot(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, clock_type::time_point t0,
+                   const std::optional<nlohmann::json>& re);
+
+  // Computer players (issue 14). A bot's decision is asked after every written change
+  // (and after a restore); its answer comes back to the strand and goes through
+  // table::handle like a person's command. Only one question is out at a time.
+  /// Asks the computer player that must act now, if any.
+  void ask_bot();
+  /// Asks `turn`'s bot its question (attempt 0, or 1 after a refused answer).
+  void ask_bot_question(const bot_turn& turn, std::uint64_t seq, int attempt);
+  /// The bot answered `answer` (a command line, or why it could not) to the question
+  /// asked at `seq`.
+  void bot_answered(const bot_turn& turn, std::uint64_t seq, int attempt,
+                    const engine::result<std::string>& answer);
+  /// The bot sends `cmd` at the table, as of the state numbered `seq`.
+  void bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt, const protocol::command& cmd);
+  /// The bot cannot answer (`why`): it does what needs no thought instead, with a
+  /// sentence at the table: its play becomes a resignation (of all the game could
+  /// still cost it), a double is dropped, a resignation accepted, a double not offered.
+  void bot_gives_up(const bot_turn& turn, const std::string& why);
+  /// Asks the bot again after `delay` (after a failed write, so a full disk is not
+  /// hammered).
+  void ask_bot_later(std::chrono::milliseconds delay);
   [[nodiscard]] table_write write_of(table_outcome& o) const;
+  static void add_ratings(table_outcome& o, const std::array<rating_change, 2>& r);
+  std::shared_ptr<outbox> frames_of(table_outcome& o, const std::shared_ptr<client>& actor,
+                                    const std::optional<nlohmann::json>& re, bool& answered);
   void finish(const std::shared_ptr<client>& actor, table_outcome& o,
               const std::optional<nlohmann::json>& re, bool always_state_to_actor,
               std::function<void()> answered_hook);
@@ -159,6 +193,8 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   std::chrono::milliseconds reload_delay_{500};
   std::deque<pending_work> backlog_;  // messages that arrived meanwhile
   std::vector<std::string> held_;     // table_->held_seats() last reported
+  bool bot_busy_ = false;             // a bot's question is out (issue 14)
+  std::optional<boost::asio::steady_timer> bot_timer_;
 };
 
 }  // namespace bg::server

@@ -72,6 +72,17 @@ struct dice_record {
   friend bool operator==(const dice_record&, const dice_record&) = default;
 };
 
+/// One player's rating before and after a rated match (RULES.md S1), in the match's
+/// variant.
+struct rating_change {
+  std::string name;           ///< the account's name as registered
+  double before = 1500.0;     ///< rating before the match
+  double after = 1500.0;      ///< rating after it
+  int experience_before = 0;  ///< experience before (the sum of rated match lengths)
+  int experience_after = 0;   ///< experience after (before + the match length)
+  friend bool operator==(const rating_change&, const rating_change&) = default;
+};
+
 /// A match from /start to its end.
 struct match_record {
   std::int64_t id = 0;  ///< storage id once saved (0 = not yet)
@@ -83,6 +94,9 @@ struct match_record {
   std::string started_at;  ///< ISO 8601 UTC
   std::string ended_at;    ///< ISO 8601 UTC, empty while playing
   dice_record dice;        ///< the verifiable dice (empty commitment: not derived)
+  /// A rated match's ratings (S1), [red, black], set by the store when it archives the
+  /// match; nullopt for an unrated match.
+  std::optional<std::array<rating_change, 2>> ratings;
   friend bool operator==(const match_record&, const match_record&) = default;
 };
 

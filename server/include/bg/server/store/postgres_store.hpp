@@ -2,6 +2,7 @@
 /// @file postgres_store.hpp
 /// The PostgreSQL implementation of store (store.hpp), through libpq.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -57,6 +58,14 @@ struct postgres_options {
 ///   result json, reason text, queued_at, finished_at timestamptz)`: each finished
 ///   match's analysis by GNU Backgammon (version 2); times read back as ISO 8601 UTC
 ///   text with milliseconds, as SQLite writes them.
+/// - `accounts(id bigint identity PRIMARY KEY, name_key text UNIQUE, name, kind
+///   ('player'|'bot'), password_hash (NULL for a bot), created_at, last_seen
+///   timestamptz)`, `ratings(account_id, variant, rating double precision, experience,
+///   played, won integer)` and `account_matches(account_id, match_id, side, opponent,
+///   won boolean, rating_before, rating_after double precision, experience_before,
+///   experience_after integer)` (RULES.md S1; version 3). A match's ratings are read
+///   with FOR UPDATE in the transaction that archives it, so two gammond rating the
+///   same account at once do not lose a change.
 /// `json` (not `jsonb`) keeps every text exactly as written. Names sort bytewise
 /// (COLLATE "C"), as in SQLite. Every failure throws storage_error carrying
 /// PostgreSQL's message (never the URL's password).
@@ -69,7 +78,7 @@ struct postgres_options {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 2;
+  static constexpr int schema_version = 3;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -81,18 +90,19 @@ class postgres_store final : public store {
 
   /// Writes every change in `writes` (in order) in one transaction: a group commit.
   /// Each write has a savepoint (a batch of one needs none): a failing write is undone
-  /// alone and its entry says why; the others are committed. Throws storage_error when
-  /// the transaction itself fails (the connection is lost, COMMIT fails): then nothing
-  /// was written. The one place that writes tables (delete_table() is a drop here too),
-  /// so that a cluster's ownership check can go in it.
-  std::vector<std::string> save_tables(const std::vector<table_write>& writes) override;
-  /// save_tables() of one drop.
+  /// alone, all of it (snapshot, journal, match, analysis, history, ratings), and its
+  /// outcome says why; the others are committed. Throws storage_error when the
+  /// transaction itself fails (the connection is lost, COMMIT fails): then nothing was
+  /// written. The one place that writes tables (delete_table() is a drop here too), so
+  /// that a cluster's ownership check can go in it.
+  std::vector<write_outcome> write_tables(const std::vector<table_write>& writes) override;
+  /// write_tables() of one drop.
   void delete_table(std::string_view name) override;
   [[nodiscard]] std::vector<saved_table> load_tables() override;
   [[nodiscard]] std::optional<saved_table> load_table(std::string_view name) override;
 
   /// An id from memory: ids come in blocks of `id_block` from the `match_ids`
-  /// sequence, taken on the storage thread (in save_tables() and the other calls that
+  /// sequence, taken on the storage thread (in write_tables() and the other calls that
   /// reach the database) whenever fewer than half a block are left, so a table's strand
   /// never waits for the database. Ids are never reused and are unique among every
   /// gammond sharing the database; gaps are allowed. Only when a whole block was handed
@@ -106,6 +116,19 @@ class postgres_store final : public store {
   void save_analysis(const analysis_record& a) override;
   [[nodiscard]] std::vector<std::int64_t> pending_analyses(std::size_t limit) override;
 
+  std::optional<account> create_account(const std::string& key, const std::string& name,
+                                        account::kind what,
+                                        const std::string& password_hash) override;
+  [[nodiscard]] std::optional<account> find_account(std::string_view key) override;
+  bool set_password_hash(std::string_view key, const std::string& password_hash) override;
+  void set_last_seen(std::string_view key) override;
+  [[nodiscard]] std::vector<std::string> account_keys() override;
+  [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,
+                                                           std::int64_t before_id,
+                                                           std::size_t limit) override;
+  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
+                                                           std::size_t limit) override;
+
   /// The session's synchronous_commit as the server reports it ("on" or "off").
   [[nodiscard]] std::string synchronous_commit();
   /// The server's version as it reports it (`server_version`, e.g. "15.18 (Debian ...)").
@@ -115,10 +138,12 @@ class postgres_store final : public store {
 
  private:
   void migrate();
-  void refill_ids();                     ///< mutex_ held; a block when fewer than half left
-  void take_block();                     ///< mutex_ held; one block from the sequence
-  void write_one(const table_write& w);  ///< inside a transaction; mutex_ held
-  void insert_match(std::int64_t id, const match_record& record);  ///< mutex_ held
+  void refill_ids();  ///< mutex_ held; a block when fewer than half left
+  void take_block();  ///< mutex_ held; one block from the sequence
+  /// Inside a transaction, mutex_ held: one write; a rated match's ratings.
+  std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
+  std::optional<account> find_account_locked(std::string_view key);  ///< mutex_ held
+  void insert_match(std::int64_t id, const match_record& record);    ///< mutex_ held
   void begin();  ///< mutex_ held; BEGIN, retried once
   template <typename F>
   auto read(F&& f);  ///< mutex_ held; f(), retried once

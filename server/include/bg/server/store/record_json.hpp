@@ -25,9 +25,13 @@
 /// - game_record: `{"number", "score_before": [red, black], "crawford", "first": side,
 ///   "opening": roll (left out while {0, 0}), "actions": [...], "result": game_result |
 ///   null}`
+/// - rating_change: `{"name", "before", "after", "experience_before", "experience_after"}`
+///   (ratings as JSON numbers, full precision)
 /// - match_record: `{"id", "table", "players": [red, black], "options", "games": [...],
 ///   "final_score": [red, black], "started_at", "ended_at", "dice"}`; "dice" is written
-///   only when the match's dice were derived (a commitment) and read as none when absent
+///   only when the match's dice were derived (a commitment) and read as none when absent;
+///   `"ratings": {"red": rating_change, "black": rating_change}` for a rated match only
+///   (absent: unrated; records written before accounts have none)
 /// - dice_record: `{"commitment": hex, "seed": hex ("" until revealed), "player_seeds":
 ///   [red, black], "rolls": [{"game": g, "k": k, "dice": roll}, ...]}`
 ///
@@ -113,9 +117,14 @@ void to_json(nlohmann::json& j, const dice_record& d);
 /// Every key is required.
 void from_json(const nlohmann::json& j, dice_record& d);
 
+/// A rated player's rating before and after a match; every key is required.
+void to_json(nlohmann::json& j, const rating_change& r);
+void from_json(const nlohmann::json& j, rating_change& r);
+
 /// The whole record, games in order.
 void to_json(nlohmann::json& j, const match_record& m);
-/// Every key but "dice" is required.
+/// Every key is required but "dice" and "ratings" (absent or null: none; an unrated
+/// match).
 void from_json(const nlohmann::json& j, match_record& m);
 
 /// The record as compact JSON text (what storage keeps in `matches.record`).

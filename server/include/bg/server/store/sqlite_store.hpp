@@ -45,12 +45,21 @@ struct sqlite_options {
 /// - `analyses(match_id INTEGER PRIMARY KEY REFERENCES matches, status ('pending', 'done',
 ///   'failed'), level, result (JSON, NULL unless done), reason, queued_at, finished_at)`:
 ///   each match's analysis by GNU Backgammon (version 3)
+/// - `accounts(id INTEGER PRIMARY KEY, name_key TEXT UNIQUE, name, kind ('player' |
+///   'bot'), password_hash (crypto_pwhash_str text; NULL exactly for a bot, which cannot
+///   log in), created_at, last_seen)` (version 4)
+/// - `ratings(account_id, variant ('standard' | 'long'), rating REAL, experience,
+///   played, won)`: one row per account and variant (version 4)
+/// - `account_matches(account_id, match_id, side, opponent, won (1, 0 or NULL for a
+///   level basis session), rating_before, rating_after, experience_before,
+///   experience_after (NULL unless rated))`: each account's history and rating history
+///   (version 4)
 /// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
 /// SQLite's message; the connection stays usable after a failed call.
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 3;
+  static constexpr int schema_version = 4;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -69,11 +78,11 @@ class sqlite_store final : public store {
   /// JSON or on any SQLite failure.
   void save_table(std::string_view name, std::string_view snapshot_json);
   /// Writes every change in `writes` (in order) in one transaction: a group commit, so
-  /// the cost of a commit is paid once for all of them. Returns one entry per write:
-  /// empty when written, else SQLite's message (that write alone is left out; the
-  /// others are committed). Throws storage_error when the transaction itself fails
-  /// (then nothing was written).
-  std::vector<std::string> save_tables(const std::vector<table_write>& writes) override;
+  /// the cost of a commit is paid once for all of them. Returns one outcome per write:
+  /// its error is empty when written, else SQLite's message (that write alone is left
+  /// out; the others are committed). Throws storage_error when the transaction itself
+  /// fails (then nothing was written). A rated match is rated in the same transaction.
+  std::vector<write_outcome> write_tables(const std::vector<table_write>& writes) override;
   void delete_table(std::string_view name) override;
   [[nodiscard]] std::vector<saved_table> load_tables() override;
   [[nodiscard]] std::optional<saved_table> load_table(std::string_view name) override;
@@ -87,6 +96,19 @@ class sqlite_store final : public store {
   void save_analysis(const analysis_record& a) override;
   [[nodiscard]] std::vector<std::int64_t> pending_analyses(std::size_t limit) override;
 
+  std::optional<account> create_account(const std::string& key, const std::string& name,
+                                        account::kind what,
+                                        const std::string& password_hash) override;
+  [[nodiscard]] std::optional<account> find_account(std::string_view key) override;
+  bool set_password_hash(std::string_view key, const std::string& password_hash) override;
+  void set_last_seen(std::string_view key) override;
+  [[nodiscard]] std::vector<std::string> account_keys() override;
+  [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,
+                                                           std::int64_t before_id,
+                                                           std::size_t limit) override;
+  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
+                                                           std::size_t limit) override;
+
   /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
   [[nodiscard]] int synchronous();
 
@@ -95,7 +117,9 @@ class sqlite_store final : public store {
 
   void migrate();
   void exec(const char* sql);
-  void write_one(const table_write& w);  ///< inside a transaction; mutex held
+  /// Inside a transaction, mutex held: one table_write; returns a rated match's ratings.
+  std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
+  [[nodiscard]] std::optional<account> find_account_locked(std::string_view key);
   void insert_match(std::int64_t id, const match_record& record);  ///< mutex held
 
   std::mutex mutex_;

@@ -4,6 +4,7 @@
 /// are waiting, so the cost of a commit (locks, the WAL append, the fsync) is paid once
 /// per batch rather than once per command, and no network thread waits on disk.
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -27,6 +28,9 @@ struct write_result {
   std::optional<saved_table> last_written;
   /// After a failure: why the table could not be read back either ("" when it was).
   std::string reload_error;
+  /// A written rated match's ratings before and after, [red, black]
+  /// (table_write::rated, write_outcome::ratings); unset otherwise.
+  std::optional<std::array<rating_change, 2>> ratings;
 };
 
 /// Writes table_write batches to a store on its own thread, and runs reads (the .mat

@@ -2,9 +2,12 @@
 /// @file store.hpp
 /// The storage interface the game service uses: table snapshots with their record
 /// journals (so a restart restores every table), finished matches (for the record and
-/// the .mat export) and their analyses by GNU Backgammon. sqlite_store implements it
-/// (DESIGN.md "server/").
+/// the .mat export) and their analyses by GNU Backgammon, and accounts with their ratings
+/// and histories (RULES.md S1). sqlite_store implements it (DESIGN.md "server/"); a
+/// PostgreSQL store will too.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +16,11 @@
 #include <vector>
 
 #include "bg/server/store/analysis_record.hpp"
+#include "bg/engine/side.hpp"
+#include "bg/engine/variant.hpp"
+#include "bg/server/store/account.hpp"
+#include "bg/server/store/account_match.hpp"
+#include "bg/server/store/leaderboard_entry.hpp"
 #include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
@@ -50,8 +58,28 @@ struct table_write {
   /// written in the same transaction (so a restart finds every archived match whose
   /// analysis is not finished, store::pending_analyses()).
   bool analyse_match = false;
+  /// With `finished_match`: who won it (nullopt: a basis session that ended level).
+  std::optional<engine::side> winner;
+  /// With `finished_match`: the name keys (names.hpp) of its players who are registered
+  /// accounts, [red, black] ("" for a guest). The store adds the match to each account's
+  /// history and counts (played, won) in the same transaction.
+  std::array<std::string, 2> account_keys;
+  /// With `finished_match`: rate it (RULES.md S1): both players are accounts, the match
+  /// was to n >= 1 points and has a winner. The store reads both current ratings, applies
+  /// rate_match() (rating.hpp), writes the new ratings and experiences, keeps them in the
+  /// stored record (match_record::ratings) and returns them (write_outcome::ratings), all
+  /// in the transaction that archives the match.
+  bool rated = false;
   /// The table is forgotten: its snapshot and record journal are deleted.
   bool drop = false;
+};
+
+/// What store::write_tables() did with one table_write.
+struct write_outcome {
+  /// Empty when written, else why not (then nothing of that write was written).
+  std::string error;
+  /// A rated match's ratings before and after, [red, black] (table_write::rated).
+  std::optional<std::array<rating_change, 2>> ratings;
 };
 
 /// A saved table: its snapshot and its record journal (entries in the order written).
@@ -78,11 +106,18 @@ class store {
   virtual ~store() = default;
 
   /// Writes every change in `writes` (in order) in one transaction: a group commit, so
-  /// the cost of a commit is paid once for all of them. Returns one entry per write:
-  /// empty when written, else why not (that write alone is left out, all of it: its
-  /// snapshot, journal entries and finished match; the others are committed). Throws
-  /// storage_error when the transaction itself fails (then nothing was written).
-  virtual std::vector<std::string> save_tables(const std::vector<table_write>& writes) = 0;
+  /// the cost of a commit is paid once for all of them. Returns one outcome per write:
+  /// its error is empty when written, else why not (that write alone is left out, all
+  /// of it: its snapshot, journal entries, finished match, history and ratings; the
+  /// others are committed). Throws storage_error when the transaction itself fails
+  /// (then nothing was written).
+  virtual std::vector<write_outcome> write_tables(const std::vector<table_write>& writes) = 0;
+  /// write_tables() with only the errors: one entry per write, empty when written.
+  std::vector<std::string> save_tables(const std::vector<table_write>& writes) {
+    std::vector<std::string> errors;
+    for (auto& outcome : write_tables(writes)) errors.push_back(std::move(outcome.error));
+    return errors;
+  }
   /// Forgets table `name` and its record journal.
   virtual void delete_table(std::string_view name) = 0;
   /// Every saved table with its record journal, in name order.
@@ -114,6 +149,35 @@ class store {
   /// The ids of the matches whose analysis is pending, smallest (oldest) first, at most
   /// `limit` of them.
   [[nodiscard]] virtual std::vector<std::int64_t> pending_analyses(std::size_t limit) = 0;
+  // Accounts (RULES.md S1). Keys are names.hpp name_key()s, computed by the caller.
+
+  /// Registers `name` (key `key`) of kind `what` with `password_hash` (crypto_pwhash_str
+  /// text; must be empty for a bot and not for a player), rating 1500 and experience 0
+  /// in every variant. Returns the new account, or nullopt when `key` is registered
+  /// already. Throws storage_error.
+  virtual std::optional<account> create_account(const std::string& key, const std::string& name,
+                                                account::kind what,
+                                                const std::string& password_hash) = 0;
+  /// The account registered under `key` with its standings, or nullopt.
+  [[nodiscard]] virtual std::optional<account> find_account(std::string_view key) = 0;
+  /// Replaces the password hash of the player account `key`; false when there is no
+  /// such player account (a bot has no password).
+  virtual bool set_password_hash(std::string_view key, const std::string& password_hash) = 0;
+  /// Records now as the last time `key` was seen (a login or a logout); no-op for an
+  /// unknown key.
+  virtual void set_last_seen(std::string_view key) = 0;
+  /// The key of every account (gammond keeps them in memory to refuse guests a
+  /// registered name without a read per hello).
+  [[nodiscard]] virtual std::vector<std::string> account_keys() = 0;
+  /// The matches of account `key`, newest (highest match id) first: at most `limit`,
+  /// with ids below `before_id` (0: from the newest). Empty for an unknown key.
+  [[nodiscard]] virtual std::vector<account_match> account_matches(std::string_view key,
+                                                                   std::int64_t before_id,
+                                                                   std::size_t limit) = 0;
+  /// The `limit` highest ratings in variant `v` among accounts that played a rated match
+  /// in it (experience > 0), best first, ties by name; ranks from 1.
+  [[nodiscard]] virtual std::vector<leaderboard_entry> leaderboard(engine::variant v,
+                                                                   std::size_t limit) = 0;
 };
 
 }  // namespace bg::server

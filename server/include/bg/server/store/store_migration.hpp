@@ -11,19 +11,23 @@ namespace bg::server {
 
 /// What migrate_to_postgres() copied, and what it read back to check the copy.
 struct migration_report {
-  std::int64_t tables = 0;           ///< tables in progress (snapshots)
-  std::int64_t record_entries = 0;   ///< their record journal entries
-  std::int64_t matches = 0;          ///< finished matches
-  std::int64_t analyses = 0;         ///< their analyses (pending, done or failed)
-  std::int64_t tables_checked = 0;   ///< tables read back equal, with their journals
-  std::int64_t matches_checked = 0;  ///< matches read back equal (a sample)
+  std::int64_t tables = 0;            ///< tables in progress (snapshots)
+  std::int64_t record_entries = 0;    ///< their record journal entries
+  std::int64_t matches = 0;           ///< finished matches
+  std::int64_t analyses = 0;          ///< their analyses (pending, done or failed)
+  std::int64_t accounts = 0;          ///< registered accounts (with their ratings)
+  std::int64_t account_matches = 0;   ///< rows of the accounts' histories
+  std::int64_t tables_checked = 0;    ///< tables read back equal, with their journals
+  std::int64_t matches_checked = 0;   ///< matches read back equal (a sample)
+  std::int64_t accounts_checked = 0;  ///< accounts read back equal, with their ratings
 };
 
 /// Copies the SQLite database at `sqlite_path` into the PostgreSQL database at `url`,
-/// which must hold no table, journal entry or match (its schema is created or upgraded
+/// which must hold no table, journal entry, match or account (its schema is created or upgraded
 /// first, as gammond does at start): every table in progress with its record journal
 /// (in order), every finished match under its own id (the `match_ids` sequence is moved
-/// past the largest) with its analysis, with their times. The source is opened as gammond opens it
+/// past the largest) with its analysis, every account under its own id with its ratings
+/// (exactly) and history, with their times. The source is opened as gammond opens it
 /// (PRAGMA quick_check, its schema brought up to date) and read in one read
 /// transaction; the copy is one PostgreSQL transaction, committed only after the
 /// counts agree and every table with its journal and a sample of up to 100 matches

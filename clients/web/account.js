@@ -1,0 +1,188 @@
+// Accounts in the web client (issue 12): how ratings are shown next to names, the
+// player page (ratings and history, from GET /api/players/NAME and .../matches) and the
+// leaderboard (GET /api/ratings). Everything here reads what the server sends; the
+// password typed in the login form is never stored (only the resume token is).
+
+const $ = (id) => document.getElementById(id);
+
+/** A rating as players read it: two decimals ("1517.32"). */
+export function ratingText(rating) {
+  return typeof rating === 'number' ? rating.toFixed(2) : '';
+}
+
+/** A rating change with its sign ("+17.32", "-17.32"). */
+export function changeText(change) {
+  const shown = Math.round(change * 100) / 100;
+  return `${shown >= 0 ? '+' : '-'}${Math.abs(shown).toFixed(2)}`;
+}
+
+/**
+ * A name, with its rating in a span.rating when it has one (registered players; guests
+ * have none), as a button that opens the player's page when `onOpen` is given.
+ */
+export function nameWithRating(name, rating, onOpen = null) {
+  const el = document.createElement(onOpen ? 'button' : 'span');
+  if (onOpen) {
+    el.type = 'button';
+    el.className = 'link player-link';
+    el.addEventListener('click', () => onOpen(name));
+  }
+  el.dataset.name = name;
+  el.append(name);
+  if (typeof rating === 'number') {
+    const r = document.createElement('span');
+    r.className = 'rating';
+    r.textContent = ratingText(rating);
+    el.append(' ', r);
+  }
+  return el;
+}
+
+/** The lines of a rated match_over event: "alice 1500.00 → 1517.32 (+17.32)". */
+export function ratingChanges(event) {
+  const out = [];
+  for (const side of ['red', 'black']) {
+    const r = event?.ratings?.[side];
+    if (!r) continue;
+    out.push({ side, name: r.name, text: `${r.name} ${ratingText(r.before)} → ${ratingText(r.after)} (${changeText(r.change)})`, change: r.change });
+  }
+  return out;
+}
+
+/** GET `url` as JSON; rejects with the server's sentence on an error. */
+async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    throw new Error(`the server answered ${res.status}`);
+  }
+  if (!res.ok) throw new Error(body?.message ?? `the server answered ${res.status}`);
+  return body;
+}
+
+function cell(tr, text, cls = '') {
+  const td = document.createElement('td');
+  if (text instanceof Node) td.append(text);
+  else td.textContent = text;
+  if (cls) td.className = cls;
+  tr.appendChild(td);
+  return td;
+}
+
+const kindText = (m) => {
+  if (m.kind === 'points') return `match to ${m.length}`;
+  if (m.kind === 'basis') return 'basis session';
+  return 'free game';
+};
+
+/** Appends rows for `matches` (GET .../matches) of the player to the history table. */
+function addHistoryRows(body, matches, openPlayer) {
+  for (const m of matches) {
+    const tr = document.createElement('tr');
+    tr.dataset.match = m.match_id;
+    cell(tr, (m.ended_at ?? '').slice(0, 10));
+    cell(tr, nameWithRating(m.opponent, undefined, openPlayer));
+    cell(tr, `${kindText(m)}${m.variant === 'long' ? ', long' : ''}`);
+    const mine = m.score?.[m.side] ?? 0;
+    const theirs = m.score?.[m.side === 'red' ? 'black' : 'red'] ?? 0;
+    cell(tr, `${m.won === true ? 'won' : m.won === false ? 'lost' : 'level'} ${mine}–${theirs}`);
+    if (m.rating) {
+      const td = cell(tr, `${ratingText(m.rating.after)} (${changeText(m.rating.change)})`, 'num');
+      td.classList.add(m.rating.change >= 0 ? 'change-up' : 'change-down');
+    } else {
+      cell(tr, 'unrated', 'muted');
+    }
+    const a = document.createElement('a');
+    a.href = m.url;
+    a.textContent = '.mat';
+    a.title = 'the match for GNU Backgammon';
+    cell(tr, a);
+    body.appendChild(tr);
+  }
+}
+
+/**
+ * Fills the player page for `name`: its ratings and its last matches (10 a page,
+ * "older matches" for the next). `openPlayer(name)` opens another player's page.
+ */
+export async function showPlayer(name, openPlayer) {
+  $('player-name').textContent = name;
+  $('player-status').textContent = '';
+  $('player-error').textContent = '';
+  $('player-ratings').querySelector('tbody').replaceChildren();
+  const history = $('player-history').querySelector('tbody');
+  history.replaceChildren();
+  $('player-more').hidden = true;
+  $('player-empty').hidden = true;
+  const page = $('player');
+  page.dataset.loaded = '';
+  const path = `/api/players/${encodeURIComponent(name)}`;
+  try {
+    const p = await getJson(path);
+    $('player-name').textContent = p.name;
+    if (!p.registered) {
+      $('player-status').textContent = 'a guest, online: guests have no rating nor history';
+      page.dataset.loaded = p.name;
+      return;
+    }
+    $('player-status').textContent = p.online ? 'online' : p.last_seen ? `last seen ${p.last_seen.slice(0, 16).replace('T', ' ')}` : '';
+    const body = $('player-ratings').querySelector('tbody');
+    for (const v of ['standard', 'long']) {
+      const r = p.ratings?.[v];
+      if (!r) continue;
+      const tr = document.createElement('tr');
+      tr.dataset.variant = v;
+      cell(tr, v);
+      cell(tr, ratingText(r.rating), 'num rating-value');
+      cell(tr, String(r.experience), 'num');
+      cell(tr, String(r.played), 'num');
+      cell(tr, String(r.won), 'num');
+      body.appendChild(tr);
+    }
+    let before = null;
+    const more = async () => {
+      const list = await getJson(`${path}/matches?limit=10${before ? `&before=${before}` : ''}`);
+      addHistoryRows(history, list.matches ?? [], openPlayer);
+      before = list.next_before;
+      $('player-more').hidden = before === null || before === undefined;
+      $('player-empty').hidden = history.children.length > 0;
+    };
+    $('player-more').onclick = () => more().catch((e) => { $('player-error').textContent = e.message; });
+    await more();
+    page.dataset.loaded = p.name;
+  } catch (e) {
+    $('player-error').textContent = e.message;
+    page.dataset.loaded = name;
+  }
+}
+
+/** Fills the leaderboard of `variant` ('standard' or 'long'). */
+export async function showLeaders(variant, openPlayer) {
+  for (const b of document.querySelectorAll('#leaders button.variant')) {
+    b.setAttribute('aria-pressed', String(b.dataset.variant === variant));
+  }
+  $('leaders-error').textContent = '';
+  const body = $('leaders-table').querySelector('tbody');
+  body.replaceChildren();
+  const page = $('leaders');
+  page.dataset.loaded = '';
+  try {
+    const list = await getJson(`/api/ratings?variant=${encodeURIComponent(variant)}&limit=50`);
+    for (const p of list.players ?? []) {
+      const tr = document.createElement('tr');
+      tr.dataset.name = p.name;
+      cell(tr, String(p.rank), 'num');
+      cell(tr, nameWithRating(p.name, undefined, openPlayer));
+      cell(tr, ratingText(p.rating), 'num rating-value');
+      cell(tr, String(p.experience), 'num');
+      cell(tr, `${p.won} / ${p.played}`, 'num');
+      body.appendChild(tr);
+    }
+    $('leaders-empty').hidden = body.children.length > 0;
+  } catch (e) {
+    $('leaders-error').textContent = e.message;
+  }
+  page.dataset.loaded = variant;
+}

@@ -1,0 +1,18 @@
+#pragma once
+/// @file leaderboard_entry.hpp
+/// One line of a variant's ratings list (/ratings, GET /api/ratings).
+
+#include <string>
+
+#include "bg/server/store/account.hpp"
+
+namespace bg::server {
+
+/// A rated account and its standing in one variant; no secret of the account.
+struct leaderboard_entry {
+  int rank = 0;      ///< 1 for the highest rating
+  std::string name;  ///< as registered
+  account::standing standing;
+};
+
+}  // namespace bg::server

@@ -1,0 +1,67 @@
+#pragma once
+/// @file account_views.hpp
+/// Private helpers of the game service (issue 12): accounts, ratings lists and match
+/// histories as the protocol's JSON (`welcome.account`, `info.data`, the /api answers)
+/// and as sentences (`info.text`). Nothing here ever includes a password hash or a
+/// resume token: the views take only the fields they show.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/engine/variant.hpp"
+#include "bg/server/store/account.hpp"
+#include "bg/server/store/account_match.hpp"
+#include "bg/server/store/leaderboard_entry.hpp"
+
+namespace bg::server {
+
+/// `welcome.account` of a guest: not registered, the starting figures (not kept), no admin.
+[[nodiscard]] nlohmann::json guest_account_json();
+/// `welcome.account` of account `a`: {"registered": true, "rating": {"standard", "long"},
+/// "experience": {"standard", "long"}, "admin"}.
+[[nodiscard]] nlohmann::json account_json(const account& a, bool admin);
+
+/// A rating as players read it: two decimals ("1517.32").
+[[nodiscard]] std::string rating_text(double rating);
+/// A rating change with its sign and two decimals ("+17.32", "-17.32").
+[[nodiscard]] std::string change_text(double change);
+
+/// /whois and GET /api/players/NAME of account `a`: {"name", "registered": true, "online",
+/// "last_seen" (null: never), "created_at", "ratings": {"standard": {"rating",
+/// "experience", "played", "won"}, "long": {...}}}.
+[[nodiscard]] nlohmann::json profile_json(const account& a, bool online);
+/// The same for a guest who is online: {"name", "registered": false, "online": true}.
+[[nodiscard]] nlohmann::json guest_profile_json(const std::string& name);
+/// /whois's sentence for account `a`.
+[[nodiscard]] std::string profile_text(const account& a, bool online);
+
+/// /ratings and GET /api/ratings: {"variant", "players": [{"rank", "name", "rating",
+/// "experience", "played", "won"}]}.
+[[nodiscard]] nlohmann::json leaderboard_json(engine::variant v,
+                                              const std::vector<leaderboard_entry>& entries);
+/// /ratings's lines ("1. alice 1517.32 (experience 3, 1 won of 1)").
+[[nodiscard]] std::string leaderboard_text(engine::variant v,
+                                           const std::vector<leaderboard_entry>& entries);
+
+/// One match of a history: {"match_id", "ended_at", "variant", "kind" ("points",
+/// "basis", "free_play"), "length", "side", "opponent", "score": {"red", "black"}, "won"
+/// (null: a level session), "rating": {"before", "after", "change", "experience_before",
+/// "experience_after"} (null: unrated), "url" (`/matches/<id>.mat`)}.
+[[nodiscard]] nlohmann::json account_match_json(const account_match& m);
+/// /history and GET /api/players/NAME/matches: {"name", "matches": [...], "next_before"
+/// (the id to ask `before` for the next page; null when `more` is false)}.
+[[nodiscard]] nlohmann::json history_json(const std::string& name,
+                                          const std::vector<account_match>& matches, bool more);
+/// /history's lines ("2026-11-23 vs bob, match to 3, won 3-1, 1500.00 -> 1517.32
+/// (+17.32), /matches/4.mat").
+[[nodiscard]] std::string history_text(const std::string& name,
+                                       const std::vector<account_match>& matches);
+
+/// `text` safe for a log line: printable ASCII kept, anything else as \xNN (at most 64
+/// bytes shown).
+[[nodiscard]] std::string log_safe(std::string_view text);
+
+}  // namespace bg::server

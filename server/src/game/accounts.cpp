@@ -1,0 +1,736 @@
+// Accounts (issue 12): registration, logins and password changes (hashed on the auth
+// pool, the account read and written on the storage thread), /whois, /ratings,
+// /history, and the /api routes. Members of game_service (game_service.hpp); none of
+// them touches SQLite on an I/O thread or under the service's mutex, and no password,
+// hash or token is ever logged.
+
+#include <sodium.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/post.hpp>
+#include <charconv>
+#include <map>
+
+#include "account_views.hpp"
+#include "bg/protocol/codec.hpp"
+#include "bg/server/game/game_service.hpp"
+#include "bg/server/game/names.hpp"
+#include "bg/server/game/password_hash.hpp"
+#include "bg/server/game/table_actor.hpp"
+#include "frames.hpp"
+
+namespace bg::server {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+/// How many entries /ratings and /history list.
+constexpr std::size_t ratings_lines = 20;
+constexpr std::size_t history_lines = 10;
+
+/// Overwrites a password's bytes once it is no longer needed (sodium_memzero).
+void wipe(std::string& secret) {
+  if (!secret.empty()) sodium_memzero(secret.data(), secret.size());
+  secret.clear();
+}
+
+/// The number of characters (UTF-8 code points) of `text`, which the codec checked.
+std::size_t characters(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+  }));
+}
+
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+/// Why `password` cannot be the password of `name`, as an error, or nullopt. Codes:
+/// "bad_password" (longer than `max_bytes`), "weak_password" (fewer than 8 characters,
+/// or the name itself in any letter case). The sentence never repeats the password.
+std::optional<engine::error> password_problem(std::string_view password, std::string_view name,
+                                              std::size_t max_bytes) {
+  if (password.size() > max_bytes)
+    return engine::make_error("bad_password",
+                              "a password is at most " + std::to_string(max_bytes) + " bytes long");
+  if (characters(password) < 8)
+    return engine::make_error("weak_password", "a password has at least 8 characters");
+  if (ascii_lower(password) == ascii_lower(name))
+    return engine::make_error("weak_password", "a password must not be your name");
+  return std::nullopt;
+}
+
+/// An `info` answer: `topic`, `text`, `data`, at `table` (absent in the lobby), with `re`.
+std::shared_ptr<const std::string> info_frame(std::string_view topic, std::string text, json data,
+                                              const std::optional<std::string>& table,
+                                              const std::optional<json>& re) {
+  json j{{"type", "info"}, {"topic", topic}, {"text", std::move(text)}, {"data", std::move(data)}};
+  if (table) j["table"] = *table;
+  if (re) j["re"] = *re;
+  return frame_of(j);
+}
+
+/// An /api error: the HTTP status and {"code", "message"}.
+http_reply api_error(unsigned status, std::string_view code, std::string_view message) {
+  return http_reply{status, "application/json",
+                    protocol::encode(json{{"code", code}, {"message", message}})};
+}
+
+http_reply api_ok(const json& body) {
+  return http_reply{200, "application/json", protocol::encode(body)};
+}
+
+/// `text` with %XX decoded (and '+' as a space in a query); nullopt when malformed or
+/// not UTF-8 without control characters.
+std::optional<std::string> url_decode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '+' && plus_is_space) {
+      out += ' ';
+      continue;
+    }
+    if (c != '%') {
+      out += c;
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    unsigned value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16);
+    if (ec != std::errc{} || ptr != text.data() + i + 3) return std::nullopt;
+    out += static_cast<char>(value);
+    i += 2;
+  }
+  if (!protocol::valid_utf8(out) || protocol::has_control(out)) return std::nullopt;
+  return out;
+}
+
+/// The parameters of a query string, or an error sentence: each decoded, none twice,
+/// each one of `allowed`.
+struct query_params {
+  std::map<std::string, std::string> values;
+  std::string problem;
+};
+
+query_params parse_query(std::string_view query, std::initializer_list<std::string_view> allowed) {
+  query_params out;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view item = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const auto key = url_decode(item.substr(0, eq), true);
+    const auto value =
+        url_decode(eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1), true);
+    if (!key || !value) {
+      out.problem = "a parameter is not correctly URL-encoded";
+      return out;
+    }
+    if (std::find(allowed.begin(), allowed.end(), *key) == allowed.end()) {
+      std::string names;
+      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+      out.problem = "unknown parameter: this route takes " + names;
+      return out;
+    }
+    if (!out.values.emplace(*key, *value).second) {
+      out.problem = "a parameter is given twice";
+      return out;
+    }
+  }
+  return out;
+}
+
+/// A whole number in [min, max] from `text`, or nullopt.
+std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t min,
+                                         std::int64_t max) {
+  std::int64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end || value < min || value > max)
+    return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------
+// Registration and login
+
+bool game_service::on_auth_pool(const std::shared_ptr<client>& c, const std::optional<json>& re,
+                                std::function<void()> job) {
+  if (auth_.submit(std::move(job))) return true;
+  {
+    std::lock_guard lock(mutex_);
+    players_.end_claim(c->id());
+  }
+  send_error(c, "auth_busy", "the server is busy checking other logins: try again in a few seconds",
+             re);
+  return false;
+}
+
+void game_service::on_register(const std::shared_ptr<client>& c,
+                               const protocol::client_message& m) {
+  if (const auto why = name_problem_of(m.name)) {
+    send_error(c, "bad_name", *why, m.id);
+    c->strike("refused name");
+    return;
+  }
+  if (const auto bad = password_problem(*m.password, m.name, config_.max_password_bytes)) {
+    send_error(c, bad->code, bad->message, m.id);
+    return;
+  }
+  std::string key;
+  {
+    std::lock_guard lock(mutex_);
+    if (players_.registered_count() >= config_.max_accounts) {
+      metrics_.error("too_many_accounts");
+      c->send(frame_of(protocol::error_message(
+          "too_many_accounts", "this server has as many accounts as it keeps: play as a guest",
+          m.id)));
+      return;
+    }
+    auto claimed = players_.begin_claim(c->id(), m.name, true, config_.max_name_bytes);
+    if (!claimed) {
+      const auto& code = claimed.err().code;
+      metrics_.error(code);
+      c->send(frame_of(protocol::error_message(code, claimed.err().message, m.id)));
+      if (code == "name_taken") c->strike("name taken");
+      return;
+    }
+    key = std::move(*claimed);
+  }
+  // Hashed on the auth pool, stored on the storage thread, welcomed back on an I/O
+  // thread.
+  on_auth_pool(c, m.id,
+               [self = shared_from_this(), c, key, name = m.name, password = *m.password,
+                re = m.id]() mutable {
+                 std::string hash = hash_password(password);
+                 wipe(password);
+                 self->writer_->run([self, c, key, name, hash = std::move(hash), re](store& db) {
+                   std::optional<account> made;
+                   bool failed = false;
+                   try {
+                     made = db.create_account(key, name, account::kind::player, hash);
+                   } catch (const std::exception& e) {
+                     spdlog::error("registering {}: {}", name, e.what());
+                     failed = true;
+                   }
+                   asio::post(self->io_, [self, c, key, made = std::move(made), failed, re] {
+                     if (!made) {
+                       {
+                         std::lock_guard lock(self->mutex_);
+                         self->players_.end_claim(c->id());
+                       }
+                       if (failed) {
+                         self->send_error(c, "storage_error",
+                                          "the server could not save the account: try again later",
+                                          re);
+                       } else {
+                         self->send_error(c, "name_taken",
+                                          "that name was registered meanwhile: choose another", re);
+                       }
+                       return;
+                     }
+                     {
+                       std::lock_guard lock(self->mutex_);
+                       self->players_.add_registered(key);
+                     }
+                     spdlog::info("account {} registered", made->name);
+                     self->log_in(c, *made, re);
+                   });
+                 });
+               });
+}
+
+void game_service::on_login(const std::shared_ptr<client>& c, const protocol::client_message& m) {
+  if (const auto why = name_problem_of(m.name)) {
+    send_error(c, "bad_name", *why, m.id);
+    c->strike("refused name");
+    return;
+  }
+  std::string key;
+  {
+    std::lock_guard lock(mutex_);
+    key = name_key(m.name);
+    if (const auto wait = throttle_.wait(key, c->address(), clock_type::now())) {
+      metrics_.error("login_locked");
+      auto e = protocol::error_message(
+          "login_locked",
+          "too many failed logins for this name or from your address: try again in " +
+              std::to_string(wait->count()) + (wait->count() == 1 ? " second" : " seconds"),
+          m.id);
+      e["seconds"] = wait->count();
+      c->send(frame_of(e));
+      c->strike("login locked");
+      return;
+    }
+    auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
+    if (!claimed) {
+      metrics_.error(claimed.err().code);
+      c->send(frame_of(protocol::error_message(claimed.err().code, claimed.err().message, m.id)));
+      return;
+    }
+  }
+  // The account is read on the storage thread, the password checked on the auth pool.
+  writer_->run(
+      [self = shared_from_this(), c, key, password = *m.password, re = m.id](store& db) mutable {
+        std::optional<account> found;
+        try {
+          found = db.find_account(key);
+        } catch (const std::exception& e) {
+          spdlog::error("login: reading an account: {}", e.what());
+          {
+            std::lock_guard lock(self->mutex_);
+            self->players_.end_claim(c->id());
+          }
+          self->send_error(c, "storage_error",
+                           "the server cannot check logins now: try again later", re);
+          return;
+        }
+        self->on_auth_pool(
+            c, re,
+            [self, c, key, found = std::move(found), password = std::move(password), re]() mutable {
+              // An unknown name (or a bot) costs the same check as a wrong password: the answers
+              // are the same bad_login.
+              const bool can_log_in = found && found->what == account::kind::player &&
+                                      password.size() <= self->config_.max_password_bytes;
+              const std::string& hash = can_log_in ? found->password_hash : decoy_password_hash();
+              const bool right = verify_password(hash, password) && can_log_in;
+              std::optional<std::string> rehashed;
+              if (right && password_needs_rehash(hash)) rehashed = hash_password(password);
+              wipe(password);
+              asio::post(self->io_, [self, c, key, found = std::move(found), right,
+                                     rehashed = std::move(rehashed), re] {
+                if (!right) {
+                  self->login_failed(c, key, re);
+                  return;
+                }
+                if (rehashed) {
+                  self->writer_->run([key, hash = *rehashed](store& later) {
+                    if (later.set_password_hash(key, hash))
+                      spdlog::info("a password hash was renewed with today's parameters");
+                  });
+                }
+                self->log_in(c, *found, re);
+              });
+            });
+      });
+}
+
+void game_service::login_failed(const std::shared_ptr<client>& c, const std::string& key,
+                                const std::optional<json>& re) {
+  {
+    std::lock_guard lock(mutex_);
+    players_.end_claim(c->id());
+    throttle_.failed(key, c->address(), clock_type::now());
+  }
+  send_error(c, "bad_login", "wrong name or password", re);
+  c->strike("bad login");
+}
+
+void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
+                          const std::optional<json>& re) {
+  std::vector<std::shared_ptr<table_actor>> rejoin;
+  std::vector<std::shared_ptr<table_actor>> leave;
+  std::uint64_t replaced_id = 0;
+  std::shared_ptr<client> replaced;
+  json welcome;
+  {
+    std::lock_guard lock(mutex_);
+    auto w = players_.login(c->id(), a.key, a.name);
+    if (!w) return;  // the connection is gone (or was answered meanwhile)
+    throttle_.succeeded(a.key, c->address());
+    ratings_.set(a.key, {a.standings[0].rating, a.standings[1].rating});
+    replaced = std::move(w->replaced);
+    // The replaced connection leaves its tables, once the mutex is released: an actor
+    // may run a call at once on this thread, and its change takes this mutex.
+    replaced_id = w->replaced_id;
+    for (const auto& t : w->replaced_tables)
+      if (const auto ta = tables_.find(t); ta != tables_.end()) leave.push_back(ta->second);
+    rejoin = actors_of(w->seated, players_.find(c->id()));
+    json seated = json::array();
+    for (const auto& actor : rejoin) seated.push_back(actor->name());
+    welcome = json{{"type", "welcome"},
+                   {"name", a.name},
+                   {"resume", w->token},
+                   {"resumed", false},
+                   {"protocol", protocol::protocol_version},
+                   {"server", std::string("gammond ") + GAMMOND_VERSION},
+                   {"tables", seated},
+                   {"account", account_json(a, is_admin(a.key))}};
+    if (re) welcome["re"] = *re;
+  }
+  for (const auto& actor : leave) actor->exit(replaced_id, a.name);
+  if (replaced) replaced->close("replaced by a new connection");
+  writer_->run([key = a.key](store& db) { db.set_last_seen(key); });
+  c->identified();
+  welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), a.name);
+}
+
+// ------------------------------------------------------------------------------------
+// Commands
+
+void game_service::on_account_command(const std::shared_ptr<client>& c, const std::string& name,
+                                      const protocol::command& cmd,
+                                      const std::optional<std::string>& table,
+                                      const std::optional<json>& re, clock_type::time_point t0) {
+  using k = protocol::command_kind;
+  const auto error = [&](std::string_view code, const std::string& message) {
+    send_error(c, code, message, re);
+  };
+  const std::string kind(protocol::to_string(cmd.kind));
+  if (cmd.kind == k::password) {
+    on_password(c, cmd, table, re);
+    return;
+  }
+  if (cmd.kind == k::ratings) {
+    const auto v = cmd.game_variant;
+    writer_->run([self = shared_from_this(), c, v, table, re, kind, t0](store& db) {
+      try {
+        const auto list = db.leaderboard(v, ratings_lines);
+        c->send(
+            info_frame("ratings", leaderboard_text(v, list), leaderboard_json(v, list), table, re));
+        self->metrics_.command(kind, clock_type::now() - t0);
+      } catch (const std::exception& e) {
+        spdlog::error("/ratings: {}", e.what());
+        self->send_error(c, "storage_error", "the ratings cannot be read now: try again later", re);
+      }
+    });
+    return;
+  }
+  // /whois NAME, /history [NAME]
+  const std::string who = cmd.text.empty() ? name : cmd.text;
+  if (const auto why = name_problem_of(who)) {
+    error("bad_name", "that is not a player's name: " + *why);
+    return;
+  }
+  const std::string key = name_key(who);
+  bool registered = false;
+  bool online = false;
+  {
+    std::lock_guard lock(mutex_);
+    registered = players_.is_registered(key);
+    online = players_.online(key);
+  }
+  if (!registered) {
+    if (cmd.kind == k::whois && online) {
+      c->send(info_frame("whois", who + ": a guest, online", guest_profile_json(who), table, re));
+      metrics_.command(kind, clock_type::now() - t0);
+      return;
+    }
+    if (cmd.kind == k::history && key == name_key(name)) {
+      error("not_registered", "guests have no history: register an account to keep one");
+      return;
+    }
+    error("unknown_player", cmd.kind == k::history && online
+                                ? who + " is a guest: guests have no history"
+                                : "nobody called " + who + " is registered or online");
+    return;
+  }
+  writer_->run([self = shared_from_this(), c, cmd_kind = cmd.kind, key, who, online, table, re,
+                kind, t0](store& db) {
+    try {
+      if (cmd_kind == k::whois) {
+        const auto a = db.find_account(key);
+        if (!a) throw storage_error("the account of " + who + " is missing");
+        c->send(info_frame("whois", profile_text(*a, online), profile_json(*a, online), table, re));
+      } else {
+        const auto a = db.find_account(key);
+        if (!a) throw storage_error("the account of " + who + " is missing");
+        const auto matches = db.account_matches(key, 0, history_lines);
+        c->send(info_frame("history", history_text(a->name, matches),
+                           history_json(a->name, matches, false), table, re));
+      }
+      self->metrics_.command(kind, clock_type::now() - t0);
+    } catch (const std::exception& e) {
+      spdlog::error("/{}: {}", kind, e.what());
+      self->send_error(c, "storage_error", "that cannot be read now: try again later", re);
+    }
+  });
+}
+
+void game_service::on_password(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                               const std::optional<std::string>& table,
+                               const std::optional<json>& re) {
+  std::string key;
+  std::string name;
+  {
+    std::lock_guard lock(mutex_);
+    const auto* s = players_.find(c->id());
+    if (s == nullptr) return;
+    if (!s->registered) {
+      metrics_.error("not_registered");
+      c->send(frame_of(protocol::error_message(
+          "not_registered", "guests have no password: register an account to have one", re)));
+      return;
+    }
+    key = s->key;
+    name = s->name;
+    if (const auto wait = throttle_.wait(key, c->address(), clock_type::now())) {
+      metrics_.error("login_locked");
+      auto e = protocol::error_message(
+          "login_locked",
+          "too many wrong passwords: try again in " + std::to_string(wait->count()) + " seconds",
+          re);
+      e["seconds"] = wait->count();
+      c->send(frame_of(e));
+      c->strike("login locked");
+      return;
+    }
+  }
+  if (const auto bad = password_problem(cmd.new_password, name, config_.max_password_bytes)) {
+    send_error(c, bad->code, bad->message, re);
+    return;
+  }
+  writer_->run([self = shared_from_this(), c, key, table, re, old = cmd.text,
+                fresh = cmd.new_password](store& db) mutable {
+    std::optional<account> found;
+    try {
+      found = db.find_account(key);
+    } catch (const std::exception& e) {
+      spdlog::error("/password: reading an account: {}", e.what());
+    }
+    if (!found) {
+      self->send_error(c, "storage_error", "the server cannot change passwords now", re);
+      return;
+    }
+    self->on_auth_pool(
+        c, re,
+        [self, c, key, table, re, hash = found->password_hash, old = std::move(old),
+         fresh = std::move(fresh)]() mutable {
+          const bool right =
+              old.size() <= self->config_.max_password_bytes && verify_password(hash, old);
+          wipe(old);
+          std::string new_hash = right ? hash_password(fresh) : std::string{};
+          wipe(fresh);
+          if (!right) {
+            asio::post(self->io_, [self, c, key, re] {
+              {
+                std::lock_guard lock(self->mutex_);
+                self->throttle_.failed(key, c->address(), clock_type::now());
+              }
+              self->send_error(c, "wrong_password", "that is not your password: nothing changed",
+                               re);
+              c->strike("wrong password");
+            });
+            return;
+          }
+          self->writer_->run([self, c, key, table, re,
+                              new_hash = std::move(new_hash)](store& later) {
+            bool changed = false;
+            try {
+              changed = later.set_password_hash(key, new_hash);
+            } catch (const std::exception& e) {
+              spdlog::error("/password: {}", e.what());
+            }
+            asio::post(self->io_, [self, c, key, table, re, changed] {
+              if (!changed) {
+                self->send_error(c, "storage_error",
+                                 "the server could not save the new password: nothing changed", re);
+                return;
+              }
+              // Every other session of the account ends: the old resume token stops working
+              // and any other connection of the name is closed.
+              std::optional<players::rotated> r;
+              std::vector<std::shared_ptr<table_actor>> seats;
+              {
+                std::lock_guard lock(self->mutex_);
+                self->throttle_.succeeded(key, c->address());
+                r = self->players_.rotate_token(c->id());
+                if (r) {
+                  for (const auto& t : r->seated)
+                    if (const auto it = self->tables_.find(t); it != self->tables_.end())
+                      seats.push_back(it->second);
+                }
+              }
+              spdlog::info("client {} changed its account's password", c->id());
+              if (!r) return;  // the connection is gone
+              for (const auto& other : r->others) other->close("password changed");
+              auto answer =
+                  info_frame("password", "your password is changed; your other sessions are closed",
+                             json{{"resume", r->token}}, table, re);
+              if (seats.empty()) {
+                c->send(answer);
+                return;
+              }
+              // The seats' snapshots keep the new token's hash before the client hears of it.
+              auto waiting = std::make_shared<std::atomic<std::size_t>>(seats.size());
+              for (const auto& actor : seats) {
+                actor->save_now([c, answer, waiting](bool) {
+                  if (--*waiting == 0) c->send(answer);
+                });
+              }
+            });
+          });
+        });
+  });
+}
+
+// ------------------------------------------------------------------------------------
+// HTTP JSON
+
+bool game_service::on_api_request(std::string_view target, http_callback& reply) {
+  constexpr std::string_view prefix = "/api/";
+  const auto qmark = target.find('?');
+  const std::string_view path = target.substr(0, qmark);
+  const std::string_view query =
+      qmark == std::string_view::npos ? std::string_view{} : target.substr(qmark + 1);
+  if (path.substr(0, prefix.size()) != prefix) return false;
+  const std::string_view route = path.substr(prefix.size());
+  const auto max_limit = static_cast<std::int64_t>(config_.api_max_limit);
+  const auto limit_of = [&](const query_params& q, std::int64_t fallback,
+                            std::string& problem) -> std::int64_t {
+    const auto it = q.values.find("limit");
+    if (it == q.values.end()) return std::min(fallback, max_limit);
+    const auto n = whole_number(it->second, 1, 1'000'000'000);
+    if (!n) {
+      problem = "limit is a whole number from 1";
+      return 0;
+    }
+    return std::min(*n, max_limit);  // bounded: a larger limit is cut to the maximum
+  };
+
+  if (route == "ratings") {
+    const auto q = parse_query(query, {"variant", "limit"});
+    if (!q.problem.empty()) {
+      reply(api_error(400, "bad_parameter", q.problem));
+      return true;
+    }
+    engine::variant v = engine::variant::standard;
+    if (const auto it = q.values.find("variant"); it != q.values.end()) {
+      const auto parsed = engine::variant_from_string(it->second);
+      if (!parsed) {
+        reply(api_error(400, "bad_parameter", "variant is standard or long"));
+        return true;
+      }
+      v = *parsed;
+    }
+    std::string problem;
+    const auto limit = limit_of(q, static_cast<std::int64_t>(ratings_lines), problem);
+    if (!problem.empty()) {
+      reply(api_error(400, "bad_parameter", problem));
+      return true;
+    }
+    writer_->run([v, limit, reply = std::move(reply)](store& db) {
+      try {
+        reply(api_ok(leaderboard_json(v, db.leaderboard(v, static_cast<std::size_t>(limit)))));
+      } catch (const std::exception& e) {
+        spdlog::error("GET /api/ratings: {}", e.what());
+        reply(api_error(500, "storage_error", "the ratings cannot be read now"));
+      }
+    });
+    return true;
+  }
+
+  constexpr std::string_view players = "players/";
+  if (route.substr(0, players.size()) != players) {
+    reply(api_error(404, "not_found",
+                    "no such route: see /api/ratings, /api/players/NAME and /api/matches/ID"));
+    return true;
+  }
+  std::string_view rest = route.substr(players.size());
+  bool matches = false;
+  constexpr std::string_view matches_suffix = "/matches";
+  if (rest.size() > matches_suffix.size() &&
+      rest.substr(rest.size() - matches_suffix.size()) == matches_suffix) {
+    matches = true;
+    rest.remove_suffix(matches_suffix.size());
+  }
+  const auto decoded = url_decode(rest, false);
+  if (!decoded || rest.find('/') != std::string_view::npos) {
+    reply(api_error(400, "bad_name", "the name in the path is not a player's name"));
+    return true;
+  }
+  if (const auto why = name_problem_of(*decoded)) {
+    reply(api_error(400, "bad_name", "that is not a player's name: " + *why));
+    return true;
+  }
+  const std::string name = *decoded;
+  const std::string key = name_key(name);
+  const auto q =
+      parse_query(query, matches ? std::initializer_list<std::string_view>{"before", "limit"}
+                                 : std::initializer_list<std::string_view>{});
+  if (!q.problem.empty()) {
+    reply(api_error(400, "bad_parameter", q.problem));
+    return true;
+  }
+  bool registered = false;
+  bool online = false;
+  {
+    std::lock_guard lock(mutex_);
+    registered = players_.is_registered(key);
+    online = players_.online(key);
+  }
+  if (!matches) {
+    if (!registered) {
+      if (online)
+        reply(api_ok(guest_profile_json(name)));
+      else
+        reply(
+            api_error(404, "unknown_player", "nobody called " + name + " is registered or online"));
+      return true;
+    }
+    writer_->run([key, name, online, reply = std::move(reply)](store& db) {
+      try {
+        const auto a = db.find_account(key);
+        if (a) {
+          reply(api_ok(profile_json(*a, online)));
+        } else {
+          reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+        }
+      } catch (const std::exception& e) {
+        spdlog::error("GET /api/players: {}", e.what());
+        reply(api_error(500, "storage_error", "the player cannot be read now"));
+      }
+    });
+    return true;
+  }
+  std::int64_t before = 0;
+  if (const auto it = q.values.find("before"); it != q.values.end()) {
+    const auto n = whole_number(it->second, 1, std::numeric_limits<std::int64_t>::max());
+    if (!n) {
+      reply(api_error(400, "bad_parameter", "before is a match id, a whole number from 1"));
+      return true;
+    }
+    before = *n;
+  }
+  std::string problem;
+  const auto limit = limit_of(q, static_cast<std::int64_t>(history_lines), problem);
+  if (!problem.empty()) {
+    reply(api_error(400, "bad_parameter", problem));
+    return true;
+  }
+  if (!registered) {
+    reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+    return true;
+  }
+  writer_->run([key, name, before, limit, reply = std::move(reply)](store& db) {
+    try {
+      const auto a = db.find_account(key);
+      if (!a) {
+        reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+        return;
+      }
+      // One more than asked tells whether there is a next page.
+      auto list = db.account_matches(key, before, static_cast<std::size_t>(limit) + 1);
+      const bool more = list.size() > static_cast<std::size_t>(limit);
+      if (more) list.pop_back();
+      reply(api_ok(history_json(a->name, list, more)));
+    } catch (const std::exception& e) {
+      spdlog::error("GET /api/players/.../matches: {}", e.what());
+      reply(api_error(500, "storage_error", "the matches cannot be read now"));
+    }
+  });
+  return true;
+}
+
+}  // namespace bg::server

@@ -1,0 +1,95 @@
+#include "bg/server/game/bot_turn.hpp"
+
+#include "bg/server/game/table.hpp"
+
+namespace bg::server {
+
+namespace {
+
+protocol::command command_of(protocol::command_kind k) {
+  protocol::command c;
+  c.kind = k;
+  return c;
+}
+
+}  // namespace
+
+std::optional<bot_turn> next_bot_turn(const table& t) {
+  const auto& m = t.current_match();
+  if (!m) return std::nullopt;
+  using engine::match_phase;
+  const auto phase = m->phase();
+  if (phase == match_phase::match_over) return std::nullopt;
+
+  // The seat of the bot that acts: the one the match waits for, or (opening, between
+  // basis games) any bot that has something to say.
+  std::optional<engine::side> who;
+  if (const auto s = m->to_act(); s && t.bot_level(*s)) who = s;
+  if (phase == match_phase::opening || phase == match_phase::game_over) {
+    for (const auto s : {engine::side::red, engine::side::black}) {
+      if (!t.bot_level(s)) continue;
+      if (phase == match_phase::game_over &&
+          m->continuing()[static_cast<std::size_t>(engine::index_of(s))])
+        continue;
+      who = s;
+      break;
+    }
+  }
+  if (!who) return std::nullopt;
+
+  bot_turn turn;
+  turn.side = *who;
+  turn.name = t.seats()[static_cast<std::size_t>(engine::index_of(*who))]->name;
+  turn.level = *t.bot_level(*who);
+  if (phase == match_phase::opening) {
+    turn.now = command_of(protocol::command_kind::roll);
+    return turn;
+  }
+  if (phase == match_phase::game_over) {
+    turn.now = command_of(protocol::command_kind::continue_session);
+    return turn;
+  }
+  const auto& g = m->current_game();
+  if (phase == match_phase::roll && !m->may_double(*who)) {
+    turn.now = command_of(protocol::command_kind::roll);
+    return turn;
+  }
+
+  bots::situation s;
+  switch (phase) {
+    case match_phase::roll:
+      s.asked = bots::question::double_or_roll;
+      break;
+    case match_phase::move:
+      s.asked = bots::question::play;
+      s.dice = g.dice();
+      s.legal = g.legal_notations();
+      break;
+    case match_phase::cube_offered:
+      s.asked = bots::question::take_or_drop;
+      break;
+    case match_phase::resign_offered:
+      s.asked = bots::question::accept_or_reject;
+      s.resign_kind = m->pending_resignation()->kind;
+      break;
+    default:
+      return std::nullopt;
+  }
+  const auto& options = m->options();
+  s.game_variant = options.game_variant;
+  s.bot = *who;
+  s.on_roll = g.turn();
+  s.position = g.turn() == *who ? g.current() : g.current().swapped();
+  s.cube = m->doubling_cube();
+  s.kind = options.kind;
+  s.match_length = options.kind == engine::match_kind::points ? options.length : 0;
+  s.bot_score = m->score()[static_cast<std::size_t>(engine::index_of(*who))];
+  s.opponent_score =
+      m->score()[static_cast<std::size_t>(engine::index_of(engine::opponent_of(*who)))];
+  s.crawford = m->is_crawford_game();
+  s.post_crawford = m->crawford_done() && !m->is_crawford_game();
+  turn.ask = std::move(s);
+  return turn;
+}
+
+}  // namespace bg::server

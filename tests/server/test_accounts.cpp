@@ -1,0 +1,744 @@
+// Accounts, ratings and histories (issue 12 "Proof"): the real gammond on an ephemeral
+// port with a temporary database, driven by WebSocket clients (bg::test::player), plus
+// the login throttle against a clock of its own and the new settings.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bg/server/game/login_throttle.hpp"
+#include "bg/server/server_config.hpp"
+#include "bg/server/store/open_store.hpp"
+#include "eventually.hpp"
+#include "gammond_process.hpp"
+#include "http_get.hpp"
+#include "postgres_server.hpp"
+#include "test_player.hpp"
+#include "ws_client.hpp"
+
+using bg::test::duel;
+using bg::test::gammond_process;
+using bg::test::player;
+using bg::test::seat;
+using bg::test::ws_client;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// gammond flags for these tests: reproducible dice, a rate limit a test never reaches.
+std::vector<std::string> flags(std::vector<std::string> more = {}) {
+  std::vector<std::string> f{"--dice-seed",     "5",     "--commands-per-second", "100000",
+                             "--command-burst", "100000"};
+  f.insert(f.end(), more.begin(), more.end());
+  return f;
+}
+
+/// Extra fields of a hello that logs in with `password`.
+json with_password(const std::string& password) {
+  return {{"password", password}};
+}
+
+/// The fields that turn the test player's hello into a registration.
+json registering(const std::string& password) {
+  return {{"type", "register"}, {"password", password}};
+}
+
+/// Sends `hello` (a hello or register message) to `server` on a new connection and
+/// returns its answer (welcome or error); the connection is closed afterwards unless
+/// `keep` takes it. Fails with gammond's log when no answer comes.
+json first_answer(const gammond_process& server, json hello, ws_client* keep = nullptr) {
+  ws_client own;
+  ws_client& c = keep ? *keep : own;
+  c.connect("127.0.0.1", server.port());
+  hello["id"] = "first";
+  c.send_json(hello);
+  const auto answer =
+      c.receive_until([](const json& m) { return m.value("re", json()) == "first"; });
+  if (!answer)
+    FAIL("no answer to " << hello.value("type", "") << "; gammond's log:\n" << server.log());
+  return *answer;
+}
+
+json login_message(const std::string& name, const std::string& password) {
+  return {{"type", "hello"}, {"name", name}, {"password", password}};
+}
+
+/// The first column of the first row of `sql` on gammond's database ("" when no row):
+/// its SQLite file, or its PostgreSQL database in the pg stage (the SQL both understand).
+std::string db_query(const gammond_process& server, const std::string& sql) {
+  if (server.uses_postgres()) return bg::test::postgres_server::query(server.db(), sql);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(server.database().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+          SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* stmt = nullptr;
+  INFO(sql);
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+/// The `match_over` event of `table` that `p` has read, or the next one.
+json match_over_of(player& p, const std::string& table) {
+  for (auto it = p.events().rbegin(); it != p.events().rend(); ++it)
+    if (it->value("event", "") == "match_over" && it->value("table", "") == table) return *it;
+  return p.await_event(table, "match_over");
+}
+
+/// A match to 1 point at `table` ended by a resignation: after the opening roll the side
+/// on turn resigns and the other accepts. Returns the match_over event.
+json quick_match(player& red, player& black, const std::string& table) {
+  seat(red, black, table, "/option match 1");
+  red.ok(table, "/roll");  // the opening roll: phase move for the side that starts
+  auto st = red.ok(table, "/board");
+  const std::string loser = st["turn"];
+  player& resigner = loser == "red" ? red : black;
+  player& other = loser == "red" ? black : red;
+  resigner.ok(table, "/resign");
+  other.ok(table, "/accept");
+  const auto over = match_over_of(red, table);
+  // Ready for the next match: both stand up, so that another table can seat them.
+  red.ok(table, "/leave");
+  black.ok(table, "/leave");
+  return over;
+}
+
+/// 1500 +- 10 * sqrt(3): the two new players of a 3-point match (RULES.md S1, by hand:
+/// D = 0, P_upset = 1/2, points = 4 * sqrt(3) / 2, K = 5).
+const double three_point_change = 10.0 * std::sqrt(3.0);
+
+}  // namespace
+
+// --- the login throttle, on a clock of the test's own ------------------------------
+
+TEST_CASE("issue 12: the login throttle delays, then locks, then forgets", "[accounts][throttle]") {
+  using bg::server::login_limits;
+  using bg::server::login_throttle;
+  const login_limits limits{2, 3s, 4, 60s, 3};  // a count is forgotten after 60 + 3 s
+  login_throttle t(limits);
+  const auto t0 = login_throttle::clock_type::time_point{} + 1000s;
+  // Given one failure: no wait yet
+  t.failed("alice", "10.0.0.1", t0);
+  CHECK_FALSE(t.wait("alice", "10.0.0.1", t0));
+  // When a second one follows: each try waits the delay after the last failure
+  t.failed("alice", "10.0.0.1", t0 + 1s);
+  CHECK(t.wait("alice", "10.0.0.9", t0 + 1s) == 3s);  // the name, from any address
+  CHECK(t.wait("bob", "10.0.0.1", t0 + 2s) == 2s);    // the address, for any name
+  CHECK_FALSE(t.wait("alice", "10.0.0.9", t0 + 4s));
+  CHECK_FALSE(t.wait("bob", "10.0.0.2", t0 + 1s));  // neither: free
+  // When it reaches lock_after: locked for the lock's length, in whole seconds rounded up
+  t.failed("alice", "10.0.0.1", t0 + 5s);
+  t.failed("alice", "10.0.0.1", t0 + 9s);
+  CHECK(t.wait("alice", "10.0.0.9", t0 + 9s) == 60s);
+  CHECK(t.wait("alice", "10.0.0.9", t0 + 9s + 500ms) == 60s);
+  CHECK(t.wait("alice", "10.0.0.9", t0 + 68s) == 1s);
+  // Then the lock expires and the count is forgotten
+  CHECK_FALSE(t.wait("alice", "10.0.0.9", t0 + 69s));
+  t.failed("alice", "10.0.0.7", t0 + 75s);
+  CHECK_FALSE(t.wait("alice", "10.0.0.8", t0 + 75s));  // one failure again: no wait
+  // A success starts both counts again
+  t.failed("alice", "10.0.0.7", t0 + 76s);
+  REQUIRE(t.wait("alice", "10.0.0.8", t0 + 76s));
+  t.succeeded("alice", "10.0.0.7");
+  CHECK_FALSE(t.wait("alice", "10.0.0.7", t0 + 76s));
+  // The tables are bounded: the oldest failure makes room
+  t.failed("a", "1", t0 + 80s);
+  t.failed("b", "2", t0 + 81s);
+  t.failed("c", "3", t0 + 82s);
+  t.failed("d", "4", t0 + 83s);
+  CHECK(t.names() <= 3);
+  CHECK(t.addresses() <= 3);
+}
+
+TEST_CASE("issue 12: the account settings have flags and GAMMOND_ variables, with bounds",
+          "[accounts][config]") {
+  const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env,
+                        bg::server::server_config& c, std::string& err) {
+    args.insert(args.begin(), "gammond");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out;
+    std::ostringstream errors;
+    const auto exit = bg::server::parse_config(
+        argv,
+        [&env](std::string_view name) -> std::optional<std::string> {
+          const auto it = env.find(std::string{name});
+          if (it == env.end()) return std::nullopt;
+          return it->second;
+        },
+        c, out, errors);
+    err = errors.str();
+    return exit;
+  };
+  bg::server::server_config c;
+  std::string err;
+  REQUIRE_FALSE(parse({"--admins",        "alice, Bob", "--auth-threads",           "2",
+                       "--auth-queue",    "5",          "--max-password-bytes",     "64",
+                       "--max-accounts",  "10",         "--login-delay-after",      "4",
+                       "--login-delay",   "3",          "--login-lock-after",       "8",
+                       "--login-lock",    "30",         "--login-throttle-entries", "50",
+                       "--api-max-limit", "7"},
+                      {{"GAMMOND_AUTH_THREADS", "9"}}, c, err));
+  CHECK(c.admins == std::vector<std::string>{"alice", "Bob"});
+  CHECK(c.auth_threads == 2);  // the flag wins over the variable
+  CHECK(c.auth_queue == 5);
+  CHECK(c.max_password_bytes == 64);
+  CHECK(c.max_accounts == 10);
+  CHECK(c.login_delay_after == 4);
+  CHECK(c.login_delay == 3s);
+  CHECK(c.login_lock_after == 8);
+  CHECK(c.login_lock == 30s);
+  CHECK(c.login_throttle_entries == 50);
+  CHECK(c.api_max_limit == 7);
+  bg::server::server_config e;
+  REQUIRE_FALSE(parse(
+      {}, {{"GAMMOND_ADMINS", "carol"}, {"GAMMOND_LOGIN_LOCK", "5"}, {"GAMMOND_AUTH_QUEUE", "3"}},
+      e, err));
+  CHECK(e.admins == std::vector<std::string>{"carol"});
+  CHECK(e.login_lock == 5s);
+  CHECK(e.auth_queue == 3);
+  bg::server::server_config d;
+  CHECK(d.auth_threads == 1);
+  CHECK(d.admins.empty());
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--auth-threads", "0"},
+                                                               {"--auth-queue", "0"},
+                                                               {"--login-lock", "0"},
+                                                               {"--api-max-limit", "0"},
+                                                               {"--max-password-bytes", "7"},
+                                                               {"--admins", "a b"}}) {
+    bg::server::server_config x;
+    INFO(bad[0] << " " << bad[1]);
+    CHECK(parse(bad, {}, x, err) == 2);
+    CHECK_THAT(err, Catch::Contains(bad[0]));
+  }
+}
+
+// --- accounts ----------------------------------------------------------------------
+
+TEST_CASE(
+    "issue 12: register creates an account and logs in and a guest and a second registration "
+    "are refused its name",
+    "[accounts][gammond]") {
+  gammond_process server{flags()};
+  // Given alice registers
+  {
+    player alice(server.port(), "alice", {}, registering("correct horse"));
+    // Then she is welcomed as an account at 1500 in both variants, experience 0
+    const auto& account = alice.welcome()["account"];
+    CHECK(account["registered"] == true);
+    CHECK(account["rating"]["standard"] == 1500.0);
+    CHECK(account["rating"]["long"] == 1500.0);
+    CHECK(account["experience"]["standard"] == 0);
+    CHECK(account["experience"]["long"] == 0);
+    CHECK(account["admin"] == false);
+    // and while she is here nobody else registers or says her name
+    CHECK(first_answer(server, {{"type", "register"},
+                                {"name", "ALICE"},
+                                {"password", "another one"}})["code"] == "name_taken");
+    CHECK(first_answer(server, {{"type", "hello"}, {"name", "Alice"}})["code"] ==
+          "name_registered");
+  }
+  // When she has left, a guest still may not use her name
+  CHECK(bg::test::eventually([&] {
+    return first_answer(server, {{"type", "hello"}, {"name", "alice"}})["code"] ==
+           "name_registered";
+  }));
+  CHECK(first_answer(server, {{"type", "register"},
+                              {"name", "alice"},
+                              {"password", "correct horse"}})["code"] == "name_taken");
+  // A guest's welcome says so
+  player bob(server.port(), "bob");
+  CHECK(bob.welcome()["account"]["registered"] == false);
+  CHECK(bob.welcome()["account"]["admin"] == false);
+  // Weak passwords and bad names are refused, and so is a registration after a hello
+  CHECK(first_answer(server,
+                     {{"type", "register"}, {"name", "carol"}, {"password", "short"}})["code"] ==
+        "weak_password");
+  CHECK(first_answer(server,
+                     {{"type", "register"}, {"name", "carol"}, {"password", "CAROL"}})["code"] ==
+        "weak_password");
+  CHECK(first_answer(server, {{"type", "register"},
+                              {"name", "carolcarol"},
+                              {"password", "CarolCarol"}})["code"] == "weak_password");
+  CHECK(first_answer(server, {{"type", "register"},
+                              {"name", "car ol"},
+                              {"password", "long enough"}})["code"] == "bad_name");
+  CHECK(first_answer(server, {{"type", "register"},
+                              {"name", "carol"},
+                              {"password", std::string(300, 'x')}})["code"] == "bad_password");
+  bob.send_message(
+      {{"type", "register"}, {"name", "bob2"}, {"password", "long enough"}, {"id", "reg"}});
+  CHECK(bob.answer("reg")["code"] == "already_hello");
+  CHECK(db_query(server, "SELECT count(*) FROM accounts") == "1");
+}
+
+TEST_CASE(
+    "issue 12: a wrong password and an unknown name get the same bad_login and the right one "
+    "logs in under the registered spelling",
+    "[accounts][gammond]") {
+  gammond_process server{flags({"--login-delay-after", "100", "--login-lock-after", "100"})};
+  { player alice(server.port(), "Alice", {}, registering("correct horse")); }
+  const auto wrong = first_answer(server, login_message("alice", "wrong horse"));
+  const auto unknown = first_answer(server, login_message("zed", "correct horse"));
+  CHECK(wrong["code"] == "bad_login");
+  CHECK(unknown["code"] == "bad_login");
+  CHECK(wrong["message"] == unknown["message"]);
+  CHECK(first_answer(server, login_message("alice", ""))["code"] == "bad_login");
+  // The right password, in any letter case of the name
+  const auto ok = first_answer(server, login_message("ALICE", "correct horse"));
+  REQUIRE(ok["type"] == "welcome");
+  CHECK(ok["name"] == "Alice");
+  CHECK(ok["account"]["registered"] == true);
+  // The resume token of a login works like a guest's, and logs the account in
+  player resumed(server.port(), "Alice", {}, with_password("correct horse"));
+  CHECK(resumed.welcome()["account"]["registered"] == true);
+  player again(server.port(), "", resumed.token());
+  CHECK(again.welcome()["resumed"] == true);
+  CHECK(again.welcome()["name"] == "Alice");
+  CHECK(again.welcome()["account"]["registered"] == true);
+  CHECK(again.welcome()["account"]["rating"]["standard"] == 1500.0);
+  // A line sent before a login is answered waits for its welcome: hello_first
+  ws_client eager;
+  eager.connect("127.0.0.1", server.port());
+  eager.send_json(login_message("alice", "correct horse"));
+  eager.send_json({{"type", "line"}, {"text", "/tables"}, {"id", "early"}});
+  const auto early =
+      eager.receive_until([](const json& m) { return m.value("re", json()) == "early"; });
+  REQUIRE(early);
+  CHECK((*early)["code"] == "hello_first");
+}
+
+TEST_CASE(
+    "issue 12: a password change ends every other session: the old password and tokens stop "
+    "working",
+    "[accounts][gammond]") {
+  gammond_process server{flags()};
+  { player alice(server.port(), "alice", {}, registering("first-password")); }
+  // Given alice logged in on a first connection
+  ws_client first;
+  const auto w1 = first_answer(server, login_message("alice", "first-password"), &first);
+  REQUIRE(w1["type"] == "welcome");
+  // When she logs in on a second one, the first is closed (one connection per name) and
+  // its token stops working
+  player alice(server.port(), "alice", {}, with_password("first-password"));
+  REQUIRE(first.wait_closed());
+  CHECK(first.close_code() == 1000);
+  CHECK(first.close_reason() == "replaced by a new connection");
+  CHECK(first_answer(server, {{"type", "hello"}, {"resume", w1["resume"]}})["code"] ==
+        "bad_resume");
+  // and she changes her password: the old one must be right, the new one strong
+  CHECK(alice.say("", "/password not-it second-password")["code"] == "wrong_password");
+  CHECK(alice.say("", "/password first-password short")["code"] == "weak_password");
+  CHECK(alice.say("", "/password first-password alice")["code"] == "weak_password");
+  const auto done = alice.say("", "/password first-password second-password");
+  REQUIRE(done["type"] == "info");
+  CHECK(done["topic"] == "password");
+  const std::string fresh = done["data"]["resume"];
+  CHECK(fresh != alice.token());
+  // Then the token she held before is refused and the old password too,
+  CHECK(first_answer(server, {{"type", "hello"}, {"resume", alice.token()}})["code"] ==
+        "bad_resume");
+  CHECK(first_answer(server, login_message("alice", "first-password"))["code"] == "bad_login");
+  // the new token resumes (taking over her connection) and the new password logs in
+  ws_client second;
+  const auto resumed =
+      first_answer(server, {{"type", "hello"}, {"name", "alice"}, {"resume", fresh}}, &second);
+  CHECK(resumed["type"] == "welcome");
+  CHECK(resumed["resumed"] == true);
+  REQUIRE(alice.socket().wait_closed());
+  CHECK(alice.socket().close_reason() == "replaced by a new connection");
+  CHECK(first_answer(server, login_message("alice", "second-password"))["type"] == "welcome");
+  // A guest has no password to change
+  player guest(server.port(), "guest");
+  CHECK(guest.say("", "/password aaaaaaaa bbbbbbbb")["code"] == "not_registered");
+}
+
+TEST_CASE(
+    "issue 12: failed logins are throttled, a delay then a lock, and the owner logs in once "
+    "the lock expires",
+    "[accounts][gammond][throttle]") {
+  gammond_process server{flags({"--login-delay-after", "2", "--login-delay", "3",
+                                "--login-lock-after", "3", "--login-lock", "3"})};
+  { player alice(server.port(), "alice", {}, registering("right password")); }
+  // Given two failures
+  CHECK(first_answer(server, login_message("alice", "wrong 1"))["code"] == "bad_login");
+  CHECK(first_answer(server, login_message("alice", "wrong 2"))["code"] == "bad_login");
+  // Then a try at once must wait (even with the right password), with the seconds left,
+  // and is not checked (it does not count)
+  const auto delayed = first_answer(server, login_message("alice", "right password"));
+  CHECK(delayed["code"] == "login_locked");
+  CHECK(delayed["seconds"].get<int>() >= 1);
+  CHECK(delayed["seconds"].get<int>() <= 3);
+  // When a third failure comes once the delay is over, the name is locked
+  REQUIRE(bg::test::eventually([&] {
+    return first_answer(server, login_message("alice", "wrong 3"))["code"] == "bad_login";
+  }));
+  const auto locked = first_answer(server, login_message("alice", "right password"));
+  CHECK(locked["code"] == "login_locked");
+  CHECK(locked["seconds"].get<int>() >= 1);
+  CHECK(locked["message"].get<std::string>().find("right") == std::string::npos);
+  // and the owner gets in once the lock has expired
+  CHECK(bg::test::eventually([&] {
+    return first_answer(server, login_message("alice", "right password"))["type"] == "welcome";
+  }));
+  // Each failure was a strike: a client that keeps guessing is disconnected
+  gammond_process strict{flags(
+      {"--rate-limit-strikes", "2", "--login-delay-after", "100", "--login-lock-after", "100"})};
+  { player bob(strict.port(), "bob", {}, registering("right password")); }
+  ws_client guesser;
+  guesser.connect("127.0.0.1", strict.port());
+  for (int i = 0; i < 2; ++i) {
+    guesser.send_json(login_message("bob", "guess " + std::to_string(i)));
+    const auto a =
+        guesser.receive_until([](const json& m) { return m.value("type", "") == "error"; });
+    REQUIRE(a);
+    CHECK((*a)["code"] == "bad_login");
+  }
+  REQUIRE(guesser.wait_closed());
+  CHECK(guesser.close_code() == 1008);
+  CHECK(guesser.close_reason() == "bad login");
+}
+
+TEST_CASE(
+    "issue 12, S1: two registered players finish a 3-point match and both ratings and "
+    "experiences follow the formula",
+    "[accounts][gammond][S1]") {
+  gammond_process server{flags()};
+  player alice(server.port(), "alice", {}, registering("alice's password"));
+  player bob(server.port(), "bob", {}, registering("bob's password"));
+  player carol(server.port(), "carol");  // a guest who watches
+  carol.ok("t3", "/board");
+  seat(alice, bob, "t3", "/option match 3");
+  // The state shows the ratings of the registered names (the guest has none)
+  const auto st0 = alice.ok("t3", "/board");
+  CHECK(st0["ratings"]["alice"] == 1500.0);
+  CHECK(st0["ratings"]["bob"] == 1500.0);
+  CHECK_FALSE(st0["ratings"].contains("carol"));
+  duel d{alice, bob, "t3"};
+  d.play_until([](const json& st) { return st["phase"] == "match_over"; });
+  const auto over = match_over_of(alice, "t3");
+  INFO(over.dump());
+  // Then match_over carries both ratings before and after, computed by hand:
+  // two new players, n = 3: +-4 * sqrt(3) * 0.5 * 5 = +-17.32
+  const std::string winner = over["winner"];
+  const std::string loser = winner == "red" ? "black" : "red";
+  const auto& r = over["ratings"];
+  REQUIRE(r.is_object());
+  CHECK(r["red"]["name"] == "alice");
+  CHECK(r["black"]["name"] == "bob");
+  CHECK(r[winner]["before"] == 1500.0);
+  CHECK(r[winner]["after"].get<double>() == Approx(1500.0 + three_point_change).epsilon(1e-12));
+  CHECK(r[winner]["change"].get<double>() == Approx(three_point_change).epsilon(1e-12));
+  CHECK(r[loser]["after"].get<double>() == Approx(1500.0 - three_point_change).epsilon(1e-12));
+  CHECK(std::round(r[winner]["change"].get<double>() * 100) / 100 == 17.32);
+  CHECK(r[winner]["experience_before"] == 0);
+  CHECK(r[winner]["experience_after"] == 3);
+  CHECK(r[loser]["experience_after"] == 3);
+  CHECK_THAT(over["text"].get<std::string>(),
+             Catch::Contains("+17.32") && Catch::Contains("-17.32"));
+  const double winner_after = r[winner]["after"];
+  const double loser_after = r[loser]["after"];
+  const std::string winner_name = r[winner]["name"];
+  const std::string loser_name = r[loser]["name"];
+  // the state after it shows the new ratings to everyone, the spectator too
+  const auto st = carol.await_state("t3", [](const json& s) { return s["phase"] == "match_over"; });
+  CHECK(st["ratings"][winner_name] == winner_after);
+  CHECK(st["ratings"][loser_name] == loser_after);
+  // the lobby's list has the players' ratings
+  const auto tables = carol.say("", "/tables");
+  REQUIRE(tables["type"] == "tables");
+  CHECK(tables["tables"][0]["ratings"][winner] == winner_after);
+  // the stored record keeps them
+  const auto id = over["match_id"].get<std::int64_t>();
+  {
+    const auto stored = bg::server::open_store(server.db(), {})->load_match(id);
+    REQUIRE(stored);
+    REQUIRE(stored->ratings);
+    CHECK((*stored->ratings)[winner == "red" ? 0 : 1].after == Approx(winner_after).epsilon(1e-12));
+  }
+  // /whois, /history and /ratings say the same, and a new login's welcome too
+  const auto whois = carol.ok("", "/whois " + loser_name);
+  REQUIRE(whois["topic"] == "whois");
+  CHECK(whois["data"]["ratings"]["standard"]["rating"] == loser_after);
+  CHECK(whois["data"]["ratings"]["standard"]["experience"] == 3);
+  CHECK(whois["data"]["ratings"]["standard"]["played"] == 1);
+  CHECK(whois["data"]["ratings"]["standard"]["won"] == 0);
+  CHECK(whois["data"]["ratings"]["long"]["rating"] == 1500.0);
+  CHECK(whois["data"]["online"] == true);
+  CHECK_THAT(whois["text"].get<std::string>(), Catch::Contains(loser_name + ": registered"));
+  const auto history = alice.ok("t3", "/history " + winner_name);  // at a table too
+  REQUIRE(history["topic"] == "history");
+  CHECK(history["table"] == "t3");
+  REQUIRE(history["data"]["matches"].size() == 1);
+  const auto& m = history["data"]["matches"][0];
+  CHECK(m["match_id"] == id);
+  CHECK(m["opponent"] == loser_name);
+  CHECK(m["won"] == true);
+  CHECK(m["length"] == 3);
+  CHECK(m["rating"]["change"].get<double>() == Approx(three_point_change).epsilon(1e-12));
+  CHECK(m["url"] == "/matches/" + std::to_string(id) + ".mat");
+  CHECK(server.get(m["url"]).status == 200);
+  CHECK_THAT(history["text"].get<std::string>(), Catch::Contains("+17.32"));
+  const auto ratings = bob.ok("", "/ratings");
+  REQUIRE(ratings["data"]["players"].size() == 2);
+  CHECK(ratings["data"]["players"][0]["name"] == winner_name);
+  CHECK(ratings["data"]["players"][0]["rank"] == 1);
+  CHECK(bob.ok("", "/ratings long")["data"]["players"].empty());
+  const auto relog = first_answer(server, login_message(loser_name, loser_name + "'s password"));
+  REQUIRE(relog["type"] == "welcome");
+  CHECK(relog["account"]["rating"]["standard"] == loser_after);
+  CHECK(relog["account"]["experience"]["standard"] == 3);
+}
+
+TEST_CASE("issue 12, S1: free play, basis sessions and a match with a guest are not rated",
+          "[accounts][gammond][S1]") {
+  gammond_process server{flags()};
+  player alice(server.port(), "alice", {}, registering("alice's password"));
+  player bob(server.port(), "bob", {}, registering("bob's password"));
+  player guest(server.port(), "guest");
+  // Free play (the default options)
+  seat(alice, bob, "free");
+  duel d{alice, bob, "free"};
+  d.play_until([](const json& st) { return st["phase"] == "match_over"; });
+  const auto free_over = match_over_of(alice, "free");
+  CHECK_FALSE(free_over.contains("ratings"));
+  alice.ok("free", "/leave");
+  bob.ok("free", "/leave");
+  // A basis session of one game, then /stop
+  seat(alice, bob, "basis", "/option match basis");
+  duel b{alice, bob, "basis"};
+  b.play_until([](const json& st) { return st["phase"] == "game_over"; });
+  alice.ok("basis", "/stop");
+  const auto basis_over = match_over_of(alice, "basis");
+  CHECK_FALSE(basis_over.contains("ratings"));
+  alice.ok("basis", "/leave");
+  bob.ok("basis", "/leave");
+  // A match to 1 against a guest
+  const auto guest_over = quick_match(alice, guest, "guest");
+  CHECK_FALSE(guest_over.contains("ratings"));
+  // Then alice's rating and experience are the starting ones, her matches are counted
+  const auto whois = bob.ok("", "/whois alice");
+  CHECK(whois["data"]["ratings"]["standard"]["rating"] == 1500.0);
+  CHECK(whois["data"]["ratings"]["standard"]["experience"] == 0);
+  CHECK(whois["data"]["ratings"]["standard"]["played"] == 3);
+  const auto history = alice.ok("", "/history");
+  REQUIRE(history["data"]["matches"].size() == 3);
+  for (const auto& m : history["data"]["matches"]) CHECK(m["rating"].is_null());
+  CHECK(history["data"]["matches"][0]["opponent"] == "guest");
+  CHECK(history["data"]["matches"][1]["kind"] == "basis");
+  CHECK(history["data"]["matches"][2]["kind"] == "free_play");
+  CHECK(alice.ok("", "/ratings")["data"]["players"].empty());
+  CHECK(db_query(server, "SELECT count(*) FROM account_matches WHERE rating_after IS NOT NULL") ==
+        "0");
+  // and the guest has no history
+  CHECK(guest.say("", "/history")["code"] == "not_registered");
+  CHECK(alice.say("", "/history guest")["code"] == "unknown_player");
+}
+
+TEST_CASE("issue 12, S1, S3: a forfeit is rated as a loss", "[accounts][gammond][S1]") {
+  gammond_process server{flags({"--grace-period", "1"})};
+  player alice(server.port(), "alice", {}, registering("alice's password"));
+  auto bob = std::make_unique<player>(server.port(), "bob", "", registering("bob's password"));
+  seat(alice, *bob, "f", "/option match 3");
+  alice.ok("f", "/roll");
+  // When bob goes away and does not come back within the grace period
+  bob->socket().close();
+  bob.reset();
+  const auto over = match_over_of(alice, "f");
+  INFO(over.dump());
+  // Then alice wins the match and both are rated: a loss for bob
+  CHECK(over["winner"] == "red");
+  REQUIRE(over.contains("ratings"));
+  CHECK(over["ratings"]["red"]["after"].get<double>() ==
+        Approx(1500.0 + three_point_change).epsilon(1e-12));
+  CHECK(over["ratings"]["black"]["after"].get<double>() ==
+        Approx(1500.0 - three_point_change).epsilon(1e-12));
+  const auto history = alice.ok("", "/history bob");
+  REQUIRE(history["data"]["matches"].size() == 1);
+  CHECK(history["data"]["matches"][0]["won"] == false);
+  CHECK(alice.ok("", "/whois bob")["data"]["online"] == false);
+}
+
+TEST_CASE("issue 12: --admins makes a registered account an admin once logged in",
+          "[accounts][gammond]") {
+  gammond_process server{flags({"--admins", "Alice,nobody.here"})};
+  CHECK(bg::test::eventually([&] {
+    return server.log().find("nobody.here is not a registered account") != std::string::npos;
+  }));
+  {
+    player alice(server.port(), "alice", {}, registering("alice's password"));
+    CHECK(alice.welcome()["account"]["admin"] == true);
+  }
+  player bob(server.port(), "bob", {}, registering("bob's password"));
+  CHECK(bob.welcome()["account"]["admin"] == false);
+  const auto again = first_answer(server, login_message("ALICE", "alice's password"));
+  CHECK(again["account"]["admin"] == true);
+}
+
+TEST_CASE(
+    "issue 12: /whois, /ratings, /history refuse bad input and the /api routes are bounded, "
+    "paged, and answer errors in JSON",
+    "[accounts][gammond][api]") {
+  gammond_process server{flags({"--api-max-limit", "1"})};
+  player alice(server.port(), "alice", {}, registering("alice's password"));
+  player bob(server.port(), "bob", {}, registering("bob's password"));
+  player guest(server.port(), "guest");
+  quick_match(alice, bob, "q1");
+  quick_match(bob, alice, "q2");
+  // The commands' refusals
+  CHECK(guest.say("", "/whois")["code"] == "bad_command");
+  CHECK(guest.say("", "/whois a/b")["code"] == "bad_name");
+  CHECK(guest.say("", "/whois nobody")["code"] == "unknown_player");
+  CHECK(guest.ok("", "/whois guest")["data"]["registered"] == false);
+  CHECK(guest.say("", "/ratings chess")["code"] == "bad_command");
+  CHECK(guest.ok("", "/ratings")["data"]["players"].size() == 2);  // not cut: not the API
+  // GET /api/players/NAME
+  const auto profile = server.get("/api/players/ALICE");
+  REQUIRE(profile.status == 200);
+  CHECK(profile.content_type() == "application/json");
+  const auto p = json::parse(profile.body);
+  CHECK(p["name"] == "alice");
+  CHECK(p["registered"] == true);
+  CHECK(p["online"] == true);
+  CHECK(p["ratings"]["standard"]["played"] == 2);
+  CHECK(json::parse(server.get("/api/players/guest").body)["registered"] == false);
+  const auto missing = server.get("/api/players/nobody");
+  CHECK(missing.status == 404);
+  CHECK(json::parse(missing.body)["code"] == "unknown_player");
+  CHECK_FALSE(json::parse(missing.body)["message"].get<std::string>().empty());
+  for (const char* bad : {"/api/players/a%20b", "/api/players/%ZZ", "/api/players/a%00",
+                          "/api/players/a/b", "/api/players/", "/api/players/..%2F.."}) {
+    INFO(bad);
+    const auto r = server.get(bad);
+    CHECK(r.status == 400);
+    CHECK(json::parse(r.body)["code"] == "bad_name");
+  }
+  CHECK(server.get("/api/players/alice?x=1").status == 400);
+  CHECK(server.get("/api/nothing").status == 404);
+  CHECK(json::parse(server.get("/api/nothing").body)["code"] == "not_found");
+  // GET /api/ratings: bounded by --api-max-limit (1 here), parameters checked
+  const auto top = json::parse(server.get("/api/ratings?variant=standard&limit=50").body);
+  REQUIRE(top["players"].size() == 1);
+  CHECK(top["players"][0]["rank"] == 1);
+  CHECK(top["variant"] == "standard");
+  CHECK(json::parse(server.get("/api/ratings?variant=long").body)["players"].empty());
+  for (const char* bad :
+       {"/api/ratings?variant=chess", "/api/ratings?limit=0", "/api/ratings?limit=abc",
+        "/api/ratings?limit=1&limit=2", "/api/ratings?color=red", "/api/ratings?limit=%G1"}) {
+    INFO(bad);
+    const auto r = server.get(bad);
+    CHECK(r.status == 400);
+    CHECK(json::parse(r.body)["code"] == "bad_parameter");
+  }
+  // GET /api/players/NAME/matches: one a page, newest first, then the next page
+  const auto page1 = json::parse(server.get("/api/players/alice/matches?limit=5").body);
+  REQUIRE(page1["matches"].size() == 1);
+  REQUIRE(page1["next_before"].is_number());
+  const auto newest = page1["matches"][0]["match_id"].get<std::int64_t>();
+  const auto page2 = json::parse(
+      server.get("/api/players/alice/matches?before=" + page1["next_before"].dump()).body);
+  REQUIRE(page2["matches"].size() == 1);
+  CHECK(page2["matches"][0]["match_id"].get<std::int64_t>() < newest);
+  CHECK(page2["next_before"].is_null());
+  CHECK(page2["matches"][0]["rating"]["before"] == 1500.0);
+  CHECK(server.get("/api/players/guest/matches").status == 404);
+  CHECK(server.get("/api/players/alice/matches?before=0").status == 400);
+  CHECK(server.get("/api/players/alice/matches?before=-3").status == 400);
+}
+
+TEST_CASE("issue 12: no password and no hash appears in any frame, log line or /api answer",
+          "[accounts][gammond][secrets]") {
+  gammond_process server{flags({"--log-level", "trace"})};
+  const std::string first = "Zq7-first-secret";
+  const std::string second = "Zq7-second-secret";
+  const std::string wrong = "Zq7-wrong-secret";
+  std::vector<json> frames;
+  std::vector<std::string> tokens;
+  {
+    player alice(server.port(), "alice", {}, registering(first));
+    player bob(server.port(), "bob", {}, registering("bob-Zq7-secret"));
+    quick_match(alice, bob, "s");
+    alice.say("", "/password " + wrong + " " + second);
+    alice.say("s", "/password " + first + " " + second);
+    alice.ok("", "/whois alice");
+    alice.ok("", "/history");
+    alice.ok("", "/ratings");
+    alice.say("", "/password short " + wrong);
+    tokens.push_back(alice.token());
+    for (const auto* p : {&alice, &bob})
+      for (const auto& m : p->received()) frames.push_back(m);
+  }
+  frames.push_back(first_answer(server, login_message("alice", wrong)));
+  frames.push_back(first_answer(server, login_message("alice", first)));
+  frames.push_back(first_answer(server, login_message("alice", second)));
+  frames.push_back(first_answer(
+      server,
+      {{"type", "register"}, {"name", "carol"}, {"password", wrong + std::string(300, 'x')}}));
+  std::string api;
+  for (const char* target :
+       {"/api/players/alice", "/api/players/alice/matches", "/api/ratings", "/api/players/bob"})
+    api += server.get(target).body;
+  const std::string hash =
+      db_query(server, "SELECT password_hash FROM accounts WHERE name_key = 'alice'");
+  REQUIRE(hash.rfind("$argon2id$", 0) == 0);
+  const std::string salt_and_hash = hash.substr(hash.rfind('$', hash.rfind('$') - 1));
+  std::string all_frames;
+  for (const auto& f : frames) all_frames += f.dump() + "\n";
+  REQUIRE(all_frames.find("\"info\"") != std::string::npos);  // the frames were read
+  const std::string log = server.log();
+  REQUIRE(log.find(" debug ") != std::string::npos);  // the most detailed log is on
+  for (const auto& secret : {first, second, wrong, std::string("bob-Zq7-secret"), hash,
+                             salt_and_hash, std::string("$argon2")}) {
+    INFO(secret);
+    CHECK(all_frames.find(secret) == std::string::npos);
+    CHECK(log.find(secret) == std::string::npos);
+    CHECK(api.find(secret) == std::string::npos);
+  }
+  for (const auto& token : tokens) {
+    CHECK(log.find(token) == std::string::npos);
+    CHECK(api.find(token) == std::string::npos);
+  }
+  CHECK(api.find("resume") == std::string::npos);
+}
+
+TEST_CASE("issue 12: the auth queue is bounded: logins beyond it are answered auth_busy",
+          "[accounts][gammond]") {
+  gammond_process server{flags({"--auth-threads", "1", "--auth-queue", "1"})};
+  // Given many registrations at once (each hash takes a good part of a second)
+  std::vector<ws_client> clients(8);
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    clients[i].connect("127.0.0.1", server.port());
+  }
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    clients[i].send_json({{"type", "register"},
+                          {"name", "p" + std::to_string(i)},
+                          {"password", "password " + std::to_string(i)},
+                          {"id", "r"}});
+  }
+  // Then each is welcomed or told the server is busy, and at least one is busy
+  int busy = 0;
+  int welcomed = 0;
+  for (auto& c : clients) {
+    const auto a = c.receive_until([](const json& m) { return m.value("re", json()) == "r"; });
+    REQUIRE(a);
+    if ((*a)["type"] == "welcome") ++welcomed;
+    if ((*a).value("code", "") == "auth_busy") ++busy;
+  }
+  CHECK(welcomed + busy == static_cast<int>(clients.size()));
+  CHECK(welcomed >= 1);
+  CHECK(busy >= 1);
+  // and a busy name was not taken: it can register later
+  CHECK(std::stoi(db_query(server, "SELECT count(*) FROM accounts")) == welcomed);
+}
