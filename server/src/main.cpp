@@ -126,7 +126,8 @@ int migrate_command(int argc, char* argv[]) {
       std::cout << "Usage: gammond migrate --from FILE --to URL\n\n"
                    "Copies gammond's SQLite database FILE (tables in progress with their\n"
                    "journals, finished matches with their analyses, accounts with their\n"
-                   "ratings and histories) into the empty\n"
+                   "ratings, histories and ignored names, the moderation log and the bans)\n"
+                   "into the empty\n"
                    "PostgreSQL database URL (postgresql://USER@HOST/DB) in one\n"
                    "transaction, and checks the copy\n"
                    "before committing it. Stop gammond first. A target that holds any\n"
@@ -162,9 +163,10 @@ int migrate_command(int argc, char* argv[]) {
     std::cout << "gammond migrate: copied " << r.tables << " table(s) with " << r.record_entries
               << " journal entries, " << r.matches << " match(es) with " << r.analyses
               << " analyses, and " << r.accounts << " account(s) with " << r.account_matches
-              << " history entries from " << from << " to " << target << "; checked: the counts, "
-              << r.tables_checked << " table(s) with their journals, " << r.accounts_checked
-              << " account(s) with their ratings and " << r.matches_checked
+              << " history entries, " << r.moderation << " moderation record(s), " << r.bans
+              << " ban(s) and " << r.ignores << " ignored name(s) from " << from << " to " << target
+              << "; checked: the counts, " << r.tables_checked << " table(s) with their journals, "
+              << r.accounts_checked << " account(s) with their ratings and " << r.matches_checked
               << " match(es) with their analyses and histories read back equal\n";
     return 0;
   } catch (const bg::server::storage_error& e) {

@@ -493,6 +493,101 @@ TEST_CASE(
   CHECK(carol->id > lite.find_account("gnubg")->id);
 }
 
+TEST_CASE(
+    "postgres: migrate copies the moderation log, the bans, the ignored names and unfinished "
+    "matches, and refuses a target that holds a ban",
+    "[postgres][migrate][moderation]") {
+  using bg::server::account;
+  using bg::server::ban;
+  using bg::server::moderation_action;
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  const auto banned = [](std::string key, std::string address, std::int64_t until_ms) {
+    ban b;
+    b.name_key = key;
+    b.name = key;
+    b.address = std::move(address);
+    b.by = "admin";
+    b.until_ms = until_ms;
+    return b;
+  };
+  std::int64_t unfinished_id = 0;
+  {
+    sqlite_store lite(path);
+    REQUIRE(lite.create_account("alice", "Alice", account::kind::player, "$argon2id$x"));
+    REQUIRE(lite.create_account("bob", "bob", account::kind::player, "$argon2id$y"));
+    lite.set_ignored("alice", "mallory", "Mallory", true);
+    lite.set_ignored("alice", "eve", "eve", true);
+    lite.set_ignored("bob", "alice", "Alice", true);
+    lite.save_bans({banned("mallory", "", 0), banned("mallory", "10.0.0.1", 0)},
+                   {"ban", "admin", "Mallory", "", "until unbanned, 10.0.0.1"});
+    lite.save_bans({banned("eve", "", 4'102'444'800'000)}, {"ban", "admin", "eve", "", "24 h"});
+    lite.record_moderation({"broadcast", "admin", "", "", "the server restarts at 't' \"now\""});
+    auto record = play_random_match({variant::standard, match_kind::points, 5}, 21);
+    record.games.back().result.reset();
+    record.unfinished = true;
+    record.closed_by = "admin";
+    record.id = lite.reserve_match_id();
+    unfinished_id = record.id;
+    table_write w = tw("closing", "{}");
+    w.finished_match = record;
+    w.moderation = {moderation_action{"close", "admin", "", "closing", "match 1"}};
+    REQUIRE(lite.save_tables({w})[0].empty());
+    lite.save_match(play_random_match({variant::standard, match_kind::points, 1}, 22));
+  }
+  postgres_backend backend;
+  const auto report = bg::server::migrate_to_postgres(path, backend.url);
+  CHECK(report.moderation == 4);
+  CHECK(report.moderation_checked == 4);
+  CHECK(report.bans == 3);
+  CHECK(report.ignores == 3);
+  CHECK(report.matches == 2);
+
+  sqlite_store lite(path);
+  postgres_store pg(backend.url);
+  for (const std::int64_t at : {0LL, 4'102'444'799'999LL, 4'102'444'800'000LL}) {
+    const auto x = lite.active_bans(at);
+    const auto y = pg.active_bans(at);
+    REQUIRE(y.size() == x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      CHECK(y[i].name_key == x[i].name_key);
+      CHECK(y[i].address == x[i].address);
+      CHECK(y[i].name == x[i].name);
+      CHECK(y[i].by == x[i].by);
+      CHECK(y[i].until_ms == x[i].until_ms);
+      CHECK(y[i].created_at == x[i].created_at);
+    }
+  }
+  CHECK(pg.active_bans(4'102'444'800'000).size() == 2);
+  CHECK(pg.ignored_by("alice") == lite.ignored_by("alice"));
+  CHECK(pg.ignored_by("bob") == std::vector<std::string>{"Alice"});
+  const auto closed = pg.load_match(unfinished_id);
+  REQUIRE(closed);
+  CHECK(closed->unfinished);
+  CHECK(closed->closed_by == "admin");
+  CHECK(closed == lite.load_match(unfinished_id));
+  CHECK(backend.sql("SELECT count(*) FROM matches WHERE unfinished") == "1");
+  CHECK(backend.sql("SELECT detail FROM moderation WHERE action = 'broadcast'") ==
+        "the server restarts at 't' \"now\"");
+  // A new record follows the copied ones.
+  pg.record_moderation({"broadcast", "admin", "", "", "again"});
+  CHECK(backend.sql("SELECT max(id) FROM moderation WHERE detail = 'again'") == "5");
+
+  // A target holding only a ban is not empty.
+  postgres_backend other;
+  {
+    postgres_store target(other.url);
+    target.save_bans({banned("zed", "", 0)}, {"ban", "admin", "zed", "", ""});
+  }
+  try {
+    (void)bg::server::migrate_to_postgres(path, other.url);
+    FAIL("copied into a database that holds a ban");
+  } catch (const storage_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("not empty"));
+  }
+  CHECK(other.sql("SELECT count(*) FROM matches") == "0");
+}
+
 TEST_CASE("postgres: migrate refuses a target that is not empty and changes nothing in it",
           "[postgres][migrate]") {
   temp_dir dir;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -738,4 +739,182 @@ TEMPLATE_TEST_CASE(
   CHECK(db->find_account("alice")->in(variant::standard).rating == 1500.0);
   CHECK(db->find_account("bob")->in(variant::standard).played == 0);
   CHECK(backend.sql("SELECT count(*) FROM account_matches") == "3");
+}
+
+// --- issue 13: moderation: the log, bans, ignores, unfinished matches --------------------
+
+namespace {
+
+using bg::server::ban;
+using bg::server::moderation_action;
+
+moderation_action action(std::string what, std::string actor, std::string target,
+                         std::string table = {}, std::string detail = {}) {
+  return moderation_action{std::move(what), std::move(actor), std::move(target), std::move(table),
+                           std::move(detail)};
+}
+
+ban ban_of(std::string key, std::string name, std::string address, std::int64_t until_ms) {
+  ban b;
+  b.name_key = std::move(key);
+  b.name = std::move(name);
+  b.address = std::move(address);
+  b.by = "admin";
+  b.until_ms = until_ms;
+  return b;
+}
+
+/// Returns once the wall clock shows a later millisecond than when called, so that two
+/// writes around it get different times in both stores (SQLite keeps milliseconds).
+void next_millisecond() {
+  using namespace std::chrono;
+  const auto ms = [] {
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  };
+  const auto now = ms();
+  while (ms() == now) std::this_thread::yield();
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE(
+    "issue 13: moderation written with a table's change is logged in its transaction, a failed "
+    "change logs nothing, a drop logs its own",
+    "[store][moderation]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  table_write kick = tw("t1", R"({"seq":3})");
+  kick.moderation = {action("kick", "alice", "mallory", "t1", "600 s"),
+                     action("private", "alice", "", "t1", "on")};
+  table_write broken = tw("t2", "not json");  // refused, and its moderation with it
+  broken.moderation = {action("invite", "bob", "carol", "t2")};
+  const auto errors = db->save_tables({kick, broken});
+  CHECK(errors[0].empty());
+  CHECK_FALSE(errors[1].empty());
+  CHECK(backend.sql("SELECT count(*) FROM moderation") == "2");
+  CHECK(backend.sql("SELECT actor || ' ' || action || ' ' || target || ' at ' || table_name || "
+                    "': ' || detail FROM moderation ORDER BY id") ==
+        "alice kick mallory at t1: 600 s");
+  CHECK(backend.sql("SELECT detail FROM moderation WHERE action = 'private'") == "on");
+  CHECK(backend.sql("SELECT count(*) FROM moderation WHERE at IS NULL") == "0");
+  // A batch of one that fails logs nothing either.
+  CHECK_FALSE(db->save_tables({broken})[0].empty());
+  CHECK(backend.sql("SELECT count(*) FROM moderation") == "2");
+  // A dropped table's moderation (a table closed by an administrator) is logged too.
+  table_write closed = drop("t1");
+  closed.moderation = {action("close", "admin", "", "t1", "match 4")};
+  CHECK(db->save_tables({closed})[0].empty());
+  CHECK(backend.sql("SELECT count(*) FROM moderation WHERE action = 'close'") == "1");
+  CHECK(db->load_tables().empty());
+  // Outside a table's change, and the schema refuses an action it does not know.
+  db->record_moderation(action("broadcast", "admin", "", "", "hello 'all' \"of\" you"));
+  CHECK(backend.sql("SELECT detail FROM moderation WHERE action = 'broadcast'") ==
+        "hello 'all' \"of\" you");
+  CHECK_THROWS(db->record_moderation(action("smite", "admin", "x")));
+  CHECK(backend.sql("SELECT count(*) FROM moderation") == "4");
+}
+
+TEMPLATE_TEST_CASE("issue 13: a name's bans are replaced together, expire, and are lifted together",
+                   "[store][moderation]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  CHECK(db->active_bans(0).empty());
+  // mallory until t = 5000 ms with two addresses, then eve until unbanned
+  db->save_bans(
+      {ban_of("mallory", "Mallory", "", 5000), ban_of("mallory", "Mallory", "10.0.0.1", 5000),
+       ban_of("mallory", "Mallory", "10.0.0.2", 5000)},
+      action("ban", "admin", "Mallory", "", "1 h"));
+  next_millisecond();
+  db->save_bans({ban_of("eve", "eve", "", 0)}, action("ban", "admin", "eve"));
+  auto now = db->active_bans(4999);
+  REQUIRE(now.size() == 4);
+  CHECK(now[0].name_key == "mallory");  // oldest first
+  CHECK(now[0].address.empty());
+  CHECK(now[1].address == "10.0.0.1");
+  CHECK(now[0].until_ms == 5000);
+  CHECK(now[3].name_key == "eve");
+  CHECK(iso_millis(now[0].created_at));
+  now = db->active_bans(5000);
+  REQUIRE(now.size() == 1);
+  CHECK(now[0].name_key == "eve");
+  CHECK(now[0].name == "eve");
+  CHECK(now[0].until_ms == 0);
+  CHECK(now[0].by == "admin");
+  CHECK(now[0].active(1'000'000'000'000));
+  // Banned again: the new bans replace the old ones (one address now).
+  db->save_bans(
+      {ban_of("mallory", "Mallory", "", 9000), ban_of("mallory", "Mallory", "10.0.0.3", 9000)},
+      action("ban", "admin", "Mallory"));
+  CHECK(db->active_bans(6000).size() == 3);
+  CHECK(backend.sql("SELECT count(*) FROM bans WHERE name_key = 'mallory'") == "2");
+  // Lifting a name lifts its addresses and is logged; lifting nothing logs nothing.
+  CHECK(db->lift_bans("mallory", action("unban", "admin", "Mallory")) == 2);
+  CHECK(db->lift_bans("mallory", action("unban", "admin", "Mallory")) == 0);
+  CHECK(db->active_bans(0).size() == 1);
+  CHECK(backend.sql("SELECT count(*) FROM moderation WHERE action = 'ban'") == "3");
+  CHECK(backend.sql("SELECT count(*) FROM moderation WHERE action = 'unban'") == "1");
+  CHECK(backend.sql("SELECT action FROM moderation ORDER BY id DESC LIMIT 1") == "unban");
+  // Bans of nobody, or of two names at once, are refused and write nothing; a ban whose
+  // log entry fails is not kept either.
+  CHECK_THROWS_AS(db->save_bans({}, action("ban", "admin", "")), storage_error);
+  CHECK_THROWS_AS(db->save_bans({ban_of("a", "a", "", 0), ban_of("b", "b", "", 0)},
+                                action("ban", "admin", "a")),
+                  storage_error);
+  CHECK_THROWS(db->save_bans({ban_of("zed", "zed", "", 0)}, action("smite", "admin", "zed")));
+  CHECK(backend.sql("SELECT count(*) FROM bans WHERE name_key = 'zed'") == "0");
+  CHECK(backend.sql("SELECT count(*) FROM moderation") == "4");
+  // The store goes on after the refusals.
+  db->save_bans({ban_of("zed", "zed", "", 0)}, action("ban", "admin", "zed"));
+  CHECK(db->active_bans(0).size() == 2);
+}
+
+TEMPLATE_TEST_CASE("issue 13: the names an account ignores are kept in order, once each",
+                   "[store][moderation]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "Alice", account::kind::player, some_hash));
+  db->set_ignored("alice", "mallory", "Mallory", true);
+  next_millisecond();
+  db->set_ignored("alice", "eve", "eve", true);
+  db->set_ignored("alice", "mallory", "MALLORY", true);  // once: the first spelling stays
+  CHECK(db->ignored_by("alice") == std::vector<std::string>{"Mallory", "eve"});
+  db->set_ignored("alice", "mallory", "mallory", false);
+  CHECK(db->ignored_by("alice") == std::vector<std::string>{"eve"});
+  db->set_ignored("alice", "nobody", "nobody", false);  // not ignored: nothing to do
+  // An unknown account ignores nobody and keeps nothing.
+  db->set_ignored("zed", "eve", "eve", true);
+  CHECK(db->ignored_by("zed").empty());
+  CHECK(backend.sql("SELECT count(*) FROM ignores") == "1");
+  // It survives closing the store.
+  db.reset();
+  db = backend.open();
+  CHECK(db->ignored_by("alice") == std::vector<std::string>{"eve"});
+}
+
+TEMPLATE_TEST_CASE("issue 13: a match closed before it finished is stored as unfinished",
+                   "[store][moderation]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  auto record = play_random_match(points(5), 11);
+  record.games.back().result.reset();  // closed in the middle of its last game
+  record.unfinished = true;
+  record.closed_by = "admin";
+  record.id = db->reserve_match_id();
+  table_write w = tw("t1", "{}", true);
+  w.finished_match = record;
+  w.moderation = {action("close", "admin", "", "t1", "match " + std::to_string(record.id))};
+  const auto finished_id = db->save_match(play_random_match(points(1), 2));
+  REQUIRE(db->save_tables({w})[0].empty());
+  CHECK(backend.sql("SELECT count(*) FROM matches WHERE unfinished") == "1");
+  CHECK(backend.sql("SELECT id FROM matches WHERE unfinished") == std::to_string(record.id));
+  const auto loaded = db->load_match(record.id);
+  REQUIRE(loaded);
+  CHECK(loaded->unfinished);
+  CHECK(loaded->closed_by == "admin");
+  CHECK_FALSE(loaded->games.back().result);
+  CHECK(record_difference(record, *loaded).empty());
+  const auto other = db->load_match(finished_id);
+  REQUIRE(other);
+  CHECK_FALSE(other->unfinished);
+  CHECK(other->closed_by.empty());
 }

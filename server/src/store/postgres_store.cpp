@@ -102,6 +102,39 @@ CREATE TABLE account_matches(
   PRIMARY KEY (account_id, match_id)
 );
 )sql",
+    // 3 -> 4: moderation (issue 13): the log of every moderation action, the bans of
+    // names and of the addresses they used, the names each account ignores, and the
+    // matches an administrator closed before they finished (SQLite's version 5).
+    R"sql(
+CREATE TABLE moderation(
+  id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at         timestamptz NOT NULL DEFAULT now(),
+  action     text NOT NULL CHECK (action IN ('kick', 'private', 'invite', 'uninvite', 'ban',
+                                             'unban', 'broadcast', 'close')),
+  actor      text NOT NULL,
+  target     text NOT NULL DEFAULT '',
+  table_name text NOT NULL DEFAULT '',
+  detail     text NOT NULL DEFAULT ''
+);
+CREATE INDEX moderation_by_target ON moderation(target);
+CREATE TABLE bans(
+  name_key   text NOT NULL,
+  address    text NOT NULL DEFAULT '',
+  name       text NOT NULL,
+  banned_by  text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  until_ms   bigint,
+  PRIMARY KEY (name_key, address)
+);
+CREATE TABLE ignores(
+  account_id   bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  ignored_key  text NOT NULL,
+  ignored_name text NOT NULL,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (account_id, ignored_key)
+);
+ALTER TABLE matches ADD COLUMN unfinished boolean NOT NULL DEFAULT false;
+)sql",
 };
 
 /// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite's
@@ -141,11 +174,22 @@ constexpr const char* update_rating_sql = "update_rating";
 constexpr const char* insert_account_match_sql = "insert_account_match";
 constexpr const char* account_matches_sql = "account_matches";
 constexpr const char* leaderboard_sql = "leaderboard";
+constexpr const char* record_moderation_sql = "record_moderation";
+constexpr const char* delete_bans_sql = "delete_bans";
+constexpr const char* insert_ban_sql = "insert_ban";
+constexpr const char* active_bans_sql = "active_bans";
+constexpr const char* ignored_by_sql = "ignored_by";
+constexpr const char* add_ignored_sql = "add_ignored";
+constexpr const char* remove_ignored_sql = "remove_ignored";
 
 std::vector<pg::statement> statements() {
   static const std::string find_account_text =
       "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " + iso_text("created_at") +
       ", " + iso_text("last_seen") + " FROM accounts WHERE name_key = $1";
+  static const std::string active_bans_text =
+      "SELECT name_key, address, name, banned_by, " + iso_text("created_at") +
+      ", coalesce(until_ms, 0) FROM bans WHERE until_ms IS NULL OR until_ms > $1 ORDER BY "
+      "created_at, name_key COLLATE \"C\", address COLLATE \"C\"";
   static const std::string load_analysis_text =
       "SELECT status, level, coalesce(result::text, ''), reason, " + iso_text("queued_at") + ", " +
       iso_text("finished_at") + " FROM analyses WHERE match_id = $1";
@@ -166,8 +210,8 @@ std::vector<pg::statement> statements() {
        "DELETE FROM tables WHERE name = $1"},
       {insert_match_sql,
        "INSERT INTO matches(id, table_name, red, black, options, record, started_at, ended_at, "
-       "score_red, score_black, games, saved_at) "
-       "VALUES ($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, $10, $11, now())"},
+       "score_red, score_black, games, saved_at, unfinished) "
+       "VALUES ($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, $10, $11, now(), $12)"},
       {load_tables_sql, "SELECT name, snapshot FROM tables ORDER BY name COLLATE \"C\""},
       {load_records_sql,
        "SELECT table_name, entry FROM table_records ORDER BY table_name COLLATE \"C\", id"},
@@ -221,6 +265,23 @@ std::vector<pg::statement> statements() {
        "SELECT a.name, r.rating, r.experience, r.played, r.won FROM ratings r JOIN accounts a "
        "ON a.id = r.account_id WHERE r.variant = $1 AND r.experience > 0 ORDER BY r.rating "
        "DESC, a.name_key COLLATE \"C\" LIMIT $2"},
+      {record_moderation_sql,
+       "INSERT INTO moderation(at, action, actor, target, table_name, detail) VALUES (now(), $1, "
+       "$2, $3, $4, $5)"},
+      {delete_bans_sql, "DELETE FROM bans WHERE name_key = $1 RETURNING 1"},
+      {insert_ban_sql,
+       "INSERT INTO bans(name_key, address, name, banned_by, created_at, until_ms) VALUES ($1, "
+       "$2, $3, $4, now(), $5)"},
+      {active_bans_sql, active_bans_text.c_str()},
+      {ignored_by_sql,
+       "SELECT i.ignored_name FROM ignores i JOIN accounts a ON a.id = i.account_id WHERE "
+       "a.name_key = $1 ORDER BY i.created_at, i.ignored_key COLLATE \"C\""},
+      {add_ignored_sql,
+       "INSERT INTO ignores(account_id, ignored_key, ignored_name, created_at) SELECT id, $2, "
+       "$3, now() FROM accounts WHERE name_key = $1 ON CONFLICT DO NOTHING"},
+      {remove_ignored_sql,
+       "DELETE FROM ignores WHERE ignored_key = $2 AND account_id = (SELECT id FROM accounts "
+       "WHERE name_key = $1)"},
   };
 }
 
@@ -353,13 +414,19 @@ void postgres_store::insert_match(std::int64_t id, const match_record& record) {
            {std::to_string(id), record.table, record.players[0], record.players[1], options.dump(),
             to_json_text(stored), record.started_at, record.ended_at,
             std::to_string(record.final_score[0]), std::to_string(record.final_score[1]),
-            std::to_string(record.games.size())});
+            std::to_string(record.games.size()), record.unfinished ? "true" : "false"});
+}
+
+void postgres_store::insert_moderation(const moderation_action& a) {
+  db_->run("logging a moderation action", record_moderation_sql,
+           {a.action, a.actor, a.target, a.table, a.detail});
 }
 
 std::optional<std::array<rating_change, 2>> postgres_store::write_one(const table_write& w) {
   std::optional<std::array<rating_change, 2>> ratings;
   if (w.drop) {
     db_->run("deleting table " + w.name, drop_table_sql, {w.name});
+    for (const auto& a : w.moderation) insert_moderation(a);
     return ratings;
   }
   if (w.finished_match) {
@@ -431,6 +498,7 @@ std::optional<std::array<rating_change, 2>> postgres_store::write_one(const tabl
   db_->run(
       "saving table " + w.name, save_table_sql,
       {w.name, w.snapshot, w.reset_record ? "true" : "false", pg::text_array(w.record_entries)});
+  for (const auto& a : w.moderation) insert_moderation(a);
   return ratings;
 }
 
@@ -761,6 +829,92 @@ std::vector<leaderboard_entry> postgres_store::leaderboard(engine::variant v, st
     out.push_back(std::move(e));
   }
   return out;
+}
+
+// Moderation (issue 13)
+
+void postgres_store::record_moderation(const moderation_action& a) {
+  const std::lock_guard lock(mutex_);
+  db_->ensure();  // not retried: a lost connection may have logged it already
+  insert_moderation(a);
+}
+
+void postgres_store::save_bans(const std::vector<ban>& bans, const moderation_action& a) {
+  if (bans.empty()) throw storage_error("a ban needs a name");
+  for (const auto& b : bans)
+    if (b.name_key != bans.front().name_key)
+      throw storage_error("the bans of one /ban are all of one name");
+  const std::lock_guard lock(mutex_);
+  begin();
+  try {
+    db_->run("replacing a ban", delete_bans_sql, {bans.front().name_key});
+    for (const auto& b : bans)
+      db_->run("saving a ban", insert_ban_sql,
+               {b.name_key, b.address, b.name, b.by,
+                b.until_ms > 0 ? pg::param{std::to_string(b.until_ms)} : pg::param{}});
+    insert_moderation(a);
+    db_->command("committing", "COMMIT");
+  } catch (...) {
+    roll_back(*db_);
+    throw;
+  }
+}
+
+std::size_t postgres_store::lift_bans(std::string_view name_key, const moderation_action& a) {
+  const std::lock_guard lock(mutex_);
+  begin();
+  try {
+    const auto lifted = static_cast<std::size_t>(
+        db_->run("lifting a ban", delete_bans_sql, {std::string(name_key)}).rows());
+    if (lifted > 0) insert_moderation(a);
+    db_->command("committing", "COMMIT");
+    return lifted;
+  } catch (...) {
+    roll_back(*db_);
+    throw;
+  }
+}
+
+std::vector<ban> postgres_store::active_bans(std::int64_t now_ms) {
+  const std::lock_guard lock(mutex_);
+  const auto r =
+      read([&] { return db_->run("reading the bans", active_bans_sql, {std::to_string(now_ms)}); });
+  std::vector<ban> out;
+  out.reserve(static_cast<std::size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) {
+    ban b;
+    b.name_key = r.text(i, 0);
+    b.address = r.text(i, 1);
+    b.name = r.text(i, 2);
+    b.by = r.text(i, 3);
+    b.created_at = r.text(i, 4);
+    b.until_ms = r.integer(i, 5);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<std::string> postgres_store::ignored_by(std::string_view key) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("reading the names an account ignores", ignored_by_sql, {std::string(key)});
+  });
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
+  return out;
+}
+
+void postgres_store::set_ignored(std::string_view key, const std::string& ignored_key,
+                                 const std::string& ignored_name, bool on) {
+  const std::lock_guard lock(mutex_);
+  // Idempotent either way: safe to redo on a new connection.
+  (void)read([&] {
+    return on ? db_->run("ignoring a name", add_ignored_sql,
+                         {std::string(key), ignored_key, ignored_name})
+              : db_->run("no longer ignoring a name", remove_ignored_sql,
+                         {std::string(key), ignored_key});
+  });
 }
 
 std::string postgres_store::synchronous_commit() {

@@ -92,7 +92,7 @@ class source_db {
 
 constexpr const char* match_columns =
     "id, table_name, red, black, options, record, started_at, ended_at, score_red, "
-    "score_black, games, saved_at";
+    "score_black, games, saved_at, unfinished";
 
 /// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite writes it.
 std::string iso_text(const std::string& column) {
@@ -127,19 +127,25 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
   dst.command("beginning the copy", "BEGIN");
   try {
     // No gammond may write the target meanwhile; it must be empty.
-    dst.command("locking the target's tables",
-                "LOCK TABLE tables, table_records, matches, accounts IN EXCLUSIVE MODE");
+    dst.command(
+        "locking the target's tables",
+        "LOCK TABLE tables, table_records, matches, accounts, moderation, bans IN EXCLUSIVE "
+        "MODE");
     const auto held = dst.exec("counting what the target holds",
                                "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
                                "table_records), (SELECT count(*) FROM matches), (SELECT "
-                               "count(*) FROM accounts)");
-    if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) + held.integer(0, 3) > 0)
-      throw storage_error(
-          "the target database " + dst.masked_url() + " is not empty (" + held.text(0, 0) +
-          " tables, " + held.text(0, 1) + " journal entries, " + held.text(0, 2) + " matches, " +
-          held.text(0, 3) +
-          " accounts): gammond migrate copies into an empty database only (make one with "
-          "createdb)");
+                               "count(*) FROM accounts), (SELECT count(*) FROM moderation) + "
+                               "(SELECT count(*) FROM bans)");
+    if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) + held.integer(0, 3) +
+            held.integer(0, 4) >
+        0)
+      throw storage_error("the target database " + dst.masked_url() + " is not empty (" +
+                          held.text(0, 0) + " tables, " + held.text(0, 1) + " journal entries, " +
+                          held.text(0, 2) + " matches, " + held.text(0, 3) + " accounts, " +
+                          held.text(0, 4) +
+                          " moderation records and bans): gammond migrate copies into an empty "
+                          "database only (make one with "
+                          "createdb)");
 
     src.each("SELECT name, snapshot, updated_at FROM tables ORDER BY name",
              [&](const std::vector<std::string>& v) {
@@ -161,10 +167,11 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
              [&](const std::vector<std::string>& v) {
                dst.exec("copying match " + v[0],
                         "INSERT INTO matches(id, table_name, red, black, options, record, "
-                        "started_at, ended_at, score_red, score_black, games, saved_at) VALUES "
-                        "($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, $10, $11, "
-                        "$12::timestamptz)",
-                        {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]});
+                        "started_at, ended_at, score_red, score_black, games, saved_at, "
+                        "unfinished) VALUES ($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, "
+                        "$10, $11, $12::timestamptz, $13::boolean)",
+                        {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                         v[12] == "0" ? "false" : "true"});
                ids.push_back(std::stoll(v[0]));
                ++report.matches;
              });
@@ -220,6 +227,43 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
                    "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                    v);
           ++report.account_matches;
+        });
+    // Moderation (schema 5 of SQLite): the log under its own ids, the bans (a NULL
+    // until_ms stays NULL: until /unban) and the names each account ignores.
+    std::int64_t last_action = 0;
+    src.each_row(
+        "SELECT id, at, action, actor, target, table_name, detail FROM moderation ORDER BY id",
+        [&](const std::vector<pg::param>& v) {
+          dst.exec("copying a moderation record",
+                   "INSERT INTO moderation(id, at, action, actor, target, table_name, detail) "
+                   "OVERRIDING SYSTEM VALUE VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7)",
+                   v);
+          last_action = std::stoll(v[0].value_or("0"));
+          ++report.moderation;
+        });
+    if (last_action > 0)
+      dst.exec("moving the moderation id sequence past the copied records",
+               "SELECT setval(pg_get_serial_sequence('moderation', 'id'), $1::bigint)",
+               {std::to_string(last_action)});
+    src.each_row(
+        "SELECT name_key, address, name, banned_by, created_at, until_ms FROM bans ORDER BY "
+        "name_key, address",
+        [&](const std::vector<pg::param>& v) {
+          dst.exec("copying a ban",
+                   "INSERT INTO bans(name_key, address, name, banned_by, created_at, until_ms) "
+                   "VALUES ($1, $2, $3, $4, $5::timestamptz, $6)",
+                   v);
+          ++report.bans;
+        });
+    src.each_row(
+        "SELECT account_id, ignored_key, ignored_name, created_at FROM ignores ORDER BY "
+        "account_id, ignored_key",
+        [&](const std::vector<pg::param>& v) {
+          dst.exec("copying an ignored name",
+                   "INSERT INTO ignores(account_id, ignored_key, ignored_name, created_at) VALUES "
+                   "($1, $2, $3, $4::timestamptz)",
+                   v);
+          ++report.ignores;
         });
     if (!ids.empty())
       dst.exec(
@@ -316,11 +360,47 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
             ++row;
           });
     }
+    // Every moderation record, ban and ignored name, with its times as SQLite wrote them.
+    const auto same_rows = [&](const char* what, const std::string& pg_sql,
+                               const char* sqlite_sql) {
+      const auto back = dst.exec(std::string("reading the ") + what + " back", pg_sql.c_str());
+      int row = 0;
+      src.each(sqlite_sql, [&](const std::vector<std::string>& v) {
+        bool same = row < back.rows();
+        for (std::size_t c = 0; same && c < v.size(); ++c)
+          same = back.text(row, static_cast<int>(c)) == v[c];
+        if (!same) mismatch(what);
+        ++row;
+      });
+      if (row != back.rows()) mismatch(std::string("the number of ") + what);
+      return row;
+    };
+    report.moderation_checked = same_rows(
+        "moderation records",
+        "SELECT id, " + iso_text("at") +
+            ", action, actor, target, table_name, detail FROM moderation ORDER BY id",
+        "SELECT id, at, action, actor, target, table_name, detail FROM moderation ORDER BY id");
+    if (report.moderation_checked != report.moderation)
+      mismatch("the number of moderation records");
+    if (same_rows("bans",
+                  "SELECT name_key, address, name, banned_by, " + iso_text("created_at") +
+                      ", coalesce(until_ms::text, '') FROM bans ORDER BY name_key COLLATE \"C\", "
+                      "address COLLATE \"C\"",
+                  "SELECT name_key, address, name, banned_by, created_at, coalesce(until_ms, '') "
+                  "FROM bans ORDER BY name_key, address") != report.bans)
+      mismatch("the number of bans");
+    if (same_rows("ignored names",
+                  "SELECT account_id, ignored_key, ignored_name, " + iso_text("created_at") +
+                      " FROM ignores ORDER BY account_id, ignored_key COLLATE \"C\"",
+                  "SELECT account_id, ignored_key, ignored_name, created_at FROM ignores ORDER "
+                  "BY account_id, ignored_key") != report.ignores)
+      mismatch("the number of ignored names");
     for (const auto id : sample(ids)) {
       const auto back =
           dst.exec("reading match " + std::to_string(id) + " back",
                    "SELECT id, table_name, red, black, options, record, started_at, "
-                   "ended_at, score_red, score_black, games FROM matches WHERE id = $1",
+                   "ended_at, score_red, score_black, games, CASE WHEN unfinished THEN '1' "
+                   "ELSE '0' END FROM matches WHERE id = $1",
                    {std::to_string(id)});
       bool found = false;
       src.each((std::string("SELECT ") + match_columns + " FROM matches WHERE id = ?1").c_str(),
@@ -328,6 +408,7 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
                  found = back.rows() == 1;
                  for (int c = 0; found && c < 11; ++c)
                    found = back.text(0, c) == v[static_cast<std::size_t>(c)];
+                 found = found && back.text(0, 11) == v.at(12);
                },
                id);
       if (!found) mismatch("match " + std::to_string(id));

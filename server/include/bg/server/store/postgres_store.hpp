@@ -66,6 +66,12 @@ struct postgres_options {
 ///   experience_after integer)` (RULES.md S1; version 3). A match's ratings are read
 ///   with FOR UPDATE in the transaction that archives it, so two gammond rating the
 ///   same account at once do not lose a change.
+/// - `moderation(id identity, at timestamptz, action, actor, target, table_name, detail)`:
+///   every moderation action; `bans(name_key, address ('' for the name itself), name,
+///   banned_by, created_at, until_ms bigint (ms since the Unix epoch; NULL: until
+///   /unban))`; `ignores(account_id, ignored_key, ignored_name, created_at)`;
+///   `matches.unfinished boolean` (a match an administrator closed) (issue 13; version 4,
+///   SQLite's version 5).
 /// `json` (not `jsonb`) keeps every text exactly as written. Names sort bytewise
 /// (COLLATE "C"), as in SQLite. Every failure throws storage_error carrying
 /// PostgreSQL's message (never the URL's password).
@@ -78,7 +84,7 @@ struct postgres_options {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 3;
+  static constexpr int schema_version = 4;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -129,6 +135,15 @@ class postgres_store final : public store {
   [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
                                                            std::size_t limit) override;
 
+  void record_moderation(const moderation_action& a) override;
+  void save_bans(const std::vector<ban>& bans, const moderation_action& a) override;
+  std::size_t lift_bans(std::string_view name_key, const moderation_action& a) override;
+  [[nodiscard]] std::vector<ban> active_bans(std::int64_t now_ms) override;
+  [[nodiscard]] std::vector<std::string> ignored_by(std::string_view key) override;
+  /// Idempotent, so retried once on a new connection when the old one was lost.
+  void set_ignored(std::string_view key, const std::string& ignored_key,
+                   const std::string& ignored_name, bool on) override;
+
   /// The session's synchronous_commit as the server reports it ("on" or "off").
   [[nodiscard]] std::string synchronous_commit();
   /// The server's version as it reports it (`server_version`, e.g. "15.18 (Debian ...)").
@@ -144,6 +159,7 @@ class postgres_store final : public store {
   std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
   std::optional<account> find_account_locked(std::string_view key);  ///< mutex_ held
   void insert_match(std::int64_t id, const match_record& record);    ///< mutex_ held
+  void insert_moderation(const moderation_action& a);                ///< mutex_ held
   void begin();  ///< mutex_ held; BEGIN, retried once
   template <typename F>
   auto read(F&& f);  ///< mutex_ held; f(), retried once
