@@ -942,6 +942,52 @@ TEST_CASE(
   CHECK_THAT(help.out, Catch::Contains("tests only"));
 }
 
+TEST_CASE(
+    "issue 16: --db takes a PostgreSQL URL, and --db-connect-timeout, --db-statement-timeout "
+    "and --db-id-block are flags and variables with their bounds",
+    "[network][config]") {
+  const auto defaults = parse({});
+  REQUIRE_FALSE(defaults.exit);
+  CHECK(defaults.config.db == "gammond.db");
+  CHECK(defaults.config.db_connect_timeout == 10s);
+  CHECK(defaults.config.db_statement_timeout == 30s);
+  CHECK(defaults.config.db_id_block == 1000);
+  const auto flags =
+      parse({"--db", "postgresql://gammond@db.example.org/gammond", "--db-connect-timeout", "3",
+             "--db-statement-timeout", "0", "--db-id-block", "50"},
+            {{"GAMMOND_DB_ID_BLOCK", "99"}});
+  REQUIRE_FALSE(flags.exit);
+  CHECK(flags.config.db == "postgresql://gammond@db.example.org/gammond");
+  CHECK(flags.config.db_connect_timeout == 3s);
+  CHECK(flags.config.db_statement_timeout == 0s);  // no limit
+  CHECK(flags.config.db_id_block == 50);           // the flag wins over its variable
+  const auto env = parse({}, {{"GAMMOND_DB", "postgres://u@/g?host=/run/postgresql"},
+                              {"GAMMOND_DB_CONNECT_TIMEOUT", "20"},
+                              {"GAMMOND_DB_STATEMENT_TIMEOUT", "5"},
+                              {"GAMMOND_DB_ID_BLOCK", "2"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.db == "postgres://u@/g?host=/run/postgresql");
+  CHECK(env.config.db_connect_timeout == 20s);
+  CHECK(env.config.db_statement_timeout == 5s);
+  CHECK(env.config.db_id_block == 2);
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--db-connect-timeout", "0"},
+                                                               {"--db-connect-timeout", "3601"},
+                                                               {"--db-statement-timeout", "-1"},
+                                                               {"--db-statement-timeout", "86401"},
+                                                               {"--db-id-block", "1"},
+                                                               {"--db-id-block", "1000001"}}) {
+    CAPTURE(bad);
+    const auto p = parse(bad);
+    CHECK(p.exit == 2);
+    CHECK_THAT(p.err, Catch::Contains(bad[0]));
+  }
+  const auto help = parse({"--help"});
+  for (const char* name :
+       {"GAMMOND_DB_CONNECT_TIMEOUT", "GAMMOND_DB_STATEMENT_TIMEOUT", "GAMMOND_DB_ID_BLOCK",
+        "postgresql://", "gammond migrate --from FILE --to URL"})
+    CHECK_THAT(help.out, Catch::Contains(name));
+}
+
 TEST_CASE("--help lists every flag with its variable and --version prints the version",
           "[network][config]") {
   const auto help = parse({"--help"});

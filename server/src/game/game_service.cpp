@@ -21,9 +21,10 @@
 #include "bg/server/game/analysis_view.hpp"
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
+#include "bg/server/store/database_url.hpp"
 #include "bg/server/store/mat_export.hpp"
+#include "bg/server/store/open_store.hpp"
 #include "bg/server/store/record_json.hpp"
-#include "bg/server/store/sqlite_store.hpp"
 #include "frames.hpp"
 
 namespace bg::server {
@@ -32,6 +33,18 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 namespace {
+
+/// The options of both backends from gammond's flags.
+store_options store_options_of(const server_config& config) {
+  const sync_mode sync = config.sync == "normal" ? sync_mode::normal : sync_mode::full;
+  store_options o;
+  o.sqlite = sqlite_options{5000, sync, static_cast<std::int64_t>(config.db_max_pages)};
+  o.postgres.connect_timeout_s = static_cast<int>(config.db_connect_timeout.count());
+  o.postgres.statement_timeout_ms = static_cast<int>(config.db_statement_timeout.count() * 1000);
+  o.postgres.sync = sync;
+  o.postgres.id_block = config.db_id_block;
+  return o;
+}
 
 /// The id in `digits` (1 to 18 decimal digits), or nullopt.
 std::optional<std::int64_t> id_of(std::string_view digits) {
@@ -62,10 +75,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     : config_(config),
       metrics_(counters),
       io_(io),
-      storage_(std::make_unique<sqlite_store>(
-          config.db,
-          sqlite_options{5000, config.sync == "normal" ? sync_mode::normal : sync_mode::full,
-                         static_cast<std::int64_t>(config.db_max_pages)})),
+      storage_(open_store(config.db, store_options_of(config))),
       writer_(std::make_unique<storage_writer>(*storage_)),
       epoch_ms_at_start_(std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -171,11 +181,19 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   start_analysis();
   spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
                admin_keys_.size());
-  spdlog::info(
-      "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
-      config.sync == "normal" ? "NORMAL" : "FULL",
-      config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
-      tables_.size());
+  if (is_postgres_url(config.db)) {
+    spdlog::info(
+        "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
+        "blocks of {}; restored {} table(s)",
+        masked_database(config.db), config.sync == "normal" ? "off" : "on",
+        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
+  } else {
+    spdlog::info(
+        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
+        config.sync == "normal" ? "NORMAL" : "FULL",
+        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
+        tables_.size());
+  }
 }
 
 game_service::~game_service() {
