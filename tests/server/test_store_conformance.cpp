@@ -686,6 +686,20 @@ TEMPLATE_TEST_CASE(
   const auto all = db->leaderboard(variant::standard, 10);
   REQUIRE(all.size() == 4);
   CHECK(all[3].rank == 4);
+  for (const auto& e : all) CHECK_FALSE(e.bot);
+  // A bot's account (issue 14) is listed as a bot once it has played a rated match.
+  REQUIRE(db->create_account("gnubg-expert", "gnubg-expert", account::kind::bot, ""));
+  const auto w5 = finishing(*db, play_random_match(points(1), 15, {}, "gnubg-expert", "a2"),
+                            "gnubg-expert", "a2", side::red, true);
+  REQUIRE(db->write_tables({w5})[0].error.empty());
+  const auto with_bot = db->leaderboard(variant::standard, 10);
+  REQUIRE(with_bot.size() == 5);
+  int bots = 0;
+  for (const auto& e : with_bot) {
+    CHECK(e.bot == (e.name == "gnubg-expert"));
+    bots += e.bot ? 1 : 0;
+  }
+  CHECK(bots == 1);
 }
 
 TEMPLATE_TEST_CASE(

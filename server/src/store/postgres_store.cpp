@@ -262,7 +262,8 @@ std::vector<pg::statement> statements() {
        "am.account_id JOIN matches m ON m.id = am.match_id WHERE a.name_key = $1 AND "
        "am.match_id < $2 ORDER BY am.match_id DESC LIMIT $3"},
       {leaderboard_sql,
-       "SELECT a.name, r.rating, r.experience, r.played, r.won FROM ratings r JOIN accounts a "
+       "SELECT a.name, r.rating, r.experience, r.played, r.won, a.kind FROM ratings r JOIN "
+       "accounts a "
        "ON a.id = r.account_id WHERE r.variant = $1 AND r.experience > 0 ORDER BY r.rating "
        "DESC, a.name_key COLLATE \"C\" LIMIT $2"},
       {record_moderation_sql,
@@ -826,6 +827,7 @@ std::vector<leaderboard_entry> postgres_store::leaderboard(engine::variant v, st
     e.standing =
         account::standing{r.real(i, 1), static_cast<int>(r.integer(i, 2)),
                           static_cast<int>(r.integer(i, 3)), static_cast<int>(r.integer(i, 4))};
+    e.bot = r.text(i, 5) == "bot";
     out.push_back(std::move(e));
   }
   return out;
