@@ -11,6 +11,7 @@
 
 #include "gammond_process.hpp"
 #include "http_get.hpp"
+#include "postgres_server.hpp"
 #include "scripted_person.hpp"
 #include "test_player.hpp"
 #include "ws_client.hpp"
@@ -41,22 +42,26 @@ json first_answer(const gammond_process& server, json first) {
   return *answer;
 }
 
-/// The first column of the first row of `sql` on gammond's database ("" when no row;
-/// "NULL" for a null).
+/// Runs `sql` (SQL that SQLite and PostgreSQL both understand) on gammond's database:
+/// its SQLite file, or its PostgreSQL database in the pg stage (scripts/test). Returns
+/// the first column of the first row ("" when there is no row or it is NULL: ask for
+/// coalesce(column, 'NULL') to tell a NULL apart).
 std::string db_query(const gammond_process& server, const std::string& sql) {
+  if (server.uses_postgres()) return bg::test::postgres_server::query(server.db(), sql);
   sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(server.database().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+  REQUIRE(sqlite3_open_v2(server.database().c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) ==
           SQLITE_OK);
   sqlite3_busy_timeout(db, 5000);
   sqlite3_stmt* stmt = nullptr;
   INFO(sql);
   REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
   std::string out;
-  if (sqlite3_step(stmt) == SQLITE_ROW)
-    out = sqlite3_column_text(stmt, 0) ? reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))
-                                       : "NULL";
+  const int rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
   sqlite3_finalize(stmt);
   sqlite3_close(db);
+  REQUIRE((rc == SQLITE_ROW || rc == SQLITE_DONE));
   return out;
 }
 
@@ -104,7 +109,7 @@ TEST_CASE(
     INFO(name);
     const std::string where = " FROM accounts WHERE name_key = '" + std::string(name) + "'";
     CHECK(db_query(server, "SELECT kind" + where) == "bot");
-    CHECK(db_query(server, "SELECT password_hash" + where) == "NULL");
+    CHECK(db_query(server, "SELECT coalesce(password_hash, 'NULL')" + where) == "NULL");
   }
   CHECK(db_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") == "10");
   // A restart makes none twice.
@@ -267,21 +272,12 @@ TEST_CASE(
     "[bots][accounts][issue14]") {
   gammond_process server{flags()};
   REQUIRE(server.stop() == 0);
-  {
-    // As a database of an older gammond may be: nardy-expert registered by a person.
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(server.database().c_str(), &db) == SQLITE_OK);
-    char* error = nullptr;
-    const int rc = sqlite3_exec(db,
-                                "UPDATE accounts SET kind = 'player', password_hash = "
-                                "'$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA' "
-                                "WHERE name_key = 'nardy-expert'",
-                                nullptr, nullptr, &error);
-    INFO((error ? error : ""));
-    sqlite3_free(error);
-    sqlite3_close(db);
-    REQUIRE(rc == SQLITE_OK);
-  }
+  // As a database of an older gammond may be: nardy-expert registered by a person.
+  db_query(server,
+           "UPDATE accounts SET kind = 'player', password_hash = "
+           "'$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA' WHERE name_key = 'nardy-expert'");
+  REQUIRE(db_query(server, "SELECT kind FROM accounts WHERE name_key = 'nardy-expert'") ==
+          "player");
   server.restart();
   CHECK_THAT(server.log(), Catch::Contains("the name nardy-expert is a person's account"));
   CHECK(db_query(server, "SELECT kind FROM accounts WHERE name_key = 'nardy-expert'") == "player");
