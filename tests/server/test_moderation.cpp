@@ -338,6 +338,16 @@ TEST_CASE("issue 13: administrators ban and unban names and addresses; strangers
   CHECK(again["seconds"].get<int>() <= 7200);
   CHECK(hello_answer(server, "newname", "10.0.0.7")["code"] == "banned");
   CHECK(hello_answer(server, "newname", "10.0.0.8")["type"] == "welcome");
+  {  // nor register a new account from the banned address
+    ws_client c;
+    c.set_header("X-Forwarded-For", "10.0.0.7");
+    c.connect("127.0.0.1", server.port());
+    c.send_json(
+        {{"type", "register"}, {"name", "fresh"}, {"password", "a long password"}, {"id", "r"}});
+    const auto r = c.receive_until([](const json& m) { return m.value("re", json()) == "r"; });
+    REQUIRE(r);
+    CHECK((*r)["code"] == "banned");
+  }
   // a ban survives a restart
   server.restart();
   player root2(server.port(), "root", {}, json{{"password", root_password}});

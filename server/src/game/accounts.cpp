@@ -191,6 +191,13 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   std::string key;
   {
     std::lock_guard lock(mutex_);
+    // Issue 13: a banned name or address registers no new account either.
+    if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
     if (players_.registered_count() >= config_.max_accounts) {
       metrics_.error("too_many_accounts");
       c->send(frame_of(protocol::error_message(
