@@ -183,7 +183,7 @@ TEST_CASE("issue 13: the owner kicks a spectator, who may come back once the bar
 }
 
 TEST_CASE(
-    "issue 13: a private table is not listed and admits only invited names; ownership "
+    "issue 13: a private table is not listed and admits only invited names, and ownership "
     "passes on and survives a restart with the invitations and kicks",
     "[moderation][gammond]") {
   gammond_process server{flags()};
@@ -310,7 +310,7 @@ TEST_CASE(
   CHECK(reg.ok("", "/ignore")["data"]["ignored"] == json::array());
 }
 
-TEST_CASE("issue 13: administrators ban and unban names and addresses; strangers are refused",
+TEST_CASE("issue 13: administrators ban and unban names and addresses, strangers are refused",
           "[moderation][gammond]") {
   gammond_process server{flags({"--trusted-proxy", "127.0.0.1"})};
   player root(server.port(), "root", {}, registering(root_password));
@@ -365,7 +365,7 @@ TEST_CASE("issue 13: administrators ban and unban names and addresses; strangers
   CHECK(db_query(server, "SELECT count(*) FROM bans WHERE name_key = 'troll'") == "0");
 }
 
-TEST_CASE("issue 13: /broadcast reaches every session; /close ends the match unfinished",
+TEST_CASE("issue 13: /broadcast reaches every session and /close ends the match unfinished",
           "[moderation][gammond]") {
   gammond_process server{flags()};
   player root(server.port(), "root", {}, registering(root_password));

@@ -76,7 +76,7 @@ json event_of(const table_outcome& o, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("issue 13: the first person at a table owns it; only the owner moderates",
+TEST_CASE("issue 13: the first person at a table owns it and only the owner moderates",
           "[server][table][moderation]") {
   moderated_table f;
   // Given alice comes first, then bob and carol
@@ -174,7 +174,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: the owner may kick the other seat before /start, never a player in a match; the "
+    "issue 13: the owner may kick the other seat before /start, never a player in a match, and the "
     "kicked names are bounded",
     "[server][table][moderation]") {
   moderated_table f;
@@ -206,7 +206,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: a private table is not listed and admits its owner and the names invited; those "
+    "issue 13: a private table is not listed and admits its owner and the names invited, and those "
     "already there stay",
     "[server][table][moderation]") {
   moderated_table f;
