@@ -408,14 +408,14 @@ function appendLogItem(item) {
   const li = document.createElement('li');
   li.className = item.kind;
   if (item.kind === 'chat' && item.from && item.text.startsWith(`${item.from}: `)) {
-    // The speaker's name opens its menu (ignore, kick) at a table.
+    // The speaker's name opens its menu (page, ignore; kick for a table's owner).
     const who = document.createElement('span');
     who.className = 'from';
     who.dataset.name = item.from;
     who.textContent = item.from;
     who.tabIndex = 0;
     who.setAttribute('role', 'button');
-    const open = () => (app.table ? tableNameMenu : openPlayer)(item.from, who);
+    const open = () => tableNameMenu(item.from, who); // in the lobby: page and ignore
     who.addEventListener('click', open);
     who.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') open();
