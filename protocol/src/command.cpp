@@ -190,8 +190,9 @@ constexpr std::array<help_entry, 42> help_entries{{
     {"password", "/password OLD NEW",
      "change your account's password (no spaces in either); other sessions are closed"},
     {"bot", "/bot [LEVEL]",
-     "seat the computer (GNU Backgammon) opposite you before /start; LEVEL is beginner, "
-     "intermediate, advanced, expert (the default) or worldclass"},
+     "seat the computer opposite you before /start (GNU Backgammon in standard, the long "
+     "nardy bot in long); LEVEL is beginner, intermediate, advanced, expert (the default) "
+     "or worldclass"},
     {"play", "/play bot [LEVEL] [standard|long] [match N|basis|off]",
      "in the lobby: a new table where you play the computer at once (default: expert, "
      "standard, free play)"},

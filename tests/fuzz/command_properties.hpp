@@ -8,8 +8,8 @@
 ///    message does too, because it goes to the player as it is;
 ///  - blanks around a line change nothing, and neither does the ASCII case of a
 ///    command (only a /move's play, a /seed's text, the names of /whois and /history, the
-///    passwords of /password, the names and tables of the moderation commands and a
-///    /broadcast's text keep the case they were typed in);
+///    passwords of /password, and the names, table and text of the moderation commands
+///    (issue 13) keep the case they were typed in);
 ///  - every parsed command, written back in its canonical form ("/join red",
 ///    "/option match 7", "/move 24/18 13/11"), parses to the same command.
 
@@ -18,7 +18,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 #include "bg/protocol/codec.hpp"
 #include "bg/protocol/command.hpp"
@@ -134,7 +133,6 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/play bot " + c.text + " " + string(engine::to_string(c.game_variant)) + " match " +
              match;
     }
-    // Moderation (issue 13): names and a broadcast's text as typed.
     case command_kind::kick:
       return "/kick " + c.text;
     case command_kind::invite:
@@ -148,13 +146,13 @@ inline std::string canonical_line(const protocol::command& c) {
     case command_kind::unignore:
       return "/unignore " + c.text;
     case command_kind::ban: {
-      if (c.ban_hours <= 0.0) return "/ban " + c.text;
-      // The shortest fixed spelling that reads back as the same hours.
-      std::array<char, 64> buf{};
-      const auto [end, ec] =
-          std::to_chars(buf.data(), buf.data() + buf.size(), c.ban_hours, std::chars_format::fixed);
-      if (ec != std::errc{}) return "/ban " + c.text + " ?";
-      return "/ban " + c.text + " " + std::string(buf.data(), end);
+      if (c.ban_hours == 0.0) return "/ban " + c.text;
+      // The shortest decimals (never an exponent, which /ban refuses) that read back the same.
+      std::array<char, 64> hours{};
+      const auto [end, ec] = std::to_chars(hours.data(), hours.data() + hours.size(), c.ban_hours,
+                                           std::chars_format::fixed);
+      if (ec != std::errc{}) return "/ban ?";
+      return "/ban " + c.text + " " + string(hours.data(), end);
     }
     case command_kind::unban:
       return "/unban " + c.text;

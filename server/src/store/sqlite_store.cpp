@@ -307,7 +307,7 @@ struct sqlite_store::statements {
             "am.account_id JOIN matches m ON m.id = am.match_id WHERE a.name_key = ?1 AND "
             "am.match_id < ?2 ORDER BY am.match_id DESC LIMIT ?3"),
         leaderboard(db,
-                    "SELECT a.name, r.rating, r.experience, r.played, r.won FROM ratings r "
+                    "SELECT a.name, r.rating, r.experience, r.played, r.won, a.kind FROM ratings r "
                     "JOIN accounts a ON a.id = r.account_id WHERE r.variant = ?1 AND "
                     "r.experience > 0 ORDER BY r.rating DESC, a.name_key LIMIT ?2"),
         record_moderation(db, std::string("INSERT INTO moderation(at, action, actor, target, "
@@ -938,6 +938,7 @@ std::vector<leaderboard_entry> sqlite_store::leaderboard(engine::variant v, std:
     e.standing =
         account::standing{sqlite3_column_double(u.get(), 1), sqlite3_column_int(u.get(), 2),
                           sqlite3_column_int(u.get(), 3), sqlite3_column_int(u.get(), 4)};
+    e.bot = column_text(u.get(), 5) == "bot";
     out.push_back(std::move(e));
   }
   return out;
