@@ -221,9 +221,12 @@ function onBroadcast(msg) {
   showError(text);
 }
 
-/** The menu of a name at the table on screen (issue 13): page, ignore, kick. */
+/** The menu of a name at the table on screen (issue 13): page, ignore, kick; a bot's page. */
 function tableNameMenu(name, anchor) {
   const st = app.states.get(app.table);
+  // A computer player neither chats nor needs kicking from a menu: its name opens its page.
+  const bot = ['red', 'black'].some((side) => st?.players?.[side] === name && st?.bots?.[side]);
+  if (bot) return openPlayer(name);
   const atTable = Boolean(st && (st.players?.red === name || st.players?.black === name || (st.spectators ?? []).includes(name)));
   openNameMenu(name, anchor, {
     me: app.me,
