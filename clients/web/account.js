@@ -26,14 +26,15 @@ export function changeText(change) {
 
 /**
  * A name, with its rating in a span.rating when it has one (registered players; guests
- * have none), as a button that opens the player's page when `onOpen` is given.
+ * have none), as a button that calls `onOpen(name, button)` when `onOpen` is given (the
+ * player's page, or the name's menu at a table).
  */
 export function nameWithRating(name, rating, onOpen = null) {
   const el = document.createElement(onOpen ? 'button' : 'span');
   if (onOpen) {
     el.type = 'button';
     el.className = 'link player-link';
-    el.addEventListener('click', () => onOpen(name));
+    el.addEventListener('click', () => onOpen(name, el));
   }
   el.dataset.name = name;
   el.append(name);

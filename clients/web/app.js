@@ -12,6 +12,7 @@ import { clockElement, tickClocks } from './clock.js';
 import { verifyDice } from './dice.js';
 import { AnalysisPage } from './analysis.js';
 import { nameWithRating, ratingChanges, showPlayer, showLeaders } from './account.js';
+import { openNameMenu, closeNameMenu, drawOwnerControls } from './moderation.js';
 import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 
 const $ = (id) => document.getElementById(id);
@@ -79,6 +80,7 @@ const app = {
   lastMatchOver: new Map(),
   back: 'lobby',
   playComputer: null, // the lobby's "Play the computer" form (bots.js)
+  ignored: new Set(), // issue 13: lower-case names we /ignore (from the server's answers)
 };
 
 /** The analysis page (#analysis/<id>), shown without the chat. */
@@ -146,6 +148,7 @@ function receive(msg) {
     case 'state': return onState(msg);
     case 'event': return onEvent(msg);
     case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
+    case 'broadcast': return onBroadcast(msg);
     case 'info': return onInfo(msg);
     case 'tables': return drawTables(msg.tables);
     case 'error': return onError(msg);
@@ -173,7 +176,9 @@ function onWelcome(msg) {
 
 /** Errors that refuse a hello or a registration: back to the login form. */
 const LOGIN_ERRORS = ['bad_name', 'name_taken', 'already_hello', 'name_registered', 'bad_login',
-  'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy', 'reserved_name'];
+  'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy', 'reserved_name', 'banned'];
+/** Errors that keep us out of a table (issue 13): back to the lobby, with the sentence. */
+const TABLE_REFUSALS = ['kicked', 'private_table'];
 
 function onError(msg) {
   app.playComputer?.done();
@@ -187,6 +192,11 @@ function onError(msg) {
     $('login-error').textContent = msg.message;
     if (msg.code === 'name_registered') $('login-password').focus();
     show('login');
+    return;
+  }
+  if (TABLE_REFUSALS.includes(msg.code) && app.view === 'table' && !app.states.has(app.table)) {
+    showLobby();
+    showError(msg.message);
     return;
   }
   if (msg.code === 'bad_resume') {
@@ -203,10 +213,38 @@ function onError(msg) {
   showError(msg.message);
 }
 
+/** An administrator's /broadcast: in the log on screen (table or lobby) and as a banner. */
+function onBroadcast(msg) {
+  const text = `${msg.from} (administrator): ${msg.text}`;
+  addLog(app.table ?? '', 'broadcast', text);
+  if (app.table) addLog('', 'broadcast', text);
+  showError(text);
+}
+
+/** The menu of a name at the table on screen (issue 13): page, ignore, kick; a bot's page. */
+function tableNameMenu(name, anchor) {
+  const st = app.states.get(app.table);
+  // A computer player neither chats nor needs kicking from a menu: its name opens its page.
+  const bot = ['red', 'black'].some((side) => st?.players?.[side] === name && st?.bots?.[side]);
+  if (bot) return openPlayer(name);
+  const atTable = Boolean(st && (st.players?.red === name || st.players?.black === name || (st.spectators ?? []).includes(name)));
+  openNameMenu(name, anchor, {
+    me: app.me,
+    owner: st?.owner ?? null,
+    atTable,
+    ignored: app.ignored,
+    send: (line) => sendLine(line),
+    openPlayer,
+  });
+}
+
 function onInfo(msg) {
+  if (msg.topic === 'ignore' && Array.isArray(msg.data?.ignored)) app.ignored = new Set(msg.data.ignored.map((n) => n.toLowerCase()));
   // A password change hands out the session's new resume token (the old one is dead).
   if (msg.topic === 'password' && typeof msg.data?.resume === 'string') store.token = msg.data.resume;
-  addLog(msg.table ?? '', 'info', msg.text);
+  // Moderation answers and invitations (issue 13) carry no table: shown where we are.
+  const here = ['ignore', 'ban', 'unban', 'close', 'invitation'].includes(msg.topic) ? app.table ?? '' : '';
+  addLog(msg.table ?? here, 'info', msg.text);
   const table = playedTable(msg); // the answer to "Play the computer": go to its table
   if (table) {
     app.playComputer?.done();
@@ -372,7 +410,23 @@ function addLog(table, kind, text, from = null) {
 function appendLogItem(item) {
   const li = document.createElement('li');
   li.className = item.kind;
-  li.textContent = item.text;
+  if (item.kind === 'chat' && item.from && item.text.startsWith(`${item.from}: `)) {
+    // The speaker's name opens its menu (page, ignore; kick for a table's owner).
+    const who = document.createElement('span');
+    who.className = 'from';
+    who.dataset.name = item.from;
+    who.textContent = item.from;
+    who.tabIndex = 0;
+    who.setAttribute('role', 'button');
+    const open = () => tableNameMenu(item.from, who); // in the lobby: page and ignore
+    who.addEventListener('click', open);
+    who.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') open();
+    });
+    li.append(who, item.text.slice(item.from.length));
+  } else {
+    li.textContent = item.text;
+  }
   const log = $('log');
   const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
   log.appendChild(li);
@@ -389,6 +443,16 @@ function drawLog() {
 
 function onEvent(msg) {
   addLog(msg.table, `event ${msg.event}`, msg.text);
+  // Sent away from a table (kicked, or closed by an administrator): back to the lobby.
+  if ((msg.event === 'kicked' && msg.name === app.me && !msg.bot) || msg.event === 'closed') {
+    app.states.delete(msg.table);
+    if (app.table === msg.table && app.view === 'table') {
+      closeNameMenu();
+      showLobby();
+      showError(msg.text);
+    }
+    return;
+  }
   if (msg.event === 'analysis_ready') analysis.ready(msg.match_id);
   if (msg.event === 'passed') {
     app.lastPass = {
@@ -484,8 +548,18 @@ function drawTable() {
   drawBanner(st, mine, input);
   drawDialog(st, mine);
   drawControls(st, mine, input);
+  drawOwnerControls($('owner-controls'), st, app.me, (line) => sendLine(line));
   const myTurn = mine && st.to_act === mine;
   document.title = `${myTurn ? '● ' : ''}${st.table} — gammond`;
+}
+
+/** The mark of the table's owner (issue 13). */
+function ownerMark() {
+  const s = document.createElement('span');
+  s.className = 'owner-mark';
+  s.title = 'owns the table';
+  s.textContent = '♔';
+  return s;
 }
 
 /** "watching: carol 1500.00, dave" with each registered spectator's rating. */
@@ -497,7 +571,9 @@ function drawSpectators(st) {
   el.append('watching: ');
   names.forEach((n, i) => {
     if (i > 0) el.append(', ');
-    el.append(nameWithRating(n, st.ratings?.[n], openPlayer));
+    const b = nameWithRating(n, st.ratings?.[n], tableNameMenu);
+    if (n === st.owner) b.append(' ', ownerMark());
+    el.append(b);
   });
 }
 
@@ -535,9 +611,10 @@ function drawStrip(el, st, side) {
   };
   span(`swatch ${side}`, '');
   if (name) {
-    const n = nameWithRating(name, st.ratings?.[name], openPlayer);
+    const n = nameWithRating(name, st.ratings?.[name], tableNameMenu);
     n.classList.add('name');
     el.appendChild(n);
+    if (name === st.owner) el.appendChild(ownerMark());
   } else {
     span('name', `${side}: free seat`);
   }

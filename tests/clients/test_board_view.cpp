@@ -253,6 +253,9 @@ TEST_CASE("script mode prints events, chat, errors and welcome as one line each"
         "CHAT t1 alice: hi\n");
   CHECK(out.message({{"type", "chat"}, {"from", "alice"}, {"text", "lobby"}}) ==
         "CHAT - alice: lobby\n");
+  // issue 13: an administrator's broadcast
+  CHECK(out.message({{"type", "broadcast"}, {"from", "root"}, {"text", "restart at 18:00"}}) ==
+        "BROADCAST root: restart at 18:00\n");
   CHECK(out.message(
             {{"type", "error"}, {"code", "illegal_play"}, {"message", "point 5 is blocked"}}) ==
         "ERROR illegal_play: point 5 is blocked\n");

@@ -65,6 +65,22 @@ commands = {
     "/help option match", "tables": "/tables", "export": "/export", "unknown": "/jion",
     "slash": "/", "blanks": " \t /roll \t", "chat": "hello there", "chat_utf8": "gut gespielt \u00e9\u00e8 \u2680\u2685",
     "empty": "", "crlf": "/who\r\n", "unknown_utf8": "/\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",
+    # Moderation (issue 13)
+    "kick": "/kick Mallory",
+    "invite": "/invite carol",
+    "uninvite": "/uninvite carol",
+    "option_private_on": "/option private on",
+    "option_private_off": "/option private off",
+    "ignore": "/ignore Bob",
+    "ignore_list": "/ignore",
+    "unignore": "/unignore bob",
+    "ban": "/ban troll",
+    "ban_hours": "/ban troll 0.5",
+    "ban_bad": "/ban troll -1",
+    "ban_exp": "/ban troll 1e3",
+    "unban": "/unban troll",
+    "broadcast": "/broadcast Restart at 18:00  UTC",
+    "close": "/close t1",
 }
 for name, text in commands.items():
     write("command_grammar", name, text)

@@ -431,6 +431,13 @@ TEST_CASE("issue 14: /play bot makes a table, seats the person and the bot, and 
   CHECK(st["players"]["black"] == "gnubg-intermediate");
   CHECK(st["options"]["match"] == 1);
   CHECK(st["game_number"] == 1);
+  // Issue 13: the table is private to the person who asked (its owner): not listed,
+  // nobody else may enter.
+  CHECK(st["owner"] == "alice");
+  CHECK(st["options"]["private"] == true);
+  player bob(server.port(), "bob");
+  CHECK(bob.ok("", "/tables")["total"] == 0);
+  bob.refused(t, "/board", "private_table");
   // The table is bounded like any other creation.
   const auto again = alice.say("", "/play bot");
   CHECK(again["code"] == "too_many_tables");

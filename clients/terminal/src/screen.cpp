@@ -68,6 +68,8 @@ std::string screen::message(const json& m) {
     log(where + "<" + text_of(m, "from") + "> " + m.value("text", ""));
   } else if (type == "info") {
     log(where + m.value("text", ""));
+  } else if (type == "broadcast") {  // an administrator's /broadcast (issue 13)
+    log("** " + text_of(m, "from") + " (administrator): " + m.value("text", ""));
   } else if (type == "error") {
     log("! " + m.value("message", "") + " (" + text_of(m, "code") + ")");
   } else if (type == "welcome") {

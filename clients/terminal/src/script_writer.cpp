@@ -84,6 +84,9 @@ std::string script_writer::message(const json& m) const {
   if (type == "info") {
     return per_line("INFO " + table + " " + word(m, "topic") + ": ", m.value("text", ""));
   }
+  if (type == "broadcast") {  // an administrator's /broadcast (issue 13)
+    return per_line("BROADCAST " + word(m, "from") + ": ", m.value("text", ""));
+  }
   if (type == "error") {
     return "ERROR " + word(m, "code") + ": " + m.value("message", "") + "\n";
   }

@@ -199,6 +199,13 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   std::string key;
   {
     std::lock_guard lock(mutex_);
+    // Issue 13: a banned name or address registers no new account either.
+    if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
     // The computer players' accounts (made at start) do not count against people's.
     const std::size_t bots = std::min(bot_keys_.size(), players_.registered_count());
     if (players_.registered_count() - bots >= config_.max_accounts) {
@@ -279,6 +286,12 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
   {
     std::lock_guard lock(mutex_);
     key = name_key(m.name);
+    if (auto refused = refusal_if_banned(key, c->address(), m.id)) {
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
     if (const auto wait = throttle_.wait(key, c->address(), clock_type::now())) {
       metrics_.error("login_locked");
       auto e = protocol::error_message(
@@ -299,49 +312,53 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
     }
   }
   // The account is read on the storage thread, the password checked on the auth pool.
-  writer_->run(
-      [self = shared_from_this(), c, key, password = *m.password, re = m.id](store& db) mutable {
-        std::optional<account> found;
-        try {
-          found = db.find_account(key);
-        } catch (const std::exception& e) {
-          spdlog::error("login: reading an account: {}", e.what());
-          {
-            std::lock_guard lock(self->mutex_);
-            self->players_.end_claim(c->id());
-          }
-          self->send_error(c, "storage_error",
-                           "the server cannot check logins now: try again later", re);
-          return;
-        }
-        self->on_auth_pool(
-            c, re,
-            [self, c, key, found = std::move(found), password = std::move(password), re]() mutable {
-              // An unknown name (or a bot) costs the same check as a wrong password: the answers
-              // are the same bad_login.
-              const bool can_log_in = found && found->what == account::kind::player &&
-                                      password.size() <= self->config_.max_password_bytes;
-              const std::string& hash = can_log_in ? found->password_hash : decoy_password_hash();
-              const bool right = verify_password(hash, password) && can_log_in;
-              std::optional<std::string> rehashed;
-              if (right && password_needs_rehash(hash)) rehashed = hash_password(password);
-              wipe(password);
-              asio::post(self->io_, [self, c, key, found = std::move(found), right,
-                                     rehashed = std::move(rehashed), re] {
-                if (!right) {
-                  self->login_failed(c, key, re);
-                  return;
-                }
-                if (rehashed) {
-                  self->writer_->run([key, hash = *rehashed](store& later) {
-                    if (later.set_password_hash(key, hash))
-                      spdlog::info("a password hash was renewed with today's parameters");
-                  });
-                }
-                self->log_in(c, *found, re);
-              });
-            });
-      });
+  writer_->run([self = shared_from_this(), c, key, password = *m.password,
+                re = m.id](store& db) mutable {
+    std::optional<account> found;
+    std::vector<std::string> ignored;
+    try {
+      found = db.find_account(key);
+      if (found) ignored = db.ignored_by(key);
+    } catch (const std::exception& e) {
+      spdlog::error("login: reading an account: {}", e.what());
+      {
+        std::lock_guard lock(self->mutex_);
+        self->players_.end_claim(c->id());
+      }
+      self->send_error(c, "storage_error", "the server cannot check logins now: try again later",
+                       re);
+      return;
+    }
+    self->on_auth_pool(
+        c, re,
+        [self, c, key, found = std::move(found), password = std::move(password), re,
+         ignored = std::move(ignored)]() mutable {
+          // An unknown name (or a bot) costs the same check as a wrong password: the answers
+          // are the same bad_login.
+          const bool can_log_in = found && found->what == account::kind::player &&
+                                  password.size() <= self->config_.max_password_bytes;
+          const std::string& hash = can_log_in ? found->password_hash : decoy_password_hash();
+          const bool right = verify_password(hash, password) && can_log_in;
+          std::optional<std::string> rehashed;
+          if (right && password_needs_rehash(hash)) rehashed = hash_password(password);
+          wipe(password);
+          asio::post(self->io_,
+                     [self, c, key, found = std::move(found), right, rehashed = std::move(rehashed),
+                      re, ignored = std::move(ignored)]() mutable {
+                       if (!right) {
+                         self->login_failed(c, key, re);
+                         return;
+                       }
+                       if (rehashed) {
+                         self->writer_->run([key, hash = *rehashed](store& later) {
+                           if (later.set_password_hash(key, hash))
+                             spdlog::info("a password hash was renewed with today's parameters");
+                         });
+                       }
+                       self->log_in(c, *found, re, std::move(ignored));
+                     });
+        });
+  });
 }
 
 void game_service::login_failed(const std::shared_ptr<client>& c, const std::string& key,
@@ -356,7 +373,7 @@ void game_service::login_failed(const std::shared_ptr<client>& c, const std::str
 }
 
 void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
-                          const std::optional<json>& re) {
+                          const std::optional<json>& re, std::vector<std::string> ignored) {
   std::vector<std::shared_ptr<table_actor>> rejoin;
   std::vector<std::shared_ptr<table_actor>> leave;
   std::uint64_t replaced_id = 0;
@@ -368,6 +385,13 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
     if (!w) return;  // the connection is gone (or was answered meanwhile)
     throttle_.succeeded(a.key, c->address());
     ratings_.set(a.key, {a.standings[0].rating, a.standings[1].rating});
+    // Issue 13: the account's ignore list, as the database keeps it.
+    if (const auto* s = players_.find(c->id()); s != nullptr && s->ignores) {
+      std::vector<std::pair<std::string, std::string>> names;
+      for (auto& n : ignored)
+        if (!name_problem_of(n)) names.emplace_back(name_key(n), std::move(n));
+      s->ignores->replace(names);
+    }
     replaced = std::move(w->replaced);
     // The replaced connection leaves its tables, once the mutex is released: an actor
     // may run a call at once on this thread, and its change takes this mutex.

@@ -84,11 +84,23 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       gnubg_problem_(bots::gnubg_pool::problem_with(config.gnubg)),
       throttle_(login_limits{config.login_delay_after, config.login_delay, config.login_lock_after,
                              config.login_lock, config.login_throttle_entries}),
+      bans_(config.max_bans),
       auth_(config.auth_threads, config.auth_queue) {
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
   for (auto& key : storage_->account_keys()) players_.add_registered(key);
   players_.on_release([this](const std::string& key) { ratings_.forget(key); });
+  // Moderation (issue 13): the bounds of ignore lists and remembered addresses, and the
+  // bans still in force, by name.
+  players_.set_limits(config.max_ignored, config.remembered_addresses);
+  {
+    std::map<std::string, std::vector<ban>> by_name;
+    for (auto& b : storage_->active_bans(clock_ms())) by_name[b.name_key].push_back(std::move(b));
+    for (const auto& [key, bans] : by_name)
+      if (bans_.set(bans, clock_ms()) == ban_list::outcome::full)
+        spdlog::warn("--max-bans: the bans of {} are not in force (too many bans)",
+                     bans.front().name);
+  }
   for (const auto& admin : config.admins) {
     if (const auto why = name_problem_of(admin)) {
       spdlog::warn("--admins: \"{}\" cannot be a name ({}); ignored", log_safe(admin), *why);
@@ -516,6 +528,14 @@ table_hooks game_service::hooks() {
   h.max_seed_bytes = config_.max_seed_bytes;
   h.bot = [this](const std::string& level, engine::variant v) { return bot_name(level, v); };
   h.rating_of = [this](const std::string& name, engine::variant v) { return ratings_.of(name, v); };
+  // Moderation (issue 13).
+  h.max_name_bytes = config_.max_name_bytes;
+  h.kick_bar_ms = std::chrono::duration_cast<std::chrono::milliseconds>(config_.kick_bar).count();
+  h.max_kicked = config_.max_kicked;
+  h.max_invited = config_.max_invited;
+  h.chat_interval_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(config_.table_chat_interval).count();
+  h.chat_per_minute = config_.table_chat_per_minute;
   return h;
 }
 
@@ -657,6 +677,15 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       case protocol::command_kind::password:
         on_account_command(c, name, *parsed, m.table, m.id, t0);
         return;
+      case protocol::command_kind::ignore:
+      case protocol::command_kind::unignore:
+      case protocol::command_kind::ban:
+      case protocol::command_kind::unban:
+      case protocol::command_kind::broadcast:
+      case protocol::command_kind::close_table:
+        on_moderation_command(c, name, *parsed, m.id);
+        metrics_.command(protocol::to_string(parsed->kind), clock_type::now() - t0);
+        return;
       default:
         break;
     }
@@ -746,6 +775,12 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       c->strike("refused name");
       return;
     }
+    if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
     if (!w) {
       const auto& code = w.err().code;
@@ -795,6 +830,14 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     try {
       a = db.find_account(account_key);
       db.set_last_seen(account_key);
+      // Issue 13: the account's ignore list, as the database keeps it.
+      auto ignored = db.ignored_by(account_key);
+      std::vector<std::pair<std::string, std::string>> names;
+      for (auto& n : ignored)
+        if (!self->name_problem_of(n)) names.emplace_back(name_key(n), std::move(n));
+      std::lock_guard lock(self->mutex_);
+      if (const auto* s = self->players_.find(c->id()); s != nullptr && s->ignores)
+        s->ignores->replace(names);
     } catch (const std::exception& e) {
       spdlog::error("account {}: cannot be read: {}", name, e.what());
     }
@@ -884,7 +927,8 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
           c->send(frame_of(protocol::error_message("chat_throttled", *why, m.id)));
           return;
         }
-        all = players_.everyone();
+        // Not to those who ignore the speaker (issue 13).
+        all = players_.everyone_hearing(me->key);
       }
       for (auto& other : all) other->send(frame);
       break;
@@ -909,6 +953,14 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
     case protocol::command_kind::play_bot:
       on_play_bot(c, name, *parsed, m.id, t0);
       return;  // the table's actor counts it once the table is written
+    case protocol::command_kind::ignore:
+    case protocol::command_kind::unignore:
+    case protocol::command_kind::ban:
+    case protocol::command_kind::unban:
+    case protocol::command_kind::broadcast:
+    case protocol::command_kind::close_table:
+      on_moderation_command(c, name, *parsed, m.id);
+      break;
     default:
       send_error(c, "no_table", "that command works at a table: enter one first", m.id);
       return;

@@ -8,6 +8,12 @@ namespace bg::server {
 using nlohmann::json;
 
 void lobby::set(const std::string& table, json summary) {
+  // A private table (issue 13) is not listed.
+  if (const auto o = summary.find("options");
+      o != summary.end() && o->is_object() && o->value("private", false)) {
+    summaries_.erase(table);
+    return;
+  }
   summaries_[table] = std::move(summary);
 }
 

@@ -42,6 +42,21 @@ players::welcomed players::take_name(session& s, std::uint64_t id, const std::st
   s.key = key;
   s.registered = w.registered;
   online_[key] = id;
+  // Issue 13: the name's ignore list lives as long as the name is in use.
+  auto& list = ignores_[key];
+  if (!list) list = std::make_shared<ignore_list>(max_ignored_);
+  s.ignores = list;
+  // The last address of the name, for /ban; the oldest name is forgotten first.
+  if (remembered_addresses_ > 0) {
+    const auto [it, fresh] = last_address_.insert_or_assign(key, s.address);
+    if (fresh) {
+      address_order_.push_back(key);
+      while (address_order_.size() > remembered_addresses_) {
+        last_address_.erase(address_order_.front());
+        address_order_.pop_front();
+      }
+    }
+  }
   // A new token on every hello and every resume: the one just used stops working.
   w.token = tokens_.issue(key, w.name);
   if (const auto h = held_.find(key); h != held_.end()) w.seated = h->second;
@@ -196,6 +211,7 @@ void players::release_if_unused(const std::string& key) {
   if (key.empty() || online_.count(key) != 0 || held_.count(key) != 0 || claimed_.count(key) != 0)
     return;
   tokens_.drop(key);
+  ignores_.erase(key);
   if (released_) released_(key);
 }
 
@@ -231,6 +247,50 @@ std::vector<std::shared_ptr<client>> players::everyone() const {
     if (!s.name.empty())
       if (auto c = s.who.lock()) all.push_back(std::move(c));
   return all;
+}
+
+}  // namespace bg::server
+
+namespace bg::server {
+
+void players::set_limits(std::size_t max_ignored, std::size_t remembered_addresses) {
+  max_ignored_ = max_ignored;
+  remembered_addresses_ = remembered_addresses;
+}
+
+std::vector<std::shared_ptr<client>> players::everyone_hearing(
+    const std::string& sender_key) const {
+  std::vector<std::shared_ptr<client>> all;
+  all.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_) {
+    if (s.name.empty() || (s.ignores && s.ignores->ignores(sender_key))) continue;
+    if (auto c = s.who.lock()) all.push_back(std::move(c));
+  }
+  return all;
+}
+
+std::vector<std::shared_ptr<client>> players::connections_of(const std::string& key) const {
+  std::vector<std::shared_ptr<client>> out;
+  for (const auto& [id, s] : sessions_)
+    if (s.key == key)
+      if (auto c = s.who.lock()) out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<std::string> players::addresses_of(const std::string& key) const {
+  std::vector<std::string> out;
+  const auto add = [&out](const std::string& a) {
+    if (!a.empty() && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  };
+  for (const auto& [id, s] : sessions_)
+    if (s.key == key) add(s.address);
+  if (const auto it = last_address_.find(key); it != last_address_.end()) add(it->second);
+  return out;
+}
+
+std::shared_ptr<ignore_list> players::ignores_of(const std::string& key) const {
+  const auto it = ignores_.find(key);
+  return it == ignores_.end() ? nullptr : it->second;
 }
 
 }  // namespace bg::server

@@ -6,6 +6,7 @@
 #include "bg/engine/board.hpp"
 #include "bg/engine/position_id.hpp"
 #include "bg/protocol/codec.hpp"
+#include "bg/server/game/names.hpp"
 #include "bg/server/store/record_json.hpp"
 
 namespace bg::server {
@@ -265,6 +266,7 @@ table_outcome table::enter_impl(const std::string& who) {
     auto& st = seats_[static_cast<std::size_t>(engine::index_of(*s))];
     if (!st->present) {
       st->present = true;
+      arrived_[who] = ++arrivals_;
       event(o, {{"event", "returned"},
                 {"name", who},
                 {"side", engine::to_string(*s)},
@@ -272,18 +274,33 @@ table_outcome table::enter_impl(const std::string& who) {
     }
     return o;
   }
-  if (spectators_.count(who) == 0 && spectators_.size() >= hooks_.max_spectators)
+  if (spectators_.count(who) != 0) return o;
+  // Issue 13: a name the owner kicked stays away for a while; a private table admits
+  // its owner and the names invited.
+  const std::string key = name_key(who);
+  if (const auto k = kicked_.find(key); k != kicked_.end()) {
+    const std::int64_t left = k->second.until_ms - now();
+    if (left > 0)
+      return refuse("kicked", "the owner of this table sent you away: you may come back in " +
+                                  duration_text(left + 999));
+    kicked_.erase(k);
+  }
+  if (private_ && !owner_.empty() && name_key(owner_) != key && invited_.count(key) == 0)
+    return refuse("private_table",
+                  "table " + name_ + " is private: only the names its owner invites may enter");
+  if (spectators_.size() >= hooks_.max_spectators)
     return refuse("table_crowded", "this table has as many spectators as it admits (" +
                                        std::to_string(hooks_.max_spectators) +
                                        "): try again later");
-  if (spectators_.insert(who).second) {
-    event(o, {{"event", "entered"}, {"name", who}, {"text", who + " comes to the table"}});
-  }
+  spectators_.insert(who);
+  arrived_[who] = ++arrivals_;
+  event(o, {{"event", "entered"}, {"name", who}, {"text", who + " comes to the table"}});
   return o;
 }
 
 table_outcome table::exit_impl(const std::string& who) {
   table_outcome o;
+  forget_presence(who);
   if (const auto s = seat_of(who)) {
     auto& st = seats_[static_cast<std::size_t>(engine::index_of(*s))];
     if (!in_match()) {
@@ -316,15 +333,15 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
   const auto s = seat_of(who);
   table_outcome o;
   switch (c.kind) {
-    case k::chat: {
-      if (c.text.size() > hooks_.max_chat_bytes)
-        return refuse("too_long",
-                      "a chat line is at most " + std::to_string(hooks_.max_chat_bytes) + " bytes");
-      o.out.push_back(
-          delivery{delivery::audience::everyone,
-                   json{{"type", "chat"}, {"table", name_}, {"from", who}, {"text", c.text}}});
-      return o;
-    }
+    case k::chat:
+      return chat(who, c.text);
+    case k::kick:
+      return kick(who, c.text);
+    case k::invite:
+    case k::uninvite:
+      return invite(who, c.text, c.kind == k::invite);
+    case k::option_private:
+      return option_private(who, c.flag);
     case k::board: {
       o.out.push_back(delivery{delivery::audience::actor, state()});
       return o;
@@ -339,8 +356,10 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
         if (!st) return std::string("free");
         return st->bot.empty() ? st->name : st->name + " (computer)";
       };
+      data["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
       std::string text = "red: " + seated(seats_[0]) + ", black: " + seated(seats_[1]);
       text += ", watching: " + std::to_string(spectators_.size());
+      if (!owner_.empty()) text += ", owner: " + owner_;
       info(o, "who", text, data);
       return o;
     }
@@ -927,6 +946,239 @@ table_outcome table::option_clock(const std::string& who, const protocol::clock_
   return o;
 }
 
+// ------------------------------------------------------------------------------------
+// Moderation (issue 13)
+
+void table::forget_presence(const std::string& who) {
+  arrived_.erase(who);
+  last_chat_.erase(who);
+}
+
+bool table::at_table(const std::string& who) const {
+  return spectators_.count(who) != 0 || seat_of(who).has_value();
+}
+
+std::optional<table_outcome> table::unless_owner(const std::string& who) const {
+  if (!owner_.empty() && owner_ == who) return std::nullopt;
+  return refuse("not_owner", owner_.empty()
+                                 ? "only the table's owner can do that"
+                                 : "only the table's owner (" + owner_ + ") can do that");
+}
+
+void table::pass_ownership(table_outcome& o) {
+  if (!owner_.empty() && at_table(owner_)) return;
+  // A person seated and here; else the person here the longest; else one seated away.
+  std::string next;
+  for (const auto& st : seats_)
+    if (st && st->bot.empty() && st->present && next.empty()) next = st->name;
+  if (next.empty()) {
+    std::uint64_t first = 0;
+    for (const auto& [name, number] : arrived_) {
+      if (!at_table(name) || (first != 0 && number >= first)) continue;
+      first = number;
+      next = name;
+    }
+  }
+  if (next.empty())
+    for (const auto& st : seats_)
+      if (st && st->bot.empty() && next.empty()) next = st->name;
+  if (next == owner_) return;
+  const std::string before = owner_;
+  owner_ = next;
+  if (next.empty()) return;
+  event(o, {{"event", "owner"},
+            {"name", next},
+            {"text", before.empty() ? next + " owns the table"
+                                    : next + " owns the table now (" + before + " left it)"}});
+}
+
+table_outcome table::chat(const std::string& who, const std::string& text) {
+  if (text.size() > hooks_.max_chat_bytes)
+    return refuse("too_long",
+                  "a chat line is at most " + std::to_string(hooks_.max_chat_bytes) + " bytes");
+  const std::int64_t t = now();
+  if (hooks_.chat_interval_ms > 0) {
+    const auto last = last_chat_.find(who);
+    if (last != last_chat_.end() && t - last->second < hooks_.chat_interval_ms)
+      return refuse("chat_throttled", "one line every " + duration_text(hooks_.chat_interval_ms) +
+                                          " at a table: wait a moment");
+  }
+  if (t - chat_window_start_ >= 60'000) {
+    chat_window_start_ = t;
+    chat_in_window_ = 0;
+  }
+  if (chat_in_window_ >= hooks_.chat_per_minute)
+    return refuse("chat_throttled", "this table's chat is busy: wait a moment and try again");
+  ++chat_in_window_;
+  last_chat_[who] = t;
+  table_outcome o;
+  o.out.push_back(delivery{delivery::audience::everyone,
+                           json{{"type", "chat"}, {"table", name_}, {"from", who}, {"text", text}},
+                           who});
+  return o;
+}
+
+table_outcome table::kick(const std::string& who, const std::string& target) {
+  if (auto refused = unless_owner(who)) return std::move(*refused);
+  if (const auto why = name_problem(target, hooks_.max_name_bytes))
+    return refuse("bad_name", "that is not a player's name: " + *why);
+  const std::string key = name_key(target);
+  if (key == name_key(who))
+    return refuse("bad_command", "you cannot kick yourself: /leave instead");
+  // The name at the table as it is written there.
+  std::string name;
+  std::optional<side> seat;
+  for (side s : {side::red, side::black}) {
+    const auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+    if (st && name_key(st->name) == key) {
+      name = st->name;
+      seat = s;
+    }
+  }
+  for (const auto& spectator : spectators_)
+    if (name.empty() && name_key(spectator) == key) name = spectator;
+  if (name.empty()) return refuse("not_here", "nobody called " + target + " is at this table");
+  const bool bot = seat && !seats_[static_cast<std::size_t>(engine::index_of(*seat))]->bot.empty();
+  if (seat && in_match())
+    return refuse("in_match", name +
+                                  " is playing a match: until it ends only spectators can be "
+                                  "sent away (an administrator can /close the table)");
+  table_outcome o;
+  if (seat) {
+    seats_[static_cast<std::size_t>(engine::index_of(*seat))].reset();
+  } else {
+    spectators_.erase(name);
+  }
+  forget_presence(name);
+  invited_.erase(key);
+  json e{{"event", "kicked"}, {"name", name}, {"by", who}};
+  if (seat) e["side"] = engine::to_string(*seat);
+  if (bot) {
+    e["text"] = who + " sends " + name + " (the computer) away from the table";
+  } else {
+    // The bar: one more than max_kicked forgets the bar that ends first.
+    kicked_[key] = kick_bar{name, now() + hooks_.kick_bar_ms};
+    while (kicked_.size() > hooks_.max_kicked) {
+      auto first = kicked_.begin();
+      for (auto it = kicked_.begin(); it != kicked_.end(); ++it)
+        if (it->second.until_ms < first->second.until_ms) first = it;
+      kicked_.erase(first);
+    }
+    e["seconds"] = hooks_.kick_bar_ms / 1000;
+    e["text"] = who + " sends " + name + " away from the table; " + name + " may come back in " +
+                duration_text(hooks_.kick_bar_ms);
+    o.removed.push_back(name);
+  }
+  event(o, std::move(e));
+  o.moderation.push_back(moderation_action{"kick", who, name, name_,
+                                           std::to_string(hooks_.kick_bar_ms / 1000) + " s"});
+  return o;
+}
+
+table_outcome table::invite(const std::string& who, const std::string& target, bool on) {
+  if (auto refused = unless_owner(who)) return std::move(*refused);
+  if (const auto why = name_problem(target, hooks_.max_name_bytes))
+    return refuse("bad_name", "that is not a player's name: " + *why);
+  const std::string key = name_key(target);
+  table_outcome o;
+  if (!on) {
+    const auto it = invited_.find(key);
+    if (it == invited_.end())
+      return refuse("not_invited", target + " is not invited to this table");
+    const std::string name = it->second;
+    invited_.erase(it);
+    event(o, {{"event", "uninvited"},
+              {"name", name},
+              {"by", who},
+              {"text", who + " takes back the invitation of " + name +
+                           (at_table(name) ? " (who stays while here)" : "")}});
+    o.moderation.push_back(moderation_action{"uninvite", who, name, name_, ""});
+    return o;
+  }
+  if (key == name_key(who))
+    return refuse("bad_command", "you own this table: no invitation needed");
+  if (invited_.count(key) == 0 && invited_.size() >= hooks_.max_invited)
+    return refuse("too_many_invited", "this table has as many invitations as it keeps (" +
+                                          std::to_string(hooks_.max_invited) +
+                                          "): /uninvite someone first");
+  invited_[key] = target;
+  kicked_.erase(key);  // the owner asks them back
+  event(o, {{"event", "invited"},
+            {"name", target},
+            {"by", who},
+            {"text", who + " invites " + target + " to the table"}});
+  o.notices.emplace_back(target, json{{"type", "info"},
+                                      {"topic", "invitation"},
+                                      {"table", name_},
+                                      {"text", who + " invites you to table " + name_},
+                                      {"data", {{"table", name_}, {"by", who}}}});
+  o.moderation.push_back(moderation_action{"invite", who, target, name_, ""});
+  return o;
+}
+
+table_outcome table::option_private(const std::string& who, bool on) {
+  if (auto refused = unless_owner(who)) return std::move(*refused);
+  private_ = on;
+  table_outcome o;
+  event(o, {{"event", "option"},
+            {"name", who},
+            {"option", "private"},
+            {"value", on},
+            {"text", on ? who + " makes the table private: it is not listed, and only the names "
+                                "invited may enter"
+                        : who + " makes the table public: it is listed and anyone may enter"}});
+  o.moderation.push_back(moderation_action{"private", who, "", name_, on ? "on" : "off"});
+  return o;
+}
+
+table_outcome table::close_impl(const std::string& by) {
+  table_outcome o;
+  std::string text = by + " (an administrator) closes the table";
+  json e{{"event", "closed"}, {"by", by}};
+  std::string detail;
+  if (in_match() && record_) {
+    // The match ends here, unfinished: archived as such, never rated; its seed revealed.
+    record_->unfinished = true;
+    record_->closed_by = by;
+    record_->final_score = match_->score();
+    record_->ended_at = hooks_.now ? hooks_.now() : std::string{};
+    if (match_dice_) {
+      record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
+      record_->dice.player_seeds = match_dice_->player_seeds();
+    }
+    std::int64_t id = 0;
+    if (hooks_.archive) id = hooks_.archive(*record_);
+    last_match_id_ = id;
+    if (id > 0) {
+      o.finished_match = *record_;
+      o.finished_match->id = id;
+      e["match_id"] = id;
+      e["url"] = "/matches/" + std::to_string(id) + ".mat";
+      detail = "match " + std::to_string(id);
+      text += ": the match ends unfinished (match " + std::to_string(id) + ")";
+    }
+    if (match_dice_) e["dice_seed"] = record_->dice.seed;
+  }
+  e["text"] = text;
+  event(o, std::move(e));
+  for (const auto& who : present()) o.removed.push_back(who);
+  seats_ = {};
+  spectators_.clear();
+  match_.reset();
+  record_.reset();
+  reset_journal(std::nullopt);
+  clock_.reset();
+  match_dice_.reset();
+  owner_.clear();
+  private_ = false;
+  invited_.clear();
+  kicked_.clear();
+  arrived_.clear();
+  last_chat_.clear();
+  o.moderation.push_back(moderation_action{"close", by, "", name_, detail});
+  return o;
+}
+
 std::optional<side> table::waiting_on() const {
   if (!in_match()) return std::nullopt;
   switch (match_->phase()) {
@@ -1052,6 +1304,7 @@ table_outcome merge(table_outcome first, table_outcome then) {
 
 table_outcome table::bump(table_outcome o) {
   if (!o.refused) release_lonely_bots(o);
+  if (o.changed) pass_ownership(o);
   if (o.changed) {
     ++seq_;
     update_clock();
@@ -1076,6 +1329,9 @@ table_outcome table::handle(const std::string& who, const protocol::command& c) 
 table_outcome table::check_clock() {
   return bump(settle_clock());
 }
+table_outcome table::close(const std::string& by) {
+  return bump(close_impl(by));
+}
 table_outcome table::forfeit(side s) {
   const std::string lost = match_ ? what_is_lost(match_->options().kind) : "game";
   return bump(
@@ -1096,6 +1352,11 @@ json table::state() const {
   const auto& opts = match_ ? match_->options() : options_;
   j["variant"] = engine::to_string(opts.game_variant);
   j["options"] = options_json(options_, tutor_, clock_option_);
+  j["options"]["private"] = private_;
+  j["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
+  json invited = json::array();
+  for (const auto& [key, name] : invited_) invited.push_back(name);
+  j["invited"] = std::move(invited);
   j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
                   {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
   j["present"] = {{"red", seats_[0] && seats_[0]->present},
@@ -1211,6 +1472,8 @@ json table::summary() const {
                   {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
   j["bots"] = bots_json();
   j["options"] = options_json(options_, tutor_, clock_option_);
+  j["options"]["private"] = private_;
+  j["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
   const auto score = match_ ? match_->score() : std::array<int, 2>{0, 0};
   j["score"] = {{"red", score[0]}, {"black", score[1]}};
   j["spectators"] = spectators_.size();
@@ -1331,6 +1594,16 @@ json table::snapshot() const {
   j["seq"] = seq_;
   j["clock_option"] = {{"minutes", clock_option_.minutes}, {"delay", clock_option_.delay_seconds}};
   j["matches_started"] = matches_started_;
+  // Issue 13: the owner, the private flag, the invitations and the kicks in force.
+  j["owner"] = owner_;
+  j["private"] = private_;
+  json invited = json::array();
+  for (const auto& [key, name] : invited_) invited.push_back(name);
+  j["invited"] = std::move(invited);
+  json kicked = json::array();
+  for (const auto& [key, bar] : kicked_)
+    kicked.push_back({{"name", bar.name}, {"until_ms", bar.until_ms}});
+  j["kicked"] = std::move(kicked);
   if (clock_) {
     j["clock"] = {{"timed", clock_->is_timed()},
                   {"bank", {clock_->bank(side::red), clock_->bank(side::black)}},
@@ -1411,6 +1684,27 @@ engine::result<std::unique_ptr<table>> table::restore_into(
       t->clock_option_.delay_seconds = it->at("delay").get<int>();
     }
     t->matches_started_ = snap.value("matches_started", std::uint64_t{0});
+    // Written since moderation (issue 13; absent in older snapshots: no owner yet, the
+    // first person back becomes it).
+    t->owner_ = snap.value("owner", std::string{});
+    t->private_ = snap.value("private", false);
+    const auto max_name = t->hooks_.max_name_bytes;
+    const auto valid = [max_name](const std::string& n) { return !name_problem(n, max_name); };
+    if (!t->owner_.empty() && !valid(t->owner_))
+      return engine::make_error("bad_snapshot", "the saved owner is not a name");
+    if (const auto it = snap.find("invited"); it != snap.end() && it->is_array())
+      for (const auto& n : *it) {
+        const auto guest = n.get<std::string>();
+        if (!valid(guest))
+          return engine::make_error("bad_snapshot", "a saved invitation is not a name");
+        t->invited_[name_key(guest)] = guest;
+      }
+    if (const auto it = snap.find("kicked"); it != snap.end() && it->is_array())
+      for (const auto& k : *it) {
+        const auto barred = k.at("name").get<std::string>();
+        if (!valid(barred)) return engine::make_error("bad_snapshot", "a saved kick is not a name");
+        t->kicked_[name_key(barred)] = kick_bar{barred, k.at("until_ms").get<std::int64_t>()};
+      }
     if (const auto it = snap.find("clock"); it != snap.end() && !it->is_null()) {
       const auto& cj = *it;
       t->clock_ = match_clock::restore(
@@ -1504,8 +1798,10 @@ engine::result<std::unique_ptr<table>> table::restore_into(
     }
     if (!t->in_match() && !t->person_seated())
       for (auto& st : t->seats_) st.reset();  // no computer player sits alone
-    for (const auto& who : present)
+    for (const auto& who : present) {
       if (!t->seat_of(who)) t->spectators_.insert(who);
+      t->arrived_[who] = ++t->arrivals_;
+    }
     // A match saved before clocks and derived dice existed goes on with the idle limit
     // (no clock) and with dice derived from a seed drawn now; its record has no
     // commitment, so it is not called verifiable.

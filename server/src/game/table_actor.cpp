@@ -12,6 +12,7 @@
 #include "account_views.hpp"
 #include "bg/bots/player.hpp"
 #include "bg/server/game/game_service.hpp"
+#include "bg/server/game/names.hpp"
 #include "bg/server/store/mat_export.hpp"
 #include "frames.hpp"
 
@@ -81,6 +82,24 @@ void table_actor::enter(const std::shared_ptr<client>& c, std::string name,
                    if (self->backlog_full(c, re)) return;
                    self->run({[self, c, name, re] { self->do_enter(c, name, re); }, c, re});
                  });
+}
+
+void table_actor::close(const std::shared_ptr<client>& c, std::string by, std::optional<json> re) {
+  asio::dispatch(strand_, [self = shared_from_this(), c, by = std::move(by), re = std::move(re)] {
+    --self->pending;
+    self->run({[self, c, by, re] {
+                 auto o = self->table_->close(by);
+                 o.out.push_back(delivery{delivery::audience::actor,
+                                          json{{"type", "info"},
+                                               {"topic", "close"},
+                                               {"text", "table " + self->name() + " is closed"},
+                                               {"data", {{"table", self->name()}}}}});
+                 self->finish(c, o, re, false, nullptr);
+                 self->rearm();
+                 self->forget_if_idle();
+               },
+               c, re});
+  });
 }
 
 void table_actor::exit(std::uint64_t client_id, std::string name) {
@@ -487,6 +506,7 @@ table_write table_actor::write_of(table_outcome& o) const {
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
   w.finished_match = std::move(o.finished_match);
+  w.moderation = o.moderation;  // issue 13: logged in the change's transaction
   if (w.finished_match) {
     const auto& m = table_->current_match();
     if (m) w.winner = m->match_winner();
@@ -524,6 +544,34 @@ void table_actor::add_ratings(table_outcome& o, const std::array<rating_change, 
   }
 }
 
+void table_actor::to_members(outbox& sends, const delivery& d) const {
+  const auto frame = frame_of(d.message);
+  if (d.sender.empty()) {
+    for (const auto& [id, m] : members_) sends.add(m.who.lock(), frame);
+    return;
+  }
+  // A chat line (issue 13): not to those who ignore its sender.
+  const std::string key = name_key(d.sender);
+  for (const auto& [id, m] : members_) {
+    const auto ignores = svc_.ignores_of(m.name);
+    if (ignores && ignores->ignores(key)) continue;
+    sends.add(m.who.lock(), frame);
+  }
+}
+
+void table_actor::remove_members(const std::vector<std::string>& names) {
+  for (const auto& gone : names) {
+    for (auto it = members_.begin(); it != members_.end();) {
+      if (it->second.name != gone) {
+        ++it;
+        continue;
+      }
+      svc_.left_table(it->first, table_->name());
+      it = members_.erase(it);
+    }
+  }
+}
+
 /// The frames of the change `o` for everyone present: the table's messages, then the
 /// new state (the actor's copy with `re`), gathered per client. Sets `answered` when
 /// the actor got its reply.
@@ -538,10 +586,12 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
       answered = true;
       sends->add(actor, frame_of(d.message));
     } else {
-      const auto frame = frame_of(d.message);
-      for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
+      to_members(*sends, d);
     }
   }
+  // Issue 13: those sent away (kicked, or the table closed) heard the events; they are
+  // no longer members and get no state.
+  remove_members(o.removed);
   json st = table_->state();
   const auto frame = frame_of(st);
   for (const auto& [id, m] : members_) {
@@ -628,6 +678,9 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                          }
                          bool answered = false;
                          auto sends = self->frames_of(*outcome, actor, re, answered);
+                         for (const auto& a : outcome->moderation) game_service::log_moderation(a);
+                         for (const auto& [to, notice] : outcome->notices)
+                           self->svc_.notify(to, notice);
                          self->svc_.set_summary(self->name(), self->table_->summary(), self.get());
                          self->report_written(started, finished);
                          self->writing_ = false;
@@ -650,8 +703,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       answered = true;
       sends->add(actor, frame_of(d.message));
     } else {
-      const auto frame = frame_of(d.message);
-      for (const auto& [id, m] : members_) sends->add(m.who.lock(), frame);
+      to_members(*sends, d);
     }
   }
   if (always_state_to_actor || (re && !answered)) {
@@ -679,6 +731,9 @@ void merge(table_outcome& a, table_outcome&& b) {
     for (auto& e : b.record_log) a.record_log.push_back(std::move(e));
   }
   if (b.finished_match) a.finished_match = std::move(b.finished_match);
+  for (auto& r : b.removed) a.removed.push_back(std::move(r));
+  for (auto& m : b.moderation) a.moderation.push_back(std::move(m));
+  for (auto& n : b.notices) a.notices.push_back(std::move(n));
 }
 
 protocol::command command_of(protocol::command_kind k) {
@@ -718,8 +773,11 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
   match.match = cmd.match;
   std::optional<engine::error> refused;
   // A new table plays standard free play: only other options are set (and announced).
+  // Issue 13: a table to play the computer is private to the human who asked (its owner).
+  protocol::command hidden = command_of(protocol::command_kind::option_private);
+  hidden.flag = true;
   // The variant before the bot, so that the computer player of that variant sits down.
-  std::vector<const protocol::command*> steps{&join};
+  std::vector<const protocol::command*> steps{&hidden, &join};
   if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
   steps.push_back(&bot);
   if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);

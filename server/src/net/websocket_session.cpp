@@ -238,6 +238,10 @@ void websocket_session::close(std::string reason) {
   close(websocket::close_code::normal, std::move(reason));
 }
 
+void websocket_session::close_for_policy(std::string reason) {
+  close(websocket::close_code::policy_error, std::move(reason));
+}
+
 void websocket_session::close(websocket::close_code code, std::string reason) {
   net::post(ws_.get_executor(),
             [self = shared_from_this(), code, reason = std::move(reason)]() mutable {

@@ -147,6 +147,19 @@ struct server_config {
   std::chrono::seconds bot_timeout{15};
   int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
   std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting (gnubg, and long bots)
+  // Moderation (issue 13).
+  /// --kick-bar: how long a name the owner kicked may not come back to the table
+  std::chrono::seconds kick_bar{600};
+  std::size_t max_kicked = 100;   ///< --max-kicked: kicked names one table remembers
+  std::size_t max_invited = 100;  ///< --max-invited: names one private table has invited
+  /// --table-chat-interval: one person's chat lines at a table are this far apart at least
+  std::chrono::seconds table_chat_interval{1};
+  /// --table-chat-per-minute: chat lines one table passes on per minute, from everyone
+  std::size_t table_chat_per_minute = 120;
+  std::size_t max_ignored = 100;   ///< --max-ignored: names one player may ignore
+  std::size_t max_bans = 100'000;  ///< --max-bans: bans in force (names and addresses)
+  /// --remembered-addresses: names whose last address gammond remembers, for /ban
+  std::size_t remembered_addresses = 100'000;
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

@@ -28,6 +28,7 @@
 #include "bg/protocol/codec.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/auth_pool.hpp"
+#include "bg/server/game/ban_list.hpp"
 #include "bg/server/game/lobby.hpp"
 #include "bg/server/game/login_throttle.hpp"
 #include "bg/server/game/online_ratings.hpp"
@@ -144,8 +145,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   bool on_auth_pool(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re,
                     std::function<void()> job);
   /// A checked login or registration of `c` as account `a`: takes the name and welcomes.
+  /// `ignored`: the names the account ignores (issue 13), read with the account.
   void log_in(const std::shared_ptr<client>& c, const account& a,
-              const std::optional<nlohmann::json>& re);
+              const std::optional<nlohmann::json>& re, std::vector<std::string> ignored = {});
   /// A refused login: counted by the throttle, a strike, `bad_login`.
   void login_failed(const std::shared_ptr<client>& c, const std::string& key,
                     const std::optional<nlohmann::json>& re);
@@ -171,6 +173,44 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// The actors of `tables` (those that exist), each counted as pending. Mutex held.
   std::vector<std::shared_ptr<table_actor>> actors_of(const std::set<std::string>& tables,
                                                       players::session* s);
+
+ public:
+  // Moderation (issue 13).
+  /// The list of the names that `name` ignores while `name` is in use, else nullptr (a
+  /// table's actor asks it for every chat line it delivers).
+  [[nodiscard]] std::shared_ptr<ignore_list> ignores_of(const std::string& name) const;
+  /// Connection `client_id` was sent away from `table` (kicked, or the table closed): it
+  /// is no longer counted at that table.
+  void left_table(std::uint64_t client_id, const std::string& table);
+  /// Sends `message` to every connection of the name `name` (nothing when offline).
+  void notify(const std::string& name, const nlohmann::json& message);
+  /// Writes moderation action `a` to the server's log (spdlog, info): what, who, whom,
+  /// where; the detail is escaped as a JSON string.
+  static void log_moderation(const moderation_action& a);
+
+ private:
+  /// The `banned` error refusing a hello or login of the name of key `key` from
+  /// `address`, when a ban on the name or on the address holds now; else nullopt.
+  /// Caller holds mutex_.
+  [[nodiscard]] std::optional<nlohmann::json> refusal_if_banned(
+      const std::string& key, const std::string& address,
+      const std::optional<nlohmann::json>& re) const;
+  /// /ignore, /unignore, /ban, /unban, /broadcast, /close (issue 13), in the lobby or at
+  /// a table: answered by the service.
+  void on_moderation_command(const std::shared_ptr<client>& c, const std::string& name,
+                             const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  void on_ignore(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                 const std::optional<nlohmann::json>& re);
+  void on_ban(const std::shared_ptr<client>& c, const std::string& by, const protocol::command& cmd,
+              const std::optional<nlohmann::json>& re);
+  void on_unban(const std::shared_ptr<client>& c, const std::string& by,
+                const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  void on_broadcast(const std::shared_ptr<client>& c, const std::string& by,
+                    const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  void on_close_table(const std::shared_ptr<client>& c, const std::string& by,
+                      const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+
+ private:
   /// True when `key` is an admin (--admins).
   [[nodiscard]] bool is_admin(const std::string& key) const { return admin_keys_.count(key) != 0; }
 
@@ -240,6 +280,7 @@ class game_service final : public service, public std::enable_shared_from_this<g
   bool shutting_down_ = false;
   login_throttle throttle_;
   std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)
+  ban_list bans_;                     // issue 13: the bans in force (the store keeps them)
   online_ratings ratings_;            // its own mutex
   auth_pool auth_;                    // last: its threads stop first
 };

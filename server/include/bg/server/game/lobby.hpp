@@ -20,6 +20,7 @@ class lobby {
   using clock_type = std::chrono::steady_clock;
 
   /// Records `summary` (table::summary()) as the lobby entry of `table`.
+  /// A private table's summary (`options.private`, issue 13) is not kept: it is not listed.
   void set(const std::string& table, nlohmann::json summary);
   /// Removes `table` from the list.
   void erase(const std::string& table);

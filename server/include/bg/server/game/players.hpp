@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "bg/engine/error.hpp"
+#include "bg/server/game/ignore_list.hpp"
 #include "bg/server/game/resume_tokens.hpp"
 #include "bg/server/net/client.hpp"
 
@@ -49,6 +51,9 @@ class players {
     /// answered yet); `claim` is the name key it claims meanwhile.
     bool hello_pending = false;
     std::string claim;
+    /// The names this player ignores (issue 13): the name's list, shared by its
+    /// connections and kept while the name is in use; null until hello.
+    std::shared_ptr<ignore_list> ignores;
   };
 
   /// What a successful hello did.
@@ -150,6 +155,22 @@ class players {
   /// Every named connection's client (for the lobby chat).
   [[nodiscard]] std::vector<std::shared_ptr<client>> everyone() const;
 
+  // Moderation (issue 13).
+  /// Sets the capacity of the ignore lists made from now on (--max-ignored), and how
+  /// many names' last addresses are remembered for /ban (--remembered-addresses).
+  void set_limits(std::size_t max_ignored, std::size_t remembered_addresses);
+  /// Every named connection's client except those whose player ignores the name of key
+  /// `sender_key` (a lobby chat line's audience).
+  [[nodiscard]] std::vector<std::shared_ptr<client>> everyone_hearing(
+      const std::string& sender_key) const;
+  /// The connections that say the name of key `key` (to close them on a ban).
+  [[nodiscard]] std::vector<std::shared_ptr<client>> connections_of(const std::string& key) const;
+  /// The addresses the name of key `key` uses or used last: its connections' and the
+  /// last one remembered, each once.
+  [[nodiscard]] std::vector<std::string> addresses_of(const std::string& key) const;
+  /// The ignore list of the name of key `key` while it is in use, else nullptr.
+  [[nodiscard]] std::shared_ptr<ignore_list> ignores_of(const std::string& key) const;
+
  private:
   struct creator {
     std::string key;
@@ -172,6 +193,14 @@ class players {
   std::unordered_set<std::string> registered_;              // account name keys
   std::unordered_map<std::string, std::uint64_t> claimed_;  // name key -> connection id
   std::function<void(const std::string&)> released_;
+  /// name key -> its ignore list, while the name is in use (issue 13)
+  std::unordered_map<std::string, std::shared_ptr<ignore_list>> ignores_;
+  std::size_t max_ignored_ = 100;
+  /// name key -> the address it said hello from last, at most remembered_addresses_ of
+  /// them (the oldest forgotten first, in address_order_)
+  std::unordered_map<std::string, std::string> last_address_;
+  std::deque<std::string> address_order_;
+  std::size_t remembered_addresses_ = 100'000;
 };
 
 }  // namespace bg::server

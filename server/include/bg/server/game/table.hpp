@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,6 +23,7 @@
 #include "bg/server/game/derived_dice.hpp"
 #include "bg/server/game/match_clock.hpp"
 #include "bg/server/store/match_record.hpp"
+#include "bg/server/store/moderation_action.hpp"
 
 namespace bg::server {
 
@@ -71,6 +73,19 @@ struct table_hooks {
   /// or "bot_variant" (none plays that variant). Unset: no computer players at all.
   std::function<engine::result<std::string>(const std::string& level, engine::variant v)> bot =
       nullptr;
+  // Moderation (issue 13).
+  /// The longest player name (names.hpp), for the names /kick and /invite take.
+  std::size_t max_name_bytes = 24;
+  /// How long a name the owner kicked may not come back (ms).
+  std::int64_t kick_bar_ms = 600'000;
+  /// Kicked names the table remembers at most: one more forgets the bar that ends first.
+  std::size_t max_kicked = 100;
+  /// Names the owner may have invited at once (`too_many_invited` past it).
+  std::size_t max_invited = 100;
+  /// A person's chat lines at the table are this far apart at least (ms; 0: no bound).
+  std::int64_t chat_interval_ms = 1000;
+  /// Chat lines the table passes on in any one minute, from everyone together.
+  std::size_t chat_per_minute = 120;
 };
 
 /// One message the table wants delivered, and to whom.
@@ -81,6 +96,9 @@ struct delivery {
   };
   audience to = audience::everyone;
   nlohmann::json message;
+  /// A chat line's sender (as written): the host leaves the line out for those who
+  /// ignore that name (/ignore, issue 13). Empty for anything that is not chat.
+  std::string sender{};
 };
 
 /// What handling one command or presence change produced. When `changed` is true the
@@ -109,6 +127,14 @@ struct table_outcome {
   /// /analysis (issue 14): the actor asks for the analysis of this stored match (the
   /// table's last one by default); the host answers it from storage. Nothing changed.
   std::optional<std::int64_t> analysis_of;
+  /// Moderation (issue 13): names whose connections leave the table with this change
+  /// (kicked, or the table closed). They get the change's events, not its state.
+  std::vector<std::string> removed;
+  /// Moderation actions of this change, to be logged with it (table_write::moderation).
+  std::vector<moderation_action> moderation;
+  /// Messages for players who are not at the table, by name (an invitation): delivered
+  /// once the change is written, to that name's connection if it is online.
+  std::vector<std::pair<std::string, nlohmann::json>> notices;
 };
 
 /// A seat: who sits there and whether they are connected.
@@ -134,7 +160,10 @@ class table {
   table(std::string name, table_hooks hooks);
 
   /// `who` is now at the table: a spectator, or a seated player coming back. Refused
-  /// with "table_crowded" when the table has max_spectators spectators already.
+  /// with "table_crowded" when the table has max_spectators spectators already, "kicked"
+  /// when the owner kicked `who` less than kick_bar_ms ago, "private_table" when the
+  /// table is private and `who` is neither its owner nor invited (issue 13). The first
+  /// person at a table without an owner becomes its owner.
   table_outcome enter(const std::string& who);
   /// `who` left the table (or lost the connection). A seated player keeps the seat
   /// and is marked absent; the host starts the grace period (absent_seats()).
@@ -145,7 +174,17 @@ class table {
   /// "options_locked", "bad_text", "no_match" (/export or /analysis before any match
   /// finished here), "too_long", "seed_locked", "nothing_to_claim", "claim_too_early",
   /// "no_bot", "bot_variant", and the engine's codes. A computer player's commands come
-  /// here too, as `who` = its name.
+  /// here too, as `who` = its name. Moderation (issue 13): "not_owner" (/kick, /invite,
+  /// /uninvite, /option private by anyone but the owner), "bad_name", "not_here" (/kick
+  /// of a name not at the table), "in_match" (/kick of a player during a match),
+  /// "bad_command" (kicking or inviting oneself), "too_many_invited", "not_invited",
+  /// "chat_throttled" (chat faster than the table's bounds).
+  ///
+  /// Ownership (issue 13): the owner is the first person at the table. When the owner
+  /// is no longer at the table (a spectator who left; a seat given up, freed or kicked;
+  /// not an absent player whose seat is kept during a match), ownership passes to a
+  /// person seated and present, else to the person present the longest, else to a
+  /// person seated but away (event `owner`).
   /// A bank that ran out before the command arrived loses first (S2): the outcome then
   /// carries that change, and a refusal of the command itself goes to the actor as an
   /// `error` delivery in `out`.
@@ -167,6 +206,12 @@ class table {
   /// The grace period of the absent player on `s` ran out: they forfeit (S3: the match,
   /// a basis session, or the free game). The seats of absent players are then free.
   table_outcome forfeit(engine::side s);
+  /// An administrator (`by`) closes the table (/close, issue 13): a match in progress
+  /// ends unfinished (archived through table_hooks::archive with match_record::unfinished
+  /// and its dice seed revealed, not rated), everyone present leaves the table (event
+  /// `closed`, outcome.removed) and the table is left empty with no owner, so that the
+  /// host forgets it.
+  table_outcome close(const std::string& by);
   /// Names of people holding a seat in a match in progress (their resume tokens must
   /// outlive their connections), in seat order; computer players are not among them.
   [[nodiscard]] std::vector<std::string> held_seats() const;
@@ -218,6 +263,10 @@ class table {
   [[nodiscard]] bool idle() const noexcept;
   /// Names present at the table (seated and spectators).
   [[nodiscard]] std::vector<std::string> present() const;
+  /// The table's owner (issue 13), "" when it has none (nobody came yet).
+  [[nodiscard]] const std::string& owner() const noexcept { return owner_; }
+  /// True when the owner made the table private (/option private on).
+  [[nodiscard]] bool is_private() const noexcept { return private_; }
   /// The state sequence number: +1 for every change.
   [[nodiscard]] std::uint64_t seq() const noexcept { return seq_; }
   [[nodiscard]] const std::array<std::optional<seat>, 2>& seats() const noexcept { return seats_; }
@@ -236,8 +285,22 @@ class table {
   /// the idle limit); `text` is the event's sentence.
   table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
   table_outcome claim(engine::side claimer);
+  table_outcome close_impl(const std::string& by);
   table_outcome seed(engine::side s, const std::string& text);
   table_outcome option_clock(const std::string& who, const protocol::clock_option& c);
+  // Moderation (issue 13).
+  table_outcome chat(const std::string& who, const std::string& text);
+  table_outcome kick(const std::string& who, const std::string& target);
+  table_outcome invite(const std::string& who, const std::string& target, bool on);
+  table_outcome option_private(const std::string& who, bool on);
+  /// The refusal of a moderation command by `who` when `who` is not the owner.
+  [[nodiscard]] std::optional<table_outcome> unless_owner(const std::string& who) const;
+  /// True when `who` is at the table: a spectator, or seated (present or away).
+  [[nodiscard]] bool at_table(const std::string& who) const;
+  /// When the owner is no longer at the table, passes ownership on (event `owner`).
+  void pass_ownership(table_outcome& o);
+  /// Forgets `who`'s presence bookkeeping (arrival, last chat line).
+  void forget_presence(const std::string& who);
   /// S2: the running side's bank is empty: it loses on time (empty outcome otherwise).
   table_outcome settle_clock();
   /// The side the match waits for (whose clock runs), or nullopt: the side to roll,
@@ -291,6 +354,20 @@ class table {
   bool journal_reset_ = false;
   std::int64_t last_match_id_ = 0;
   std::uint64_t seq_ = 0;
+  // Moderation (issue 13).
+  std::string owner_;  ///< the owner's name, as written ("": none yet)
+  bool private_ = false;
+  std::map<std::string, std::string> invited_;  ///< name key -> the name as invited
+  struct kick_bar {
+    std::string name;
+    std::int64_t until_ms = 0;  ///< table_hooks::clock_ms time
+  };
+  std::map<std::string, kick_bar> kicked_;        ///< name key -> its bar
+  std::map<std::string, std::uint64_t> arrived_;  ///< present name -> arrival number
+  std::uint64_t arrivals_ = 0;
+  std::map<std::string, std::int64_t> last_chat_;  ///< present name -> its last chat line
+  std::int64_t chat_window_start_ = 0;
+  std::size_t chat_in_window_ = 0;
 };
 
 }  // namespace bg::server

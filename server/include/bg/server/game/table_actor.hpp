@@ -58,6 +58,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// Client `c` (called `name`) is present at the table; it gets the state, with `re`
   /// echoed when the client's message had an id.
   void enter(const std::shared_ptr<client>& c, std::string name, std::optional<nlohmann::json> re);
+  /// An administrator (`by`, on connection `c`) closes the table (/close, issue 13): a
+  /// match in progress ends unfinished, everyone present leaves it; `c` hears that it is
+  /// done (with `re`).
+  void close(const std::shared_ptr<client>& c, std::string by, std::optional<nlohmann::json> re);
   /// The connection `client_id` of `name` left the table. The player is absent once no
   /// other connection of theirs is at the table.
   void exit(std::uint64_t client_id, std::string name);
@@ -171,6 +175,11 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void ask_bot_later(std::chrono::milliseconds delay);
   [[nodiscard]] table_write write_of(table_outcome& o) const;
   static void add_ratings(table_outcome& o, const std::array<rating_change, 2>& r);
+  /// Adds delivery `d` (to everyone) for every member, except, for a chat line, the
+  /// members who ignore its sender (issue 13).
+  void to_members(outbox& sends, const delivery& d) const;
+  /// Forgets the members called one of `names` (sent away from the table, issue 13).
+  void remove_members(const std::vector<std::string>& names);
   std::shared_ptr<outbox> frames_of(table_outcome& o, const std::shared_ptr<client>& actor,
                                     const std::optional<nlohmann::json>& re, bool& answered);
   void finish(const std::shared_ptr<client>& actor, table_outcome& o,

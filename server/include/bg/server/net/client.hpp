@@ -28,6 +28,9 @@ class client {
   /// Sends a WebSocket close frame with `reason` (policy violation, going away, ...)
   /// after the frames already queued, then shuts the connection down.
   virtual void close(std::string reason) = 0;
+  /// close() with the code 1008 (policy violation) instead of 1000: the server sends
+  /// the client away on purpose (a ban, issue 13) and a client should not reconnect.
+  virtual void close_for_policy(std::string reason) = 0;
   /// The game service accepted this client's hello (it sent `welcome`): the network
   /// layer stops the --hello-timeout clock, which otherwise closes a connection that
   /// is not identified in time with 1008 "no hello in time". Calls after the first
