@@ -3,8 +3,6 @@
 // the login throttle against a clock of its own and the new settings.
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
-
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -16,6 +14,7 @@
 #include "bg/server/game/login_throttle.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/open_store.hpp"
+#include "database_query.hpp"
 #include "eventually.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
@@ -69,25 +68,6 @@ json first_answer(const gammond_process& server, json hello, ws_client* keep = n
 
 json login_message(const std::string& name, const std::string& password) {
   return {{"type", "hello"}, {"name", name}, {"password", password}};
-}
-
-/// The first column of the first row of `sql` on gammond's database ("" when no row):
-/// its SQLite file, or its PostgreSQL database in the pg stage (the SQL both understand).
-std::string db_query(const gammond_process& server, const std::string& sql) {
-  if (server.uses_postgres()) return bg::test::postgres_server::query(server.db(), sql);
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(server.database().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-          SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* stmt = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-  std::string out;
-  if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
 }
 
 /// The `match_over` event of `table` that `p` has read, or the next one.
@@ -281,7 +261,8 @@ TEST_CASE(
   bob.send_message(
       {{"type", "register"}, {"name", "bob2"}, {"password", "long enough"}, {"id", "reg"}});
   CHECK(bob.answer("reg")["code"] == "already_hello");
-  CHECK(db_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'") == "1");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'") ==
+        "1");
 }
 
 TEST_CASE(
@@ -540,8 +521,8 @@ TEST_CASE("issue 12, S1: free play, basis sessions and a match with a guest are 
   CHECK(history["data"]["matches"][1]["kind"] == "basis");
   CHECK(history["data"]["matches"][2]["kind"] == "free_play");
   CHECK(alice.ok("", "/ratings")["data"]["players"].empty());
-  CHECK(db_query(server, "SELECT count(*) FROM account_matches WHERE rating_after IS NOT NULL") ==
-        "0");
+  CHECK(bg::test::database_query(
+            server, "SELECT count(*) FROM account_matches WHERE rating_after IS NOT NULL") == "0");
   // and the guest has no history
   CHECK(guest.say("", "/history")["code"] == "not_registered");
   CHECK(alice.say("", "/history guest")["code"] == "unknown_player");
@@ -690,8 +671,8 @@ TEST_CASE("issue 12: no password and no hash appears in any frame, log line or /
   for (const char* target :
        {"/api/players/alice", "/api/players/alice/matches", "/api/ratings", "/api/players/bob"})
     api += server.get(target).body;
-  const std::string hash =
-      db_query(server, "SELECT password_hash FROM accounts WHERE name_key = 'alice'");
+  const std::string hash = bg::test::database_query(
+      server, "SELECT password_hash FROM accounts WHERE name_key = 'alice'");
   REQUIRE(hash.rfind("$argon2id$", 0) == 0);
   const std::string salt_and_hash = hash.substr(hash.rfind('$', hash.rfind('$') - 1));
   std::string all_frames;
@@ -740,6 +721,6 @@ TEST_CASE("issue 12: the auth queue is bounded: logins beyond it are answered au
   CHECK(welcomed >= 1);
   CHECK(busy >= 1);
   // and a busy name was not taken: it can register later
-  CHECK(std::stoi(db_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'")) ==
-        welcomed);
+  CHECK(std::stoi(bg::test::database_query(
+            server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'")) == welcomed);
 }

@@ -3,12 +3,11 @@
 // nardy bot plays here (it needs no program); test_gnubg_bots.cpp has GNU Backgammon's.
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
-
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "database_query.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "postgres_server.hpp"
@@ -40,29 +39,6 @@ json first_answer(const gammond_process& server, json first) {
       c.receive_until([](const json& m) { return m.value("re", json()) == "first"; });
   if (!answer) FAIL("no answer; gammond's log:\n" << server.log());
   return *answer;
-}
-
-/// Runs `sql` (SQL that SQLite and PostgreSQL both understand) on gammond's database:
-/// its SQLite file, or its PostgreSQL database in the pg stage (scripts/test). Returns
-/// the first column of the first row ("" when there is no row or it is NULL: ask for
-/// coalesce(column, 'NULL') to tell a NULL apart).
-std::string db_query(const gammond_process& server, const std::string& sql) {
-  if (server.uses_postgres()) return bg::test::postgres_server::query(server.db(), sql);
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(server.database().c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) ==
-          SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* stmt = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-  std::string out;
-  const int rc = sqlite3_step(stmt);
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  REQUIRE((rc == SQLITE_ROW || rc == SQLITE_DONE));
-  return out;
 }
 
 /// `who` (seated red at `table`, a long nardy match to 1 against a computer player of
@@ -108,13 +84,16 @@ TEST_CASE(
         "nardy-intermediate", "nardy-advanced", "nardy-expert", "nardy-worldclass"}) {
     INFO(name);
     const std::string where = " FROM accounts WHERE name_key = '" + std::string(name) + "'";
-    CHECK(db_query(server, "SELECT kind" + where) == "bot");
-    CHECK(db_query(server, "SELECT coalesce(password_hash, 'NULL')" + where) == "NULL");
+    CHECK(bg::test::database_query(server, "SELECT kind" + where) == "bot");
+    CHECK(bg::test::database_query(server, "SELECT coalesce(password_hash, 'NULL')" + where) ==
+          "NULL");
   }
-  CHECK(db_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") == "10");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") ==
+        "10");
   // A restart makes none twice.
   server.restart();
-  CHECK(db_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") == "10");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") ==
+        "10");
   CHECK_THAT(server.log(), !Catch::Contains("is a person's account"));
 }
 
@@ -123,14 +102,16 @@ TEST_CASE("issue 14: the computer players' accounts do not count against --max-a
   auto f = flags();
   f.insert(f.end(), {"--max-accounts", "1"});
   gammond_process server{f};
-  CHECK(db_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") == "10");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind = 'bot'") ==
+        "10");
   const auto alice = first_answer(
       server, {{"type", "register"}, {"name", "alice"}, {"password", "long enough 1"}});
   CHECK(alice["type"] == "welcome");
   const auto bob =
       first_answer(server, {{"type", "register"}, {"name", "bob"}, {"password", "long enough 1"}});
   CHECK(bob["code"] == "too_many_accounts");
-  CHECK(db_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'") == "1");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'") ==
+        "1");
 }
 
 TEST_CASE("issue 14: nobody registers, logs in or says hello as a computer player",
@@ -273,21 +254,24 @@ TEST_CASE(
   gammond_process server{flags()};
   REQUIRE(server.stop() == 0);
   // As a database of an older gammond may be: nardy-expert registered by a person.
-  db_query(server,
-           "UPDATE accounts SET kind = 'player', password_hash = "
-           "'$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA' WHERE name_key = 'nardy-expert'");
-  REQUIRE(db_query(server, "SELECT kind FROM accounts WHERE name_key = 'nardy-expert'") ==
-          "player");
+  bg::test::database_query(
+      server,
+      "UPDATE accounts SET kind = 'player', password_hash = "
+      "'$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA' WHERE name_key = 'nardy-expert'");
+  REQUIRE(bg::test::database_query(
+              server, "SELECT kind FROM accounts WHERE name_key = 'nardy-expert'") == "player");
   server.restart();
   CHECK_THAT(server.log(), Catch::Contains("the name nardy-expert is a person's account"));
-  CHECK(db_query(server, "SELECT kind FROM accounts WHERE name_key = 'nardy-expert'") == "player");
+  CHECK(bg::test::database_query(
+            server, "SELECT kind FROM accounts WHERE name_key = 'nardy-expert'") == "player");
   player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
   const auto over = resign_to_bot(alice, "u1", "expert");
   CHECK(over["winner"] == "black");
   CHECK_FALSE(over.contains("ratings"));  // the bot has no account of its own to rate
-  CHECK(db_query(server,
-                 "SELECT count(*) FROM account_matches JOIN accounts ON accounts.id = account_id "
-                 "WHERE name_key = 'nardy-expert'") == "0");
+  CHECK(bg::test::database_query(
+            server,
+            "SELECT count(*) FROM account_matches JOIN accounts ON accounts.id = account_id "
+            "WHERE name_key = 'nardy-expert'") == "0");
   // The other bots are rated as ever.
   const auto rated = resign_to_bot(alice, "u2", "advanced");
   CHECK(rated.contains("ratings"));

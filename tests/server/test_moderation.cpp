@@ -7,14 +7,13 @@
 // moderation log in the database, and the table chat's rate.
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
-
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bg/server/server_config.hpp"
+#include "database_query.hpp"
 #include "eventually.hpp"
 #include "gammond_process.hpp"
 #include "test_player.hpp"
@@ -61,21 +60,17 @@ json hello_answer(const gammond_process& server, const std::string& name,
   return *answer;
 }
 
-/// The first column of the first row of `sql` on gammond's database ("" when no row).
-std::string db_query(const gammond_process& server, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(server.database().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-          SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* stmt = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
+/// `column` (an SQL expression) of every row of the moderation log, oldest first, joined
+/// by commas (SQL that SQLite and PostgreSQL both run: no group_concat or string_agg).
+std::string moderation_log(const gammond_process& server, const std::string& column) {
   std::string out;
-  if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
+  for (int row = 0;; ++row) {
+    const auto value = bg::test::database_query(
+        server,
+        "SELECT " + column + " FROM moderation ORDER BY id LIMIT 1 OFFSET " + std::to_string(row));
+    if (value.empty()) return out;
+    out += (row > 0 ? "," : "") + value;
+  }
 }
 
 /// True when `p` has read a chat line from `from` saying `text`.
@@ -177,9 +172,10 @@ TEST_CASE("issue 13: the owner kicks a spectator, who may come back once the bar
   bob.refused("t1", "/board", "kicked");
   // but once the bar (1 s here) ends, he may
   CHECK(eventually([&] { return bob.say("t1", "/board").value("type", "") == "state"; }));
-  CHECK(db_query(server,
-                 "SELECT actor || ' ' || target || ' ' || table_name FROM moderation "
-                 "WHERE action = 'kick'") == "alice bob t1");
+  CHECK(
+      bg::test::database_query(server,
+                               "SELECT actor || ' ' || target || ' ' || table_name FROM moderation "
+                               "WHERE action = 'kick'") == "alice bob t1");
 }
 
 TEST_CASE(
@@ -359,10 +355,9 @@ TEST_CASE("issue 13: administrators ban and unban names and addresses, strangers
   root2.ok("", "/ban shorty 0.0003");
   CHECK(hello_answer(server, "shorty")["code"] == "banned");
   CHECK(eventually([&] { return hello_answer(server, "shorty")["type"] == "welcome"; }));
-  CHECK(db_query(server,
-                 "SELECT group_concat(action || ':' || target, ',') FROM (SELECT * FROM "
-                 "moderation ORDER BY id)") == "ban:troll,unban:Troll,ban:shorty");
-  CHECK(db_query(server, "SELECT count(*) FROM bans WHERE name_key = 'troll'") == "0");
+  CHECK(moderation_log(server, "action || ':' || target") == "ban:troll,unban:Troll,ban:shorty");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM bans WHERE name_key = 'troll'") ==
+        "0");
 }
 
 TEST_CASE("issue 13: /broadcast reaches every session and /close ends the match unfinished",
@@ -388,10 +383,10 @@ TEST_CASE("issue 13: /broadcast reaches every session and /close ends the match 
   CHECK(e["by"] == "root");
   const auto id = e["match_id"].get<std::int64_t>();
   CHECK(carol.await_event("t1", "closed")["match_id"] == id);
-  CHECK(db_query(server, "SELECT unfinished FROM matches WHERE id = " + std::to_string(id)) == "1");
-  CHECK(db_query(server,
-                 "SELECT group_concat(action, ',') FROM (SELECT * FROM moderation ORDER "
-                 "BY id)") == "broadcast,close");
+  CHECK(bg::test::database_query(
+            server, "SELECT CASE WHEN unfinished THEN 1 ELSE 0 END FROM matches WHERE id = " +
+                        std::to_string(id)) == "1");
+  CHECK(moderation_log(server, "action") == "broadcast,close");
   // The table is gone: /tables does not list it, and a new t1 is a fresh table
   CHECK_FALSE(contains(listed(carol), "t1"));
   const auto fresh = carol.ok("t1", "/board");
