@@ -1,14 +1,15 @@
-// How long a computer player takes to answer (issue 14): for each gnubg level, the time
-// from asking bg::bots::gnubg_player a question to its answer, through the same pool
-// gammond uses, over a fixed set of positions (seeded random self-play games).
+// How long a computer player takes to answer (issue 14): for each level, the time from
+// asking the bot a question to its answer, through the same pool gammond uses, over a
+// fixed set of positions (seeded random self-play games): bg::bots::gnubg_player for
+// standard backgammon, bg::bots::long_bot_player with --variant long.
 //
 //   build/bench/bench_bot_answer_time [--gnubg PATH] [--positions N] [--seed S]
-//                                     [--levels beginner,expert,...]
+//                                     [--levels beginner,expert,...] [--variant long]
 //
-// One process (--bot-processes 1), one question at a time: the latency a player sees on
-// an otherwise idle server. Each level's process is started (and its start timed) before
-// the timed questions. Per level and kind (plays; double-or-roll decisions) it prints
-// the median, p99 and maximum in milliseconds, and a Markdown table at the end.
+// One process (--bot-processes 1) or one long bot thread, one question at a time: the
+// latency a player sees on an otherwise idle server. Each level's first question (which
+// starts gnubg's process) is timed apart. Per level and kind (plays; double-or-roll decisions) it
+// prints the median, p99 and maximum in milliseconds, and a Markdown table at the end.
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +24,8 @@
 #include "bg/bots/gnubg_level.hpp"
 #include "bg/bots/gnubg_player.hpp"
 #include "bg/bots/gnubg_pool.hpp"
+#include "bg/bots/long_bot_player.hpp"
+#include "bg/bots/long_bot_pool.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/game.hpp"
 
@@ -40,12 +43,12 @@ struct sample {
 
 /// `n` positions from seeded random self-play: every third turn of games played with
 /// random legal plays, skipping turns with fewer than two legal plays.
-std::vector<sample> fixed_positions(std::size_t n, std::uint64_t seed) {
+std::vector<sample> fixed_positions(std::size_t n, std::uint64_t seed, engine::variant v) {
   engine::seeded_dice dice(seed);
   std::mt19937_64 rng(seed);
   std::vector<sample> out;
   while (out.size() < n) {
-    engine::game g(engine::variant::standard);
+    engine::game g(v);
     if (!g.roll_opening(dice)) break;
     for (int turn = 0; g.phase() != engine::game_phase::over && out.size() < n; ++turn) {
       if (g.phase() == engine::game_phase::roll) {
@@ -74,7 +77,7 @@ double quantile(const std::vector<double>& v, double q) {
 
 /// Asks `p` and waits for the answer; returns the milliseconds it took (the answer in
 /// `answer`).
-double timed(bots::gnubg_player& p, const bots::situation& s, std::string& answer) {
+double timed(bots::player& p, const bots::situation& s, std::string& answer) {
   std::promise<engine::result<std::string>> promise;
   auto future = promise.get_future();
   const auto t0 = clock_type::now();
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("GNUBG"); env != nullptr && *env != '\0') program = env;
   std::size_t positions = 200;
   std::uint64_t seed = 14;
+  engine::variant v = engine::variant::standard;
   std::vector<bots::gnubg_level> levels(bots::all_gnubg_levels.begin(),
                                         bots::all_gnubg_levels.end());
   for (int i = 1; i < argc; ++i) {
@@ -122,6 +126,13 @@ int main(int argc, char** argv) {
       positions = std::stoul(argv[++i]);
     } else if (arg == "--seed" && has_value) {
       seed = std::stoull(argv[++i]);
+    } else if (arg == "--variant" && has_value) {
+      const std::string word = argv[++i];
+      if (word != "standard" && word != "long") {
+        std::cerr << "bench_bot_answer_time: the variants are standard and long\n";
+        return 2;
+      }
+      v = word == "long" ? engine::variant::long_nardy : engine::variant::standard;
     } else if (arg == "--levels" && has_value) {
       levels.clear();
       std::string list = argv[++i];
@@ -137,17 +148,20 @@ int main(int argc, char** argv) {
       }
     } else {
       std::cerr << "usage: bench_bot_answer_time [--gnubg PATH] [--positions N] [--seed S] "
-                   "[--levels beginner,intermediate,advanced,expert,worldclass]\n";
+                   "[--levels beginner,intermediate,advanced,expert,worldclass] "
+                   "[--variant standard|long]\n";
       return 2;
     }
   }
-  if (const auto why = bots::gnubg_pool::problem_with(program); !why.empty()) {
+  const bool long_nardy = v == engine::variant::long_nardy;
+  if (const auto why = long_nardy ? std::string() : bots::gnubg_pool::problem_with(program);
+      !why.empty()) {
     std::cerr << "bench_bot_answer_time: " << why << "\n";
     return 1;
   }
-  const auto samples = fixed_positions(positions, seed);
-  std::cout << "positions: " << samples.size() << " (seed " << seed << "), gnubg: " << program
-            << "\n";
+  const auto samples = fixed_positions(positions, seed, v);
+  std::cout << "positions: " << samples.size() << " (seed " << seed << "), "
+            << (long_nardy ? std::string("the long nardy bot") : "gnubg: " + program) << "\n";
 
   std::vector<row> rows;
   for (const auto level : levels) {
@@ -155,11 +169,16 @@ int main(int argc, char** argv) {
     options.program = program;
     options.max_processes = 1;
     options.timeout = std::chrono::minutes(2);
+    // gammond's pools: gnubg's processes (none started for long nardy), the long bots' thread.
     bots::gnubg_pool pool(options);
-    bots::gnubg_player player(pool, level);
+    bots::long_bot_pool long_pool(bots::long_bot_pool_options{1, 256});
+    bots::gnubg_player gnubg(pool, level);
+    bots::long_bot_player nardy(long_pool, level);
+    bots::player& player = long_nardy ? static_cast<bots::player&>(nardy) : gnubg;
     const std::string name(bots::to_string(level));
 
     bots::situation s;
+    s.game_variant = v;
     s.kind = engine::match_kind::points;
     s.match_length = 7;
     std::string answer;
@@ -167,6 +186,7 @@ int main(int argc, char** argv) {
     s.asked = bots::question::play;
     s.position = samples.front().position;
     s.dice = samples.front().dice;
+    s.legal = samples.front().legal;
     const double start = timed(player, s, answer);
 
     std::vector<double> plays;

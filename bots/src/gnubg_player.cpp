@@ -59,14 +59,6 @@ std::string gnubg_name(gnubg_level level) {
   return "gnubg-" + std::string(to_string(level));
 }
 
-bool is_bot_name(std::string_view name) noexcept {
-  constexpr std::string_view prefix = "gnubg";
-  if (name.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(name[i])) != prefix[i]) return false;
-  return name.size() == prefix.size() || name[prefix.size()] == '-';
-}
-
 gnubg_player::gnubg_player(gnubg_pool& pool, gnubg_level level) : pool_(pool), level_(level) {}
 
 std::string gnubg_player::name() const {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
+#include <numbers>
 
 #include "bg/bots/long_evaluation.hpp"
 #include "bg/engine/notation.hpp"
@@ -45,9 +47,23 @@ struct ranking {
   }
 };
 
-ranking rank_one_ply(const engine::play& p, std::uint64_t seed) noexcept {
+/// A standard normal deviate that is a function of `key` alone (Box-Muller over two
+/// uniforms in (0, 1] drawn from the key).
+double normal_of(std::uint64_t key) noexcept {
+  constexpr double two_pow_53 = 9007199254740992.0;
+  const double u1 = (static_cast<double>(mix(key) >> 11) + 1.0) / two_pow_53;
+  const double u2 = static_cast<double>(mix(key ^ 0xD1B54A32D192ED03ULL) >> 11) / two_pow_53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+ranking rank_one_ply(const engine::play& p, const long_player_options& o) noexcept {
   const long_evaluation e = evaluate_long(p.result);
-  return ranking{e.equity(), e.score, mix(seed ^ engine::hash_of(p.result))};
+  const std::uint64_t hash = engine::hash_of(p.result);
+  double equity = e.equity();
+  // No noise on a play that wins the game: even a beginner sees the last checker off.
+  const bool wins = p.result.mover(engine::off_index) == engine::checkers_per_side;
+  if (o.noise > 0.0 && !wins) equity += o.noise * normal_of(o.seed ^ hash ^ 0x6A09E667F3BCC909ULL);
+  return ranking{equity, e.score, mix(o.seed ^ hash)};
 }
 
 /// The equity for the side that played `after` (its mover) once the opponent has
@@ -196,6 +212,7 @@ constexpr double ownership_value = 0.035;
 
 long_player::long_player(long_player_options options) noexcept : options_(options) {
   options_.plies = std::clamp(options_.plies, 1, 2);
+  if (!(options_.noise > 0.0)) options_.noise = 0.0;  // NaN too
 }
 
 std::size_t long_player::choose_play(const position& /*before*/,
@@ -206,7 +223,7 @@ std::size_t long_player::choose_play(const position& /*before*/,
   std::array<ranking, deeper_candidates> top_rank{};
   std::size_t kept = 0;
   for (std::size_t i = 0; i < legal.size(); ++i) {
-    const ranking r = rank_one_ply(legal[i], options_.seed);
+    const ranking r = rank_one_ply(legal[i], options_);
     if (i == 0 || r.better_than(best_rank)) {
       best = i;
       best_rank = r;

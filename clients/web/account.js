@@ -5,6 +5,14 @@
 
 const $ = (id) => document.getElementById(id);
 
+/** The small "computer" label after a computer player's name (issue 14: bots have accounts). */
+function botMark() {
+  const b = document.createElement('span');
+  b.className = 'bot-mark';
+  b.textContent = 'computer';
+  return b;
+}
+
 /** A rating as players read it: two decimals ("1517.32"). */
 export function ratingText(rating) {
   return typeof rating === 'number' ? rating.toFixed(2) : '';
@@ -127,7 +135,15 @@ export async function showPlayer(name, openPlayer) {
       page.dataset.loaded = p.name;
       return;
     }
-    $('player-status').textContent = p.online ? 'online' : p.last_seen ? `last seen ${p.last_seen.slice(0, 16).replace('T', ' ')}` : '';
+    if (p.bot) {
+      page.dataset.bot = 'true';
+      $('player-status').textContent = p.online
+        ? 'a computer player, ready to play: "Play the computer" in the lobby'
+        : 'a computer player, not available on this server now';
+    } else {
+      delete page.dataset.bot;
+      $('player-status').textContent = p.online ? 'online' : p.last_seen ? `last seen ${p.last_seen.slice(0, 16).replace('T', ' ')}` : '';
+    }
     const body = $('player-ratings').querySelector('tbody');
     for (const v of ['standard', 'long']) {
       const r = p.ratings?.[v];
@@ -174,7 +190,11 @@ export async function showLeaders(variant, openPlayer) {
       const tr = document.createElement('tr');
       tr.dataset.name = p.name;
       cell(tr, String(p.rank), 'num');
-      cell(tr, nameWithRating(p.name, undefined, openPlayer));
+      const name = cell(tr, nameWithRating(p.name, undefined, openPlayer));
+      if (p.bot) {
+        tr.dataset.bot = 'true';
+        name.append(' ', botMark());
+      }
       cell(tr, ratingText(p.rating), 'num rating-value');
       cell(tr, String(p.experience), 'num');
       cell(tr, `${p.won} / ${p.played}`, 'num');

@@ -78,6 +78,26 @@ std::string_view to_string(command_kind k) noexcept {
       return "bot";
     case command_kind::play_bot:
       return "play_bot";
+    case command_kind::kick:
+      return "kick";
+    case command_kind::invite:
+      return "invite";
+    case command_kind::uninvite:
+      return "uninvite";
+    case command_kind::option_private:
+      return "option_private";
+    case command_kind::ignore:
+      return "ignore";
+    case command_kind::unignore:
+      return "unignore";
+    case command_kind::ban:
+      return "ban";
+    case command_kind::unban:
+      return "unban";
+    case command_kind::broadcast:
+      return "broadcast";
+    case command_kind::close_table:
+      return "close";
   }
   return "chat";
 }
@@ -114,7 +134,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 32> help_entries{{
+constexpr std::array<help_entry, 42> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -127,6 +147,9 @@ constexpr std::array<help_entry, 32> help_entries{{
     {"option tutor", "/option tutor [on|off]", "show the point numbers 1-24 on the board"},
     {"option variant", "/option variant standard|long",
      "standard backgammon or long backgammon (Long Nardy)"},
+    {"option private", "/option private on|off",
+     "the table's owner only: a private table is not listed in the lobby and only the "
+     "names the owner invites may enter (those already there stay)"},
     {"option clock", "/option clock MINUTES [DELAY]|off",
      "a time bank of MINUTES (1-240) per player for the match, and DELAY seconds (0-120, "
      "default 12) per action spent before the bank; an empty bank loses the match (the "
@@ -167,11 +190,29 @@ constexpr std::array<help_entry, 32> help_entries{{
     {"password", "/password OLD NEW",
      "change your account's password (no spaces in either); other sessions are closed"},
     {"bot", "/bot [LEVEL]",
-     "seat the computer (GNU Backgammon) opposite you before /start; LEVEL is beginner, "
-     "intermediate, advanced, expert (the default) or worldclass"},
+     "seat the computer opposite you before /start (GNU Backgammon in standard, the long "
+     "nardy bot in long); LEVEL is beginner, intermediate, advanced, expert (the default) "
+     "or worldclass"},
     {"play", "/play bot [LEVEL] [standard|long] [match N|basis|off]",
      "in the lobby: a new table where you play the computer at once (default: expert, "
      "standard, free play)"},
+    {"kick", "/kick NAME",
+     "the table's owner only: send a spectator (or the other player before /start) away "
+     "from the table; they may not come back for a while"},
+    {"invite", "/invite NAME", "the table's owner only: NAME may enter the private table"},
+    {"uninvite", "/uninvite NAME",
+     "the table's owner only: take an invitation back (someone already here stays)"},
+    {"ignore", "/ignore [NAME]",
+     "stop seeing NAME's chat, at tables and in the lobby (kept with your account); "
+     "alone: the names you ignore"},
+    {"unignore", "/unignore NAME", "see NAME's chat again"},
+    {"ban", "/ban NAME [HOURS]",
+     "administrators only: NAME and the addresses it uses may not log in or say hello "
+     "(for HOURS, e.g. 0.5 or 24; without: until /unban); its sessions end"},
+    {"unban", "/unban NAME", "administrators only: lift the ban of NAME and its addresses"},
+    {"broadcast", "/broadcast TEXT", "administrators only: a message to everyone connected"},
+    {"close", "/close TABLE",
+     "administrators only: end any match at TABLE as unfinished and remove the table"},
 }};
 
 bool is_bot_level(std::string_view word) {
@@ -211,7 +252,7 @@ std::optional<std::string> help_text(std::string_view topic) {
     }
     all +=
         "\n  /option match N|basis|off, /option tutor on|off, /option variant standard|long, "
-        "/option clock MINUTES [DELAY]|off";
+        "/option clock MINUTES [DELAY]|off, /option private on|off";
     return all;
   }
   if (t == "refuse") t = "drop";
@@ -369,6 +410,63 @@ engine::result<command> parse_line(std::string_view line) {
     }
     return c;
   }
+  // Moderation (issue 13): one name each, kept as typed (the server checks it).
+  const auto one_name = [&](command_kind k, const char* usage) -> engine::result<command> {
+    if (args != 1) return bad(usage);
+    c.kind = k;
+    c.text = std::string(words[1]);
+    return c;
+  };
+  if (name == "kick") return one_name(command_kind::kick, "/kick takes a name, e.g. /kick mallory");
+  if (name == "invite")
+    return one_name(command_kind::invite, "/invite takes a name, e.g. /invite carol");
+  if (name == "uninvite")
+    return one_name(command_kind::uninvite, "/uninvite takes a name, e.g. /uninvite carol");
+  if (name == "unignore")
+    return one_name(command_kind::unignore, "/unignore takes a name, e.g. /unignore mallory");
+  if (name == "unban")
+    return one_name(command_kind::unban, "/unban takes a name, e.g. /unban mallory");
+  if (name == "close")
+    return one_name(command_kind::close_table, "/close takes a table's name, e.g. /close t1");
+  if (name == "ignore") {
+    if (args > 1) return bad("/ignore takes a name, e.g. /ignore mallory (alone: the list)");
+    c.kind = command_kind::ignore;
+    if (args == 1) c.text = std::string(words[1]);
+    return c;
+  }
+  if (name == "ban") {
+    constexpr const char* usage =
+        "/ban takes a name and, if the ban is not until /unban, hours (above 0, at most 87600), "
+        "e.g. /ban mallory 24 or /ban mallory 0.5";
+    if (args < 1 || args > 2) return bad(usage);
+    c.kind = command_kind::ban;
+    c.text = std::string(words[1]);
+    if (args == 2) {
+      // Digits with at most one point: no sign, exponent, inf or nan.
+      const std::string_view h = words[2];
+      if (h.empty() || h.size() > 12 ||
+          h.find_first_not_of("0123456789.") != std::string_view::npos ||
+          std::count(h.begin(), h.end(), '.') > 1 || h.front() == '.' || h.back() == '.')
+        return bad(usage);
+      double hours = 0;
+      const auto [ptr, ec] = std::from_chars(h.data(), h.data() + h.size(), hours);
+      if (ec != std::errc{} || ptr != h.data() + h.size() || !(hours > 0.0) ||
+          hours > max_ban_hours)
+        return bad(usage);
+      c.ban_hours = hours;
+    }
+    return c;
+  }
+  if (name == "broadcast") {
+    if (args == 0)
+      return bad("/broadcast needs the text to send, e.g. /broadcast back in 5 minutes");
+    c.kind = command_kind::broadcast;
+    const auto at = line.find_first_of(" \t");
+    std::string_view rest = line.substr(at);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    c.text = std::string(rest);
+    return c;
+  }
   if (name == "help") {
     if (args > 2) return bad("/help takes a command name, e.g. /help move");
     c.kind = command_kind::help;
@@ -484,7 +582,15 @@ engine::result<command> parse_line(std::string_view line) {
       c.clock = clock_option{*m, delay};
       return c;
     }
-    return bad("the options are match, tutor, variant and clock: see /help option");
+    if (what == "private") {
+      if (args != 2) return bad("/option private takes on or off");
+      const auto v = arg(1);
+      if (v != "on" && v != "off") return bad("/option private takes on or off");
+      c.kind = command_kind::option_private;
+      c.flag = v == "on";
+      return c;
+    }
+    return bad("the options are match, tutor, variant, clock and private: see /help option");
   }
   // At most 20 bytes of the name, cut before a UTF-8 continuation byte so that the
   // message stays valid UTF-8 (it is sent to the player as it is).

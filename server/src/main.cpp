@@ -1,7 +1,8 @@
 // gammond: the backgammon server process. Reads the configuration, builds the game
 // service and the network layer, runs the io_context on config.threads threads and
 // stops gracefully on SIGINT/SIGTERM. `gammond backup --db FILE --to FILE` copies the
-// database online instead (see backup_command).
+// database online instead (see backup_command); `gammond migrate --from FILE --to URL`
+// copies a SQLite database into PostgreSQL (see migrate_command).
 
 #include <spdlog/spdlog.h>
 
@@ -12,6 +13,8 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -21,8 +24,10 @@
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
+#include "bg/server/store/database_url.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "bg/server/store/store.hpp"
+#include "bg/server/store/store_migration.hpp"
 
 namespace {
 
@@ -80,6 +85,12 @@ int backup_command(int argc, char* argv[]) {
     std::cerr << "gammond backup: both --db FILE and --to FILE are needed\n";
     return 2;
   }
+  if (bg::server::is_postgres_url(from)) {
+    std::cerr << "gammond backup: copies a SQLite file; " << bg::server::masked_database(from)
+              << " is a PostgreSQL database: back it up with PostgreSQL's own tools (pg_dump "
+                 "-Fc, or pg_basebackup with WAL archiving)\n";
+    return 2;
+  }
   try {
     bg::server::backup_database(from, to);
   } catch (const bg::server::storage_error& e) {
@@ -90,15 +101,96 @@ int backup_command(int argc, char* argv[]) {
   return 0;
 }
 
+/// The value of `--name VALUE` or `--name=VALUE` at argv[i] (advancing i past it), or
+/// nullopt when argv[i] is not that flag.
+std::optional<std::string> flag_value(int argc, char* argv[], int& i, std::string_view name) {
+  const std::string_view arg = argv[i];
+  if (arg == name && i + 1 < argc) return std::string(argv[++i]);
+  if (arg.size() > name.size() && arg.starts_with(name) && arg[name.size()] == '=')
+    return std::string(arg.substr(name.size() + 1));
+  return std::nullopt;
+}
+
+/// `gammond migrate --from FILE --to URL`: copies a SQLite database into an empty
+/// PostgreSQL one in one transaction and checks the copy (migrate_to_postgres). Exit
+/// codes as gammond backup: 0 copied and checked, 1 the copy failed (nothing copied; the
+/// sentence says why), 2 bad usage.
+int migrate_command(int argc, char* argv[]) {
+  std::string from;
+  std::string to;
+  bg::server::postgres_options options;
+  options.statement_timeout_ms = 0;  // one copy, as long as it takes
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << "Usage: gammond migrate --from FILE --to URL\n\n"
+                   "Copies gammond's SQLite database FILE (tables in progress with their\n"
+                   "journals, finished matches with their analyses, accounts with their\n"
+                   "ratings, histories and ignored names, the moderation log and the bans)\n"
+                   "into the empty\n"
+                   "PostgreSQL database URL (postgresql://USER@HOST/DB) in one\n"
+                   "transaction, and checks the copy\n"
+                   "before committing it. Stop gammond first. A target that holds any\n"
+                   "table or match is refused. Exit codes: 0 copied, 1 failed (nothing\n"
+                   "copied), 2 bad usage.\n";
+      return 0;
+    }
+    if (auto v = flag_value(argc, argv, i, "--from")) {
+      from = std::move(*v);
+    } else if (auto u = flag_value(argc, argv, i, "--to")) {
+      to = std::move(*u);
+    } else {
+      std::cerr << "gammond migrate: unexpected argument \"" << arg
+                << "\" (usage: gammond migrate --from FILE --to URL)\n";
+      return 2;
+    }
+  }
+  if (from.empty() || to.empty()) {
+    std::cerr << "gammond migrate: both --from FILE and --to URL are needed\n";
+    return 2;
+  }
+  if (bg::server::is_postgres_url(from) || !bg::server::is_postgres_url(to)) {
+    std::cerr << "gammond migrate: --from is a SQLite file and --to a postgresql:// URL\n";
+    return 2;
+  }
+  if (std::error_code ec; !std::filesystem::is_regular_file(from, ec)) {
+    std::cerr << "gammond migrate: " << from << " is not a file\n";
+    return 1;
+  }
+  const std::string target = bg::server::masked_database(to);
+  try {
+    const auto r = bg::server::migrate_to_postgres(from, to, options);
+    std::cout << "gammond migrate: copied " << r.tables << " table(s) with " << r.record_entries
+              << " journal entries, " << r.matches << " match(es) with " << r.analyses
+              << " analyses, and " << r.accounts << " account(s) with " << r.account_matches
+              << " history entries, " << r.moderation << " moderation record(s), " << r.bans
+              << " ban(s) and " << r.ignores << " ignored name(s) from " << from << " to " << target
+              << "; checked: the counts, " << r.tables_checked << " table(s) with their journals, "
+              << r.accounts_checked << " account(s) with their ratings and " << r.matches_checked
+              << " match(es) with their analyses and histories read back equal\n";
+    return 0;
+  } catch (const bg::server::storage_error& e) {
+    std::cerr << "gammond migrate: " << bg::server::scrub_password(e.what(), to) << '\n';
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   if (argc >= 2 && std::string_view(argv[1]) == "backup") return backup_command(argc, argv);
+  if (argc >= 2 && std::string_view(argv[1]) == "migrate") return migrate_command(argc, argv);
   bg::server::server_config config;
   if (const auto exit_code = bg::server::parse_config(
           std::span<const char* const>(argv, static_cast<std::size_t>(argc)),
           bg::server::process_environment(), config, std::cout, std::cerr)) {
     return *exit_code;
+  }
+  if (bg::server::is_postgres_url(config.db) && config.db_max_pages != 0) {
+    std::cerr << "gammond: --db-max-pages limits the size of a SQLite file; with PostgreSQL ("
+              << bg::server::masked_database(config.db)
+              << ") it has no meaning: limit the database's size in PostgreSQL instead\n";
+    return 2;
   }
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%-5l%$ [%t] %v");
   spdlog::set_level(spdlog::level::from_str(config.log_level));
@@ -119,8 +211,9 @@ int main(int argc, char* argv[]) {
   if (std::error_code ec; !std::filesystem::is_directory(config.static_dir, ec)) {
     spdlog::warn("static directory {} does not exist: only the API is served", config.static_dir);
   }
+  const std::string database = bg::server::masked_database(config.db);
   spdlog::info("gammond {} starting ({} threads, database {})", GAMMOND_VERSION, config.threads,
-               config.db);
+               database);
 
   try {
     bg::server::metrics counters;  // outlives the io_context and every session
@@ -136,7 +229,8 @@ int main(int argc, char* argv[]) {
           config.db, e.what(), config.db);
       return 2;
     } catch (const bg::server::storage_error& e) {
-      spdlog::critical("cannot open the database {}: {}", config.db, e.what());
+      spdlog::critical("cannot open the database {}: {}", database,
+                       bg::server::scrub_password(e.what(), config.db));
       return 1;
     }
     if (!game) {

@@ -258,8 +258,10 @@ std::vector<setting> settings() {
          c.port_file = std::string{v};
          return std::nullopt;
        }},
-      {"db", "PATH", "SQLite database file", text(&server_config::db),
-       path_field(&server_config::db)},
+      {"db", "PATH|URL",
+       "SQLite database file, or a PostgreSQL URL (postgresql://USER@HOST/DB; the password "
+       "better in ~/.pgpass or PGPASSWORD)",
+       text(&server_config::db), path_field(&server_config::db)},
       {"static-dir", "DIR", "the web client's files",
        [](const server_config& c) { return c.static_dir.empty() ? "built-in" : c.static_dir; },
        [](std::string_view v, server_config& c) -> problem {
@@ -368,7 +370,8 @@ std::vector<setting> settings() {
        integer_field(&server_config::max_seed_bytes, 1, 1024)},
       // Storage and durability (issue 11 item 4).
       {"sync", "full|normal",
-       "full: every commit survives a power cut; normal: survives kill -9 of gammond only",
+       "full: every commit survives a power cut; normal: survives kill -9 of gammond only "
+       "(PostgreSQL: synchronous_commit on or off)",
        text(&server_config::sync),
        [](std::string_view v, server_config& c) -> problem {
          if (v != "full" && v != "normal") return std::string{"is not full or normal"};
@@ -376,10 +379,24 @@ std::vector<setting> settings() {
          return std::nullopt;
        }},
       {"db-max-pages", "N",
-       "largest database file in pages of 4096 bytes (a quota; writes past it fail); 0: no "
-       "limit",
+       "SQLite only: largest database file in pages of 4096 bytes (a quota; writes past it "
+       "fail); 0: no limit",
        number(&server_config::db_max_pages),
        integer_field(&server_config::db_max_pages, 0, 0x7FFFFFFFFFFFFFFFULL)},
+      // PostgreSQL (issue 16).
+      {"db-connect-timeout", "SECONDS",
+       "PostgreSQL: opening a connection may take this long (libpq connect_timeout)",
+       number(&server_config::db_connect_timeout),
+       seconds_field(&server_config::db_connect_timeout, 1, 3600)},
+      {"db-statement-timeout", "SECONDS",
+       "PostgreSQL: a statement running longer is cancelled and its write refused; 0: no "
+       "limit",
+       number(&server_config::db_statement_timeout),
+       seconds_field(&server_config::db_statement_timeout, 0, 24 * 3600)},
+      {"db-id-block", "N",
+       "PostgreSQL: match ids reserved from the database at a time (kept in memory)",
+       number(&server_config::db_id_block),
+       integer_field(&server_config::db_id_block, 2, 1'000'000)},
       // Network limits and origins (issue 11, items 5 and 6).
       {"allowed-origins", "LIST",
        "origins whose pages may open a WebSocket: https://host[:port],... or *; "
@@ -438,7 +455,7 @@ std::vector<setting> settings() {
       {"max-password-bytes", "BYTES", "longest password accepted",
        number(&server_config::max_password_bytes),
        integer_field(&server_config::max_password_bytes, 8, 4096)},
-      {"max-accounts", "N", "registered accounts in all (more: too_many_accounts)",
+      {"max-accounts", "N", "people's registered accounts in all (more: too_many_accounts)",
        number(&server_config::max_accounts),
        integer_field(&server_config::max_accounts, 1, 100'000'000)},
       {"login-delay-after", "N",
@@ -468,7 +485,9 @@ std::vector<setting> settings() {
        number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
       {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
        number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
-      {"bot-queue", "N", "computer players' questions waiting for a GNU Backgammon process",
+      {"bot-queue", "N",
+       "computer players' questions waiting: for a GNU Backgammon process, and for the long "
+       "nardy bot's thread",
        number(&server_config::bot_queue), integer_field(&server_config::bot_queue, 1, 1'000'000)},
   };
 }
@@ -492,7 +511,10 @@ std::optional<int> parse_config(std::span<const char* const> args,
 
   po::options_description description{"gammond " GAMMOND_VERSION
                                       " - a backgammon server\n\n"
-                                      "Usage: gammond [options]\n\n"
+                                      "Usage: gammond [options]\n"
+                                      "       gammond backup --db FILE --to FILE\n"
+                                      "       gammond migrate --from FILE --to URL\n"
+                                      "(each with --help)\n\n"
                                       "Every option can also be set by an environment "
                                       "variable GAMMOND_<OPTION> (e.g. GAMMOND_PORT=8080);\n"
                                       "a flag wins over its variable.\n\nOptions",

@@ -8,12 +8,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
 
 #include "bg/bots/long_evaluation.hpp"
 #include "bg/bots/long_player.hpp"
+#include "bg/bots/situation.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/game.hpp"
 #include "bg/engine/match.hpp"
@@ -398,4 +400,83 @@ TEST_CASE("bots: the bot says nothing when nothing is asked of it", "[bots][play
   // Standard backgammon is not its game (gnubg plays it).
   const match standard(match_options{variant::standard, match_kind::free_play, 0});
   CHECK_FALSE(bot.next_command(standard, side::red).has_value());
+}
+
+// ---------------------------------------------------------------------------------
+// A table's question (issue 14: the long bot at a table is asked through a situation)
+
+TEST_CASE(
+    "issue 14: a table's question holds all the long bot decides on: the match rebuilt from "
+    "it gives the same command at every decision",
+    "[bots][player][situation]") {
+  // Two one-ply bots with the cube: matches to 3 and 5 and basis sessions, with a
+  // resignation offered now and then, so every question a table asks comes up. At each
+  // decision the bot's answer to the match itself and to the match rebuilt from
+  // situation_of() (what a table sends it) must be the same.
+  const long_player bot({11, 1});
+  const match_options kind = GENERATE(points(3), points(5), money, free_game);
+  std::mt19937_64 rng(5);
+  std::map<question, int> asked;
+  for (int n = 0; n < 6; ++n) {
+    seeded_dice dice(static_cast<std::uint64_t>(300 + n));
+    match m(kind);
+    int actions = 0;
+    while (m.phase() != match_phase::match_over && m.game_number() <= 3) {
+      REQUIRE(++actions < 5000);
+      if (m.phase() == match_phase::opening) {
+        REQUIRE(m.roll_opening(dice).ok());
+        continue;
+      }
+      if (m.phase() == match_phase::game_over) {
+        for (const side each : {side::red, side::black})
+          if (m.phase() == match_phase::game_over) REQUIRE(m.continue_session(each).ok());
+        continue;
+      }
+      const side s = *m.to_act();
+      // Now and then the side to roll offers to resign instead (R18).
+      if (m.phase() == match_phase::roll && rng() % 40 == 0) {
+        REQUIRE(m.offer_resignation(s, rng() % 2 == 0 ? win_kind::single : win_kind::gammon).ok());
+        continue;
+      }
+      const auto asked_now = situation_of(m, s);
+      REQUIRE(asked_now.has_value());
+      CHECK_FALSE(situation_of(m, opponent_of(s)).has_value());  // nothing asked of the other
+      ++asked[asked_now->asked];
+      const auto rebuilt = match_of(*asked_now);
+      REQUIRE(rebuilt.ok());
+      const auto command = bot.next_command(m, s);
+      REQUIRE(command.has_value());
+      INFO("phase " << to_string(m.phase()) << ", position "
+                    << bg::test::to_text(m.current_game().current()));
+      CHECK(bot.next_command(*rebuilt, s) == command);
+      CHECK(rebuilt->phase() == m.phase());
+      CHECK(rebuilt->to_act() == m.to_act());
+      CHECK(rebuilt->may_double(s) == m.may_double(s));
+      if (m.phase() == match_phase::move)
+        CHECK(asked_now->legal == m.current_game().legal_notations());
+      REQUIRE(apply(m, s, *command, dice).empty());
+    }
+  }
+  if (kind.kind != match_kind::free_play) {
+    CHECK(asked[question::double_or_roll] > 0);
+    CHECK(asked[question::take_or_drop] > 0);
+  }
+  CHECK(asked[question::play] > 0);
+  CHECK(asked[question::accept_or_reject] > 0);
+}
+
+TEST_CASE("issue 14: a question the position cannot answer is refused with bad_state",
+          "[bots][player][situation]") {
+  situation s;
+  s.asked = question::play;
+  s.game_variant = nardy;
+  s.position = position::starting(nardy);
+  s.dice = roll{0, 0};  // a play without dice
+  const auto m = match_of(s);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.err().code == "bad_state");
+  s.asked = question::double_or_roll;
+  s.kind = match_kind::points;
+  s.match_length = 0;  // a match to no points
+  CHECK(match_of(s).err().code == "bad_state");
 }

@@ -7,7 +7,10 @@
 // computer" form and clicks the button: the page goes to the new table, where she
 // sits opposite gnubg-expert (marked as the computer) and the match has started. She
 // plays by clicking until the computer has answered with plays of its own, drawn on
-// her board. The test never skips: gnubg missing ($GNUBG, else /usr/games/gnubg)
+// her board. Then the same in long backgammon against gammond's own nardy bot, whose
+// name opens its account's page (a computer player, unrated by a guest's game); a
+// registered player's match against it is rated, and the ratings page marks it. The
+// test never skips: gnubg missing ($GNUBG, else /usr/games/gnubg)
 // fails it with a sentence. Screenshots go to <build-dir>/e2e/bots/.
 
 import { existsSync } from 'node:fs';
@@ -78,4 +81,89 @@ await h.main(async () => {
   check(!logText.includes('cannot answer'), 'the computer never failed to answer');
   await shot(alice, 'playing.png');
   log(`the computer made ${plays} plays`);
+
+  // Long backgammon: back to the lobby, the same form; gammond's own nardy bot sits down
+  // (no GNU Backgammon in it) and answers with plays of its own.
+  await alice.click('#to-lobby');
+  await alice.waitForSelector('#lobby:not([hidden]) #computer-form button[data-cmd="play-bot"]');
+  await alice.selectOption('#computer-level', 'beginner');
+  await alice.selectOption('#computer-variant', 'long');
+  await alice.selectOption('#computer-match', '1');
+  await alice.click('#computer-form button[data-cmd="play-bot"]');
+  await alice.waitForFunction(() => (window.gammond.table ?? '').startsWith('vs-nardy-'));
+  await alice.waitForFunction(() => (window.gammond.states.get(window.gammond.table)?.game_number ?? 0) >= 1);
+  const long = await stateOf(alice);
+  check(long.players.red === 'alice' && long.players.black === 'nardy-beginner',
+    `alice sits opposite the long nardy bot (${JSON.stringify(long.players)})`);
+  check(long.options.variant === 'long' && long.bots.black === 'beginner', `a long nardy match with the bot (${JSON.stringify(long.options)})`);
+  const nardyPlays = () =>
+    alice.evaluate(() => (window.gammond.logs.get(window.gammond.table) ?? [])
+      .filter((l) => l.kind === 'event moved' && l.text.startsWith('nardy-beginner')).length);
+  for (let turn = 0; turn < 40 && (await nardyPlays()) < 2; turn++) {
+    await alice.waitForFunction(() => {
+      const st = window.gammond.states.get(window.gammond.table);
+      return st && (st.phase === 'match_over' || (st.to_act === 'red' && ['roll', 'move'].includes(st.phase)));
+    }, null, { timeout: 30_000 });
+    const st = await stateOf(alice);
+    if (st.phase === 'match_over') break;
+    if (st.phase === 'roll') {
+      await command(alice, '#controls button[data-cmd="roll"]');
+    } else {
+      await playByClicking(alice, 'red', { long: true, seq: await seqOf(alice) });
+    }
+  }
+  const longPlays = await nardyPlays();
+  check(longPlays >= 2, `the long nardy bot answered with plays of its own (${longPlays} seen)`);
+  checkFifteen(await readBoard(alice), 'alice');
+  const longLog = await alice.textContent('#log');
+  check(!longLog.includes('cannot answer'), 'the long nardy bot never failed to answer');
+  await shot(alice, 'playing-long.png');
+  log(`the long nardy bot made ${longPlays} plays`);
+
+  // The bot has an account (issue 14): its name opens its page, which says it is a
+  // computer player, with its ratings (a guest's match left them at 1500.00).
+  await alice.click('button.player-link[data-name="nardy-beginner"]');
+  await alice.waitForFunction(() => document.querySelector('#player')?.dataset.loaded === 'nardy-beginner');
+  const botPage = await alice.$eval('#player', (p) => ({ bot: p.dataset.bot, status: document.querySelector('#player-status').textContent }));
+  check(botPage.bot === 'true' && botPage.status.includes('a computer player'),
+    `the bot's page says it is a computer player (${JSON.stringify(botPage)})`);
+  const botLong = await alice.textContent('#player-ratings tr[data-variant="long"] .rating-value');
+  check(botLong === '1500.00', `a guest's match left the bot's long rating at 1500.00 (${botLong})`);
+  await shot(alice, 'bot-page.png');
+
+  // dave has an account: his match against the long nardy bot is rated (he resigns a
+  // single game of a 1-point match, which the bot accepts), and the ratings page lists
+  // the bot first, marked as the computer.
+  const dave = await h.newPage('dave');
+  await dave.goto(base);
+  await dave.fill('#login-name', 'dave');
+  await dave.fill('#login-password', 'dave-secret-14');
+  await dave.click('#register-button');
+  await dave.waitForSelector('#lobby:not([hidden]) #computer-form button[data-cmd="play-bot"]');
+  await dave.selectOption('#computer-level', 'expert');
+  await dave.selectOption('#computer-variant', 'long');
+  await dave.selectOption('#computer-match', '1');
+  await dave.click('#computer-form button[data-cmd="play-bot"]');
+  await dave.waitForFunction(() => (window.gammond.table ?? '').startsWith('vs-nardy-'));
+  await dave.waitForFunction(() => {
+    const st = window.gammond.states.get(window.gammond.table);
+    return st && st.to_act === 'red' && ['roll', 'move'].includes(st.phase);
+  }, null, { timeout: 30_000 });
+  await dave.fill('#line', '/resign single');
+  await dave.press('#line', 'Enter');
+  await dave.waitForFunction(() => window.gammond.states.get(window.gammond.table)?.phase === 'match_over', null, { timeout: 30_000 });
+  // (match_over comes after the ratings are written; the header shows the standard rating.)
+  await dave.click('#to-leaders');
+  await dave.click('#leaders button.variant[data-variant="long"]');
+  await dave.waitForFunction(() => document.querySelector('#leaders')?.dataset.loaded === 'long');
+  const leaders = await dave.$$eval('#leaders-table tbody tr', (rows) =>
+    rows.map((r) => ({ bot: r.dataset.bot ?? null, cells: [...r.children].map((c) => c.textContent) })));
+  log(`long ratings: ${JSON.stringify(leaders)}`);
+  check(leaders.length === 2, `the long ratings list the bot and dave (${leaders.length})`);
+  check(leaders[0]?.bot === 'true' && leaders[0].cells[1].startsWith('nardy-expert') &&
+    leaders[0].cells[1].includes('computer') && leaders[0].cells[2] === '1510.00',
+  'nardy-expert leads at 1510.00, marked as the computer');
+  check(leaders[1]?.bot === null && leaders[1].cells[1] === 'dave' && leaders[1].cells[2] === '1490.00',
+    'dave follows at 1490.00, a person');
+  await shot(dave, 'bot-ratings.png');
 });

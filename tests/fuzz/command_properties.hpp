@@ -7,11 +7,14 @@
 ///    line meets parse_line's precondition (valid UTF-8, no control characters) the
 ///    message does too, because it goes to the player as it is;
 ///  - blanks around a line change nothing, and neither does the ASCII case of a
-///    command (only a /move's play, a /seed's text, the names of /whois and /history and
-///    the passwords of /password keep the case they were typed in);
+///    command (only a /move's play, a /seed's text, the names of /whois and /history, the
+///    passwords of /password, and the names, table and text of the moderation commands
+///    (issue 13) keep the case they were typed in);
 ///  - every parsed command, written back in its canonical form ("/join red",
 ///    "/option match 7", "/move 24/18 13/11"), parses to the same command.
 
+#include <array>
+#include <charconv>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,7 +28,7 @@ namespace bg::fuzz {
 inline bool same_command(const protocol::command& a, const protocol::command& b) {
   return a.kind == b.kind && a.text == b.text && a.seat == b.seat && a.match == b.match &&
          a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind &&
-         a.clock == b.clock && a.new_password == b.new_password;
+         a.clock == b.clock && a.new_password == b.new_password && a.ban_hours == b.ban_hours;
 }
 
 inline bool same_result(const engine::result<protocol::command>& a,
@@ -130,6 +133,33 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/play bot " + c.text + " " + string(engine::to_string(c.game_variant)) + " match " +
              match;
     }
+    case command_kind::kick:
+      return "/kick " + c.text;
+    case command_kind::invite:
+      return "/invite " + c.text;
+    case command_kind::uninvite:
+      return "/uninvite " + c.text;
+    case command_kind::option_private:
+      return c.flag ? "/option private on" : "/option private off";
+    case command_kind::ignore:
+      return c.text.empty() ? "/ignore" : "/ignore " + c.text;
+    case command_kind::unignore:
+      return "/unignore " + c.text;
+    case command_kind::ban: {
+      if (c.ban_hours == 0.0) return "/ban " + c.text;
+      // The shortest decimals (never an exponent, which /ban refuses) that read back the same.
+      std::array<char, 64> hours{};
+      const auto [end, ec] = std::to_chars(hours.data(), hours.data() + hours.size(), c.ban_hours,
+                                           std::chars_format::fixed);
+      if (ec != std::errc{}) return "/ban ?";
+      return "/ban " + c.text + " " + string(hours.data(), end);
+    }
+    case command_kind::unban:
+      return "/unban " + c.text;
+    case command_kind::broadcast:
+      return "/broadcast " + c.text;
+    case command_kind::close_table:
+      return "/close " + c.text;
   }
   return "/?";
 }
@@ -208,7 +238,10 @@ inline void check_command_line(std::string_view line) {
       auto b = *other;
       using k = protocol::command_kind;
       if (a.kind == k::move || a.kind == k::seed || a.kind == k::whois || a.kind == k::history ||
-          a.kind == k::password) {
+          a.kind == k::password || a.kind == k::kick || a.kind == k::invite ||
+          a.kind == k::uninvite || a.kind == k::ignore || a.kind == k::unignore ||
+          a.kind == k::ban || a.kind == k::unban || a.kind == k::broadcast ||
+          a.kind == k::close_table) {
         a.text = ascii_case(a.text, false);
         b.text = ascii_case(b.text, false);
         a.new_password = ascii_case(a.new_password, false);

@@ -249,3 +249,64 @@ TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order
     CHECK(code_of(bad) == "bad_command");
   }
 }
+
+TEST_CASE("issue 13: the moderation commands parse with their arguments",
+          "[protocol][command][moderation]") {
+  // Names keep the case they were typed in (the server compares them by their key).
+  CHECK(ok("/kick Mallory").kind == command_kind::kick);
+  CHECK(ok("/KICK Mallory").text == "Mallory");
+  CHECK(ok("/invite Carol").kind == command_kind::invite);
+  CHECK(ok("/uninvite Carol").kind == command_kind::uninvite);
+  CHECK(ok("/unignore Mallory").kind == command_kind::unignore);
+  CHECK(ok("/unban Mallory").kind == command_kind::unban);
+  CHECK(ok("/close T1").kind == command_kind::close_table);
+  CHECK(ok("/close T1").text == "T1");
+  for (const char* bad : {"/kick", "/kick a b", "/invite", "/uninvite a b", "/unignore", "/unban",
+                          "/close", "/close a b"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+  // /ignore alone lists; with a name it ignores it
+  CHECK(ok("/ignore").kind == command_kind::ignore);
+  CHECK(ok("/ignore").text.empty());
+  CHECK(ok("/ignore Mallory").text == "Mallory");
+  CHECK(code_of("/ignore a b") == "bad_command");
+  // /option private on|off
+  CHECK(ok("/option private on").kind == command_kind::option_private);
+  CHECK(ok("/option private ON").flag);
+  CHECK_FALSE(ok("/options private off").flag);
+  for (const char* bad : {"/option private", "/option private yes", "/option private on off"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+  // /ban NAME [HOURS]: no hours is until /unban (0); decimals allowed; nothing else
+  const auto forever = ok("/ban mallory");
+  CHECK(forever.kind == command_kind::ban);
+  CHECK(forever.text == "mallory");
+  CHECK(forever.ban_hours == 0.0);
+  CHECK(ok("/ban mallory 24").ban_hours == 24.0);
+  CHECK(ok("/ban mallory 0.5").ban_hours == 0.5);
+  CHECK(ok("/ban mallory 87600").ban_hours == 87600.0);
+  for (const char* bad :
+       {"/ban", "/ban a 1 2", "/ban a 0", "/ban a -1", "/ban a 1e3", "/ban a .5", "/ban a 5.",
+        "/ban a 1.2.3", "/ban a inf", "/ban a nan", "/ban a 87601", "/ban a 0.0"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+  // /broadcast keeps the rest of the line as typed
+  const auto b = ok("/broadcast  Back in  5 minutes!");
+  CHECK(b.kind == command_kind::broadcast);
+  CHECK(b.text == "Back in  5 minutes!");
+  CHECK(code_of("/broadcast") == "bad_command");
+  CHECK(code_of("/broadcast   ") == "bad_command");
+  // Each has its help, listed in /help
+  for (const char* topic :
+       {"kick", "invite", "uninvite", "ignore", "unignore", "ban", "unban", "broadcast", "close"}) {
+    INFO(topic);
+    const auto help = help_text(topic);
+    REQUIRE(help);
+    CHECK(help->find(std::string("/") + topic) == 0);
+    CHECK(help_text("")->find(std::string("/") + topic + " ") != std::string::npos);
+  }
+  CHECK(help_text("option private")->find("invite") != std::string::npos);
+}

@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/engine/dice_source.hpp"
-#include "bg/server/store/sqlite_store.hpp"
+#include "bg/server/store/open_store.hpp"
 #include "eventually.hpp"
 #include "gammond_process.hpp"
 #include "record_builder.hpp"
@@ -214,12 +214,13 @@ TEST_CASE(
   REQUIRE(server.stop() == 0);
   std::int64_t id = 0;
   {
-    bg::server::sqlite_store db(server.database().string());
-    id = db.save_match(
+    // The store gammond uses (the SQLite file, or PostgreSQL in the pg test stage).
+    const auto db = bg::server::open_store(server.db(), {});
+    id = db->save_match(
         replay_mat(read_text(fs::path(BG_SERVER_TEST_DATA) / "analysis_blunder.mat")));
     bg::server::analysis_record pending;
     pending.match_id = id;
-    db.save_analysis(pending);
+    db->save_analysis(pending);
   }
   // when gammond starts again, the analysis is queued and is pending while gnubg waits,
   server.restart();

@@ -3,6 +3,9 @@
 // through the same table::handle as a person's.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <vector>
+
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/bot_turn.hpp"
@@ -75,6 +78,44 @@ TEST_CASE("issue 14: /bot seats the computer opposite the person who asks", "[ta
   CHECK_FALSE(t.bot_level(side::black));
   CHECK(refused(t, "alice", "/bot") == "table_full");
   CHECK(refused(t, "alice", "/option variant long") == "bot_variant");
+}
+
+TEST_CASE(
+    "issue 14: /option variant gives a computer player's seat to the computer player of that "
+    "variant at its level",
+    "[table][bots]") {
+  scripted_dice dice{{6, 1}};
+  table_hooks h = hooks_with_bots();
+  h.bot = [](const std::string& level, bg::engine::variant v) -> bg::engine::result<std::string> {
+    return (v == bg::engine::variant::standard ? "gnubg-" : "nardy-") + level;
+  };
+  table t{"t", dice, h};
+  t.enter("alice");
+  ok(t, "alice", "/join red");
+  ok(t, "alice", "/bot advanced");
+  const auto o = t.handle("alice", line("/option variant long"));
+  REQUIRE_FALSE(o.refused);
+  // The bot leaves, its namesake sits down, then the option is announced.
+  std::vector<std::string> events;
+  for (const auto& d : o.out)
+    if (d.message.value("type", "") == "event") events.push_back(d.message["event"]);
+  CHECK(events == std::vector<std::string>{"left", "joined", "option"});
+  CHECK(o.out[0].message["name"] == "gnubg-advanced");
+  CHECK(o.out[1].message["name"] == "nardy-advanced");
+  CHECK(o.out[1].message["bot"] == "advanced");
+  CHECK(o.out[1].message["side"] == "black");
+  auto st = t.state();
+  CHECK(st["players"]["black"] == "nardy-advanced");
+  CHECK(st["bots"]["black"] == "advanced");
+  CHECK(st["options"]["variant"] == "long");
+  // The same variant again changes no seat; back to standard brings gnubg back.
+  const auto same = t.handle("alice", line("/option variant long"));
+  REQUIRE_FALSE(same.refused);
+  CHECK(same.out.front().message["event"] == "option");
+  ok(t, "alice", "/option variant standard");
+  CHECK(t.state()["players"]["black"] == "gnubg-advanced");
+  // A person's seat is never touched.
+  CHECK(t.state()["players"]["red"] == "alice");
 }
 
 TEST_CASE("issue 14: without a host's computer players /bot answers no_bot", "[table][bots]") {

@@ -1,6 +1,11 @@
 // Storage and durability against the real gammond (issue 11 items 3 and 4): a failed
 // write is never announced, the finished match and its snapshot are atomic, a damaged
 // database stops gammond, --sync, and `gammond backup` while gammond writes.
+//
+// Tests tagged [sqlite] are about the SQLite file itself (a quota in pages, PRAGMA
+// quick_check, synchronous, the backup API, rows edited in the file): CTest labels them
+// "sqlite" and scripts/test's pg stage, which runs the suite on PostgreSQL, leaves them
+// out. Their PostgreSQL counterparts are in test_postgres_gammond.cpp.
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
@@ -99,7 +104,7 @@ TEST_CASE(
     "issue 11.3: a write that fails (database full) is not announced: the sender gets "
     "storage_error and /board shows the last written state and /metrics counts it and the "
     "table keeps serving",
-    "[issue11][durability]") {
+    "[issue11][durability][sqlite]") {
   gammond_process server{flags()};
   restart_capped(server, 1, 200000);
   player red(server.port(), "alice");
@@ -174,7 +179,7 @@ TEST_CASE(
 TEST_CASE(
     "issue 11.3: the finished match and its final snapshot are one write: when it fails "
     "neither match_over nor the match exists and when it succeeds both do",
-    "[issue11][durability]") {
+    "[issue11][durability][sqlite]") {
   gammond_process server{flags()};
   // Ballast of about a page per row: room is made a page at a time.
   restart_capped(server, 80, 3500);
@@ -240,7 +245,7 @@ TEST_CASE(
 TEST_CASE(
     "issue 11.4: a database that fails PRAGMA quick_check stops gammond with exit code 2 "
     "and a sentence saying what to do",
-    "[issue11][durability]") {
+    "[issue11][durability][sqlite]") {
   gammond_process server{flags()};
   {
     player red(server.port(), "alice");
@@ -272,7 +277,7 @@ TEST_CASE(
 }
 
 TEST_CASE("issue 11.4: --sync is full by default and normal on request and refuses other values",
-          "[issue11][durability]") {
+          "[issue11][durability][sqlite]") {
   {
     gammond_process server{flags()};
     CHECK_THAT(server.log(), Catch::Contains("synchronous=FULL"));
@@ -296,7 +301,7 @@ TEST_CASE("issue 11.4: --sync is full by default and normal on request and refus
 TEST_CASE(
     "issue 11.4: gammond backup makes a consistent copy while gammond writes that passes "
     "quick_check and holds the tables and matches",
-    "[issue11][durability]") {
+    "[issue11][durability][sqlite]") {
   gammond_process server{flags()};
   player red(server.port(), "alice");
   player black(server.port(), "bob");

@@ -17,10 +17,14 @@
 #include "bg/server/server_config.hpp"
 #include "eventually.hpp"
 #include "gammond_process.hpp"
+#include "scripted_person.hpp"
 #include "test_player.hpp"
 
+using bg::test::events_named;
 using bg::test::gammond_process;
+using bg::test::is_phase;
 using bg::test::player;
+using scripted = bg::test::scripted_person;
 using nlohmann::json;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -82,88 +86,6 @@ std::vector<pid_t> gnubg_pids(const gammond_process& server) {
     pids.push_back(static_cast<pid_t>(std::stol(digits)));
   }
   return pids;
-}
-
-bool is_phase(const json& st, std::initializer_list<const char*> phases) {
-  for (const char* p : phases)
-    if (st.value("phase", "") == p) return true;
-  return false;
-}
-
-/// A scripted person at a table against a computer player: rolls, plays a seeded
-/// random legal play, doubles when `double_when` says so, takes every double, and
-/// answers nothing for the bot (the bot acts by itself).
-struct scripted {
-  player& me;
-  std::string table;
-  std::string side;  // "red" or "black"
-  std::mt19937 rng{14};
-  std::function<bool(const json&)> double_when = [](const json&) { return false; };
-  std::function<bool(const json&)> take_when = [](const json&) { return true; };
-  int doubles = 0;
-
-  /// The newest state in which the person must act, or the match is over.
-  json wait_turn() {
-    return me.await_state(table, [&](const json& st) {
-      if (is_phase(st, {"match_over"})) return true;
-      if (is_phase(st, {"game_over"})) return !st["continuing"].value(side, false);
-      return st["to_act"] == side &&
-             is_phase(st, {"roll", "move", "cube_offered", "resign_offered"});
-    });
-  }
-
-  /// One decision; returns the state after it.
-  json act(const json& st) {
-    const std::string phase = st["phase"];
-    if (phase == "roll") {
-      if (st["may_double"].get<bool>() && double_when(st)) {
-        ++doubles;
-        return me.ok(table, "/double");
-      }
-      return me.ok(table, "/roll");
-    }
-    if (phase == "move") {
-      // A seeded random play among those that hit the most (state.legal_moves).
-      const auto legal = st["legal"].get<std::vector<std::string>>();
-      REQUIRE_FALSE(legal.empty());
-      std::vector<std::size_t> best;
-      int most = -1;
-      for (std::size_t i = 0; i < legal.size(); ++i) {
-        int hits = 0;
-        for (const auto& m : st["legal_moves"][i]) hits += m["hit"].get<bool>() ? 1 : 0;
-        if (hits > most) best.clear();
-        if (hits >= most) {
-          most = hits;
-          best.push_back(i);
-        }
-      }
-      std::uniform_int_distribution<std::size_t> pick(0, best.size() - 1);
-      return me.ok(table, "/move " + legal[best[pick(rng)]]);
-    }
-    if (phase == "cube_offered") return me.ok(table, take_when(st) ? "/take" : "/drop");
-    if (phase == "resign_offered") return me.ok(table, "/accept");
-    if (phase == "game_over") return me.ok(table, "/continue");
-    FAIL("nothing to do in phase " << phase);
-    return st;
-  }
-
-  /// Plays until `done(state)` or the match is over; returns the last state.
-  json play_until(const std::function<bool(const json&)>& done, int max_steps = 2000) {
-    json st = wait_turn();
-    for (int i = 0; i < max_steps && !done(st) && !is_phase(st, {"match_over"}); ++i) {
-      act(st);
-      st = wait_turn();
-    }
-    return st;
-  }
-};
-
-/// Events named `name` seen by `p` at `table`.
-std::vector<json> events_named(const player& p, const std::string& table, const std::string& name) {
-  std::vector<json> out;
-  for (const auto& e : p.events())
-    if (e.value("table", "") == table && e.value("event", "") == name) out.push_back(e);
-  return out;
 }
 
 }  // namespace
@@ -416,23 +338,28 @@ TEST_CASE("issue 14: without gnubg, /bot and /play bot answer no_bot with a sent
   CHECK(server.metric("gammond_bot_processes") == 0);
 }
 
-TEST_CASE("issue 14: long nardy has no computer player yet: bot_variant",
-          "[bots][gnubg][issue14]") {
+TEST_CASE(
+    "issue 14: a gnubg seated at a table turned to long nardy gives its seat to the long bot "
+    "of its level, and back",
+    "[bots][gnubg][issue14]") {
   gammond_process server{flags(1405)};
   player alice(server.port(), "alice");
   alice.ok("t", "/join");
+  alice.ok("t", "/bot intermediate");
+  const auto long_table = alice.ok("t", "/option variant long");
+  CHECK(long_table["players"]["black"] == "nardy-intermediate");
+  CHECK(long_table["bots"]["black"] == "intermediate");
+  const auto left = events_named(alice, "t", "left");
+  REQUIRE(left.size() == 1);
+  CHECK(left[0]["name"] == "gnubg-intermediate");
+  CHECK_THAT(left[0]["text"].get<std::string>(), Catch::Contains("nardy-intermediate"));
+  const auto back = alice.ok("t", "/option variant standard");
+  CHECK(back["players"]["black"] == "gnubg-intermediate");
+  // /bot at a long nardy table seats the long bot at once.
+  alice.ok("t", "/leave");
+  alice.ok("t", "/join");
   alice.ok("t", "/option variant long");
-  const auto r = alice.say("t", "/bot");
-  REQUIRE(r["type"] == "error");
-  CHECK(r["code"] == "bot_variant");
-  CHECK_THAT(r["message"].get<std::string>(), Catch::Contains("standard backgammon only"));
-  const auto p = alice.say("", "/play bot long");
-  CHECK(p["code"] == "bot_variant");
-  // And a seated gnubg keeps its table standard.
-  alice.ok("t", "/option variant standard");
-  alice.ok("t", "/bot");
-  const auto v = alice.say("t", "/option variant long");
-  CHECK(v["code"] == "bot_variant");
+  CHECK(alice.ok("t", "/bot")["players"]["black"] == "nardy-expert");
 }
 
 TEST_CASE("issue 14: /bot is refused to spectators, during a match and without a free seat",
@@ -543,6 +470,42 @@ TEST_CASE("issue 14: a computer player's seat survives a restart and plays on",
   CHECK(server.metric("gammond_bot_answers_total") >= 2);
 }
 
+TEST_CASE(
+    "issue 14: S1 a registered player who resigns a 1-point match to gnubg loses 10 rating "
+    "points to it, and gnubg's account gains them",
+    "[bots][gnubg][accounts][issue14]") {
+  gammond_process server{flags(1413)};
+  player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
+  const std::string t = "rated";
+  alice.ok(t, "/join red");
+  alice.ok(t, "/option match 1");
+  const auto seated = alice.ok(t, "/bot");
+  CHECK(seated["ratings"]["gnubg-expert"].get<double>() == Approx(1500.0));
+  alice.ok(t, "/start");
+  alice.await_state(t, [](const json& st) {
+    return st["to_act"] == "red" && is_phase(st, {"roll", "move"});
+  });
+  // gnubg answers a resignation from its own evaluation: one point wins it the match.
+  alice.ok(t, "/resign");
+  const auto over = alice.await_event(t, "match_over");
+  INFO(over.dump());
+  REQUIRE(over.contains("ratings"));
+  // Both new (1500, experience 0), n = 1: 4 * 1 * 1/2 * K 5 = 10 points.
+  CHECK(over["ratings"]["black"]["name"] == "gnubg-expert");
+  CHECK(over["ratings"]["black"]["after"].get<double>() == Approx(1510.0));
+  CHECK(over["ratings"]["red"]["after"].get<double>() == Approx(1490.0));
+  const auto whois = alice.ok("", "/whois gnubg-expert");
+  CHECK(whois["data"]["bot"] == true);
+  CHECK(whois["data"]["online"] == true);
+  CHECK(whois["data"]["ratings"]["standard"]["rating"].get<double>() == Approx(1510.0));
+  CHECK(whois["data"]["ratings"]["standard"]["experience"] == 1);
+  CHECK(whois["data"]["ratings"]["long"]["experience"] == 0);
+  const auto list = alice.ok("", "/ratings")["data"]["players"];
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["name"] == "gnubg-expert");
+  CHECK(list[0]["bot"] == true);
+}
+
 TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
           "[bots][config][issue14]") {
   const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env) {
@@ -583,4 +546,53 @@ TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
     CHECK(code == 2);
     CHECK_THAT(message, Catch::Contains(bad[0]));
   }
+}
+
+TEST_CASE(
+    "issue 14: S1 a registered player's 1-point match against gnubg is rated, a guest's is not",
+    "[bots][gnubg][accounts][issue14]") {
+  gammond_process server{flags(1407)};
+  player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
+  REQUIRE(alice.welcome()["account"]["registered"] == true);
+  // `who` resigns a single game of a 1-point match at table `t` on its first turn;
+  // gnubg accepts (it wins the match by it). Returns the match_over event.
+  const auto resign = [](player& who, const std::string& t) {
+    who.ok(t, "/join red");
+    who.ok(t, "/option match 1");
+    who.ok(t, "/bot expert");
+    who.ok(t, "/start");
+    who.await_state(t, [](const json& st) {
+      return st["to_act"] == "red" && is_phase(st, {"roll", "move"});
+    });
+    who.ok(t, "/resign single");
+    const auto over = who.await_event(t, "match_over");
+    who.ok(t, "/leave");
+    return over;
+  };
+  const auto rated = resign(alice, "g1");
+  INFO(rated.dump());
+  REQUIRE(rated.contains("ratings"));
+  CHECK(rated["winner"] == "black");
+  // Both new: D = 0, P_upset = 1/2, 4 sqrt(1) / 2 = 2 points at K = 5 (RULES.md S1).
+  CHECK(rated["ratings"]["black"]["name"] == "gnubg-expert");
+  CHECK(rated["ratings"]["black"]["after"].get<double>() == Approx(1510.0));
+  CHECK(rated["ratings"]["red"]["after"].get<double>() == Approx(1490.0));
+  const auto whois = alice.ok("", "/whois gnubg-expert");
+  CHECK(whois["data"]["bot"] == true);
+  CHECK(whois["data"]["online"] == true);  // GNU Backgammon is here
+  CHECK(whois["data"]["ratings"]["standard"]["rating"].get<double>() == Approx(1510.0));
+  CHECK(whois["data"]["ratings"]["standard"]["experience"] == 1);
+
+  player guest(server.port(), "guest");
+  const auto unrated = resign(guest, "g2");
+  CHECK(unrated["winner"] == "black");
+  CHECK_FALSE(unrated.contains("ratings"));
+  const auto after = guest.ok("", "/whois gnubg-expert");
+  CHECK(after["data"]["ratings"]["standard"]["rating"].get<double>() == Approx(1510.0));
+  CHECK(after["data"]["ratings"]["standard"]["experience"] == 1);
+  CHECK(after["data"]["ratings"]["standard"]["played"] == 2);
+  const auto list = alice.ok("", "/ratings")["data"]["players"];
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["name"] == "gnubg-expert");
+  CHECK(list[0]["bot"] == true);
 }

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/net/service.hpp"
@@ -1070,6 +1071,52 @@ TEST_CASE(
   CHECK_THAT(help.out, Catch::Contains("tests only"));
 }
 
+TEST_CASE(
+    "issue 16: --db takes a PostgreSQL URL, and --db-connect-timeout, --db-statement-timeout "
+    "and --db-id-block are flags and variables with their bounds",
+    "[network][config]") {
+  const auto defaults = parse({});
+  REQUIRE_FALSE(defaults.exit);
+  CHECK(defaults.config.db == "gammond.db");
+  CHECK(defaults.config.db_connect_timeout == 10s);
+  CHECK(defaults.config.db_statement_timeout == 30s);
+  CHECK(defaults.config.db_id_block == 1000);
+  const auto flags =
+      parse({"--db", "postgresql://gammond@db.example.org/gammond", "--db-connect-timeout", "3",
+             "--db-statement-timeout", "0", "--db-id-block", "50"},
+            {{"GAMMOND_DB_ID_BLOCK", "99"}});
+  REQUIRE_FALSE(flags.exit);
+  CHECK(flags.config.db == "postgresql://gammond@db.example.org/gammond");
+  CHECK(flags.config.db_connect_timeout == 3s);
+  CHECK(flags.config.db_statement_timeout == 0s);  // no limit
+  CHECK(flags.config.db_id_block == 50);           // the flag wins over its variable
+  const auto env = parse({}, {{"GAMMOND_DB", "postgres://u@/g?host=/run/postgresql"},
+                              {"GAMMOND_DB_CONNECT_TIMEOUT", "20"},
+                              {"GAMMOND_DB_STATEMENT_TIMEOUT", "5"},
+                              {"GAMMOND_DB_ID_BLOCK", "2"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.db == "postgres://u@/g?host=/run/postgresql");
+  CHECK(env.config.db_connect_timeout == 20s);
+  CHECK(env.config.db_statement_timeout == 5s);
+  CHECK(env.config.db_id_block == 2);
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--db-connect-timeout", "0"},
+                                                               {"--db-connect-timeout", "3601"},
+                                                               {"--db-statement-timeout", "-1"},
+                                                               {"--db-statement-timeout", "86401"},
+                                                               {"--db-id-block", "1"},
+                                                               {"--db-id-block", "1000001"}}) {
+    CAPTURE(bad);
+    const auto p = parse(bad);
+    CHECK(p.exit == 2);
+    CHECK_THAT(p.err, Catch::Contains(bad[0]));
+  }
+  const auto help = parse({"--help"});
+  for (const char* name :
+       {"GAMMOND_DB_CONNECT_TIMEOUT", "GAMMOND_DB_STATEMENT_TIMEOUT", "GAMMOND_DB_ID_BLOCK",
+        "postgresql://", "gammond migrate --from FILE --to URL"})
+    CHECK_THAT(help.out, Catch::Contains(name));
+}
+
 TEST_CASE("--help lists every flag with its variable and --version prints the version",
           "[network][config]") {
   const auto help = parse({"--help"});
@@ -1429,4 +1476,18 @@ TEST_CASE(
   CHECK_THAT(soft, Catch::Matches("(.|\n)*Max open files +1064 (.|\n)*"));
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+TEST_CASE("log_safe: what a client sent reaches a log line escaped and bounded", "[network][log]") {
+  using bg::server::log_safe;
+  CHECK(log_safe("alice") == "alice");
+  // A forged second log line, quotes and backslashes, and UTF-8 all become \xNN.
+  CHECK(log_safe("bob\nERROR fake") == "bob\\x0aERROR fake");
+  CHECK(log_safe("a\"b\\c") == "a\\x22b\\x5cc");
+  CHECK(log_safe("\xc3\xa9") == "\\xc3\\xa9");
+  CHECK(log_safe(std::string_view("a\0b", 3)) == "a\\x00b");
+  // Bounded: at most max_bytes of the input, then "...".
+  CHECK(log_safe(std::string(300, 'x')) == std::string(200, 'x') + "...");
+  CHECK(log_safe("abcdef", 3) == "abc...");
+  CHECK(log_safe("abc", 3) == "abc");
 }

@@ -592,8 +592,12 @@ TEST_CASE("storage: issue 14: a version 2 database gets the analyses table and k
     sqlite_store db(path);
     id = archive(db, play_random_match(points(1), 5), false);
   }
-  // Back to version 2: the analyses table (version 3) and the accounts' tables (version
-  // 4) did not exist yet.
+  // Back to version 2: the analyses table (version 3), the accounts' tables (version
+  // 4) and moderation's (version 5) did not exist yet.
+  raw_query(path, "DROP TABLE moderation");
+  raw_query(path, "DROP TABLE bans");
+  raw_query(path, "DROP TABLE ignores");
+  raw_query(path, "ALTER TABLE matches DROP COLUMN unfinished");
   raw_query(path, "DROP TABLE account_matches");
   raw_query(path, "DROP TABLE ratings");
   raw_query(path, "DROP TABLE accounts");

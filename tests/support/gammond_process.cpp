@@ -2,6 +2,8 @@
 
 #include "gammond_process.hpp"
 
+#include "postgres_server.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,8 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX
@@ -47,12 +51,24 @@ bool has_flag(const std::vector<std::string>& flags, const std::string& name) {
 
 }  // namespace
 
+/// True when the tests run on PostgreSQL (GAMMOND_TEST_STORE=postgres).
+bool postgres_wanted() {
+  const char* store = std::getenv("GAMMOND_TEST_STORE");  // NOLINT(concurrency-mt-unsafe)
+  if (store == nullptr || *store == '\0' || std::string_view{store} == "sqlite") return false;
+  if (std::string_view{store} == "postgres") return true;
+  throw std::runtime_error("gammond_process: GAMMOND_TEST_STORE is \"" + std::string{store} +
+                           "\"; sqlite or postgres expected");
+}
+
 gammond_process::gammond_process(std::vector<std::string> extra_flags,
                                  std::chrono::milliseconds startup_timeout)
     : dir_{make_temp_dir()}, flags_{std::move(extra_flags)}, startup_timeout_{startup_timeout} {
   try {
+    if (postgres_wanted() && !has_flag(flags_, "--db"))
+      postgres_url_ = postgres_server::shared().create_database();
     start();
   } catch (...) {
+    if (!postgres_url_.empty()) postgres_server::shared().drop_database(postgres_url_);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
     throw;
@@ -65,8 +81,23 @@ gammond_process::~gammond_process() {
     int status = 0;
     ::waitpid(pid_, &status, 0);
   }
+  if (!postgres_url_.empty()) postgres_server::shared().drop_database(postgres_url_);
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
+}
+
+std::string gammond_process::db() const {
+  return postgres_url_.empty() ? database().string() : postgres_url_;
+}
+
+std::string gammond_process::database_contents() const {
+  if (!postgres_url_.empty()) return postgres_server::dump(postgres_url_);
+  std::string bytes;
+  for (const auto& file : {database(), std::filesystem::path{database().string() + "-wal"}}) {
+    std::ifstream in{file, std::ios::binary};
+    bytes.append(std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{});
+  }
+  return bytes;
 }
 
 void gammond_process::start() {
@@ -74,9 +105,11 @@ void gammond_process::start() {
   std::error_code ec;
   std::filesystem::remove(port_file, ec);
 
-  std::vector<std::string> args{GAMMOND_BINARY,     "--port",           "0",
-                                "--port-file",      port_file.string(), "--db",
-                                database().string()};
+  std::vector<std::string> args{GAMMOND_BINARY, "--port", "0", "--port-file", port_file.string()};
+  if (!has_flag(flags_, "--db")) {
+    args.emplace_back("--db");
+    args.push_back(db());
+  }
   if (!has_flag(flags_, "--log-level")) {
     args.emplace_back("--log-level");
     args.emplace_back("debug");

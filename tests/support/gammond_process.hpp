@@ -15,6 +15,10 @@
 /// @endcode
 /// The destructor kills a still running process (SIGKILL) and removes the temporary
 /// directory (database, port file, log).
+///
+/// With GAMMOND_TEST_STORE=postgres in the environment (scripts/test's pg stage) the
+/// database is a new PostgreSQL database on postgres_server::shared() instead of the
+/// file, dropped by the destructor: the same tests then run on the second store.
 
 #include <sys/types.h>
 #include <chrono>
@@ -29,13 +33,13 @@
 namespace bg::test {
 
 /// One gammond process started with `--port 0 --port-file <dir>/port --db
-/// <dir>/test.db --log-level debug --analysis-workers 0` plus the extra flags (which may
-/// give --log-level and --analysis-workers: a test about match analysis turns it on).
-/// Not thread-safe.
+/// <dir>/test.db --log-level debug --analysis-workers 0` (or `--db postgresql://...`,
+/// see above) plus the extra flags (which may give --log-level, --db and
+/// --analysis-workers: a test about match analysis turns it on). Not thread-safe.
 class gammond_process {
  public:
   /// Creates a temporary directory and starts gammond with `extra_flags` (which may
-  /// override --log-level, and may set any other flag). Waits up to `startup_timeout`
+  /// override --log-level and --db, and may set any other flag). Waits up to `startup_timeout`
   /// for the port file. Throws std::runtime_error (with the process's log) when
   /// gammond exits or does not write its port in time.
   explicit gammond_process(std::vector<std::string> extra_flags = {},
@@ -74,6 +78,13 @@ class gammond_process {
   /// The temporary directory, the database file and gammond's stdout+stderr log.
   [[nodiscard]] const std::filesystem::path& directory() const noexcept { return dir_; }
   [[nodiscard]] std::filesystem::path database() const { return dir_ / "test.db"; }
+  /// True when gammond runs on PostgreSQL (GAMMOND_TEST_STORE=postgres), not on database().
+  [[nodiscard]] bool uses_postgres() const noexcept { return !postgres_url_.empty(); }
+  /// What --db says: database() or the PostgreSQL URL.
+  [[nodiscard]] std::string db() const;
+  /// Everything stored, as bytes to search: the SQLite file with its WAL, or PostgreSQL's
+  /// pg_dump --data-only of the database.
+  [[nodiscard]] std::string database_contents() const;
   [[nodiscard]] std::filesystem::path log_file() const { return dir_ / "gammond.log"; }
   /// Everything gammond has logged so far (all runs), for failure messages.
   [[nodiscard]] std::string log() const;
@@ -82,6 +93,7 @@ class gammond_process {
   void start();
 
   std::filesystem::path dir_;
+  std::string postgres_url_;  ///< the database on PostgreSQL, or empty for SQLite
   std::vector<std::string> flags_;
   std::chrono::milliseconds startup_timeout_;
   pid_t pid_ = 0;

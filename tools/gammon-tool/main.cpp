@@ -40,7 +40,8 @@ constexpr const char* usage =
     "                       [--red POLICY] [--black POLICY]\n"
     "      N games (or N matches to L with the cube) between two policies: random\n"
     "      (default), greedy (lowest pip count after the play), bot or bot2 (the long\n"
-    "      nardy bot, one or two plies; --variant long only); prints each side's wins\n"
+    "      nardy bot, one or two plies), beginner, intermediate or advanced (its noisy\n"
+    "      levels at a table; the bots need --variant long); prints each side's wins\n"
     "  gammon-tool verify-dice FILE|-\n"
     "      re-derive every roll of a finished match from its revealed seed (FILE: the\n"
     "      JSON of GET /api/matches/ID; -: standard input); exit status 0: verified,\n"
@@ -104,8 +105,10 @@ int main(int argc, char** argv) {
       "games", po::value(&sp.games), "selfplay: number of games (or matches)")(
       "seed", po::value(&sp.seed), "selfplay: dice seed")("match", po::value(&sp.match_length),
                                                           "selfplay: play matches to this length")(
-      "red", po::value(&red_name), "selfplay: red's policy (random, greedy, bot, bot2)")(
-      "black", po::value(&black_name), "selfplay: black's policy (random, greedy, bot, bot2)");
+      "red", po::value(&red_name),
+      "selfplay: red's policy (random, greedy, bot, bot2, beginner, intermediate, advanced)")(
+      "black", po::value(&black_name),
+      "selfplay: black's policy (random, greedy, bot, bot2, beginner, intermediate, advanced)");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("args", po::value(&args));
   po::positional_options_description pos;
@@ -162,9 +165,10 @@ int main(int argc, char** argv) {
     sp.game_variant = *v;
     for (const auto& [name, policy] : {std::pair{&red_name, &sp.red}, {&black_name, &sp.black}}) {
       const auto p = bg::tool::policy_from_string(*name);
-      if (!p) return bad_input("unknown policy \"" + *name + "\" (random, greedy, bot or bot2)");
-      if ((*p == bg::tool::selfplay_policy::bot || *p == bg::tool::selfplay_policy::bot2) &&
-          *v != variant::long_nardy)
+      if (!p)
+        return bad_input("unknown policy \"" + *name +
+                         "\" (random, greedy, bot, bot2, beginner, intermediate or advanced)");
+      if (bg::tool::is_bot_policy(*p) && *v != variant::long_nardy)
         return bad_input("the bot policies play long nardy only: add --variant long");
       *policy = *p;
     }

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <random>
 
+#include "bg/bots/long_bot_player.hpp"
 #include "bg/bots/long_player.hpp"
 #include "bg/engine/match.hpp"
 
@@ -22,13 +23,20 @@ std::string_view to_string(selfplay_policy p) noexcept {
       return "bot";
     case selfplay_policy::bot2:
       return "bot2";
+    case selfplay_policy::beginner:
+      return "beginner";
+    case selfplay_policy::intermediate:
+      return "intermediate";
+    case selfplay_policy::advanced:
+      return "advanced";
   }
   return "random";
 }
 
 std::optional<selfplay_policy> policy_from_string(std::string_view text) noexcept {
   for (const auto p : {selfplay_policy::random, selfplay_policy::greedy, selfplay_policy::bot,
-                       selfplay_policy::bot2})
+                       selfplay_policy::bot2, selfplay_policy::beginner,
+                       selfplay_policy::intermediate, selfplay_policy::advanced})
     if (text == to_string(p)) return p;
   return std::nullopt;
 }
@@ -66,9 +74,7 @@ std::size_t greedy_play(const play_list& legal) {
 struct player {
   selfplay_policy policy;
   bots::long_player bot;
-  [[nodiscard]] bool is_bot() const noexcept {
-    return policy == selfplay_policy::bot || policy == selfplay_policy::bot2;
-  }
+  [[nodiscard]] bool is_bot() const noexcept { return is_bot_policy(policy); }
 };
 
 }  // namespace
@@ -77,7 +83,20 @@ int run_selfplay(const selfplay_options& o, std::ostream& out) {
   seeded_dice dice(o.seed);
   std::mt19937_64 choose(o.seed ^ 0x5DEECE66DULL);
   const auto make = [&o](selfplay_policy p, std::uint64_t salt) {
-    return player{p, bots::long_player({o.seed ^ salt, p == selfplay_policy::bot2 ? 2 : 1})};
+    const std::uint64_t seed = o.seed ^ salt;
+    switch (p) {
+      case selfplay_policy::beginner:
+        return player{p,
+                      bots::long_player(bots::long_bot_options(bots::gnubg_level::beginner, seed))};
+      case selfplay_policy::intermediate:
+        return player{
+            p, bots::long_player(bots::long_bot_options(bots::gnubg_level::intermediate, seed))};
+      case selfplay_policy::advanced:
+        return player{p,
+                      bots::long_player(bots::long_bot_options(bots::gnubg_level::advanced, seed))};
+      default:
+        return player{p, bots::long_player({seed, p == selfplay_policy::bot2 ? 2 : 1})};
+    }
   };
   const std::array<player, 2> players{make(o.red, 0), make(o.black, 0x9E3779B97F4A7C15ULL)};
   const auto of = [&players](side s) -> const player& {

@@ -20,9 +20,20 @@ enum class selfplay_policy : unsigned char {
            ///< engine's order (legal_plays(): moves from the highest points first)
   bot,     ///< bg::bots::long_player, one ply (long nardy only)
   bot2,    ///< bg::bots::long_player, two plies (long nardy only)
+  /// The long nardy bot at a table's three noisy levels (bots::long_bot_options(): one
+  /// ply with noise 0.060, 0.040, 0.015; long nardy only). `bot` is its expert level,
+  /// `bot2` its world class.
+  beginner,
+  intermediate,
+  advanced,
 };
 
-/// "random", "greedy", "bot", "bot2".
+/// True for the policies of the long nardy bot (bot, bot2 and the named levels).
+[[nodiscard]] constexpr bool is_bot_policy(selfplay_policy p) noexcept {
+  return p != selfplay_policy::random && p != selfplay_policy::greedy;
+}
+
+/// "random", "greedy", "bot", "bot2", "beginner", "intermediate", "advanced".
 std::string_view to_string(selfplay_policy p) noexcept;
 /// Parses a policy name; nullopt when unknown.
 std::optional<selfplay_policy> policy_from_string(std::string_view text) noexcept;

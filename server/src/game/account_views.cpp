@@ -73,6 +73,7 @@ json account_json(const account& a, bool admin) {
 json profile_json(const account& a, bool online) {
   return {{"name", a.name},
           {"registered", true},
+          {"bot", a.what == account::kind::bot},
           {"online", online},
           {"last_seen", a.last_seen.empty() ? json(nullptr) : json(a.last_seen)},
           {"created_at", a.created_at},
@@ -104,6 +105,7 @@ json leaderboard_json(engine::variant v, const std::vector<leaderboard_entry>& e
   for (const auto& e : entries) {
     players.push_back({{"rank", e.rank},
                        {"name", e.name},
+                       {"bot", e.bot},
                        {"rating", e.standing.rating},
                        {"experience", e.standing.experience},
                        {"played", e.standing.played},
@@ -116,9 +118,10 @@ std::string leaderboard_text(engine::variant v, const std::vector<leaderboard_en
   std::string text = "ratings, " + std::string(engine::to_string(v)) + ":";
   if (entries.empty()) return text + " nobody has played a rated match yet";
   for (const auto& e : entries) {
-    text += "\n" + std::to_string(e.rank) + ". " + e.name + " " + rating_text(e.standing.rating) +
-            " (experience " + std::to_string(e.standing.experience) + ", " +
-            std::to_string(e.standing.won) + " won of " + std::to_string(e.standing.played) + ")";
+    text += "\n" + std::to_string(e.rank) + ". " + e.name + (e.bot ? " (a bot)" : "") + " " +
+            rating_text(e.standing.rating) + " (experience " +
+            std::to_string(e.standing.experience) + ", " + std::to_string(e.standing.won) +
+            " won of " + std::to_string(e.standing.played) + ")";
   }
   return text;
 }
@@ -171,23 +174,6 @@ std::string history_text(const std::string& name, const std::vector<account_matc
     text += ", /matches/" + std::to_string(m.match_id) + ".mat";
   }
   return text;
-}
-
-std::string log_safe(std::string_view text) {
-  static constexpr std::string_view hex = "0123456789abcdef";
-  std::string out;
-  for (const char c : text.substr(0, 64)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
-      out += c;
-    } else {
-      out += "\\x";
-      out += hex[byte >> 4U];
-      out += hex[byte & 0xFU];
-    }
-  }
-  if (text.size() > 64) out += "...";
-  return out;
 }
 
 }  // namespace bg::server

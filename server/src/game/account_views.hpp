@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/engine/variant.hpp"
+#include "bg/server/log_safe.hpp"
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/account_match.hpp"
 #include "bg/server/store/leaderboard_entry.hpp"
@@ -29,7 +30,8 @@ namespace bg::server {
 /// A rating change with its sign and two decimals ("+17.32", "-17.32").
 [[nodiscard]] std::string change_text(double change);
 
-/// /whois and GET /api/players/NAME of account `a`: {"name", "registered": true, "online",
+/// /whois and GET /api/players/NAME of account `a`: {"name", "registered": true, "bot"
+/// (a computer player's account), "online",
 /// "last_seen" (null: never), "created_at", "ratings": {"standard": {"rating",
 /// "experience", "played", "won"}, "long": {...}}}.
 [[nodiscard]] nlohmann::json profile_json(const account& a, bool online);
@@ -38,7 +40,7 @@ namespace bg::server {
 /// /whois's sentence for account `a`.
 [[nodiscard]] std::string profile_text(const account& a, bool online);
 
-/// /ratings and GET /api/ratings: {"variant", "players": [{"rank", "name", "rating",
+/// /ratings and GET /api/ratings: {"variant", "players": [{"rank", "name", "bot", "rating",
 /// "experience", "played", "won"}]}.
 [[nodiscard]] nlohmann::json leaderboard_json(engine::variant v,
                                               const std::vector<leaderboard_entry>& entries);
@@ -59,9 +61,5 @@ namespace bg::server {
 /// (+17.32), /matches/4.mat").
 [[nodiscard]] std::string history_text(const std::string& name,
                                        const std::vector<account_match>& matches);
-
-/// `text` safe for a log line: printable ASCII kept, anything else as \xNN (at most 64
-/// bytes shown).
-[[nodiscard]] std::string log_safe(std::string_view text);
 
 }  // namespace bg::server

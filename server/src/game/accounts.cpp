@@ -14,6 +14,7 @@
 #include <map>
 
 #include "account_views.hpp"
+#include "bg/bots/bot_names.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/game/game_service.hpp"
 #include "bg/server/game/names.hpp"
@@ -184,6 +185,13 @@ void game_service::on_register(const std::shared_ptr<client>& c,
     c->strike("refused name");
     return;
   }
+  if (bots::is_bot_name(m.name)) {  // issue 14: the computer players' names are theirs
+    send_error(c, "reserved_name",
+               "the name " + m.name.substr(0, 24) + " belongs to a computer player: choose another",
+               m.id);
+    c->strike("refused name");
+    return;
+  }
   if (const auto bad = password_problem(*m.password, m.name, config_.max_password_bytes)) {
     send_error(c, bad->code, bad->message, m.id);
     return;
@@ -191,7 +199,9 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   std::string key;
   {
     std::lock_guard lock(mutex_);
-    if (players_.registered_count() >= config_.max_accounts) {
+    // The computer players' accounts (made at start) do not count against people's.
+    const std::size_t bots = std::min(bot_keys_.size(), players_.registered_count());
+    if (players_.registered_count() - bots >= config_.max_accounts) {
       metrics_.error("too_many_accounts");
       c->send(frame_of(protocol::error_message(
           "too_many_accounts", "this server has as many accounts as it keeps: play as a guest",
@@ -254,6 +264,14 @@ void game_service::on_register(const std::shared_ptr<client>& c,
 void game_service::on_login(const std::shared_ptr<client>& c, const protocol::client_message& m) {
   if (const auto why = name_problem_of(m.name)) {
     send_error(c, "bad_name", *why, m.id);
+    c->strike("refused name");
+    return;
+  }
+  if (bots::is_bot_name(m.name)) {  // issue 14: a computer player's account never logs in
+    send_error(c, "reserved_name",
+               "the name " + m.name.substr(0, 24) +
+                   " belongs to a computer player: nobody logs in with it",
+               m.id);
     c->strike("refused name");
     return;
   }
@@ -421,6 +439,8 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
     registered = players_.is_registered(key);
     online = players_.online(key);
   }
+  // A computer player is online whenever it can sit down here (issue 14).
+  if (is_bot_account(key)) online = bot_available(who);
   if (!registered) {
     if (cmd.kind == k::whois && online) {
       c->send(info_frame("whois", who + ": a guest, online", guest_profile_json(who), table, re));
@@ -670,6 +690,7 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
     registered = players_.is_registered(key);
     online = players_.online(key);
   }
+  if (is_bot_account(key)) online = bot_available(name);
   if (!matches) {
     if (!registered) {
       if (online)

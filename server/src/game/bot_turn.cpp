@@ -49,46 +49,13 @@ std::optional<bot_turn> next_bot_turn(const table& t) {
     turn.now = command_of(protocol::command_kind::continue_session);
     return turn;
   }
-  const auto& g = m->current_game();
   if (phase == match_phase::roll && !m->may_double(*who)) {
     turn.now = command_of(protocol::command_kind::roll);
     return turn;
   }
-
-  bots::situation s;
-  switch (phase) {
-    case match_phase::roll:
-      s.asked = bots::question::double_or_roll;
-      break;
-    case match_phase::move:
-      s.asked = bots::question::play;
-      s.dice = g.dice();
-      s.legal = g.legal_notations();
-      break;
-    case match_phase::cube_offered:
-      s.asked = bots::question::take_or_drop;
-      break;
-    case match_phase::resign_offered:
-      s.asked = bots::question::accept_or_reject;
-      s.resign_kind = m->pending_resignation()->kind;
-      break;
-    default:
-      return std::nullopt;
-  }
-  const auto& options = m->options();
-  s.game_variant = options.game_variant;
-  s.bot = *who;
-  s.on_roll = g.turn();
-  s.position = g.turn() == *who ? g.current() : g.current().swapped();
-  s.cube = m->doubling_cube();
-  s.kind = options.kind;
-  s.match_length = options.kind == engine::match_kind::points ? options.length : 0;
-  s.bot_score = m->score()[static_cast<std::size_t>(engine::index_of(*who))];
-  s.opponent_score =
-      m->score()[static_cast<std::size_t>(engine::index_of(engine::opponent_of(*who)))];
-  s.crawford = m->is_crawford_game();
-  s.post_crawford = m->crawford_done() && !m->is_crawford_game();
-  turn.ask = std::move(s);
+  auto s = bots::situation_of(*m, *who);
+  if (!s) return std::nullopt;
+  turn.ask = std::move(*s);
   return turn;
 }
 

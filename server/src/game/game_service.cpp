@@ -15,14 +15,16 @@
 #include <limits>
 
 #include "account_views.hpp"
+#include "bg/bots/bot_names.hpp"
 #include "bg/bots/gnubg_level.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/analysis_view.hpp"
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
+#include "bg/server/store/database_url.hpp"
 #include "bg/server/store/mat_export.hpp"
+#include "bg/server/store/open_store.hpp"
 #include "bg/server/store/record_json.hpp"
-#include "bg/server/store/sqlite_store.hpp"
 #include "frames.hpp"
 
 namespace bg::server {
@@ -31,6 +33,18 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 namespace {
+
+/// The options of both backends from gammond's flags.
+store_options store_options_of(const server_config& config) {
+  const sync_mode sync = config.sync == "normal" ? sync_mode::normal : sync_mode::full;
+  store_options o;
+  o.sqlite = sqlite_options{5000, sync, static_cast<std::int64_t>(config.db_max_pages)};
+  o.postgres.connect_timeout_s = static_cast<int>(config.db_connect_timeout.count());
+  o.postgres.statement_timeout_ms = static_cast<int>(config.db_statement_timeout.count() * 1000);
+  o.postgres.sync = sync;
+  o.postgres.id_block = config.db_id_block;
+  return o;
+}
 
 /// The id in `digits` (1 to 18 decimal digits), or nullopt.
 std::optional<std::int64_t> id_of(std::string_view digits) {
@@ -61,10 +75,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     : config_(config),
       metrics_(counters),
       io_(io),
-      storage_(std::make_unique<sqlite_store>(
-          config.db,
-          sqlite_options{5000, config.sync == "normal" ? sync_mode::normal : sync_mode::full,
-                         static_cast<std::int64_t>(config.db_max_pages)})),
+      storage_(open_store(config.db, store_options_of(config))),
       writer_(std::make_unique<storage_writer>(*storage_)),
       epoch_ms_at_start_(std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -105,8 +116,16 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     spdlog::info("computer players: GNU Backgammon {} (up to {} processes, {} s an answer)",
                  config.gnubg, config.bot_processes, config.bot_timeout.count());
   } else {
-    spdlog::warn("no computer players: {}", gnubg_problem_);
+    spdlog::warn("no computer players for standard backgammon: {}", gnubg_problem_);
   }
+  // The long nardy bots need no program: they think on a thread of their own, their
+  // questions bounded by --bot-queue as gnubg's are.
+  long_bots_ =
+      std::make_unique<bots::long_bot_pool>(bots::long_bot_pool_options{1, config.bot_queue});
+  for (const auto level : bots::all_gnubg_levels)
+    long_players_.emplace(std::string(bots::to_string(level)),
+                          std::make_unique<bots::long_bot_player>(*long_bots_, level));
+  open_bot_accounts();
   for (auto& saved : storage_->load_tables()) {
     const std::string& name = saved.name;
     const json snap = json::parse(saved.snapshot, nullptr, false);
@@ -162,15 +181,24 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   start_analysis();
   spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
                admin_keys_.size());
-  spdlog::info(
-      "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
-      config.sync == "normal" ? "NORMAL" : "FULL",
-      config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
-      tables_.size());
+  if (is_postgres_url(config.db)) {
+    spdlog::info(
+        "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
+        "blocks of {}; restored {} table(s)",
+        masked_database(config.db), config.sync == "normal" ? "off" : "on",
+        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
+  } else {
+    spdlog::info(
+        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
+        config.sync == "normal" ? "NORMAL" : "FULL",
+        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
+        tables_.size());
+  }
 }
 
 game_service::~game_service() {
-  if (analysis_) analysis_->stop();  // its handler writes through the writer
+  if (long_bots_) long_bots_->stop();  // its answers go to table actors
+  if (analysis_) analysis_->stop();    // its handler writes through the writer
   auth_.stop();
   writer_->stop();
 }
@@ -331,7 +359,10 @@ void game_service::start() {
 }
 
 bots::player* game_service::bot_player(const std::string& level, engine::variant v) {
-  if (v != engine::variant::standard) return nullptr;
+  if (v == engine::variant::long_nardy) {
+    const auto it = long_players_.find(level);
+    return it == long_players_.end() ? nullptr : it->second.get();
+  }
   const auto it = gnubg_players_.find(level);
   return it == gnubg_players_.end() ? nullptr : it->second.get();
 }
@@ -343,14 +374,41 @@ engine::result<std::string> game_service::bot_name(const std::string& level,
     return engine::make_error("bad_command",
                               "the levels are beginner, intermediate, advanced, expert and "
                               "worldclass");
-  if (v != engine::variant::standard)
-    return engine::make_error("bot_variant",
-                              "the computer player (GNU Backgammon) plays standard backgammon "
-                              "only: there is no long nardy computer player yet");
+  if (v == engine::variant::long_nardy) return bots::long_bot_name(*l);
   if (!gnubg_)
     return engine::make_error("no_bot",
                               "there is no computer player on this server: " + gnubg_problem_);
   return bots::gnubg_name(*l);
+}
+
+void game_service::open_bot_accounts() {
+  for (const auto& name : bots::bot_names()) {
+    const std::string key = name_key(name);
+    auto a = storage_->create_account(key, name, account::kind::bot, "");
+    if (a) {
+      players_.add_registered(key);
+      spdlog::info("account {} registered for the computer player", name);
+    } else {
+      a = storage_->find_account(key);
+    }
+    if (!a || a->what != account::kind::bot) {
+      spdlog::warn(
+          "the name {} is a person's account, registered before it was a computer player's: "
+          "that computer player's matches are not rated",
+          name);
+      continue;
+    }
+    bot_keys_.insert(key);
+    ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
+  }
+}
+
+bool game_service::bot_available(const std::string& name) const {
+  for (const auto level : bots::all_gnubg_levels) {
+    if (name_key(name) == bots::long_bot_name(level)) return true;
+    if (name_key(name) == bots::gnubg_name(level)) return gnubg_ != nullptr;
+  }
+  return false;
 }
 
 std::string game_service::bot_metrics() const {
@@ -389,6 +447,15 @@ std::string game_service::bot_metrics() const {
          "Answers that were not what was asked for (the process was killed).", st.malformed);
   metric("gammond_bot_refused_total", "counter", "Questions refused: --bot-queue was full.",
          st.refused);
+  const auto lt = long_bots_->stats();
+  metric("gammond_long_bot_waiting", "gauge",
+         "Long nardy computer players' questions queued or being thought over.", lt.waiting);
+  metric("gammond_long_bot_questions_total", "counter",
+         "Questions asked of the long nardy computer players.", lt.asked);
+  metric("gammond_long_bot_answers_total", "counter",
+         "Questions the long nardy computer players thought over to the end.", lt.answered);
+  metric("gammond_long_bot_refused_total", "counter",
+         "Long nardy questions refused: --bot-queue were waiting.", lt.refused);
   return out;
 }
 
@@ -473,6 +540,9 @@ void game_service::holds_changed(const std::string& table, const std::vector<std
 std::string game_service::account_key_of(const std::string& name) {
   if (name_problem_of(name)) return {};
   std::string key = name_key(name);
+  // issue 14: a computer player's name is its account's only when that account is a
+  // bot's (never a person's who registered the name before it was reserved).
+  if (bots::is_bot_name(name)) return is_bot_account(key) ? key : std::string{};
   std::lock_guard lock(mutex_);
   return players_.is_registered(key) ? key : std::string{};
 }
@@ -671,8 +741,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       metrics_.error("reserved_name");
       c->send(frame_of(protocol::error_message(
           "reserved_name",
-          "the name " + m.name.substr(0, 24) +
-              " belongs to a computer player (GNU Backgammon): choose another",
+          "the name " + m.name.substr(0, 24) + " belongs to a computer player: choose another",
           m.id)));
       c->strike("refused name");
       return;
@@ -862,7 +931,8 @@ void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::stri
     if (s == nullptr) return;  // closed meanwhile
     std::string table;
     do {
-      table = "vs-gnubg-" + std::to_string(next_bot_table_++);
+      table = (cmd.game_variant == engine::variant::long_nardy ? "vs-nardy-" : "vs-gnubg-") +
+              std::to_string(next_bot_table_++);
     } while (tables_.count(table) != 0);
     std::string code;
     std::string why;
@@ -1001,6 +1071,7 @@ void game_service::shutdown() {
   auth_.stop();                // no login is checked any more
   writer_->stop();             // everything queued is on disk when this returns
   if (gnubg_) gnubg_->stop();  // GNU Backgammon's processes end with the server
+  long_bots_->stop();          // and the long nardy bots' thread
   spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", all.size(),
                writer_->writes(), writer_->transactions());
 }

@@ -464,11 +464,35 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
         options_.kind = c.match.kind;
         options_.length = c.match.length;
       } else {
-        for (const auto& st : seats_) {
+        // issue 14: a computer player seated for the other variant gives its seat to the
+        // computer player of the same level for this one (gnubg-expert <-> nardy-expert);
+        // refused, changing nothing, when there is none here.
+        std::array<std::optional<std::string>, 2> swapped;
+        for (std::size_t i = 0; i < seats_.size(); ++i) {
+          const auto& st = seats_[i];
           if (!st || st->bot.empty() || !hooks_.bot) continue;
-          if (auto fits = hooks_.bot(st->bot, c.game_variant); !fits)
+          auto fits = hooks_.bot(st->bot, c.game_variant);
+          if (!fits)
             return refuse(fits.err().code,
                           st->name + " cannot play that variant: " + fits.err().message);
+          if (*fits != st->name) swapped[i] = std::move(*fits);
+        }
+        for (std::size_t i = 0; i < seats_.size(); ++i) {
+          if (!swapped[i]) continue;
+          auto& st = seats_[i];
+          const std::string gone = st->name;
+          const std::string_view colour = engine::to_string(i == 0 ? side::red : side::black);
+          st->name = *swapped[i];
+          event(o, {{"event", "left"},
+                    {"name", gone},
+                    {"side", colour},
+                    {"text", gone + " gives its seat to " + st->name + " for that variant"}});
+          event(o, {{"event", "joined"},
+                    {"name", st->name},
+                    {"side", colour},
+                    {"bot", st->bot},
+                    {"text", st->name + " (the computer, " + st->bot + ") sits down as " +
+                                 std::string(colour)}});
         }
         options_.game_variant = c.game_variant;
       }

@@ -2,8 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <chrono>
 #include <unordered_map>
 #include <vector>
 
@@ -113,6 +115,21 @@ void table_actor::arm_timers() {
 /// to save.
 void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
   asio::dispatch(strand_, [self = shared_from_this(), done] {
+    if (self->stale_) {
+      // Its last change was not written and the store cannot be read: nothing to save
+      // (the store holds the table as it was), and nothing to wait for.
+      spdlog::warn(
+          "table {}: stopping while the store is unreachable: it restarts from its "
+          "last written state",
+          self->table_->name());
+      for (auto& t : self->grace_)
+        if (t) t->cancel();
+      if (self->clock_timer_) self->clock_timer_->cancel();
+      if (self->reload_timer_) self->reload_timer_->cancel();
+      self->stopped_ = true;
+      done->set_value();
+      return;
+    }
     self->run({[self, done] {
                  for (auto& t : self->grace_)
                    if (t) t->cancel();
@@ -239,14 +256,33 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
 void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
                          const std::optional<json>& re) {
   svc_.counters().error("storage_error");
-  if (r.reload_error.empty()) roll_back(r.last_written);
+  if (r.reload_error.empty()) {
+    roll_back(r.last_written);
+  } else {
+    stale_ = true;  // table_ still holds the change that was not written
+  }
   if (sender)
     sender->send(frame_of(protocol::error_message(
         "storage_error",
         "the server could not save that change, so it did not happen: try again later", re)));
+  if (stale_) {
+    reload_later();  // writing_ stays set: nothing goes on from the unwritten change
+    return;
+  }
   writing_ = false;
   drain_backlog();
   ask_bot_later(std::chrono::seconds(1));
+}
+
+void table_actor::reload_later() {
+  if (stopped_) return;
+  if (!reload_timer_) reload_timer_.emplace(strand_);
+  reload_timer_->expires_after(reload_delay_);
+  reload_delay_ = std::min(reload_delay_ * 2, std::chrono::milliseconds{10'000});
+  reload_timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (ec || self->stopped_) return;
+    self->reload();
+  });
 }
 
 bool table_actor::roll_back(const std::optional<saved_table>& last) {
@@ -290,11 +326,16 @@ void table_actor::reload() {
       error = e.what();
     }
     asio::post(self->strand_, [self, name, last = std::move(last), error] {
-      if (error.empty()) {
-        self->roll_back(last);
-      } else {
-        spdlog::critical("table {}: cannot read its last written state: {}", name, error);
+      if (!error.empty()) {
+        spdlog::critical("table {}: cannot read its last written state: {}; trying again", name,
+                         error);
+        self->stale_ = true;
+        self->reload_later();
+        return;
       }
+      self->roll_back(last);
+      self->stale_ = false;
+      self->reload_delay_ = std::chrono::milliseconds{500};
       self->writing_ = false;
       self->drain_backlog();
       self->ask_bot_later(std::chrono::seconds(1));
@@ -675,8 +716,10 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
   match.match = cmd.match;
   std::optional<engine::error> refused;
   // A new table plays standard free play: only other options are set (and announced).
-  std::vector<const protocol::command*> steps{&join, &bot};
+  // The variant before the bot, so that the computer player of that variant sits down.
+  std::vector<const protocol::command*> steps{&join};
   if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
+  steps.push_back(&bot);
   if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);
   for (const auto* step : steps) {
     auto next = table_->handle(name, *step);

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/net/websocket_session.hpp"
@@ -156,25 +157,6 @@ void set_security_fields(Response& res, const request& req) {
               "frame-ancestors 'none'");
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");
-}
-
-/// `text` safe for a log line: printable ASCII kept, `"` and `\` and every other byte
-/// as \xNN; at most 200 bytes of `text` are shown.
-std::string printable(std::string_view text) {
-  static constexpr std::string_view hex = "0123456789abcdef";
-  std::string out;
-  for (const char c : text.substr(0, 200)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
-      out += c;
-    } else {
-      out += "\\x";
-      out += hex[byte >> 4U];
-      out += hex[byte & 0xFU];
-    }
-  }
-  if (text.size() > 200) out += "...";
-  return out;
 }
 
 /// Whether a WebSocket upgrade with Origin `origin` may proceed (issue 11.5): any
@@ -381,7 +363,7 @@ void http_session::upgrade(request&& req, const std::string& client) {
       origin != req.end() &&
       !origin_allowed(origin->value(), req, context_->config.allowed_origins)) {
     spdlog::debug("http {}: refused a WebSocket from the foreign origin \"{}\" (Host \"{}\")",
-                  client, printable(origin->value()), printable(req[http::field::host]));
+                  client, log_safe(origin->value()), log_safe(req[http::field::host]));
     context_->counters.connection_refused("origin");
     auto res = text_response(req, http::status::forbidden,
                              "forbidden: this server accepts WebSockets only from its own pages, "

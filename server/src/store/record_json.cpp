@@ -252,6 +252,10 @@ void to_json(json& j, const match_record& m) {
            {"ended_at", m.ended_at}};
   if (!m.dice.commitment.empty()) j["dice"] = m.dice;
   if (m.ratings) j["ratings"] = {{"red", (*m.ratings)[0]}, {"black", (*m.ratings)[1]}};
+  if (m.unfinished) {
+    j["unfinished"] = true;
+    j["closed_by"] = m.closed_by;
+  }
 }
 
 void from_json(const json& j, match_record& m) {
@@ -272,6 +276,8 @@ void from_json(const json& j, match_record& m) {
   if (const auto it = j.find("ratings"); it != j.end() && !it->is_null())
     parsed.ratings = std::array<rating_change, 2>{it->at("red").get<rating_change>(),
                                                   it->at("black").get<rating_change>()};
+  parsed.unfinished = j.value("unfinished", false);
+  if (parsed.unfinished) parsed.closed_by = j.value("closed_by", std::string{});
   m = std::move(parsed);
 }
 

@@ -104,6 +104,39 @@ CREATE TABLE account_matches(
   PRIMARY KEY (account_id, match_id)
 ) WITHOUT ROWID;
 )sql",
+    // 4 -> 5: moderation (issue 13): the log of every moderation action, the bans of
+    // names and of the addresses they used, the names each account ignores, and the
+    // matches an administrator closed before they finished.
+    R"sql(
+CREATE TABLE moderation(
+  id         INTEGER PRIMARY KEY,
+  at         TEXT NOT NULL,
+  action     TEXT NOT NULL CHECK (action IN ('kick', 'private', 'invite', 'uninvite', 'ban',
+                                             'unban', 'broadcast', 'close')),
+  actor      TEXT NOT NULL,
+  target     TEXT NOT NULL DEFAULT '',
+  table_name TEXT NOT NULL DEFAULT '',
+  detail     TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX moderation_by_target ON moderation(target);
+CREATE TABLE bans(
+  name_key   TEXT NOT NULL,
+  address    TEXT NOT NULL DEFAULT '',
+  name       TEXT NOT NULL,
+  banned_by  TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  until_ms   INTEGER,
+  PRIMARY KEY (name_key, address)
+) WITHOUT ROWID;
+CREATE TABLE ignores(
+  account_id   INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  ignored_key  TEXT NOT NULL,
+  ignored_name TEXT NOT NULL,
+  created_at   TEXT NOT NULL,
+  PRIMARY KEY (account_id, ignored_key)
+) WITHOUT ROWID;
+ALTER TABLE matches ADD COLUMN unfinished INTEGER NOT NULL DEFAULT 0 CHECK (unfinished IN (0, 1));
+)sql",
 };
 
 /// SQLite's clock as ISO 8601 UTC with milliseconds.
@@ -215,8 +248,9 @@ struct sqlite_store::statements {
         insert_match(
             db, std::string("INSERT INTO matches(table_name, red, black, options, record, "
                             "started_at, ended_at, score_red, score_black, games, "
-                            "saved_at, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ") +
-                    now_sql + ", ?11)"),
+                            "saved_at, id, unfinished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                            "?9, ?10, ") +
+                    now_sql + ", ?11, ?12)"),
         max_match_id(db, "SELECT coalesce(max(id), 0) FROM matches"),
         load_match(db, "SELECT record FROM matches WHERE id = ?1"),
         match_count(db, "SELECT count(*) FROM matches"),
@@ -273,9 +307,29 @@ struct sqlite_store::statements {
             "am.account_id JOIN matches m ON m.id = am.match_id WHERE a.name_key = ?1 AND "
             "am.match_id < ?2 ORDER BY am.match_id DESC LIMIT ?3"),
         leaderboard(db,
-                    "SELECT a.name, r.rating, r.experience, r.played, r.won FROM ratings r "
+                    "SELECT a.name, r.rating, r.experience, r.played, r.won, a.kind FROM ratings r "
                     "JOIN accounts a ON a.id = r.account_id WHERE r.variant = ?1 AND "
-                    "r.experience > 0 ORDER BY r.rating DESC, a.name_key LIMIT ?2") {}
+                    "r.experience > 0 ORDER BY r.rating DESC, a.name_key LIMIT ?2"),
+        record_moderation(db, std::string("INSERT INTO moderation(at, action, actor, target, "
+                                          "table_name, detail) VALUES (") +
+                                  now_sql + ", ?1, ?2, ?3, ?4, ?5)"),
+        delete_bans(db, "DELETE FROM bans WHERE name_key = ?1"),
+        insert_ban(db, std::string("INSERT INTO bans(name_key, address, name, banned_by, "
+                                   "created_at, until_ms) VALUES (?1, ?2, ?3, ?4, ") +
+                           now_sql + ", ?5)"),
+        active_bans(db,
+                    "SELECT name_key, address, name, banned_by, created_at, coalesce(until_ms, 0) "
+                    "FROM bans WHERE until_ms IS NULL OR until_ms > ?1 ORDER BY created_at, "
+                    "name_key, address"),
+        ignored_by(db,
+                   "SELECT i.ignored_name FROM ignores i JOIN accounts a ON a.id = i.account_id "
+                   "WHERE a.name_key = ?1 ORDER BY i.created_at, i.ignored_key"),
+        add_ignored(db, std::string("INSERT INTO ignores(account_id, ignored_key, ignored_name, "
+                                    "created_at) SELECT id, ?2, ?3, ") +
+                            now_sql + " FROM accounts WHERE name_key = ?1 ON CONFLICT DO NOTHING"),
+        remove_ignored(db,
+                       "DELETE FROM ignores WHERE ignored_key = ?2 AND account_id = (SELECT id "
+                       "FROM accounts WHERE name_key = ?1)") {}
 
   prepared save_table;
   prepared delete_table;
@@ -307,6 +361,13 @@ struct sqlite_store::statements {
   prepared insert_account_match;
   prepared account_matches;
   prepared leaderboard;
+  prepared record_moderation;
+  prepared delete_bans;
+  prepared insert_ban;
+  prepared active_bans;
+  prepared ignored_by;
+  prepared add_ignored;
+  prepared remove_ignored;
 };
 
 sqlite_store::sqlite_store(const std::string& path, int busy_timeout_ms)
@@ -431,6 +492,7 @@ std::optional<std::array<rating_change, 2>> sqlite_store::write_one(const table_
       use u(stmts_->delete_records);
       u.bind(1, w.name);
       u.step("deleting the record of table " + w.name);
+      for (const auto& a : w.moderation) insert_moderation(a);
       exec("RELEASE one_table");
       return ratings;
     }
@@ -531,6 +593,7 @@ std::optional<std::array<rating_change, 2>> sqlite_store::write_one(const table_
       u.bind(1, w.name).bind(2, entry);
       u.step("recording at table " + w.name);
     }
+    for (const auto& a : w.moderation) insert_moderation(a);
     exec("RELEASE one_table");
     return ratings;
   } catch (...) {
@@ -630,7 +693,8 @@ void sqlite_store::insert_match(std::int64_t id, const match_record& record) {
       .bind(8, std::int64_t{record.final_score[0]})
       .bind(9, std::int64_t{record.final_score[1]})
       .bind(10, static_cast<std::int64_t>(record.games.size()))
-      .bind(11, id);
+      .bind(11, id)
+      .bind(12, std::int64_t{record.unfinished ? 1 : 0});
   u.step("saving match " + std::to_string(id));
 }
 
@@ -874,6 +938,7 @@ std::vector<leaderboard_entry> sqlite_store::leaderboard(engine::variant v, std:
     e.standing =
         account::standing{sqlite3_column_double(u.get(), 1), sqlite3_column_int(u.get(), 2),
                           sqlite3_column_int(u.get(), 3), sqlite3_column_int(u.get(), 4)};
+    e.bot = column_text(u.get(), 5) == "bot";
     out.push_back(std::move(e));
   }
   return out;
@@ -957,6 +1022,111 @@ void backup_database(const std::string& from, const std::string& to) {
     std::filesystem::remove(to, ec);
     throw storage_error("backup of " + from + " to " + to + " failed: " + problem);
   }
+}
+
+}  // namespace bg::server
+
+namespace bg::server {
+
+// ------------------------------------------------------------------------------------
+// Moderation (issue 13)
+
+void sqlite_store::insert_moderation(const moderation_action& a) {
+  use u(stmts_->record_moderation);
+  u.bind(1, a.action).bind(2, a.actor).bind(3, a.target).bind(4, a.table).bind(5, a.detail);
+  u.step("logging a moderation action");
+}
+
+void sqlite_store::record_moderation(const moderation_action& a) {
+  const std::lock_guard lock(mutex_);
+  insert_moderation(a);
+}
+
+void sqlite_store::save_bans(const std::vector<ban>& bans, const moderation_action& a) {
+  if (bans.empty()) throw storage_error("a ban needs a name");
+  for (const auto& b : bans)
+    if (b.name_key != bans.front().name_key)
+      throw storage_error("the bans of one /ban are all of one name");
+  const std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    {
+      use u(stmts_->delete_bans);
+      u.bind(1, bans.front().name_key);
+      u.step("replacing a ban");
+    }
+    for (const auto& b : bans) {
+      use u(stmts_->insert_ban);
+      u.bind(1, b.name_key).bind(2, b.address).bind(3, b.name).bind(4, b.by);
+      if (b.until_ms > 0) {
+        u.bind(5, b.until_ms);
+      } else {
+        u.bind_null(5);
+      }
+      u.step("saving a ban");
+    }
+    insert_moderation(a);
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::size_t sqlite_store::lift_bans(std::string_view name_key, const moderation_action& a) {
+  const std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    std::size_t lifted = 0;
+    {
+      use u(stmts_->delete_bans);
+      u.bind(1, name_key);
+      u.step("lifting a ban");
+      lifted = static_cast<std::size_t>(sqlite3_changes(db_));
+    }
+    if (lifted > 0) insert_moderation(a);
+    exec("COMMIT");
+    return lifted;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<ban> sqlite_store::active_bans(std::int64_t now_ms) {
+  const std::lock_guard lock(mutex_);
+  std::vector<ban> out;
+  use u(stmts_->active_bans);
+  u.bind(1, now_ms);
+  while (u.step("reading the bans")) {
+    ban b;
+    b.name_key = column_text(u.get(), 0);
+    b.address = column_text(u.get(), 1);
+    b.name = column_text(u.get(), 2);
+    b.by = column_text(u.get(), 3);
+    b.created_at = column_text(u.get(), 4);
+    b.until_ms = sqlite3_column_int64(u.get(), 5);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<std::string> sqlite_store::ignored_by(std::string_view key) {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  use u(stmts_->ignored_by);
+  u.bind(1, key);
+  while (u.step("reading the names an account ignores")) out.push_back(column_text(u.get(), 0));
+  return out;
+}
+
+void sqlite_store::set_ignored(std::string_view key, const std::string& ignored_key,
+                               const std::string& ignored_name, bool on) {
+  const std::lock_guard lock(mutex_);
+  use u(on ? stmts_->add_ignored : stmts_->remove_ignored);
+  u.bind(1, key).bind(2, ignored_key);
+  if (on) u.bind(3, ignored_name);
+  u.step(on ? "ignoring a name" : "no longer ignoring a name");
 }
 
 }  // namespace bg::server

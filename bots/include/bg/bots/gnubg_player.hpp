@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "bg/bots/bot_names.hpp"  // is_bot_name(), declared here before
 #include "bg/bots/gnubg_level.hpp"
 #include "bg/bots/gnubg_pool.hpp"
 #include "bg/bots/player.hpp"
@@ -43,10 +44,5 @@ class gnubg_player final : public player {
 
 /// The name of gnubg's player of `level` ("gnubg-expert").
 [[nodiscard]] std::string gnubg_name(gnubg_level level);
-
-/// True when `name` is or may become a computer player's name, so that no person may
-/// take it: "gnubg" or any name starting with "gnubg-", compared without regard to
-/// ASCII case.
-[[nodiscard]] bool is_bot_name(std::string_view name) noexcept;
 
 }  // namespace bg::bots

@@ -27,6 +27,13 @@ struct long_player_options {
   /// opponent's best reply to each of the 21 rolls, averaged): about 60 % of the games
   /// against the one-ply player, about 1 ms a play here.
   int plies = 2;
+  /// The standard deviation of the noise added to each play's one-ply equity (points
+  /// per cube value, the scale of long_evaluation::equity()), 0 for none: how a weaker
+  /// level errs (gnubg's noise, for long nardy). Deterministic: a normal deviate drawn
+  /// from `seed` and the play's resulting position, so the same position always gets
+  /// the same noise and a seed always gives the same game. Cube, resignation and basis
+  /// decisions are not noisy. Negative values count as 0.
+  double noise = 0.0;
 };
 
 /// The long nardy bot. Stateless apart from its options: every decision is a function
@@ -53,7 +60,7 @@ struct long_player_options {
 /// - always continue a basis session: the person at the table decides when to stop.
 class long_player {
  public:
-  /// A player with `options` (plies is clamped to 1..2).
+  /// A player with `options` (plies is clamped to 1..2, noise to 0 and above).
   explicit long_player(long_player_options options = {}) noexcept;
 
   /// The index in `legal` of the play to make. `before` is the position the plays

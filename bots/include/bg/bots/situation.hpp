@@ -4,11 +4,13 @@
 /// state, never where the dice come from (a bot never sees the dice seed).
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bg/engine/cube.hpp"
+#include "bg/engine/error.hpp"
 #include "bg/engine/game_result.hpp"
 #include "bg/engine/match.hpp"
 #include "bg/engine/position.hpp"
@@ -53,5 +55,23 @@ struct situation {
   /// answer must be one of them (or reach the same position).
   std::vector<std::string> legal;
 };
+
+/// The question match `m` asks of side `bot` now, in the bot's terms: play (phase move,
+/// with the dice and every legal play), double_or_roll (phase roll), take_or_drop (phase
+/// cube_offered) or accept_or_reject (phase resign_offered); nullopt in the other phases
+/// or when the match waits for the other side. Whether `bot` may double at all is the
+/// caller's business (a table rolls for a bot that may not, without asking it).
+[[nodiscard]] std::optional<situation> situation_of(const engine::match& m, engine::side bot);
+
+/// The engine's match that `s` describes, as far as a decision needs it: the options
+/// (variant, kind, length), the score, the Crawford state, the cube (with the pending
+/// offer in take_or_drop), the pending resignation (by the bot's opponent, of
+/// `resign_kind`) and the current game, with `on_roll` on turn and, for a play, the
+/// dice rolled (so its legal plays are the table's). Its phase is the question's: move,
+/// roll, cube_offered or resign_offered. The game's history (earlier games, the turns
+/// played) is not in a situation and is not needed: the match is for deciding, never
+/// for scoring. Error "bad_state" when the position or dice are not valid for the
+/// variant, or the question does not fit the position (a play without dice).
+[[nodiscard]] engine::result<engine::match> match_of(const situation& s);
 
 }  // namespace bg::bots

@@ -52,7 +52,22 @@ enum class command_kind : unsigned char {
   bot,               ///< /bot [LEVEL]: seat a computer player; `text` is the level
   play_bot,          ///< /play bot [LEVEL] [VARIANT] [match N|basis|off] (lobby): `text`
                      ///< is the level, `game_variant` and `match` the options
+  // Moderation (issue 13). NAME and TABLE keep the case they were typed in.
+  kick,            ///< /kick NAME (the table's owner): `text` is the name
+  invite,          ///< /invite NAME (the owner of a private table): `text` is the name
+  uninvite,        ///< /uninvite NAME (the owner): `text` is the name
+  option_private,  ///< /option private on|off (the owner): `flag`
+  ignore,          ///< /ignore [NAME]: `text` is the name, "" to list the names ignored
+  unignore,        ///< /unignore NAME: `text` is the name
+  ban,             ///< /ban NAME [HOURS] (an admin): `text` is the name, `ban_hours` HOURS
+  unban,           ///< /unban NAME (an admin): `text` is the name
+  broadcast,       ///< /broadcast TEXT (an admin): `text` is the rest of the line as typed
+  close_table,     ///< /close TABLE (an admin): `text` is the table's name
 };
+
+/// The longest ban /ban takes, in hours (ten years); without HOURS a ban lasts until
+/// /unban.
+inline constexpr double max_ban_hours = 87'600.0;
 
 /// The computer players' levels that /bot and /play bot take (GNU Backgammon's named
 /// levels, weakest first); /bot alone means "expert".
@@ -94,6 +109,9 @@ struct command {
   clock_option clock;                                        ///< /option clock
   /// /password: the new password, as typed (its case kept). Never logged nor echoed.
   std::string new_password;
+  /// /ban: the ban's length in hours (decimals allowed: 0.5 is 30 minutes), above 0 and
+  /// at most max_ban_hours; 0 when no HOURS was given (the ban lasts until /unban).
+  double ban_hours = 0.0;
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are
@@ -103,8 +121,8 @@ struct command {
 /// /password. Errors (engine::error):
 /// "unknown_command" ("/jion is not a command: type /help"), "bad_command" with what
 /// is wrong ("/option match takes a number from 1 to 64, basis or off", "/option clock
-/// takes minutes from 1 to 240 ..."). `/seed` and `/move` keep the rest of the line as
-/// typed (its case and inner blanks) in `text`.
+/// takes minutes from 1 to 240 ..."). `/seed`, `/move` and `/broadcast` keep the rest of
+/// the line as typed (its case and inner blanks) in `text`.
 /// `text` must already be valid UTF-8 without control characters (the codec checks).
 engine::result<command> parse_line(std::string_view line);
 

@@ -21,7 +21,9 @@ struct server_config {
   std::string bind = "127.0.0.1";  ///< --bind: address to listen on
   std::uint16_t port = 8080;       ///< --port: 0 picks a free port (tests)
   std::string port_file;           ///< --port-file: write the bound port here (tests)
-  std::string db = "gammond.db";   ///< --db: SQLite file (WAL)
+  /// --db: a SQLite file (WAL), or a PostgreSQL URL (postgresql://USER@HOST/DB or
+  /// postgres://...; database_url.hpp)
+  std::string db = "gammond.db";
   std::string static_dir;          ///< --static-dir: the web client (default: built-in path)
   std::string log_level = "info";  ///< --log-level: trace|debug|info|warn|error|off
   int threads = 2;                 ///< --threads: io_context threads
@@ -61,11 +63,24 @@ struct server_config {
   // Storage and durability (issue 11 item 4).
   /// --sync: "full" (default: a commit survives a power cut or an OS crash) or
   /// "normal" (survives kill -9 of gammond; a power cut may lose the last commits).
+  /// With PostgreSQL: the session's synchronous_commit, on or off (postgres_options).
   std::string sync = "full";
   /// --db-max-pages: the database file may grow to at most this many pages of 4096
   /// bytes (SQLite `max_page_count`; a quota); a write that would grow it further
   /// fails with storage_error and changes nothing. 0: no limit but SQLite's own.
+  /// SQLite only: gammond refuses to start with it and a PostgreSQL --db.
   std::uint64_t db_max_pages = 0;
+
+  // PostgreSQL (issue 16): only used when --db is a postgresql:// URL.
+  /// --db-connect-timeout: opening a connection to PostgreSQL may take this long
+  /// (libpq's connect_timeout); gammond connects again after a connection is lost.
+  std::chrono::seconds db_connect_timeout{10};
+  /// --db-statement-timeout: a statement running longer is cancelled (PostgreSQL's
+  /// statement_timeout) and its write fails with storage_error; 0: no limit.
+  std::chrono::seconds db_statement_timeout{30};
+  /// --db-id-block: match ids taken from PostgreSQL's sequence at a time, kept in
+  /// memory, so that a table never waits for the database to name a finished match.
+  std::size_t db_id_block = 1000;
 
   // Network limits and origins (issue 11, items 5 and 6).
   /// --allowed-origins: the origins ("https://bg.example.org", "http://host:8080", or
@@ -131,7 +146,7 @@ struct server_config {
   /// the question asked again (--bot-retries times), then the bot resigns.
   std::chrono::seconds bot_timeout{15};
   int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
-  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting for a process
+  std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting (gnubg, and long bots)
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

@@ -21,6 +21,8 @@
 #include "bg/bots/analysis_queue.hpp"
 #include "bg/bots/gnubg_player.hpp"
 #include "bg/bots/gnubg_pool.hpp"
+#include "bg/bots/long_bot_player.hpp"
+#include "bg/bots/long_bot_pool.hpp"
 #include "bg/bots/player.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
@@ -115,13 +117,18 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// storage thread.
   void answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
                        std::optional<nlohmann::json> re, std::string table);
-  /// The computer player of `level` for variant `v` (issue 14), or nullptr when there
-  /// is none (GNU Backgammon missing, another variant). Lives as long as the service.
+  /// The computer player of `level` for variant `v` (issue 14): GNU Backgammon's for
+  /// standard, the long nardy bot for long; nullptr when there is none (GNU Backgammon
+  /// missing, not a level). Lives as long as the service.
   bots::player* bot_player(const std::string& level, engine::variant v);
-  /// The name of the computer player of `level` for variant `v` ("gnubg-expert"), or
-  /// why none can sit down: "no_bot" (GNU Backgammon is not installed here),
-  /// "bot_variant" (none plays long nardy yet), "bad_command" (not a level).
+  /// The name of the computer player of `level` for variant `v` ("gnubg-expert",
+  /// "nardy-expert"), or why none can sit down: "no_bot" (standard, and GNU Backgammon is
+  /// not installed here), "bad_command" (not a level).
   engine::result<std::string> bot_name(const std::string& level, engine::variant v) const;
+  /// True when `key` (a name key) is a computer player's account (kind bot, made at start).
+  [[nodiscard]] bool is_bot_account(const std::string& key) const {
+    return bot_keys_.count(key) != 0;
+  }
 
  private:
   // Accounts (accounts.cpp).
@@ -195,6 +202,14 @@ class game_service final : public service, public std::enable_shared_from_this<g
                    clock_type::time_point t0);
   /// The computer players' section of /metrics (Prometheus text).
   std::string bot_metrics() const;
+  /// Registers every computer player's name (bots::bot_names()) as an account of kind
+  /// bot when it is not yet (issue 14: bots have ratings), and keeps their keys and
+  /// ratings. A name registered by a person before it was a bot's stays the person's:
+  /// logged, and that bot's matches are not rated. Runs once, at start.
+  void open_bot_accounts();
+  /// True when the computer player called `name` can sit down here now (its program is
+  /// there): what /whois says as "online".
+  [[nodiscard]] bool bot_available(const std::string& name) const;
 
   server_config config_;
   metrics& metrics_;
@@ -211,6 +226,11 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::string gnubg_problem_;
   std::unique_ptr<bots::gnubg_pool> gnubg_;  ///< null without gnubg
   std::map<std::string, std::unique_ptr<bots::gnubg_player>> gnubg_players_;  // by level
+  /// The long nardy bots' threads (always there: they need no program) and its players.
+  std::unique_ptr<bots::long_bot_pool> long_bots_;
+  std::map<std::string, std::unique_ptr<bots::long_bot_player>> long_players_;  // by level
+  /// The name keys of the computer players' accounts (kind bot). Fixed at start.
+  std::set<std::string> bot_keys_;
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;

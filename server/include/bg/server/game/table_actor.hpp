@@ -42,7 +42,10 @@ class outbox;
 /// state (read back by the writer thread, so the hot path keeps no copy), the sender
 /// gets `storage_error`, and the backlog is then handled against that table. An
 /// exception escaping a command answers its sender with `internal_error` and rolls the
-/// table back the same way.
+/// table back the same way. When the last written state cannot be read back either (the
+/// database is unreachable), the table holds every message (up to --max-table-backlog,
+/// then `table_busy`) and tries again, every 0.5 s at first and at most every 10 s,
+/// until it can: it never goes on from a change that was not written.
 ///
 /// Every public member may be called from any thread: it dispatches to the strand.
 class table_actor : public std::enable_shared_from_this<table_actor> {
@@ -121,8 +124,11 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// Rebuilds table_ from `last` (nullopt: never written, an empty table) with the
   /// present members; false (logged) when it cannot be rebuilt.
   bool roll_back(const std::optional<saved_table>& last);
-  /// Reads the last written state on the writer thread and rolls back to it.
+  /// Reads the last written state on the writer thread and rolls back to it; when it
+  /// cannot be read, holds the table (writing_ stays set) and tries again later.
   void reload();
+  /// reload() after reload_delay_ (doubled each time, at most 10 s); not once stopped.
+  void reload_later();
   void drain_backlog();
   void guard(pending_work& w);
   void do_enter(const std::shared_ptr<client>& c, const std::string& name,
@@ -179,7 +185,12 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   std::optional<boost::asio::steady_timer> clock_timer_;  // the running clock's expiry
   std::optional<std::int64_t> clock_due_;  // what clock_timer_ is armed for (clock_ms)
   bool stopped_ = false;
-  bool writing_ = false;              // a change is being written
+  bool writing_ = false;  // a change is being written
+  /// table_ may hold a change that was not written, and the last written state could
+  /// not be read back: the table waits (writing_ set) for reload() to succeed.
+  bool stale_ = false;
+  std::optional<boost::asio::steady_timer> reload_timer_;
+  std::chrono::milliseconds reload_delay_{500};
   std::deque<pending_work> backlog_;  // messages that arrived meanwhile
   std::vector<std::string> held_;     // table_->held_seats() last reported
   bool bot_busy_ = false;             // a bot's question is out (issue 14)

@@ -12,6 +12,7 @@ namespace bg::server {
 struct leaderboard_entry {
   int rank = 0;      ///< 1 for the highest rating
   std::string name;  ///< as registered
+  bool bot = false;  ///< a computer player's account (account::kind::bot, issue 14)
   account::standing standing;
 };
 

@@ -97,6 +97,11 @@ struct match_record {
   /// A rated match's ratings (S1), [red, black], set by the store when it archives the
   /// match; nullopt for an unrated match.
   std::optional<std::array<rating_change, 2>> ratings;
+  /// The match did not finish: an administrator closed its table (`/close`, issue 13)
+  /// in the middle of it. Its last game may have no result; it is never rated.
+  bool unfinished = false;
+  /// With `unfinished`: the administrator who closed the table.
+  std::string closed_by;
   friend bool operator==(const match_record&, const match_record&) = default;
 };
 

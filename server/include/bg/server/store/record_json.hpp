@@ -31,7 +31,9 @@
 ///   "final_score": [red, black], "started_at", "ended_at", "dice"}`; "dice" is written
 ///   only when the match's dice were derived (a commitment) and read as none when absent;
 ///   `"ratings": {"red": rating_change, "black": rating_change}` for a rated match only
-///   (absent: unrated; records written before accounts have none)
+///   (absent: unrated; records written before accounts have none); `"unfinished": true,
+///   "closed_by": name` for a match whose table an administrator closed (issue 13;
+///   absent: the match finished)
 /// - dice_record: `{"commitment": hex, "seed": hex ("" until revealed), "player_seeds":
 ///   [red, black], "rolls": [{"game": g, "k": k, "dice": roll}, ...]}`
 ///

@@ -54,12 +54,21 @@ struct sqlite_options {
 ///   level basis session), rating_before, rating_after, experience_before,
 ///   experience_after (NULL unless rated))`: each account's history and rating history
 ///   (version 4)
+/// - `moderation(id, at, action ('kick', 'private', 'invite', 'uninvite', 'ban', 'unban',
+///   'broadcast', 'close'), actor, target, table_name, detail)`: every moderation action
+///   (version 5)
+/// - `bans(name_key, address ('' for the name itself), name, banned_by, created_at,
+///   until_ms (ms since the Unix epoch; NULL: until /unban))` (version 5)
+/// - `ignores(account_id, ignored_key, ignored_name, created_at)`: the names each account
+///   ignores (version 5)
+/// - `matches.unfinished` (0 or 1): the match's table was closed by an administrator
+///   before it finished (version 5)
 /// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
 /// SQLite's message; the connection stays usable after a failed call.
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 4;
+  static constexpr int schema_version = 5;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -108,6 +117,13 @@ class sqlite_store final : public store {
                                                            std::size_t limit) override;
   [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
                                                            std::size_t limit) override;
+  void record_moderation(const moderation_action& a) override;
+  void save_bans(const std::vector<ban>& bans, const moderation_action& a) override;
+  std::size_t lift_bans(std::string_view name_key, const moderation_action& a) override;
+  [[nodiscard]] std::vector<ban> active_bans(std::int64_t now_ms) override;
+  [[nodiscard]] std::vector<std::string> ignored_by(std::string_view key) override;
+  void set_ignored(std::string_view key, const std::string& ignored_key,
+                   const std::string& ignored_name, bool on) override;
 
   /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
   [[nodiscard]] int synchronous();
@@ -121,6 +137,7 @@ class sqlite_store final : public store {
   std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
   [[nodiscard]] std::optional<account> find_account_locked(std::string_view key);
   void insert_match(std::int64_t id, const match_record& record);  ///< mutex held
+  void insert_moderation(const moderation_action& a);              ///< mutex held
 
   std::mutex mutex_;
   sqlite3* db_ = nullptr;

@@ -2,9 +2,10 @@
 /// @file store.hpp
 /// The storage interface the game service uses: table snapshots with their record
 /// journals (so a restart restores every table), finished matches (for the record and
-/// the .mat export) and their analyses by GNU Backgammon, and accounts with their ratings
-/// and histories (RULES.md S1). sqlite_store implements it (DESIGN.md "server/"); a
-/// PostgreSQL store will too.
+/// the .mat export) and their analyses by GNU Backgammon, accounts with their ratings
+/// and histories (RULES.md S1), and moderation (issue 13): the log of every moderation
+/// action, bans, and the names each account ignores. sqlite_store implements it (DESIGN.md
+/// "server/"); a PostgreSQL store will too.
 
 #include <array>
 #include <cstddef>
@@ -15,13 +16,15 @@
 #include <string_view>
 #include <vector>
 
-#include "bg/server/store/analysis_record.hpp"
 #include "bg/engine/side.hpp"
 #include "bg/engine/variant.hpp"
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/account_match.hpp"
+#include "bg/server/store/analysis_record.hpp"
+#include "bg/server/store/ban.hpp"
 #include "bg/server/store/leaderboard_entry.hpp"
 #include "bg/server/store/match_record.hpp"
+#include "bg/server/store/moderation_action.hpp"
 
 namespace bg::server {
 
@@ -72,6 +75,9 @@ struct table_write {
   bool rated = false;
   /// The table is forgotten: its snapshot and record journal are deleted.
   bool drop = false;
+  /// Moderation actions this change carries out (a kick, a table made private, an
+  /// invitation, a table closed), logged in the same transaction (issue 13).
+  std::vector<moderation_action> moderation;
 };
 
 /// What store::write_tables() did with one table_write.
@@ -178,6 +184,29 @@ class store {
   /// in it (experience > 0), best first, ties by name; ranks from 1.
   [[nodiscard]] virtual std::vector<leaderboard_entry> leaderboard(engine::variant v,
                                                                    std::size_t limit) = 0;
+
+  // Moderation (issue 13).
+
+  /// Adds `a` to the moderation log, stamped with the time it is written.
+  virtual void record_moderation(const moderation_action& a) = 0;
+  /// Bans a name: every ban of `bans` (all of one name key: the name itself and the
+  /// addresses it used) replaces whatever bans that name had, and `a` is logged, in one
+  /// transaction. Throws storage_error (nothing written) when `bans` is empty or mixes
+  /// name keys.
+  virtual void save_bans(const std::vector<ban>& bans, const moderation_action& a) = 0;
+  /// Lifts every ban of name key `name_key` (the name and its addresses) and logs `a`,
+  /// in one transaction; returns how many were lifted (0: none, and nothing is logged).
+  virtual std::size_t lift_bans(std::string_view name_key, const moderation_action& a) = 0;
+  /// Every ban still holding at `now_ms` (ms since the Unix epoch), oldest first.
+  [[nodiscard]] virtual std::vector<ban> active_bans(std::int64_t now_ms) = 0;
+  /// The names the account `key` ignores, as typed, in the order they were ignored
+  /// (empty for an unknown key).
+  [[nodiscard]] virtual std::vector<std::string> ignored_by(std::string_view key) = 0;
+  /// Account `key` ignores the name `ignored_name` (key `ignored_key`) from now on
+  /// (`on`), or no longer (`!on`). No-op for an unknown account, for a name ignored
+  /// already (on) or not ignored (off).
+  virtual void set_ignored(std::string_view key, const std::string& ignored_key,
+                           const std::string& ignored_name, bool on) = 0;
 };
 
 }  // namespace bg::server
