@@ -19,6 +19,10 @@
 //           board  /board at the table (answered with the state)
 //           ping   {"type":"ping"} (answered with pong; no table involved)
 //         Against an echo server (--echo) the same frames are sent and echoed back.
+//         Against its broadcast mode (--echo --broadcast) every member of a table
+//         (players, and spectators with --spectate) first enters the table's group,
+//         and each command is then forwarded to the whole group (the yardstick of a
+//         table's fan-out: bench/echo_server.cpp).
 //
 // Latency is from sending a command (with an "id") to receiving the reply that
 // carries it as "re" (for game commands: the actor's copy of the new state); only
@@ -88,6 +92,7 @@ struct options {
   std::string mode = "idle";
   std::string request = "game";
   bool echo = false;
+  bool broadcast = false;
   int tables = 1000;
   bool spectate = true;
   double rate = 5000;
@@ -117,6 +122,7 @@ struct options {
   --connect-concurrency C  handshakes in flight at once (200)
   --server-pid P      sample this process's VmRSS and CPU time (/proc/P)
   --echo              the server is bench/echo_server: replies are echoes
+  --broadcast         with --echo: echo_server --broadcast (tables are groups)
   --hold SEC          idle: how long to hold the connections (5)
   --settle SEC        pause before the memory sample after connecting (3)
   --tables T          load: tables, two players each (1000)
@@ -174,6 +180,8 @@ options parse(int argc, char** argv) {
       o.server_pid = integer();
     else if (a == "--echo")
       o.echo = true;
+    else if (a == "--broadcast")
+      o.broadcast = o.echo = true;
     else if (a == "--mode")
       o.mode = value();
     else if (a == "--hold")
@@ -309,6 +317,8 @@ struct counters {
   std::atomic<std::uint64_t> errors{0};          // `error` messages received
   std::atomic<std::uint64_t> frames_in{0};
   std::atomic<std::uint64_t> bytes_in{0};
+  std::atomic<std::uint64_t> state_frames_in{0};  // frames with "type":"state"
+  std::atomic<std::uint64_t> state_bytes_in{0};
   std::atomic<std::uint64_t> sent{0};       // stream commands sent
   std::atomic<std::uint64_t> completed{0};  // stream commands answered
   std::atomic<std::uint64_t> window_completed{0};
@@ -374,6 +384,7 @@ struct table_driver {
   void on_welcome();
   void on_reply(connection& from, std::string_view text, bool error);
   void on_spectator_entered();
+  void on_group_entered();
   void on_drop();
   void begin_stream();
   void stop();
@@ -521,6 +532,11 @@ void connection::do_read() {
     w_.c_.frames_in.fetch_add(1, std::memory_order_relaxed);
     w_.c_.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
     const auto data = buffer_.cdata();
+    if (std::string_view{static_cast<const char*>(data.data()), data.size()}.find(
+            R"("type":"state")") != std::string_view::npos) {
+      w_.c_.state_frames_in.fetch_add(1, std::memory_order_relaxed);
+      w_.c_.state_bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+    }
     on_message({static_cast<const char*>(data.data()), data.size()});
     buffer_.consume(buffer_.size());
     if (!dead_) do_read();
@@ -552,6 +568,14 @@ void connection::on_message(std::string_view text) {
     log_error(name_, text);
   }
   if (!table_) return;
+  if (o_.broadcast && !entered_) {
+    // The group's acknowledgement of this connection's enter.
+    if (text.find(R"("type":"enter")") != std::string_view::npos) {
+      entered_ = true;
+      table_->on_group_entered();
+    }
+    return;
+  }
   if (role_ == role::spectator) {
     if (!entered_ && text.find(R"("re":)") != std::string_view::npos) {
       entered_ = true;
@@ -598,7 +622,14 @@ table_driver::table_driver(worker& w, const options& o, window& win, int index)
 void table_driver::on_welcome() {
   ++welcomed_;
   if (welcomed_ < static_cast<int>(2 + spectators_.size())) return;
-  // Everyone is logged in: set the table up (echo servers have no tables).
+  // Everyone is logged in: set the table up (echo servers have no tables; the
+  // broadcast server has groups).
+  if (o_.broadcast && o_.request != "ping") {
+    stage_ = stage::enter;
+    for (auto* p : players_) send_setup(*p, "enter", "");
+    for (auto* s : spectators_) send_setup(*s, "enter", "");
+    return;
+  }
   if (o_.echo || o_.request == "ping") {
     stage_ = stage::ready;
     w_.c_.tables_ready.fetch_add(1, std::memory_order_relaxed);
@@ -620,6 +651,13 @@ void table_driver::on_spectator_entered() {
   if (++entered_ < static_cast<int>(spectators_.size())) return;
   stage_ = stage::start;
   send_setup(*players_[0], "line", "/start");
+}
+
+void table_driver::on_group_entered() {
+  if (stage_ != stage::enter) return;
+  if (++entered_ < static_cast<int>(2 + spectators_.size())) return;
+  stage_ = stage::ready;
+  w_.c_.tables_ready.fetch_add(1, std::memory_order_relaxed);
 }
 
 void table_driver::fail_table(std::string_view why) {
@@ -933,6 +971,7 @@ int main(int argc, char** argv) {
   result["label"] = o.label;
   result["mode"] = o.mode;
   result["echo"] = o.echo;
+  result["broadcast"] = o.broadcast;
   result["connections"] = o.connections;
   result["connect_seconds"] = connect_seconds;
   result["rss_before_kib"] = rss_before;
@@ -1029,6 +1068,22 @@ int main(int argc, char** argv) {
     result["commands_per_second"] = static_cast<double>(completed) / window_seconds;
     result["frames_in_per_second"] = static_cast<double>(frames2 - frames1) / window_seconds;
     result["mbytes_in_per_second"] = static_cast<double>(bytes2 - bytes1) / window_seconds / 1e6;
+    {
+      const auto sf = total(
+          workers, [](counters & c) -> auto& { return c.state_frames_in; });
+      const auto sb = total(
+          workers, [](counters & c) -> auto& { return c.state_bytes_in; });
+      const auto af = total(
+          workers, [](counters & c) -> auto& { return c.frames_in; });
+      const auto ab = total(
+          workers, [](counters & c) -> auto& { return c.bytes_in; });
+      // Mean sizes over the whole run (set-up included): what the broadcast yardstick
+      // sends in their place.
+      result["state_frame_bytes"] =
+          sf > 0 ? static_cast<double>(sb) / static_cast<double>(sf) : 0.0;
+      result["other_frame_bytes"] =
+          af > sf ? static_cast<double>(ab - sb) / static_cast<double>(af - sf) : 0.0;
+    }
     result["latency_ms"] = {{"p50", p.p50},      {"p90", p.p90}, {"p99", p.p99},
                             {"p99.9", p.p999},   {"max", p.max}, {"mean", p.mean},
                             {"samples", p.count}};

@@ -2,7 +2,11 @@
 // bad input: not JSON, truncated, deeply nested, wrong types, bad UTF-8, control chars.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "bg/protocol/codec.hpp"
+#include "bg/protocol/json_writer.hpp"
 
 using namespace bg::protocol;
 
@@ -127,4 +131,77 @@ TEST_CASE("issue 12: hello takes a password, register a name and a password",
   REQUIRE_FALSE(control.ok());
   CHECK(control.err().code == "bad_message");
   CHECK(control.err().message.find("zq") == std::string::npos);
+}
+
+TEST_CASE("issue 15: json_writer writes what encode() writes for the same tree",
+          "[protocol][codec][issue15]") {
+  using bg::protocol::encode;
+  using bg::protocol::json_writer;
+  using nlohmann::json;
+  SECTION("strings: quotes, backslashes, every control character, UTF-8, invalid UTF-8") {
+    std::string controls;
+    for (char c = 0; c < 0x20; ++c) controls += c;
+    for (const std::string& s : {std::string{}, std::string{"plain"}, std::string{"a\"b\\c/d"},
+                                 controls, std::string{"\x7f del"}, std::string{"Ωmega 李白 ✓"},
+                                 std::string{"bad \xff\xfe utf-8"}, std::string{"cut \xe2\x82"}}) {
+      INFO(s);
+      json_writer w;
+      w.value(s);
+      CHECK(w.text() == encode(json(s)));
+    }
+  }
+  SECTION("numbers, booleans, null") {
+    const std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+    const std::uint64_t highest = std::numeric_limits<std::uint64_t>::max();
+    json_writer w;
+    w.begin_array()
+        .value(0)
+        .value(-17)
+        .value(lowest)
+        .value(highest)
+        .value(1500.0)
+        .value(1517.32)
+        .value(0.1)
+        .value(-2.5e-300)
+        .value(1e300)
+        .value(std::nan(""))
+        .value(true)
+        .value(false)
+        .null()
+        .end_array();
+    const json tree = {0,         -17,   lowest,       highest, 1500.0, 1517.32, 0.1,
+                       -2.5e-300, 1e300, std::nan(""), true,    false,  nullptr};
+    CHECK(w.text() == encode(tree));
+  }
+  SECTION("nested objects and arrays, empty ones, keys that need escaping, raw values") {
+    json_writer w;
+    w.begin_object()
+        .key("a")
+        .begin_array()
+        .end_array()
+        .key("b")
+        .begin_object()
+        .end_object()
+        .key("c")
+        .begin_array()
+        .begin_array()
+        .value(1)
+        .value(2)
+        .end_array()
+        .begin_object()
+        .key("k\"ey")
+        .value("v")
+        .key("n")
+        .null()
+        .end_object()
+        .end_array()
+        .key("d")
+        .raw(R"({"x":[1,2]})")
+        .end_object();
+    const json tree = {{"a", json::array()},
+                       {"b", json::object()},
+                       {"c", {{1, 2}, {{"k\"ey", "v"}, {"n", nullptr}}}},
+                       {"d", {{"x", {1, 2}}}}};
+    CHECK(w.text() == encode(tree));
+  }
 }

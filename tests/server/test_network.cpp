@@ -42,6 +42,7 @@ using bg::test::eventually;  // polls a condition under one generous deadline (3
 /// The test's game service. Text commands:
 /// - "whoami": answers {"id":N,"address":"..."}
 /// - "flood": sends the client 400 frames of 64 KiB (one shared string)
+/// - "burst": sends the client burst_frames() in one client::send of a batch
 /// - "close:REASON": closes the client with REASON
 /// - "hello": calls identified() (as gammond does on welcome) and answers "welcome"
 /// - "strike:WHY": counts a strike for WHY
@@ -50,6 +51,19 @@ using bg::test::eventually;  // polls a condition under one generous deadline (3
 /// It records every call so tests can check on_open/on_close/on_text.
 class echo_service final : public bg::server::service {
  public:
+  /// The frames of "burst": 50 JSON texts {"i":N,"pad":"..."} of 30 B to 70 KiB (over
+  /// the 4 KiB Beast would fragment at and the 64 KiB the session gathers at most), 118
+  /// KiB in all.
+  static std::vector<std::string> burst_frames() {
+    std::vector<std::string> frames;
+    for (int i = 0; i < 50; ++i) {
+      const std::size_t pad = i == 25 ? 70'000 : i % 7 == 3 ? 6'000 : 20;
+      frames.push_back(
+          json{{"i", i}, {"pad", std::string(pad, static_cast<char>('a' + i % 26))}}.dump());
+    }
+    return frames;
+  }
+
   void on_open(const std::shared_ptr<bg::server::client>& c) override {
     const std::lock_guard lock{mutex_};
     ++opened_[c->id()];
@@ -65,6 +79,10 @@ class echo_service final : public bg::server::service {
           json{{"id", c->id()}, {"address", c->address()}}.dump()));
     } else if (text == "flood") {
       for (int i = 0; i < 400; ++i) c->send(flood_frame_);
+    } else if (text == "burst") {
+      std::vector<std::shared_ptr<const std::string>> frames;
+      for (const auto& f : burst_frames()) frames.push_back(std::make_shared<const std::string>(f));
+      c->send(std::move(frames));
     } else if (text.rfind("close:", 0) == 0) {
       c->close(text.substr(6));
     } else if (text == "hello") {
@@ -702,6 +720,117 @@ TEST_CASE("an exception from the service is caught and the connection goes on", 
   c.send_text("throw");
   c.send_text("fine");
   CHECK(c.receive_text() == "fine");
+}
+
+namespace {
+
+/// One WebSocket frame as it crossed the wire.
+struct wire_frame {
+  bool fin = false;
+  int opcode = 0;
+  std::string payload;
+};
+
+/// A WebSocket client on a raw socket that sees every frame as the server wrote it
+/// (fragments, control frames and all), which a WebSocket library would hide.
+class raw_ws {
+ public:
+  raw_ws(net::io_context& io, std::uint16_t port) : socket_{raw_connect(io, port)} {
+    write(
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: "
+        "Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: "
+        "13\r\n\r\n");
+    while (buffer_.find("\r\n\r\n") == std::string::npos) REQUIRE(fill());
+    REQUIRE(buffer_.rfind("HTTP/1.1 101", 0) == 0);
+    buffer_.erase(0, buffer_.find("\r\n\r\n") + 4);
+  }
+  /// Sends one frame, masked as a client must (RFC 6455 5.3); payload under 126 bytes.
+  void send(int opcode, const std::string& payload) {
+    REQUIRE(payload.size() < 126);
+    const std::array<unsigned char, 4> mask{0x12, 0x34, 0x56, 0x78};
+    std::string frame;
+    frame += static_cast<char>(0x80 | opcode);
+    frame += static_cast<char>(0x80 | payload.size());
+    for (const auto m : mask) frame += static_cast<char>(m);
+    for (std::size_t i = 0; i < payload.size(); ++i)
+      frame += static_cast<char>(static_cast<unsigned char>(payload[i]) ^ mask[i % 4]);
+    write(frame);
+  }
+  /// The next frame from the server; nullopt when the connection ends or stays silent
+  /// for 30 s.
+  std::optional<wire_frame> next() {
+    for (;;) {
+      if (buffer_.size() >= 2) {
+        const auto b = [&](std::size_t i) { return static_cast<unsigned char>(buffer_[i]); };
+        if ((b(1) & 0x80) != 0) return std::nullopt;  // a server never masks
+        std::size_t header = 2;
+        std::uint64_t size = b(1) & 0x7F;
+        if (size == 126 || size == 127) {
+          const std::size_t bytes = size == 126 ? 2 : 8;
+          if (buffer_.size() < 2 + bytes) {
+            if (!fill()) return std::nullopt;
+            continue;
+          }
+          size = 0;
+          for (std::size_t i = 0; i < bytes; ++i) size = size << 8 | b(2 + i);
+          header += bytes;
+        }
+        if (buffer_.size() >= header + size) {
+          wire_frame f{(b(0) & 0x80) != 0, b(0) & 0x0F, buffer_.substr(header, size)};
+          buffer_.erase(0, header + size);
+          return f;
+        }
+      }
+      if (!fill()) return std::nullopt;
+    }
+  }
+
+ private:
+  void write(const std::string& bytes) { net::write(socket_, net::buffer(bytes)); }
+  bool fill() {
+    std::array<char, 65536> chunk{};
+    const auto n = ::recv(socket_.native_handle(), chunk.data(), chunk.size(), 0);
+    if (n <= 0) return false;
+    buffer_.append(chunk.data(), static_cast<std::size_t>(n));
+    return true;
+  }
+  net::ip::tcp::socket socket_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "issue 15: frames queued together leave as whole, unfragmented messages in order, with "
+    "pongs only between them",
+    "[network][ws][issue15]") {
+  static_files files;
+  test_server server{test_config(files)};
+  net::io_context io;
+  raw_ws c{io, server.port()};
+  // The batch and, meanwhile, pings whose pongs Beast writes among the held frames.
+  c.send(0x1, "burst");
+  for (int i = 0; i < 5; ++i) c.send(0x9, "p" + std::to_string(i));
+  const auto expected = echo_service::burst_frames();
+  std::size_t texts = 0;
+  int pongs = 0;
+  while (texts < expected.size() || pongs < 5) {
+    const auto f = c.next();
+    REQUIRE(f);
+    INFO("text frames so far " << texts << ", pongs " << pongs);
+    REQUIRE(f->fin);  // never a fragment: one frame per message, control frames whole
+    if (f->opcode == 0xA) {
+      CHECK(f->payload == "p" + std::to_string(pongs));
+      ++pongs;
+      continue;
+    }
+    REQUIRE(f->opcode == 0x1);
+    REQUIRE(texts < expected.size());
+    CHECK(f->payload == expected[texts]);
+    ++texts;
+  }
+  CHECK(texts == expected.size());
+  CHECK(pongs == 5);
 }
 
 TEST_CASE("shutdown closes every WebSocket with 1001 and calls service shutdown once",

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bg/engine/dice_source.hpp"
+#include "bg/protocol/codec.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/table.hpp"
 
@@ -214,4 +215,109 @@ TEST_CASE(
   CHECK((*started)["game_number"] == 2);
   REQUIRE(started->contains("crawford"));
   CHECK((*started)["crawford"] == false);
+}
+
+namespace {
+
+/// Plays seeded random games at a table and checks, after every command, that
+/// table::state_text() is protocol::encode(table::state()) byte for byte (issue 15: the
+/// state is written straight into its text on the hot path; the tree stays the
+/// reference). `options` are the /option lines set before each match.
+void check_state_text_through_games(std::uint64_t seed, const std::vector<std::string>& options,
+                                    int commands) {
+  std::mt19937_64 rng{seed};
+  std::int64_t now_ms = 1'764'000'000'000;
+  table_hooks hooks{[](const match_record&) { return std::int64_t{7}; },
+                    [] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+  hooks.clock_ms = [&now_ms] { return now_ms; };
+  hooks.match_seed = [seed](const std::string& t, std::uint64_t n) {
+    return derived_dice::test_seed(seed, t, n);
+  };
+  // Registered names have ratings (an integral one too: nlohmann writes 1500.0); the
+  // guest has none.
+  hooks.rating_of = [](const std::string& who, bg::engine::variant v) -> std::optional<double> {
+    if (who == "Ωmega") return v == bg::engine::variant::standard ? 1517.32 : 1482.125;
+    if (who == "李白") return 1500.0;
+    if (who == "carol-1") return 1234.5678901234;
+    return std::nullopt;
+  };
+  table t{"t\"1", hooks};  // a name a client could not choose: escaped in the text
+  const auto same = [&](const std::string& what) {
+    INFO(what);
+    REQUIRE(t.state_text() == bg::protocol::encode(t.state()));
+  };
+  const auto send = [&](const std::string& who, const std::string& line) {
+    auto c = bg::protocol::parse_line(line);
+    REQUIRE(c.ok());
+    t.handle(who, *c);  // refusals change nothing: the state is compared all the same
+    now_ms += static_cast<std::int64_t>(rng() % 5000);
+    same(who + ": " + line);
+  };
+  for (const auto* who : {"Ωmega", "李白", "carol-1", "dave"}) {
+    t.enter(who);
+    same(std::string("enter ") + who);
+  }
+  send("Ωmega", "/join red");
+  send("李白", "/join black");
+  for (const auto& o : options) send("Ωmega", o);
+  send("Ωmega", "/start");
+  for (int i = 0; i < commands; ++i) {
+    const auto st = t.state();
+    const std::string phase = st["phase"];
+    const auto name_of = [&](const json& s) {
+      return s.is_string() ? st["players"][s.get<std::string>()].get<std::string>()
+                           : std::string("Ωmega");
+    };
+    const std::string actor = name_of(st["to_act"]);
+    const auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
+    if (phase == "match_over" || phase == "waiting") {
+      send("Ωmega", "/start");
+    } else if (phase == "opening") {
+      send(chance(50) ? "Ωmega" : "李白", "/roll");
+    } else if (phase == "roll") {
+      if (st["may_double"] == true && chance(20)) {
+        send(actor, "/double");
+      } else if (chance(3)) {
+        send(actor, chance(50) ? "/resign" : "/resign gammon");
+      } else {
+        send(actor, "/roll");
+      }
+    } else if (phase == "move") {
+      const auto& legal = st["legal"];
+      REQUIRE_FALSE(legal.empty());
+      send(actor, "/move " + legal[rng() % legal.size()].get<std::string>());
+    } else if (phase == "cube_offered") {
+      send(actor, chance(80) ? "/take" : "/drop");
+    } else if (phase == "resign_offered") {
+      send(actor, chance(50) ? "/accept" : "/reject");
+    } else if (phase == "game_over") {
+      for (const auto* side : {"red", "black"})
+        if (st["continuing"][side] != true) send(name_of(json(side)), "/continue");
+    } else {
+      FAIL("unexpected phase " << phase);
+    }
+  }
+  t.exit("dave");
+  same("dave left");
+  t.exit("李白");
+  same("a player left");
+}
+
+}  // namespace
+
+TEST_CASE("issue 15: state_text() is encode(state()) byte for byte through seeded games",
+          "[server][table][state][issue15]") {
+  SECTION("a 5-point match, standard, cube and resignations, a private table (issue 13)") {
+    check_state_text_through_games(
+        1, {"/option match 5", "/option private on", "/invite carol-1", "/invite Zoë"}, 600);
+  }
+  SECTION("long nardy, a 3-point match with a clock") {
+    check_state_text_through_games(
+        2, {"/option variant long", "/option match 3", "/option clock 5 12", "/option tutor on"},
+        600);
+  }
+  SECTION("free play, then a basis session") {
+    check_state_text_through_games(3, {}, 300);
+    check_state_text_through_games(4, {"/option match basis", "/option clock 1 0"}, 600);
+  }
 }

@@ -592,13 +592,11 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
   // Issue 13: those sent away (kicked, or the table closed) heard the events; they are
   // no longer members and get no state.
   remove_members(o.removed);
-  json st = table_->state();
-  const auto frame = frame_of(st);
+  // The state written once for everyone; the actor's copy adds `re` to that text.
+  const auto frame = std::make_shared<const std::string>(table_->state_text());
   for (const auto& [id, m] : members_) {
     if (id == actor_id && re && !answered) {
-      json mine = st;
-      mine["re"] = *re;
-      sends->add(m.who.lock(), frame_of(mine));
+      sends->add(m.who.lock(), frame_with_re(*frame, *re));
       answered = true;
       continue;
     }
@@ -707,9 +705,9 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     }
   }
   if (always_state_to_actor || (re && !answered)) {
-    json st = table_->state();
-    if (re) st["re"] = *re;
-    sends->add(actor, frame_of(st));
+    std::string st = table_->state_text();
+    sends->add(actor,
+               re ? frame_with_re(st, *re) : std::make_shared<const std::string>(std::move(st)));
   }
   sends->deliver();
   if (answered_hook) answered_hook();

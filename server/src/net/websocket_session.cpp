@@ -74,6 +74,9 @@ void websocket_session::run(beast::http::request<beast::http::string_body> reque
   timeouts.idle_timeout = config.idle_timeout;
   timeouts.keep_alive_pings = true;
   ws_.set_option(timeouts);
+  // One frame per message, whatever its size: a fragmented message would be written
+  // one frame (one system call) at a time.
+  ws_.auto_fragment(false);
   ws_.set_option(websocket::stream_base::decorator([](websocket::response_type& res) {
     res.set(beast::http::field::server, "gammond/" GAMMOND_VERSION);
   }));
@@ -229,8 +232,10 @@ void websocket_session::send(std::shared_ptr<const std::string> frame) {
 void websocket_session::send(std::vector<std::shared_ptr<const std::string>> frames) {
   if (frames.empty()) return;
   net::post(ws_.get_executor(), [self = shared_from_this(), frames = std::move(frames)]() mutable {
+    // All queued before the first write starts, so that they leave together.
     for (auto& frame : frames)
-      if (frame) self->queue(std::move(frame));
+      if (frame && !self->enqueue(std::move(frame))) return;
+    if (!self->writing_ && !self->queue_.empty()) self->do_write();
   });
 }
 
@@ -249,44 +254,71 @@ void websocket_session::close(websocket::close_code code, std::string reason) {
             });
 }
 
-void websocket_session::queue(std::shared_ptr<const std::string> frame) {
-  if (!opened_ || closing_ || finished_) return;
-  if (!queue_.empty() && queued_bytes_ + frame->size() > context_->config.write_queue_bytes) {
+bool websocket_session::enqueue(std::shared_ptr<const std::string> frame) {
+  if (!opened_ || closing_ || finished_) return false;
+  if ((!queue_.empty() || held_bytes_ > 0) &&
+      queued_bytes_ + frame->size() > context_->config.write_queue_bytes) {
     spdlog::warn("client {} from {}: write queue over {} bytes, closing: client too slow", id_,
                  address_, context_->config.write_queue_bytes);
-    // Keep only the frame in flight: Beast is still writing from it.
-    while (queue_.size() > 1) queue_.pop_back();
-    queued_bytes_ = queue_.front()->size();
+    // Keep only the frame in flight (Beast is still writing from it) and the held
+    // bytes before it (they leave with the close frame).
+    if (writing_) {
+      while (queue_.size() > 1) queue_.pop_back();
+      queued_bytes_ = held_bytes_ + queue_.front()->size();
+    } else {
+      queue_.clear();
+      queued_bytes_ = held_bytes_;
+    }
     begin_close(websocket::close_code::policy_error, "client too slow");
-    return;
+    return false;
   }
   queued_bytes_ += frame->size();
   queue_.push_back(std::move(frame));
-  if (!writing_) do_write();
+  return true;
+}
+
+void websocket_session::queue(std::shared_ptr<const std::string> frame) {
+  if (enqueue(std::move(frame)) && !writing_) do_write();
 }
 
 void websocket_session::do_write() {
   writing_ = true;
   const auto& frame = queue_.front();
+  // Hold this frame for the next one when another waits: they leave in one write.
+  const bool hold =
+      queue_.size() > 1 &&
+      ws_.next_layer().pending_bytes() + frame->size() + queue_[1]->size() <= max_coalesced_bytes;
+  ws_.next_layer().hold(hold);
   // The handler holds the frame too, so dropping the queue never frees a buffer
   // Beast is still writing from.
   ws_.async_write(net::buffer(*frame),
-                  [self = shared_from_this(), frame](beast::error_code ec, std::size_t) {
-                    self->on_write(ec);
+                  [self = shared_from_this(), frame, hold](beast::error_code ec, std::size_t) {
+                    self->on_write(ec, hold);
                   });
 }
 
-void websocket_session::on_write(beast::error_code ec) {
+void websocket_session::on_write(beast::error_code ec, bool held) {
   writing_ = false;
   if (ec) {
     if (!quiet(ec)) spdlog::debug("client {}: write failed: {}", id_, ec.message());
     queue_.clear();
     queued_bytes_ = 0;
+    held_bytes_ = 0;
     return drop_socket();
   }
-  queued_bytes_ -= queue_.front()->size();
+  if (queue_.empty()) return;  // finish() let go of everything meanwhile
+  const std::size_t size = queue_.front()->size();
   queue_.pop_front();
+  if (held) {
+    held_bytes_ += size;  // copied below, not sent yet: still counts against the bound
+  } else {
+    queued_bytes_ -= size + held_bytes_;
+    held_bytes_ = 0;
+  }
   if (!queue_.empty()) return do_write();
+  // Nothing left to take the held bytes along (the queue was dropped for a close):
+  // the close frame sends them.
+  ws_.next_layer().hold(false);
   if (closing_ && !finished_) do_close();
 }
 
@@ -312,6 +344,7 @@ void websocket_session::begin_close(websocket::close_code code, std::string reas
 }
 
 void websocket_session::do_close() {
+  ws_.next_layer().hold(false);  // the close frame takes any held bytes along
   close_started_.store(true, std::memory_order_release);
   ws_.async_close(close_reason_, [self = shared_from_this()](beast::error_code ec) {
     self->close_timer_.cancel();
@@ -330,6 +363,7 @@ void websocket_session::finish(beast::error_code ec) {
   hello_timer_.cancel();
   queue_.clear();
   queued_bytes_ = 0;
+  held_bytes_ = 0;
   if (!quiet(ec)) spdlog::debug("client {}: read failed: {}", id_, ec.message());
   // While closing, the close handshake (or the close timer) ends the connection, and
   // after a close from the peer Beast tears it down itself. Otherwise nothing else

@@ -223,6 +223,9 @@ class table {
   /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
   /// registered player and spectator here, in the table's variant, by name.
   [[nodiscard]] nlohmann::json state() const;
+  /// protocol::encode(state()), byte for byte, written straight into the text without
+  /// building the tree (issue 15: the message every change sends to everyone present).
+  [[nodiscard]] std::string state_text() const;
   /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
   /// (null for a guest or a free seat).
   [[nodiscard]] nlohmann::json summary() const;

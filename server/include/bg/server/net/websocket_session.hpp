@@ -18,6 +18,7 @@
 #include <string>
 
 #include "bg/server/net/client.hpp"
+#include "bg/server/net/coalescing_stream.hpp"
 #include "bg/server/net/server_context.hpp"
 #include "bg/server/net/session_registry.hpp"
 
@@ -37,11 +38,13 @@ namespace bg::server {
 /// message is answered `{"type":"error","code":"binary_frame",...}`. A text message
 /// goes to service::on_text, in order.
 ///
-/// Outgoing: one write in flight; queued frames are shared, never copied. When a frame
-/// would take the queued bytes (the one in flight included) above
+/// Outgoing: one write in flight; queued frames are shared, never copied. When several
+/// frames wait, they leave together in one system call (up to max_coalesced_bytes at
+/// a time; coalescing_stream), each still its own WebSocket message, in order. When a
+/// frame would take the queued bytes (those being written included) above
 /// config.write_queue_bytes, the queue is dropped and the connection closed
 /// (1008 "client too slow"); a single frame larger than the bound is still sent when
-/// the queue is empty.
+/// the queue is empty. Messages are never fragmented (one frame each).
 ///
 /// Identification: a session the service has not called identified() on within
 /// config.hello_timeout of its handshake is closed with 1008 "no hello in time".
@@ -58,6 +61,9 @@ namespace bg::server {
 class websocket_session final : public client,
                                 public std::enable_shared_from_this<websocket_session> {
  public:
+  /// The most bytes of queued frames gathered into one write.
+  static constexpr std::size_t max_coalesced_bytes = 64 * 1024;
+
   /// Takes the socket of an http_session that received an upgrade request, the
   /// connection's registry ticket and the client's address (after X-Forwarded-For).
   websocket_session(boost::asio::ip::tcp::socket&& socket,
@@ -108,15 +114,18 @@ class websocket_session final : public client,
   [[nodiscard]] bool take_token();
   void add_strike(std::string why, bool rate_limit);
   void start_hello_timer();
+  /// Adds `frame` to the queue (false, and the connection closing, when over the bound).
+  bool enqueue(std::shared_ptr<const std::string> frame);
+  /// enqueue(), then starts writing when idle.
   void queue(std::shared_ptr<const std::string> frame);
   void do_write();
-  void on_write(boost::beast::error_code ec);
+  void on_write(boost::beast::error_code ec, bool held);
   void begin_close(boost::beast::websocket::close_code code, std::string reason);
   void do_close();
   void drop_socket();
   void finish(boost::beast::error_code ec);
 
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<coalescing_stream> ws_;
   boost::asio::steady_timer close_timer_;
   boost::asio::steady_timer hello_timer_;
   boost::beast::flat_buffer buffer_;
@@ -126,7 +135,8 @@ class websocket_session final : public client,
   const std::string address_;
 
   std::deque<std::shared_ptr<const std::string>> queue_;  // front() is in flight
-  std::size_t queued_bytes_ = 0;
+  std::size_t queued_bytes_ = 0;  // queue_'s frames and the held ones not yet sent
+  std::size_t held_bytes_ = 0;    // frames written into ws_.next_layer() while held
   bool writing_ = false;
 
   double tokens_ = 0;
