@@ -143,6 +143,34 @@ TEST_CASE("S1: the favourite's win moves 4*sqrt(n)*P_upset and K is max(1, 5 - e
   CHECK(r.loser.experience == 455);
 }
 
+TEST_CASE("S1: a finished match is rated only when it counts, has a winner and two accounts",
+          "[rating][S1]") {
+  using bg::engine::side;
+  using bg::server::rate_finished_match;
+  const std::array<std::optional<rating_standing>, 2> both{rating_standing{1600.0, 150},
+                                                           rating_standing{1400.0, 450}};
+  const std::array<std::string, 2> names{"Alice", "bob"};
+  // Black (the underdog at 1400) wins a match to 5: the sides keep their places.
+  const auto r = rate_finished_match(true, side::black, both, names, 5);
+  REQUIRE(r);
+  const auto upset = bg::server::rate_match(*both[1], *both[0], 5);
+  CHECK((*r)[0].name == "Alice");
+  CHECK((*r)[0].before == 1600.0);
+  CHECK((*r)[0].after == upset.loser.rating);
+  CHECK((*r)[0].experience_before == 150);
+  CHECK((*r)[0].experience_after == 155);
+  CHECK((*r)[1].name == "bob");
+  CHECK((*r)[1].before == 1400.0);
+  CHECK((*r)[1].after == upset.winner.rating);
+  CHECK((*r)[1].after > 1400.0);
+  CHECK((*r)[1].experience_after == 455);
+  // Unrated: the table says it does not count, no winner, or a guest on either side.
+  CHECK_FALSE(rate_finished_match(false, side::black, both, names, 5));
+  CHECK_FALSE(rate_finished_match(true, std::nullopt, both, names, 5));
+  CHECK_FALSE(rate_finished_match(true, side::red, {both[0], std::nullopt}, names, 5));
+  CHECK_FALSE(rate_finished_match(true, side::red, {std::nullopt, both[1]}, names, 5));
+}
+
 // --- the schema --------------------------------------------------------------------
 
 TEST_CASE("storage: issue 12: a version 2 database is migrated to accounts and keeps its data",

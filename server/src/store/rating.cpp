@@ -26,4 +26,26 @@ rating_outcome rate_match(const rating_standing& winner, const rating_standing& 
   return out;
 }
 
+std::optional<std::array<rating_change, 2>> rate_finished_match(
+    bool rated, std::optional<engine::side> winner,
+    const std::array<std::optional<rating_standing>, 2>& standing,
+    const std::array<std::string, 2>& names, int length) {
+  if (!rated || !winner || !standing[0] || !standing[1]) return std::nullopt;
+  const auto win = static_cast<std::size_t>(engine::index_of(*winner));
+  const auto lose = 1 - win;
+  const auto after = rate_match(*standing[win], *standing[lose], length);
+  std::array<rating_standing, 2> now{};
+  now[win] = after.winner;
+  now[lose] = after.loser;
+  std::array<rating_change, 2> out;
+  for (std::size_t i = 0; i < 2; ++i) {
+    out[i].name = names[i];
+    out[i].before = standing[i]->rating;
+    out[i].after = now[i].rating;
+    out[i].experience_before = standing[i]->experience;
+    out[i].experience_after = now[i].experience;
+  }
+  return out;
+}
+
 }  // namespace bg::server

@@ -515,28 +515,16 @@ std::optional<std::array<rating_change, 2>> sqlite_store::write_one(const table_
           (*ratings)[i].name = column_text(u.get(), 1);
         }
       }
-      const bool rated = w.rated && w.winner && players[0] && players[1];
-      if (rated) {
-        const auto win = static_cast<std::size_t>(engine::index_of(*w.winner));
-        const auto lose = 1 - win;
-        const auto after =
-            rate_match(players[win]->second, players[lose]->second, record.options.length);
-        const std::array<rating_standing, 2> before{players[0]->second, players[1]->second};
-        std::array<rating_standing, 2> now{};
-        now[win] = after.winner;
-        now[lose] = after.loser;
-        for (std::size_t i = 0; i < 2; ++i) {
-          auto& r = (*ratings)[i];
-          r.before = before[i].rating;
-          r.after = now[i].rating;
-          r.experience_before = before[i].experience;
-          r.experience_after = now[i].experience;
-        }
-        record.ratings = ratings;
-      } else {
-        ratings.reset();
-        record.ratings.reset();
+      std::array<std::optional<rating_standing>, 2> standing;
+      std::array<std::string, 2> names;
+      for (std::size_t i = 0; i < 2; ++i) {
+        if (!players[i]) continue;
+        standing[i] = players[i]->second;
+        names[i] = (*ratings)[i].name;
       }
+      ratings = rate_finished_match(w.rated, w.winner, standing, names, record.options.length);
+      record.ratings = ratings;
+      const bool rated = ratings.has_value();
       insert_match(record.id, record);
       for (std::size_t i = 0; i < 2; ++i) {
         if (!players[i]) continue;

@@ -2,7 +2,13 @@
 /// @file rating.hpp
 /// FIBS ratings (RULES.md S1): what a finished match of length n moves between its
 /// winner's and its loser's ratings. A pure function: the store applies it inside the
-/// transaction that archives the match (sqlite_store, and any later store).
+/// transaction that archives the match (sqlite_store, postgres_store).
+
+#include <array>
+#include <optional>
+
+#include "bg/engine/side.hpp"
+#include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
 
@@ -36,5 +42,16 @@ struct rating_outcome {
 /// treated as 1 (callers rate only matches of n >= 1).
 [[nodiscard]] rating_outcome rate_match(const rating_standing& winner, const rating_standing& loser,
                                         int length) noexcept;
+
+/// What a finished match does to its players' ratings, as every store archives it
+/// (RULES.md S1): `standing` is each side's standing in the match's variant before it,
+/// [red, black] (nullopt: a guest, or no such account), `names` their accounts' names as
+/// registered. The match is rated when `rated` (the table says it counts: a match of
+/// n >= 1 points), `winner` is set and both sides have an account; then the answer holds
+/// each side's rating and experience before and after (rate_match()); else nullopt.
+[[nodiscard]] std::optional<std::array<rating_change, 2>> rate_finished_match(
+    bool rated, std::optional<engine::side> winner,
+    const std::array<std::optional<rating_standing>, 2>& standing,
+    const std::array<std::string, 2>& names, int length);
 
 }  // namespace bg::server
