@@ -17,6 +17,7 @@
 #include "bg/server/server_config.hpp"
 #include "eventually.hpp"
 #include "gammond_process.hpp"
+#include "parse_flags.hpp"
 #include "scripted_person.hpp"
 #include "test_player.hpp"
 
@@ -516,21 +517,8 @@ TEST_CASE(
 TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
           "[bots][config][issue14]") {
   const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env) {
-    args.insert(args.begin(), "gammond");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    bg::server::server_config config;
-    std::ostringstream out;
-    std::ostringstream err;
-    const auto exit = bg::server::parse_config(
-        argv,
-        [&env](std::string_view name) -> std::optional<std::string> {
-          const auto it = env.find(std::string(name));
-          if (it == env.end()) return std::nullopt;
-          return it->second;
-        },
-        config, out, err);
-    return std::make_tuple(exit, config, err.str());
+    auto r = bg::test::parse_flags(std::move(args), std::move(env));
+    return std::make_tuple(r.exit, std::move(r.config), std::move(r.err));
   };
   const bg::server::server_config defaults;
   CHECK(defaults.gnubg == "/usr/games/gnubg");

@@ -16,6 +16,7 @@
 #include "database_query.hpp"
 #include "eventually.hpp"
 #include "gammond_process.hpp"
+#include "parse_flags.hpp"
 #include "test_player.hpp"
 #include "ws_client.hpp"
 
@@ -99,21 +100,10 @@ TEST_CASE("issue 13: the moderation settings have flags and GAMMOND_ variables, 
           "[moderation][config]") {
   const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env,
                         bg::server::server_config& c, std::string& err) {
-    args.insert(args.begin(), "gammond");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out;
-    std::ostringstream errors;
-    const auto exit = bg::server::parse_config(
-        argv,
-        [&env](std::string_view name) -> std::optional<std::string> {
-          const auto it = env.find(std::string{name});
-          if (it == env.end()) return std::nullopt;
-          return it->second;
-        },
-        c, out, errors);
-    err = errors.str();
-    return exit;
+    auto r = bg::test::parse_flags(std::move(args), std::move(env));
+    c = std::move(r.config);
+    err = std::move(r.err);
+    return r.exit;
   };
   bg::server::server_config c;
   std::string err;

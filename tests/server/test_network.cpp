@@ -26,6 +26,7 @@
 #include "bg/server/server_config.hpp"
 #include "eventually.hpp"
 #include "http_get.hpp"
+#include "parse_flags.hpp"
 #include "ws_client.hpp"
 
 namespace {
@@ -860,31 +861,10 @@ TEST_CASE("shutdown closes every WebSocket with 1001 and calls service shutdown 
 
 namespace {
 
-struct parsed {
-  std::optional<int> exit;
-  bg::server::server_config config;
-  std::string out;
-  std::string err;
-};
+using parsed = bg::test::parsed_flags;
 
 parsed parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "gammond");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  parsed result;
-  std::ostringstream out;
-  std::ostringstream err;
-  result.exit = bg::server::parse_config(
-      argv,
-      [&env](std::string_view name) -> std::optional<std::string> {
-        const auto it = env.find(std::string{name});
-        if (it == env.end()) return std::nullopt;
-        return it->second;
-      },
-      result.config, out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
+  return bg::test::parse_flags(std::move(args), std::move(env));
 }
 
 /// Runs `command` in a shell; returns its exit code and stdout.
