@@ -200,7 +200,7 @@ class store {
   /// Every ban still holding at `now_ms` (ms since the Unix epoch), oldest first.
   [[nodiscard]] virtual std::vector<ban> active_bans(std::int64_t now_ms) = 0;
   /// The names the account `key` ignores, as typed, in the order they were ignored
-  /// (empty for an unknown key).
+  /// (names ignored within one millisecond: by name key; empty for an unknown key).
   [[nodiscard]] virtual std::vector<std::string> ignored_by(std::string_view key) = 0;
   /// Account `key` ignores the name `ignored_name` (key `ignored_key`) from now on
   /// (`on`), or no longer (`!on`). No-op for an unknown account, for a name ignored
