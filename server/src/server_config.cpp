@@ -173,18 +173,27 @@ std::function<problem(std::string_view, server_config&)> path_field(
   };
 }
 
+/// The items of a comma-separated list ("a, b,,c" -> a, b, c): blanks around each item
+/// trimmed, empty items skipped. Views into `text`.
+std::vector<std::string_view> list_items(std::string_view text) {
+  std::vector<std::string_view> items;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
 /// A comma-separated list of origins (scheme://host[:port] with scheme http or https),
 /// or "*". Each is kept normalised: lower case, without the scheme's default port.
 std::function<problem(std::string_view, server_config&)> origins_field() {
   return [](std::string_view text, server_config& config) -> problem {
     std::vector<std::string> origins;
-    while (!text.empty()) {
-      const auto comma = text.find(',');
-      std::string_view item = text.substr(0, comma);
-      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-      if (item.empty()) continue;
+    for (const std::string_view item : list_items(text)) {
       if (item == "*") {
         origins.emplace_back("*");
         continue;
@@ -208,13 +217,7 @@ std::function<problem(std::string_view, server_config&)> origins_field() {
 std::function<problem(std::string_view, server_config&)> admins_field() {
   return [](std::string_view text, server_config& config) -> problem {
     std::vector<std::string> names;
-    while (!text.empty()) {
-      const auto comma = text.find(',');
-      std::string_view item = text.substr(0, comma);
-      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-      if (item.empty()) continue;
+    for (const std::string_view item : list_items(text)) {
       const bool bad = item.size() > 64 || std::any_of(item.begin(), item.end(), [](char c) {
                          const auto b = static_cast<unsigned char>(c);
                          return b < 0x20 || b == 0x7F || b == ' ';
