@@ -14,6 +14,7 @@
 #include "bg/server/store/record_json.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
+#include "sqlite_file.hpp"
 
 namespace {
 
@@ -29,35 +30,9 @@ using bg::server::sqlite_store;
 using bg::server::storage_error;
 using bg::server::table_write;
 using bg::test::play_random_match;
+using bg::test::raw_exec;
+using bg::test::raw_query;
 using bg::test::temp_dir;
-
-/// The first column of the first row of `sql` on its own connection ("" when no row).
-std::string raw_query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  const int prepared = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
-  INFO(sql << ": " << sqlite3_errmsg(db));
-  REQUIRE(prepared == SQLITE_OK);
-  std::string out;
-  const int rc = sqlite3_step(stmt);
-  REQUIRE((rc == SQLITE_ROW || rc == SQLITE_DONE));
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
-}
-
-/// Runs `sql` (several statements) on its own connection; returns SQLite's code.
-int raw_exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) ==
-          SQLITE_OK);
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  return rc;
-}
 
 match_options points(int length, variant v = variant::standard) {
   return {v, match_kind::points, length};

@@ -13,6 +13,7 @@
 #include "bg/server/store/record_json.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
+#include "sqlite_file.hpp"
 
 namespace {
 
@@ -22,34 +23,9 @@ using bg::engine::variant;
 using bg::server::moderation_action;
 using bg::server::sqlite_store;
 using bg::test::play_random_match;
+using bg::test::raw_exec;
+using bg::test::raw_query;
 using bg::test::temp_dir;
-
-/// The first column of the first row of `sql` on its own connection ("" when no row).
-std::string query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  const int prepared = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
-  INFO(sql << ": " << sqlite3_errmsg(db));
-  REQUIRE(prepared == SQLITE_OK);
-  std::string out;
-  const int rc = sqlite3_step(stmt);
-  REQUIRE((rc == SQLITE_ROW || rc == SQLITE_DONE));
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
-}
-
-/// Runs `sql` (several statements) on its own connection; returns SQLite's code.
-int exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  return rc;
-}
 
 moderation_action action(std::string what, std::string actor, std::string target,
                          std::string table = {}, std::string detail = {}) {
@@ -66,30 +42,30 @@ TEST_CASE("storage: issue 13: a version 4 database gets the moderation tables an
   const auto old_match = play_random_match({variant::standard, match_kind::points, 1}, 3);
   // Given a version 4 database (this schema without what version 5 adds) with a match
   { sqlite_store made(path); }
-  REQUIRE(exec(path,
-               "DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
-               "ALTER TABLE matches DROP COLUMN unfinished; PRAGMA user_version = 4;") ==
+  REQUIRE(raw_exec(path,
+                   "DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
+                   "ALTER TABLE matches DROP COLUMN unfinished; PRAGMA user_version = 4;") ==
           SQLITE_OK);
-  REQUIRE(exec(path,
-               "INSERT INTO matches VALUES (7, 'old', 'red', 'black', "
-               "'{\"variant\":\"standard\",\"kind\":\"points\",\"length\":1}', '" +
-                   bg::server::to_json_text(old_match) + "', 's', 'e', 1, 0, 1, 'then');") ==
+  REQUIRE(raw_exec(path,
+                   "INSERT INTO matches VALUES (7, 'old', 'red', 'black', "
+                   "'{\"variant\":\"standard\",\"kind\":\"points\",\"length\":1}', '" +
+                       bg::server::to_json_text(old_match) + "', 's', 'e', 1, 0, 1, 'then');") ==
           SQLITE_OK);
   // When this gammond opens it
   sqlite_store db(path);
   // Then it is at the current version, the old match is there and finished, and the new
   // tables are empty and usable
-  CHECK(query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
+  CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
   CHECK(sqlite_store::schema_version == 5);
-  CHECK(query(path, "SELECT unfinished FROM matches WHERE id = 7") == "0");
+  CHECK(raw_query(path, "SELECT unfinished FROM matches WHERE id = 7") == "0");
   const auto loaded = db.load_match(7);
   REQUIRE(loaded);
   CHECK_FALSE(loaded->unfinished);
-  CHECK(query(path, "SELECT count(*) FROM moderation") == "0");
+  CHECK(raw_query(path, "SELECT count(*) FROM moderation") == "0");
   CHECK(db.active_bans(0).empty());
   db.record_moderation(action("broadcast", "admin", "", "", "hello"));
-  CHECK(query(path, "SELECT detail FROM moderation") == "hello");
+  CHECK(raw_query(path, "SELECT detail FROM moderation") == "hello");
   // and the schema refuses an action it does not know
-  CHECK(exec(path, "INSERT INTO moderation(at, action, actor) VALUES ('now', 'smite', 'x')") ==
+  CHECK(raw_exec(path, "INSERT INTO moderation(at, action, actor) VALUES ('now', 'smite', 'x')") ==
         SQLITE_CONSTRAINT);
 }

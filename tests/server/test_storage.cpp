@@ -17,6 +17,7 @@
 #include "bg/server/store/record_json.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
+#include "sqlite_file.hpp"
 
 namespace {
 
@@ -28,28 +29,11 @@ using bg::server::sqlite_store;
 using bg::server::storage_error;
 using bg::server::table_write;
 using bg::test::play_random_match;
+using bg::test::raw_exec;
+using bg::test::raw_query;
 using bg::test::record_difference;
 using bg::test::temp_dir;
 using nlohmann::json;
-
-/// Runs one SQL query on its own connection (not through storage) and returns the
-/// first column of the first row as text, or "" when there is no row.
-std::string raw_query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  const int prepared = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
-  INFO(sql << ": " << sqlite3_errmsg(db));
-  REQUIRE(prepared == SQLITE_OK);
-  std::string out;
-  const int rc = sqlite3_step(stmt);
-  REQUIRE((rc == SQLITE_ROW || rc == SQLITE_DONE));
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
-}
 
 /// A table_write of a snapshot and journal entries (no finished match, no drop).
 table_write tw(std::string name, std::string snapshot, bool reset,
