@@ -11,9 +11,9 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <boost/beast/websocket/stream.hpp>
+#include <boost/container/devector.hpp>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 
@@ -134,7 +134,10 @@ class websocket_session final : public client,
   const std::uint64_t id_;
   const std::string address_;
 
-  std::deque<std::shared_ptr<const std::string>> queue_;  // front() is in flight
+  // front() is in flight. A devector, not a std::deque: libstdc++'s deque allocates a
+  // 512-byte node and its map even when empty, about 0.6 KiB on every idle connection
+  // (issue 15's idle memory target); a devector holds nothing until a frame waits.
+  boost::container::devector<std::shared_ptr<const std::string>> queue_;
   std::size_t queued_bytes_ = 0;  // queue_'s frames and the held ones not yet sent
   std::size_t held_bytes_ = 0;    // frames written into ws_.next_layer() while held
   bool writing_ = false;
