@@ -263,6 +263,48 @@ TEST_CASE("gammond: a spectator sees every state the players see", "[server][gam
   CHECK(carol.state("s")["board"] == last["board"]);
 }
 
+TEST_CASE(
+    "gammond: issue 15: a spectator's states after a change carry no legal plays, the players' do",
+    "[server][gammond][issue15]") {
+  gammond_process server{flags(4)};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  player carol(server.port(), "carol");
+  carol.ok("s", "/board");
+  seat(alice, bob, "s");
+  duel d{alice, bob, "s"};
+  int checked = 0;
+  for (int i = 0; i < 40 && checked < 3; ++i) {
+    const auto st = d.step();
+    if (st["phase"] != "move") continue;
+    // The state of this change as each of them received it.
+    const auto seq = st["seq"];
+    const auto at = [&](player& p) {
+      return p.await_state("s", [&](const json& m) { return m["seq"] == seq; });
+    };
+    const auto red = at(alice);
+    const auto black = at(bob);
+    const auto watching = at(carol);
+    CHECK_FALSE(red["legal"].empty());
+    CHECK(red["legal"] == black["legal"]);
+    CHECK(red["legal_moves"] == black["legal_moves"]);
+    CHECK(watching["legal"] == json::array());
+    CHECK(watching["legal_moves"] == json::array());
+    // Apart from the lists (and `re`, on the copy of the one who acted), the same state.
+    auto same = red;
+    same.erase("re");
+    same["legal"] = json::array();
+    same["legal_moves"] = json::array();
+    auto seen = watching;
+    seen.erase("re");
+    CHECK(seen == same);
+    // Asked for, the spectator's board is the full state.
+    CHECK(carol.ok("s", "/board")["legal"] == red["legal"]);
+    ++checked;
+  }
+  CHECK(checked == 3);
+}
+
 TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token",
           "[server][gammond]") {
   gammond_process server{flags(6)};

@@ -245,6 +245,17 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
   const auto same = [&](const std::string& what) {
     INFO(what);
     REQUIRE(t.state_text() == bg::protocol::encode(t.state()));
+    // The spectators' form (issue 15): the same message without the legal plays, and
+    // the same as the players' whenever nothing is listed.
+    const auto lean = t.state(false);
+    REQUIRE(t.state_text(false) == bg::protocol::encode(lean));
+    REQUIRE(lean["legal"] == json::array());
+    REQUIRE(lean["legal_moves"] == json::array());
+    auto full = t.state();
+    REQUIRE(t.lists_legal() == !full["legal"].empty());
+    full["legal"] = json::array();
+    full["legal_moves"] = json::array();
+    REQUIRE(full == lean);
   };
   const auto send = [&](const std::string& who, const std::string& line) {
     auto c = bg::protocol::parse_line(line);

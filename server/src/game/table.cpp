@@ -1346,7 +1346,11 @@ table_outcome table::forfeit(side s) {
 // ------------------------------------------------------------------------------------
 // State
 
-json table::state() const {
+bool table::lists_legal() const {
+  return match_.has_value() && match_->phase() == engine::match_phase::move;
+}
+
+json table::state(bool with_legal) const {
   json j;
   j["type"] = "state";
   j["table"] = name_;
@@ -1414,11 +1418,9 @@ json table::state() const {
   j["crawford"] = playing && match_->is_crawford_game();
   j["game_number"] = playing ? match_->game_number() : 0;
   j["may_double"] = playing && has_turn && match_->may_double(g.turn());
-  j["legal"] =
-      playing && phase == engine::match_phase::move ? json(g.legal_notations()) : json::array();
-  j["legal_moves"] = playing && phase == engine::match_phase::move
-                         ? legal_moves_json(g.legal(), g.turn(), v)
-                         : json::array();
+  const bool listed = with_legal && playing && phase == engine::match_phase::move;
+  j["legal"] = listed ? json(g.legal_notations()) : json::array();
+  j["legal_moves"] = listed ? legal_moves_json(g.legal(), g.turn(), v) : json::array();
   j["position_id"] = engine::position_id(g.current());
   j["match_id"] = playing ? match_->id() : std::string{};
   if (playing && match_->pending_resignation()) {
@@ -1449,7 +1451,7 @@ json table::state() const {
 // Keys are written in nlohmann's order (sorted), so the text is byte for byte the same;
 // table tests compare the two over whole games. A field added to state() is added here
 // too, in its sorted place.
-std::string table::state_text() const {
+std::string table::state_text(bool with_legal) const {
   using writer = protocol::json_writer;
   const auto& opts = match_ ? match_->options() : options_;
   const engine::variant v = opts.game_variant;
@@ -1461,6 +1463,7 @@ std::string table::state_text() const {
                         phase != engine::match_phase::match_over &&
                         phase != engine::match_phase::game_over;
   const bool moving = playing && phase == engine::match_phase::move;
+  const bool listed = with_legal && moving;
   const auto side_or_null = [](writer& w, std::optional<side> s) {
     if (s) {
       w.value(engine::to_string(*s));
@@ -1486,7 +1489,7 @@ std::string table::state_text() const {
     }
   };
 
-  writer w(moving ? 8192 : 2048);
+  writer w(listed ? 8192 : 2048);
   w.begin_object();
   const auto b = g.board();
   w.key("board").begin_object();
@@ -1579,11 +1582,11 @@ std::string table::state_text() const {
         .end_object();
   }
   w.key("legal").begin_array();
-  if (moving)
+  if (listed)
     for (const auto& p : g.legal()) w.value(engine::format_play(g.current(), p, v));
   w.end_array();
   w.key("legal_moves").begin_array();
-  if (moving) {
+  if (listed) {
     const side mover = g.turn();
     const auto place = [&](int own) {
       if (own == 25) {

@@ -592,15 +592,22 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
   // Issue 13: those sent away (kicked, or the table closed) heard the events; they are
   // no longer members and get no state.
   remove_members(o.removed);
-  // The state written once for everyone; the actor's copy adds `re` to that text.
+  // The state written once for the seated players and once for the spectators, who get
+  // it without the legal plays they cannot make (issue 15: in phase move those lists are
+  // most of the message, and spectators most of the audience); one text for all when
+  // there is nothing to list. The actor's copy adds `re` to its text.
   const auto frame = std::make_shared<const std::string>(table_->state_text());
+  const auto lean = table_->lists_legal()
+                        ? std::make_shared<const std::string>(table_->state_text(false))
+                        : frame;
   for (const auto& [id, m] : members_) {
+    const auto& text = table_->seat_of(m.name) ? frame : lean;
     if (id == actor_id && re && !answered) {
-      sends->add(m.who.lock(), frame_with_re(*frame, *re));
+      sends->add(m.who.lock(), frame_with_re(*text, *re));
       answered = true;
       continue;
     }
-    sends->add(m.who.lock(), frame);
+    sends->add(m.who.lock(), text);
   }
   return sends;
 }

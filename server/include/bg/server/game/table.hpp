@@ -221,11 +221,17 @@ class table {
   [[nodiscard]] std::optional<std::string> bot_level(engine::side s) const;
 
   /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
-  /// registered player and spectator here, in the table's variant, by name.
-  [[nodiscard]] nlohmann::json state() const;
-  /// protocol::encode(state()), byte for byte, written straight into the text without
-  /// building the tree (issue 15: the message every change sends to everyone present).
-  [[nodiscard]] std::string state_text() const;
+  /// registered player and spectator here, in the table's variant, by name. With
+  /// `with_legal` false, `legal` and `legal_moves` are empty whatever the phase: the
+  /// state a spectator gets after a change (issue 15: it cannot play them).
+  [[nodiscard]] nlohmann::json state(bool with_legal = true) const;
+  /// protocol::encode(state(with_legal)), byte for byte, written straight into the text
+  /// without building the tree (issue 15: the message every change sends to everyone
+  /// present).
+  [[nodiscard]] std::string state_text(bool with_legal = true) const;
+  /// Whether `legal` is listed now (a match in phase `move`): only then do a player's
+  /// and a spectator's states differ.
+  [[nodiscard]] bool lists_legal() const;
   /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
   /// (null for a guest or a free seat).
   [[nodiscard]] nlohmann::json summary() const;
