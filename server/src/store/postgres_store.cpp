@@ -135,6 +135,29 @@ CREATE TABLE ignores(
 );
 ALTER TABLE matches ADD COLUMN unfinished boolean NOT NULL DEFAULT false;
 )sql",
+    // 4 -> 5: what spans the nodes of a cluster (issue 16): the session of each name in
+    // use (one per name cluster-wide: its node, its resume token's SHA-256, whether a
+    // connection says it or it only holds a seat) and each node's listed tables. Rows
+    // of a node whose heartbeat (cluster_nodes) is past the lease do not count as live.
+    R"sql(
+CREATE TABLE cluster_sessions(
+  name_key   text PRIMARY KEY,
+  name       text NOT NULL,
+  node       text NOT NULL,
+  token_hash bytea,
+  connected  boolean NOT NULL DEFAULT true,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX cluster_sessions_by_token ON cluster_sessions(token_hash);
+CREATE INDEX cluster_sessions_by_node ON cluster_sessions(node);
+CREATE TABLE cluster_lobby(
+  table_name text PRIMARY KEY,
+  node       text NOT NULL,
+  entry      text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX cluster_lobby_by_node ON cluster_lobby(node);
+)sql",
 };
 
 /// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite's

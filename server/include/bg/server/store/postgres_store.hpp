@@ -84,7 +84,7 @@ struct postgres_options {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 4;
+  static constexpr int schema_version = 5;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
