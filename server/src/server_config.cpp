@@ -466,6 +466,13 @@ std::vector<setting> settings() {
          if (c.node_path.size() > 1 && c.node_path.back() == '/') c.node_path.pop_back();
          return std::nullopt;
        }},
+      {"cluster-queue", "N",
+       "cluster: statements waiting for the cluster's PostgreSQL connection, and other "
+       "nodes' notifications waiting to be handled, at most (each)",
+       number(&server_config::cluster_queue),
+       integer_field(&server_config::cluster_queue, 1, 10'000'000)},
+      {"who-limit", "N", "names listed by /who in the lobby (who is online), at most",
+       number(&server_config::who_limit), integer_field(&server_config::who_limit, 1, 1'000'000)},
       // Network limits and origins (issue 11, items 5 and 6).
       {"allowed-origins", "LIST",
        "origins whose pages may open a WebSocket: https://host[:port],... or *; "

@@ -89,7 +89,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
   for (auto& key : storage_->account_keys()) players_.add_registered(key);
-  players_.on_release([this](const std::string& key) { ratings_.forget(key); });
+  players_.on_release([this](const std::string& key) {
+    ratings_.forget(key);
+    if (bus_) bus_->release(key);  // in a cluster: the name is free on every node
+  });
   // Moderation (issue 13): the bounds of ignore lists and remembered addresses, and the
   // bans still in force, by name.
   players_.set_limits(config.max_ignored, config.remembered_addresses);
@@ -209,6 +212,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
 }
 
 game_service::~game_service() {
+  if (bus_) bus_->stop();              // its callbacks use everything below
   if (long_bots_) long_bots_->stop();  // its answers go to table actors
   if (analysis_) analysis_->stop();    // its handler writes through the writer
   auth_.stop();
@@ -368,6 +372,132 @@ void game_service::start() {
   });
   std::lock_guard lock(mutex_);
   for (auto& [name, actor] : tables_) actor->arm_timers();
+  if (config_.cluster()) {
+    // Issue 16: the lobby, lobby chat, who is online and the names' sessions span the
+    // nodes, through PostgreSQL (the bus connects on its own thread; under mutex_ here,
+    // its first republish() waits for bus_ to be set).
+    cluster_bus::options o;
+    o.url = config_.db;
+    o.node_id = config_.node_id;
+    o.lease = std::chrono::duration_cast<std::chrono::milliseconds>(config_.lease);
+    o.queue = config_.cluster_queue;
+    o.connect_timeout_s = static_cast<int>(config_.db_connect_timeout.count());
+    o.statement_timeout_ms = static_cast<int>(config_.db_statement_timeout.count() * 1000);
+    o.post = [weak = weak_from_this(), this](std::function<void()> f) {
+      asio::post(io_, [weak, f = std::move(f)] {
+        if (const auto self = weak.lock()) f();
+      });
+    };
+    o.on_event = [this](const cluster_bus::event& e) { on_cluster_event(e); };
+    o.on_connect = [this] { republish(); };
+    bus_ = std::make_unique<cluster_bus>(std::move(o));
+    metrics_.add_section([weak = weak_from_this()] {
+      const auto self = weak.lock();
+      if (!self || !self->bus_) return std::string();
+      return "# HELP gammond_cluster_bus_dropped_total Cluster requests and notifications "
+             "refused: --cluster-queue was full, or a payload was over 8000 bytes.\n"
+             "# TYPE gammond_cluster_bus_dropped_total counter\n"
+             "gammond_cluster_bus_dropped_total " +
+             std::to_string(self->bus_->dropped()) +
+             "\n# HELP gammond_cluster_bus_reconnections_total Times the cluster bus "
+             "connected to PostgreSQL again after losing its connection.\n"
+             "# TYPE gammond_cluster_bus_reconnections_total counter\n"
+             "gammond_cluster_bus_reconnections_total " +
+             std::to_string(self->bus_->reconnections()) +
+             "\n# HELP gammond_cluster_bus_listening 1 while the cluster bus LISTENs.\n"
+             "# TYPE gammond_cluster_bus_listening gauge\ngammond_cluster_bus_listening " +
+             (self->bus_->listening() ? "1" : "0") + "\n";
+    });
+  }
+}
+
+void game_service::republish() {
+  std::lock_guard lock(mutex_);
+  if (!bus_) return;
+  for (const auto& [table, entry] : lobby_.entries()) bus_->publish_table(table, entry);
+  for (const auto& u : players_.names_in_use())
+    bus_->take(u.key, u.name, u.token_hash, u.connected, false);
+}
+
+void game_service::cluster_take(const std::string& key, bool announce) {
+  if (!bus_) return;
+  if (const auto u = players_.name_in_use(key))
+    bus_->take(u->key, u->name, u->token_hash, u->connected, announce);
+}
+
+void game_service::on_cluster_event(const cluster_bus::event& e) {
+  const auto text = [&e](const char* field) {
+    const auto it = e.payload.find(field);
+    return it != e.payload.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (e.channel == "chat") {
+    const auto from = text("from");
+    const auto key = text("key");
+    const auto line = text("text");
+    if (from.empty() || key.empty() || line.size() > config_.max_chat_bytes) return;
+    const auto frame = frame_of(json{{"type", "chat"}, {"from", from}, {"text", line}});
+    std::vector<std::shared_ptr<client>> all;
+    {
+      std::lock_guard lock(mutex_);
+      all = players_.everyone_hearing(key);  // those who /ignore the speaker do not hear it
+    }
+    for (auto& other : all) other->send(frame);
+    return;
+  }
+  if (e.channel == "sessions" && text("op") == "take") {
+    const auto key = text("key");
+    {
+      std::lock_guard lock(mutex_);
+      if (key.empty() || !bus_ || !players_.online(key)) return;
+    }
+    // Asked after every statement this node queued before: a name this node took since
+    // is not closed by an older announcement.
+    bus_->owner_of(key, [self = shared_from_this(), key](std::optional<std::string> owner) {
+      if (!owner || owner->empty() || *owner == self->config_.node_id) return;
+      std::vector<std::shared_ptr<client>> replaced;
+      {
+        std::lock_guard lock(self->mutex_);
+        replaced = self->players_.connections_of(key);
+      }
+      for (auto& c : replaced) c->close("replaced by a new connection");
+    });
+  }
+  // gammond_lobby: the lobby list is read from cluster_lobby when asked (/tables).
+}
+
+void game_service::answer_who(const std::shared_ptr<client>& c, const std::optional<json>& re) {
+  const auto answer = [c, re](std::vector<std::string> names, std::size_t total) {
+    std::string text = std::to_string(total) + " online";
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? ": " : ", ") + names[i];
+    if (names.size() < total) text += ", ...";
+    json msg{{"type", "info"},
+             {"topic", "who"},
+             {"text", text},
+             {"data", {{"online", names}, {"total", total}}}};
+    if (re) msg["re"] = *re;
+    c->send(frame_of(msg));
+  };
+  if (bus_) {
+    bus_->online(config_.who_limit, [self = shared_from_this(), c, re, answer](auto result) {
+      if (!result) {
+        self->send_error(c, "storage_error",
+                         "who is online could not be read: try again in a moment", re);
+        return;
+      }
+      answer(std::move(result->first), result->second);
+    });
+    return;
+  }
+  std::vector<std::string> names;
+  {
+    std::lock_guard lock(mutex_);
+    names = players_.online_names();
+  }
+  std::sort(names.begin(), names.end(),
+            [](const std::string& a, const std::string& b) { return name_key(a) < name_key(b); });
+  const std::size_t total = names.size();
+  if (names.size() > config_.who_limit) names.resize(config_.who_limit);
+  answer(std::move(names), total);
 }
 
 bots::player* game_service::bot_player(const std::string& level, engine::variant v) {
@@ -490,6 +620,7 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     const auto it = tables_.find(table);
     if (it == tables_.end() || it->second->pending.load() != 0) return;
     lobby_.erase(table);
+    if (bus_) bus_->publish_table(table, std::nullopt);
     tables_.erase(table);
     players_.forget_table(table);
     metrics_.set_tables(tables_.size());
@@ -503,6 +634,7 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     });
     return;
   }
+  if (bus_) bus_->publish_table(table, summary);  // a private table is published as gone
   lobby_.set(table, std::move(summary));
 }
 
@@ -623,7 +755,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       pending = s->hello_pending;
     }
   }
-  if (name.empty()) {
+  if (name.empty() || pending) {
     send_error(c, "hello_first",
                pending ? "your hello is being checked: wait for welcome before anything else"
                        : "say hello with your name first",
@@ -756,6 +888,28 @@ std::vector<std::shared_ptr<table_actor>> game_service::actors_of(
 }
 
 void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m) {
+  // In a cluster a resume token unknown here may be another node's: looked up in the
+  // cluster's sessions first (on the bus's thread, never here).
+  if (bus_ && !m.resume.empty()) {
+    bool known = false;
+    {
+      std::lock_guard lock(mutex_);
+      known = players_.knows_token(m.resume);
+    }
+    if (!known) {
+      bus_->find_token(
+          resume_tokens::hash_hex(m.resume),
+          [self = shared_from_this(), c, m](std::optional<cluster_bus::session_row> row) {
+            self->hello_as(c, m, std::move(row));
+          });
+      return;
+    }
+  }
+  hello_as(c, m, std::nullopt);
+}
+
+void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                            std::optional<cluster_bus::session_row> adopted) {
   std::vector<std::shared_ptr<table_actor>> rejoin;
   std::vector<std::shared_ptr<table_actor>> leave;
   std::uint64_t replaced_id = 0;
@@ -765,8 +919,17 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   std::string account_key;
   {
     std::lock_guard lock(mutex_);
+    // A token another node issued: the hello resumes its name here; a refused hello
+    // leaves nothing of it.
+    if (adopted &&
+        !players_.adopt_token(adopted->key, adopted->name, resume_tokens::hash_hex(m.resume)))
+      adopted.reset();
+    const auto undo = [&] {
+      if (adopted) players_.release_unused(adopted->key);
+    };
     // issue 14: the computer players' names are theirs (a known resume token wins).
     if (bots::is_bot_name(m.name) && !players_.knows_token(m.resume)) {
+      undo();
       metrics_.error("reserved_name");
       c->send(frame_of(protocol::error_message(
           "reserved_name",
@@ -776,6 +939,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       return;
     }
     if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+      undo();
       metrics_.error("banned");
       c->send(frame_of(*refused));
       c->strike("banned");
@@ -783,6 +947,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     }
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
     if (!w) {
+      undo();
       const auto& code = w.err().code;
       metrics_.error(code);
       c->send(frame_of(protocol::error_message(code, w.err().message, m.id)));
@@ -814,6 +979,17 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
                    {"account", guest_account_json()}};
     if (m.id) welcome["re"] = *m.id;
     if (w->registered) account_key = w->key;
+    if (bus_ && !w->resumed) {
+      // A new guest's name must be free on every node: welcomed once the cluster's
+      // sessions say it is this node's (queued now, before any later announcement).
+      if (auto* me = players_.find(c->id())) me->hello_pending = true;
+      bus_->claim(
+          w->key, name, players_.token_hash_of(name).value_or(""),
+          [self = shared_from_this(), c, welcome, key = w->key, name, re = m.id](
+              cluster_bus::claim_result r) { self->claimed(c, r, welcome, key, name, re); });
+      return;
+    }
+    cluster_take(w->key, true);  // a resume: the node that had the name closes it
   }
   for (const auto& actor : leave) actor->exit(replaced_id, name);
   if (replaced) replaced->close("replaced by a new connection");
@@ -848,6 +1024,48 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     c->identified();
     self->welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), name);
   });
+}
+
+void game_service::claimed(const std::shared_ptr<client>& c, cluster_bus::claim_result r,
+                           const json& welcome, const std::string& key, const std::string& name,
+                           const std::optional<json>& re) {
+  using result = cluster_bus::claim_result;
+  {
+    std::lock_guard lock(mutex_);
+    auto* s = players_.find(c->id());
+    if (s == nullptr || s->key != key) return;  // closed meanwhile
+    if (r == result::claimed) {
+      s->hello_pending = false;
+    } else {
+      players_.revoke(c->id());
+      if (r == result::registered) players_.add_registered(key);  // registered on another node
+    }
+  }
+  switch (r) {
+    case result::claimed:
+      c->identified();  // the hello timeout stops here
+      c->send(frame_of(welcome));
+      return;
+    case result::taken:
+      send_error(c, "name_taken",
+                 "the name " + name +
+                     " is in use on another node of this server: choose another, or resume "
+                     "with its token",
+                 re);
+      c->strike("name taken");
+      return;
+    case result::registered:
+      send_error(
+          c, "name_registered",
+          "the name " + name + " is registered: log in with its password, or choose another name",
+          re);
+      c->strike("name registered");
+      return;
+    case result::failed:
+      send_error(c, "storage_error",
+                 "your name could not be checked with the other nodes: try again in a moment", re);
+      return;
+  }
 }
 
 void game_service::welcome_and_rejoin(const std::shared_ptr<client>& c,
@@ -892,6 +1110,20 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
   switch (parsed->kind) {
     case protocol::command_kind::tables: {
       const std::size_t page = parsed->text.empty() ? 1 : std::stoul(parsed->text);
+      if (bus_) {  // a cluster: every live node's tables, as the database has them
+        bus_->list_tables(
+            page, config_.tables_page_size,
+            [self = shared_from_this(), c, re = m.id](std::optional<json> msg) {
+              if (!msg) {
+                self->send_error(c, "storage_error",
+                                 "the list of tables could not be read: try again in a moment", re);
+                return;
+              }
+              if (re) (*msg)["re"] = *re;
+              c->send(frame_of(*msg));
+            });
+        break;
+      }
       json msg = tables_message(page);
       if (m.id) msg["re"] = *m.id;
       c->send(frame_of(msg));
@@ -929,10 +1161,23 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
         }
         // Not to those who ignore the speaker (issue 13).
         all = players_.everyone_hearing(me->key);
+        // In a cluster, the other nodes hear it too (NOTIFY: at most 8000 bytes).
+        if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", parsed->text}})) {
+          metrics_.error("chat_throttled");
+          c->send(frame_of(protocol::error_message(
+              "chat_throttled",
+              "the lobby chat could not reach the other nodes: a shorter line, or wait a "
+              "moment",
+              m.id)));
+          return;
+        }
       }
       for (auto& other : all) other->send(frame);
       break;
     }
+    case protocol::command_kind::who:
+      answer_who(c, m.id);
+      break;
     case protocol::command_kind::analysis: {
       if (parsed->text.empty()) {
         send_error(c, "bad_command",
@@ -1011,6 +1256,8 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     std::lock_guard lock(mutex_);
     const auto gone = players_.close(c->id());
     if (!gone) return;
+    // In a cluster a name that still holds a seat stays this node's, not connected.
+    if (!gone->key.empty() && !players_.online(gone->key)) cluster_take(gone->key, false);
     if (gone->registered && !gone->key.empty())
       writer_->run([key = gone->key](store& db) { db.set_last_seen(key); });
     for (const auto& t : gone->tables) {
@@ -1105,6 +1352,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
 }
 
 void game_service::shutdown() {
+  if (bus_) bus_->stop();  // the other nodes stop listing this one's tables after the lease
   // Running analyses are killed and stay pending: they are queued again at the next start.
   if (analysis_) analysis_->stop();
   std::vector<std::shared_ptr<table_actor>> all;

@@ -81,6 +81,12 @@ struct server_config {
   /// --db-id-block: match ids taken from PostgreSQL's sequence at a time, kept in
   /// memory, so that a table never waits for the database to name a finished match.
   std::size_t db_id_block = 1000;
+  /// --cluster-queue: in a cluster (issue 16), the cluster bus's statements waiting for
+  /// its PostgreSQL connection, and the notifications from other nodes waiting for the
+  /// service, at most (each); what does not fit is refused and counted.
+  std::size_t cluster_queue = 10000;
+  /// --who-limit: names listed by /who in the lobby (who is online), at most.
+  std::size_t who_limit = 200;
 
   // The cluster (issue 16): several gammond nodes on one PostgreSQL database.
   /// --node-id: this node's name in the cluster, 1-16 of [a-z0-9-]. Cluster mode is on

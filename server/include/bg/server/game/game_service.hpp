@@ -38,6 +38,7 @@
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/account.hpp"
+#include "bg/server/store/cluster_bus.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
 
@@ -215,6 +216,31 @@ class game_service final : public service, public std::enable_shared_from_this<g
   [[nodiscard]] bool is_admin(const std::string& key) const { return admin_keys_.count(key) != 0; }
 
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// The hello of `c`, once (in a cluster) a resume token unknown here was looked up in
+  /// the cluster's sessions: `adopted` is its session there (the token is adopted, so the
+  /// hello resumes the name as if it had been issued here), or nullopt.
+  void hello_as(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                std::optional<cluster_bus::session_row> adopted);
+  /// The cluster answered the claim of `key` (`name`) for the new guest `c`: welcomed
+  /// with `welcome`, or refused (name_taken on another node, name_registered, or the
+  /// database did not answer) and the connection has no name again.
+  void claimed(const std::shared_ptr<client>& c, cluster_bus::claim_result r,
+               const nlohmann::json& welcome, const std::string& key, const std::string& name,
+               const std::optional<nlohmann::json>& re);
+  /// In a cluster: writes the session of the name of key `key` as it is here now
+  /// (connected or only seated, its token's hash) to the cluster's sessions; with
+  /// `announce`, the node that had the name closes its connections of it. No-op outside
+  /// a cluster or when the name is not in use here. Mutex held.
+  void cluster_take(const std::string& key, bool announce);
+  /// A notification from another node (cluster_bus): a lobby chat line to deliver here,
+  /// a name taken there (this node's connections of it close with "replaced by a new
+  /// connection" once the cluster's sessions say so).
+  void on_cluster_event(const cluster_bus::event& e);
+  /// The bus (re)connected: every listed table and every name in use here is written
+  /// again (the bus has removed this node's rows of before).
+  void republish();
+  /// `/who` in the lobby: who is online, on every node in a cluster.
+  void answer_who(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
@@ -282,7 +308,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)
   ban_list bans_;                     // issue 13: the bans in force (the store keeps them)
   online_ratings ratings_;            // its own mutex
-  auth_pool auth_;                    // last: its threads stop first
+  auth_pool auth_;                    // its threads stop before the members above go
+  /// In a cluster (--node-id, issue 16): the link to the other nodes; null otherwise.
+  /// Set once in start() (under mutex_), stopped first in shutdown() and the destructor.
+  std::unique_ptr<cluster_bus> bus_;
 };
 
 }  // namespace bg::server
