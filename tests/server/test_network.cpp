@@ -1152,6 +1152,35 @@ TEST_CASE(
     CHECK_THAT(help.out, Catch::Contains(name));
 }
 
+TEST_CASE("issue 16: --cluster-queue and --who-limit are flags and variables with their bounds",
+          "[network][config]") {
+  const auto defaults = parse({});
+  REQUIRE_FALSE(defaults.exit);
+  CHECK(defaults.config.cluster_queue == 10000);
+  CHECK(defaults.config.who_limit == 200);
+  const auto flags =
+      parse({"--cluster-queue", "50", "--who-limit", "3"}, {{"GAMMOND_CLUSTER_QUEUE", "99"}});
+  REQUIRE_FALSE(flags.exit);
+  CHECK(flags.config.cluster_queue == 50);  // the flag wins over its variable
+  CHECK(flags.config.who_limit == 3);
+  const auto env = parse({}, {{"GAMMOND_CLUSTER_QUEUE", "7"}, {"GAMMOND_WHO_LIMIT", "9"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.cluster_queue == 7);
+  CHECK(env.config.who_limit == 9);
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--cluster-queue", "0"},
+                                                               {"--cluster-queue", "10000001"},
+                                                               {"--who-limit", "0"},
+                                                               {"--who-limit", "x"}}) {
+    CAPTURE(bad);
+    const auto p = parse(bad);
+    CHECK(p.exit == 2);
+    CHECK_THAT(p.err, Catch::Contains(bad[0]));
+  }
+  const auto help = parse({"--help"});
+  for (const char* name : {"GAMMOND_CLUSTER_QUEUE", "GAMMOND_WHO_LIMIT"})
+    CHECK_THAT(help.out, Catch::Contains(name));
+}
+
 TEST_CASE("--help lists every flag with its variable and --version prints the version",
           "[network][config]") {
   const auto help = parse({"--help"});

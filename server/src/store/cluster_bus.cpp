@@ -74,7 +74,12 @@ void cluster_bus::stop() {
     stopping_ = true;
   }
   wake();
-  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  if (!thread_.joinable()) return;
+  if (thread_.get_id() == std::this_thread::get_id()) {
+    thread_.detach();  // stopped from one of its own callbacks: it ends after it
+  } else {
+    thread_.join();
+  }
 }
 
 void cluster_bus::wake() {
