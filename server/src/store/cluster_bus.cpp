@@ -416,19 +416,25 @@ void cluster_bus::claim(const std::string& key, const std::string& name,
 }
 
 void cluster_bus::take(const std::string& key, const std::string& name,
-                       const std::string& token_hash, bool connected, bool announce) {
+                       const std::string& token_hash, bool connected, bool announce,
+                       bool unless_live_elsewhere) {
+  const std::string lease = std::to_string(o_.lease.count());
   enqueue([=, this](pg::connection& db) {
     attempt(
         "taking a name",
         [&] {
           db.command("taking a name", "BEGIN");
-          db.exec("taking a name",
-                  "INSERT INTO cluster_sessions(name_key, name, node, token_hash, connected, "
-                  "updated_at) VALUES ($1, $2, $3, decode(nullif($4, ''), 'hex'), $5::boolean, "
-                  "now()) ON CONFLICT (name_key) DO UPDATE SET name = excluded.name, node = "
-                  "excluded.node, token_hash = excluded.token_hash, connected = "
-                  "excluded.connected, updated_at = now()",
-                  {key, name, o_.node_id, token_hash, connected ? "true" : "false"});
+          const std::string sql =
+              "INSERT INTO cluster_sessions AS s(name_key, name, node, token_hash, connected, "
+              "updated_at) VALUES ($1, $2, $3, decode(nullif($4, ''), 'hex'), $5::boolean, "
+              "now()) ON CONFLICT (name_key) DO UPDATE SET name = excluded.name, node = "
+              "excluded.node, token_hash = excluded.token_hash, connected = "
+              "excluded.connected, updated_at = now() WHERE NOT $6::boolean OR s.node = "
+              "excluded.node OR NOT " +
+              live("s", 7);
+          db.exec("taking a name", sql.c_str(),
+                  {key, name, o_.node_id, token_hash, connected ? "true" : "false",
+                   unless_live_elsewhere ? "true" : "false", lease});
           if (announce)
             if (const auto payload = encode(json{{"op", "take"}, {"key", key}}, o_.node_id))
               db.exec("announcing a session", "SELECT pg_notify('gammond_sessions', $1)",

@@ -129,10 +129,12 @@ class cluster_bus {
   void claim(const std::string& key, const std::string& name, const std::string& token_hash,
              std::function<void(claim_result)> done);
   /// The name of key `key` is this node's now (a resume, a login, a new token, a seat
-  /// restored), connected or only seated: stored unconditionally, and, when `announce`,
-  /// a NOTIFY on gammond_sessions ({op: "take", key}) tells the node that had it.
+  /// restored), connected or only seated: stored, and, when `announce`, a NOTIFY on
+  /// gammond_sessions ({op: "take", key}) tells the node that had it. With
+  /// `unless_live_elsewhere` (a seat taken over from a dead node) a row of another live
+  /// node is kept instead.
   void take(const std::string& key, const std::string& name, const std::string& token_hash,
-            bool connected, bool announce);
+            bool connected, bool announce, bool unless_live_elsewhere = false);
   /// The name of key `key` is free on this node: its row goes, if it is still this
   /// node's.
   void release(const std::string& key);
