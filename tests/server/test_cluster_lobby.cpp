@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -173,6 +174,35 @@ TEST_CASE("cluster: lobby chat said on one node is heard on the other, ignores a
   REQUIRE(from_dave);
   for (const auto& m : carol.socket().skipped())
     CHECK_FALSE((m.value("type", "") == "chat" && m.value("from", "") == "alice"));
+}
+
+TEST_CASE("cluster: an administrator's /broadcast on one node reaches every node",
+          "[cluster][postgres]") {
+  const database db;
+  auto flags_one = node(db.url, "n1");
+  auto flags_two = node(db.url, "n2");
+  for (auto* f : {&flags_one, &flags_two}) f->insert(f->end(), {"--admins", "root"});
+  gammond_process one{flags_one};
+  gammond_process two{flags_two};
+  ws_client admin;
+  admin.connect(gammond_process::host(), one.port());
+  admin.send_json({{"type", "register"}, {"name", "root"}, {"password", "correct horse battery"}});
+  REQUIRE(admin.receive_until([](const json& m) { return m.value("type", "") == "welcome"; }));
+  player bob(two.port(), "bob");
+  // Said until node 2 hears it: the nodes start listening on their own.
+  int n = 0;
+  std::optional<json> heard;
+  REQUIRE(eventually([&] {
+    const std::string text = "maintenance at noon " + std::to_string(++n);
+    admin.send_json({{"type", "line"}, {"text", "/broadcast " + text}});
+    heard = bob.socket().receive_until(
+        [&](const json& m) {
+          return m.value("type", "") == "broadcast" && m.value("text", "") == text;
+        },
+        500ms);
+    return heard.has_value();
+  }));
+  CHECK(heard->at("from") == "root");
 }
 
 TEST_CASE(

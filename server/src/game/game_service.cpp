@@ -598,6 +598,20 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
     const auto it = e.payload.find(field);
     return it != e.payload.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
+  if (e.channel == "chat" && e.payload.value("broadcast", false)) {
+    // An administrator's /broadcast on another node: every session here that said hello.
+    const auto from = text("from");
+    const auto line = text("text");
+    if (from.empty() || line.size() > config_.max_chat_bytes) return;
+    const auto frame = frame_of(json{{"type", "broadcast"}, {"from", from}, {"text", line}});
+    std::vector<std::shared_ptr<client>> all;
+    {
+      std::lock_guard lock(mutex_);
+      all = players_.everyone();
+    }
+    for (auto& other : all) other->send(frame);
+    return;
+  }
   if (e.channel == "chat") {
     const auto from = text("from");
     const auto key = text("key");

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <stdexcept>
 
@@ -22,14 +21,10 @@ namespace {
 
 constexpr std::array<const char*, 3> channels{"gammond_lobby", "gammond_chat", "gammond_sessions"};
 
-/// True while the database has the nodes' heartbeats (cluster_nodes, written by the
-/// node code): read by each (re)connection. Without it every row counts as live.
-std::atomic<bool> heartbeats_known{true};
-
-/// The condition "the node of `alias`.node is live": its heartbeat is younger than the
-/// lease, which is the statement's parameter `$n` (milliseconds).
+/// The condition "the node of `alias`.node is live": its heartbeat (cluster_nodes,
+/// written by cluster_node) is younger than the lease, which is the statement's parameter `$n`
+/// (milliseconds).
 std::string live(const std::string& alias, int n) {
-  if (!heartbeats_known.load()) return "($" + std::to_string(n) + "::bigint IS NOT NULL)";
   return "EXISTS (SELECT 1 FROM cluster_nodes cn WHERE cn.id = " + alias +
          ".node AND cn.heartbeat_at > now() - $" + std::to_string(n) +
          "::bigint * interval '1 millisecond')";
@@ -153,11 +148,6 @@ bool cluster_bus::connect() {
     db_->exec("forgetting this node's sessions", "DELETE FROM cluster_sessions WHERE node = $1",
               {o_.node_id});
     db_->command("forgetting this node's rows", "COMMIT");
-    heartbeats_known = db_->exec("looking for the nodes' heartbeats",
-                                 "SELECT to_regclass('cluster_nodes') IS NOT NULL")
-                           .text(0, 0) == "t";
-    if (!heartbeats_known)
-      spdlog::warn("cluster: the database has no cluster_nodes: every node counts as live");
   } catch (const std::exception& e) {
     spdlog::warn("cluster: cannot listen on PostgreSQL: {}", e.what());
     db_->drop();

@@ -237,7 +237,8 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// `announce`, the node that had the name closes its connections of it. No-op outside
   /// a cluster or when the name is not in use here. Mutex held.
   void cluster_take(const std::string& key, bool announce);
-  /// A notification from another node (cluster_bus): a lobby chat line to deliver here,
+  /// A notification from another node (cluster_bus): a lobby chat line or an
+  /// administrator's broadcast to deliver here,
   /// a name taken there (this node's connections of it close with "replaced by a new
   /// connection" once the cluster's sessions say so).
   void on_cluster_event(const cluster_bus::event& e);
