@@ -93,9 +93,10 @@ cluster_node::~cluster_node() {
 }
 
 void cluster_node::start() {
-  const std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (thread_.joinable() || stopping_) return;
   thread_ = std::thread([this] { loop(); });
+  wake_.wait(lock, [this] { return first_beat_done_ || stopping_; });
 }
 
 void cluster_node::stop() {
@@ -143,6 +144,11 @@ void cluster_node::loop() {
     if (std::chrono::steady_clock::now() >= next) {
       next = std::chrono::steady_clock::now() + options_.heartbeat;
       beat();
+      {
+        const std::lock_guard lock(mutex_);
+        first_beat_done_ = true;
+      }
+      wake_.notify_all();
     }
     for (auto& [name, done] : asked) {
       std::optional<claimed_table> got;
