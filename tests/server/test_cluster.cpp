@@ -238,6 +238,47 @@ TEST_CASE(
   REQUIRE(::kill(a.pid(), SIGCONT) == 0);
 }
 
+TEST_CASE(
+    "cluster: a node takes over no more tables than --max-tables allows, and the paused node "
+    "takes back the rest under a new epoch when it wakes",
+    "[postgres][cluster]") {
+  database db;
+  gammond_process a{node(db.url, "a")};
+  auto flags_b = node(db.url, "b");
+  flags_b.insert(flags_b.end(), {"--max-tables", "1"});
+  gammond_process b{flags_b};
+  player red(a.port(), "alice");
+  player black(a.port(), "bob");
+  seat(red, black, "t1");
+  player carol(a.port(), "carol");
+  player dave(a.port(), "dave");
+  seat(carol, dave, "t2");
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  const auto owners = [&] {
+    return db.sql(
+        "SELECT string_agg(table_name || '=' || node || ':' || epoch, ',' ORDER BY "
+        "table_name) FROM table_owners");
+  };
+  REQUIRE(owners() == "t1=a:1,t2=a:1");
+
+  REQUIRE(::kill(a.pid(), SIGSTOP) == 0);
+  REQUIRE(eventually(
+      [&] { return db.sql("SELECT count(*) FROM table_owners WHERE node = 'b'") == "1"; }, 20s));
+  heartbeats(b, 3);  // more sweeps: b is full
+  CHECK(db.sql("SELECT count(*) FROM table_owners WHERE node = 'b'") == "1");
+  CHECK(b.metric("gammond_tables") == 1);
+
+  REQUIRE(::kill(a.pid(), SIGCONT) == 0);
+  // a fenced itself and took back, at epoch 2, the table nobody took.
+  CHECK(eventually(
+      [&] {
+        return db.sql("SELECT count(*) FROM table_owners WHERE node = 'a' AND epoch = 2") == "1";
+      },
+      20s));
+  CHECK(eventually([&] { return a.metric("gammond_tables") == 1; }, 20s));
+  CHECK(a.metric("gammond_cluster_self_fences_total") >= 1);
+}
+
 namespace {
 
 /// A TCP port free on 127.0.0.1 a moment ago (for HAProxy, which cannot report one).

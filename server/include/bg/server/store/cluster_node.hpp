@@ -65,6 +65,9 @@ class cluster_node {
     /// Tables this node claimed (a sweep, its own tables after a restart, or
     /// claim()): rebuild each from its snapshot and journal, clocks from now.
     std::function<void(std::vector<claimed_table>&)> claimed;
+    /// How many more tables this node may hold now (--max-tables less those it has): a
+    /// sweep claims at most that many. Unset: cluster_options::max_claims.
+    std::function<std::size_t()> room;
   };
 
   /// Connects lazily; start() begins the heartbeats.
