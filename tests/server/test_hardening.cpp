@@ -586,6 +586,28 @@ TEST_CASE("issue 11.6: spectators, the lobby list and the lobby chat are bounded
   CHECK(code(a.line("", "again")) == "chat_throttled");
 }
 
+TEST_CASE("issue 16: /who in the lobby lists who is online, at most --who-limit names",
+          "[server][hardening]") {
+  gammond_process server{flags(21, {"--who-limit", "2"})};
+  client c(server.port(), "carol");
+  client a(server.port(), "Alice");
+  json who = a.line("", "/who");
+  REQUIRE(who["type"] == "info");
+  CHECK(who["topic"] == "who");
+  CHECK(who["data"]["online"] == json::array({"Alice", "carol"}));  // in name order
+  CHECK(who["data"]["total"] == 2);
+  CHECK(who["text"] == "2 online: Alice, carol");
+  {
+    client b(server.port(), "bob");
+    who = a.line("", "/who");
+    CHECK(who["data"]["online"] == json::array({"Alice", "bob"}));  // the first two
+    CHECK(who["data"]["total"] == 3);
+    CHECK(who["text"] == "3 online: Alice, bob, ...");
+  }
+  // bob is gone once his connection is.
+  CHECK(eventually([&] { return a.line("", "/who")["data"]["total"] == 2; }));
+}
+
 TEST_CASE("issue 11.7 L7: a long /resign backgammon is refused", "[server][hardening]") {
   gammond_process server{flags(18)};
   client a(server.port(), "alice");

@@ -410,6 +410,7 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
                    {"tables", seated},
                    {"account", account_json(a, is_admin(a.key))}};
     if (re) welcome["re"] = *re;
+    cluster_take(a.key, true);  // in a cluster: the node that had the account closes it
   }
   for (const auto& actor : leave) actor->exit(replaced_id, a.name);
   if (replaced) replaced->close("replaced by a new connection");
@@ -591,6 +592,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
                 self->throttle_.succeeded(key, c->address());
                 r = self->players_.rotate_token(c->id());
                 if (r) {
+                  self->cluster_take(key, true);  // other nodes close the account's sessions
                   for (const auto& t : r->seated)
                     if (const auto it = self->tables_.find(t); it != self->tables_.end())
                       seats.push_back(it->second);

@@ -43,6 +43,8 @@ store_options store_options_of(const server_config& config) {
   o.postgres.statement_timeout_ms = static_cast<int>(config.db_statement_timeout.count() * 1000);
   o.postgres.sync = sync;
   o.postgres.id_block = config.db_id_block;
+  o.postgres.node = config.node_id;  // issue 16: fencing when a node of a cluster
+  o.postgres.lease_ms = config.lease.count();
   return o;
 }
 
@@ -89,7 +91,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
   for (auto& key : storage_->account_keys()) players_.add_registered(key);
-  players_.on_release([this](const std::string& key) { ratings_.forget(key); });
+  players_.on_release([this](const std::string& key) {
+    ratings_.forget(key);
+    if (bus_) bus_->release(key);  // in a cluster: the name is free on every node
+  });
   // Moderation (issue 13): the bounds of ignore lists and remembered addresses, and the
   // bans still in force, by name.
   players_.set_limits(config.max_ignored, config.remembered_addresses);
@@ -138,12 +143,37 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     long_players_.emplace(std::string(bots::to_string(level)),
                           std::make_unique<bots::long_bot_player>(*long_bots_, level));
   open_bot_accounts();
-  for (auto& saved : storage_->load_tables()) {
+  // A node of a cluster restores no table here: its cluster_node claims its own tables
+  // (and those of dead nodes) at its first heartbeat, and they are rebuilt then.
+  if (!config.cluster()) {
+    for (auto& saved : storage_->load_tables()) restore_saved(saved, 0);
+  }
+  metrics_.set_tables(tables_.size());
+  start_analysis();
+  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
+               admin_keys_.size());
+  if (is_postgres_url(config.db)) {
+    spdlog::info(
+        "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
+        "blocks of {}; restored {} table(s)",
+        masked_database(config.db), config.sync == "normal" ? "off" : "on",
+        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
+  } else {
+    spdlog::info(
+        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
+        config.sync == "normal" ? "NORMAL" : "FULL",
+        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
+        tables_.size());
+  }
+}
+
+bool game_service::restore_saved(const saved_table& saved, std::int64_t epoch) {
+  {
     const std::string& name = saved.name;
     const json snap = json::parse(saved.snapshot, nullptr, false);
     if (snap.is_discarded()) {
       spdlog::error("table {}: its saved state is not JSON; skipped", name);
-      continue;
+      return false;
     }
     std::vector<json> journal;
     journal.reserve(saved.record_journal.size());
@@ -153,17 +183,25 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     }
     if (!journal.empty() && journal.back().is_discarded()) {
       spdlog::error("table {}: its match record is not JSON; skipped", name);
-      continue;
+      return false;
     }
     auto t = table::restore(snap, hooks(), journal);
     if (!t) {
       spdlog::error("table {}: {}; skipped", name, t.err().message);
-      continue;
+      return false;
     }
     (*t)->resume_clock();  // S2: the time the server was down is not charged
     if ((*t)->idle()) {    // nothing to come back to: no match, no seat
-      storage_->delete_table(name);
-      continue;
+      if (epoch == 0) {
+        storage_->delete_table(name);
+      } else {
+        table_write drop;
+        drop.name = name;
+        drop.drop = true;
+        drop.epoch = epoch;
+        writer_->submit(std::move(drop), [](write_result&) {});
+      }
+      return false;
     }
     // Seated players' resume tokens, kept as SHA-256 hashes ("token_hashes"); snapshots
     // written before that kept the tokens themselves ("tokens") and are hashed here.
@@ -187,28 +225,24 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
         ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
     }
     lobby_.set(name, (*t)->summary());
-    tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
+    if (bus_) {
+      // Taken over from a dead node: listed as this node's, and its seated names are
+      // this node's unless a live node has them now (a player back elsewhere).
+      bus_->publish_table(name, (*t)->summary());
+      for (const auto& held : (*t)->held_seats())
+        if (const auto u = players_.name_in_use(name_key(held)))
+          bus_->take(u->key, u->name, u->token_hash, u->connected, false, true);
+    }
+    auto actor = std::make_shared<table_actor>(*this, io_, std::move(*t));
+    actor->set_epoch(epoch);
+    tables_[name] = std::move(actor);
   }
-  metrics_.set_tables(tables_.size());
-  start_analysis();
-  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
-               admin_keys_.size());
-  if (is_postgres_url(config.db)) {
-    spdlog::info(
-        "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
-        "blocks of {}; restored {} table(s)",
-        masked_database(config.db), config.sync == "normal" ? "off" : "on",
-        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
-  } else {
-    spdlog::info(
-        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
-        config.sync == "normal" ? "NORMAL" : "FULL",
-        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
-        tables_.size());
-  }
+  return true;
 }
 
 game_service::~game_service() {
+  if (bus_) bus_->stop();              // its callbacks use everything below
+  if (cluster_) cluster_->stop();      // its callbacks use the tables and the writer
   if (long_bots_) long_bots_->stop();  // its answers go to table actors
   if (analysis_) analysis_->stop();    // its handler writes through the writer
   auth_.stop();
@@ -366,8 +400,300 @@ void game_service::start() {
     const auto self = weak.lock();
     return self ? self->bot_metrics() : std::string();
   });
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [name, actor] : tables_) actor->arm_timers();
+  }
+  if (config_.cluster()) {
+    start_cluster();
+    start_bus();
+  }
+}
+
+void game_service::start_cluster() {
+  cluster_options o;
+  o.url = config_.db;
+  o.node = config_.node_id;
+  o.path = config_.node_path;
+  o.heartbeat = config_.heartbeat;
+  o.lease = config_.lease;
+  o.connect_timeout_s = static_cast<int>(config_.db_connect_timeout.count());
+  o.max_claims = config_.max_tables;
+  cluster_node::callbacks cb;
+  const std::weak_ptr<game_service> weak = weak_from_this();
+  cb.fenced = [weak] {
+    if (const auto self = weak.lock()) self->node_fenced();
+  };
+  cb.claimed = [weak](std::vector<claimed_table>& claimed) {
+    if (const auto self = weak.lock()) self->adopt(claimed);
+  };
+  cb.room = [weak]() -> std::size_t {
+    const auto self = weak.lock();
+    if (!self) return 0;
+    std::lock_guard lock(self->mutex_);
+    const auto held = self->tables_.size();
+    return held >= self->config_.max_tables ? 0 : self->config_.max_tables - held;
+  };
+  cluster_ = std::make_unique<cluster_node>(std::move(o), std::move(cb));
+  metrics_.add_section([weak] {
+    const auto self = weak.lock();
+    if (!self || !self->cluster_) return std::string();
+    const auto& c = *self->cluster_;
+    return "# HELP gammond_cluster_stale_writes_total Table writes refused by the fencing check.\n"
+           "# TYPE gammond_cluster_stale_writes_total counter\n"
+           "gammond_cluster_stale_writes_total " +
+           std::to_string(self->stale_writes_.load()) +
+           "\n# HELP gammond_cluster_self_fences_total Times this node found its own lease "
+           "expired.\n# TYPE gammond_cluster_self_fences_total counter\n"
+           "gammond_cluster_self_fences_total " +
+           std::to_string(c.self_fences()) +
+           "\n# HELP gammond_cluster_tables_claimed_total Tables claimed from dead nodes or "
+           "unowned.\n# TYPE gammond_cluster_tables_claimed_total counter\n"
+           "gammond_cluster_tables_claimed_total " +
+           std::to_string(c.tables_claimed()) +
+           "\n# HELP gammond_cluster_heartbeats_total Heartbeats written.\n"
+           "# TYPE gammond_cluster_heartbeats_total counter\ngammond_cluster_heartbeats_total " +
+           std::to_string(c.heartbeats()) + "\n";
+  });
+  cluster_->start();
+}
+
+void game_service::adopt(std::vector<claimed_table>& claimed) {
+  std::vector<std::shared_ptr<table_actor>> adopted;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& t : claimed) {
+      if (tables_.count(t.saved.name) != 0) {
+        spdlog::warn("cluster: claimed table {} is here already; keeping this one", t.saved.name);
+        continue;
+      }
+      if (restore_saved(t.saved, t.epoch)) {
+        adopted.push_back(tables_[t.saved.name]);
+        spdlog::info("cluster: table {} taken over at epoch {}", t.saved.name, t.epoch);
+      }
+    }
+    metrics_.set_tables(tables_.size());
+  }
+  for (const auto& a : adopted) a->arm_timers();
+}
+
+void game_service::node_fenced() {
+  std::map<std::string, std::shared_ptr<table_actor>> dropped;
+  std::vector<std::shared_ptr<client>> everyone;
+  {
+    std::lock_guard lock(mutex_);
+    dropped.swap(tables_);
+    for (const auto& [name, actor] : dropped) {
+      lobby_.erase(name);
+      if (bus_) bus_->publish_table(name, std::nullopt);  // the rows still this node's go
+      players_.forget_table(name);
+    }
+    everyone = players_.everyone();
+    metrics_.set_tables(0);
+  }
+  for (const auto& [name, actor] : dropped) actor->fence();
+  for (const auto& c : everyone) c->close_with_code(4001, "node fenced");
+}
+
+void game_service::table_fenced(const table_actor& actor) {
+  ++stale_writes_;
   std::lock_guard lock(mutex_);
-  for (auto& [name, actor] : tables_) actor->arm_timers();
+  const auto it = tables_.find(actor.name());
+  if (it == tables_.end() || it->second.get() != &actor) return;
+  lobby_.erase(actor.name());
+  if (bus_) bus_->publish_table(actor.name(), std::nullopt);  // if it is still this node's
+  players_.forget_table(actor.name());
+  tables_.erase(it);
+  metrics_.set_tables(tables_.size());
+}
+
+bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
+                                         const protocol::client_message& m,
+                                         const std::string& text) {
+  if (!cluster_ || !m.table) return false;
+  {
+    std::lock_guard lock(mutex_);
+    if (tables_.count(*m.table) != 0) return false;
+  }
+  const auto owner = cluster_->owner_of(*m.table);
+  if (!owner) return false;  // nobody else has it: created here
+  if (!owner->alive) {
+    // Its node died: claim it now rather than at the next sweep, then handle the
+    // message again (it is a table of this node by then, or of a live one).
+    cluster_->claim(*m.table, [weak = weak_from_this(), c, text, table = *m.table,
+                               id = m.id](std::optional<claimed_table> t) {
+      const auto self = weak.lock();
+      if (!self) return;
+      if (!t) {
+        // Taken by another node meanwhile, or the database is unreachable: no loop.
+        self->send_error(c, "table_moving",
+                         "table " + table +
+                             " is being taken over by another server: try again "
+                             "in a moment",
+                         id);
+        return;
+      }
+      std::vector<claimed_table> one;
+      one.push_back(std::move(*t));
+      self->adopt(one);
+      // Handled again on an I/O thread, as a message from the network is.
+      asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
+    });
+    return true;
+  }
+  send_moved(c, *m.table, *owner, json::parse(text, nullptr, false));
+  return true;
+}
+
+void game_service::send_moved(const std::shared_ptr<client>& c, const std::string& table,
+                              const table_owner& owner, const json& re) {
+  json moved{
+      {"type", "moved"}, {"table", table}, {"node", owner.node}, {"path", owner.path + "/ws"}};
+  if (!re.is_null() && !re.is_discarded()) moved["re"] = re;
+  c->send(frame_of(moved));
+  c->close_with_code(4000, "moved");
+}
+
+void game_service::start_bus() {
+  std::lock_guard lock(mutex_);
+  // Issue 16: the lobby, lobby chat, who is online and the names' sessions span the
+  // nodes, through PostgreSQL (the bus connects on its own thread; under mutex_ here,
+  // its first republish() waits for bus_ to be set).
+  cluster_bus::options o;
+  o.url = config_.db;
+  o.node_id = config_.node_id;
+  o.lease = std::chrono::duration_cast<std::chrono::milliseconds>(config_.lease);
+  o.queue = config_.cluster_queue;
+  o.connect_timeout_s = static_cast<int>(config_.db_connect_timeout.count());
+  o.statement_timeout_ms = static_cast<int>(config_.db_statement_timeout.count() * 1000);
+  o.post = [weak = weak_from_this(), this](std::function<void()> f) {
+    asio::post(io_, [weak, f = std::move(f)] {
+      if (const auto self = weak.lock()) f();
+    });
+  };
+  o.on_event = [this](const cluster_bus::event& e) { on_cluster_event(e); };
+  o.on_connect = [this] { republish(); };
+  bus_ = std::make_unique<cluster_bus>(std::move(o));
+  metrics_.add_section([weak = weak_from_this()] {
+    const auto self = weak.lock();
+    if (!self || !self->bus_) return std::string();
+    return "# HELP gammond_cluster_bus_dropped_total Cluster requests and notifications "
+           "refused: --cluster-queue was full, or a payload was over 8000 bytes.\n"
+           "# TYPE gammond_cluster_bus_dropped_total counter\n"
+           "gammond_cluster_bus_dropped_total " +
+           std::to_string(self->bus_->dropped()) +
+           "\n# HELP gammond_cluster_bus_reconnections_total Times the cluster bus "
+           "connected to PostgreSQL again after losing its connection.\n"
+           "# TYPE gammond_cluster_bus_reconnections_total counter\n"
+           "gammond_cluster_bus_reconnections_total " +
+           std::to_string(self->bus_->reconnections()) +
+           "\n# HELP gammond_cluster_bus_listening 1 while the cluster bus LISTENs.\n"
+           "# TYPE gammond_cluster_bus_listening gauge\ngammond_cluster_bus_listening " +
+           (self->bus_->listening() ? "1" : "0") + "\n";
+  });
+}
+
+void game_service::republish() {
+  std::lock_guard lock(mutex_);
+  if (!bus_) return;
+  for (const auto& [table, entry] : lobby_.entries()) bus_->publish_table(table, entry);
+  for (const auto& u : players_.names_in_use())
+    bus_->take(u.key, u.name, u.token_hash, u.connected, false);
+}
+
+void game_service::cluster_take(const std::string& key, bool announce) {
+  if (!bus_) return;
+  if (const auto u = players_.name_in_use(key))
+    bus_->take(u->key, u->name, u->token_hash, u->connected, announce);
+}
+
+void game_service::on_cluster_event(const cluster_bus::event& e) {
+  const auto text = [&e](const char* field) {
+    const auto it = e.payload.find(field);
+    return it != e.payload.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (e.channel == "chat" && e.payload.value("broadcast", false)) {
+    // An administrator's /broadcast on another node: every session here that said hello.
+    const auto from = text("from");
+    const auto line = text("text");
+    if (from.empty() || line.size() > config_.max_chat_bytes) return;
+    const auto frame = frame_of(json{{"type", "broadcast"}, {"from", from}, {"text", line}});
+    std::vector<std::shared_ptr<client>> all;
+    {
+      std::lock_guard lock(mutex_);
+      all = players_.everyone();
+    }
+    for (auto& other : all) other->send(frame);
+    return;
+  }
+  if (e.channel == "chat") {
+    const auto from = text("from");
+    const auto key = text("key");
+    const auto line = text("text");
+    if (from.empty() || key.empty() || line.size() > config_.max_chat_bytes) return;
+    const auto frame = frame_of(json{{"type", "chat"}, {"from", from}, {"text", line}});
+    std::vector<std::shared_ptr<client>> all;
+    {
+      std::lock_guard lock(mutex_);
+      all = players_.everyone_hearing(key);  // those who /ignore the speaker do not hear it
+    }
+    for (auto& other : all) other->send(frame);
+    return;
+  }
+  if (e.channel == "sessions" && text("op") == "take") {
+    const auto key = text("key");
+    {
+      std::lock_guard lock(mutex_);
+      if (key.empty() || !bus_ || !players_.online(key)) return;
+    }
+    // Asked after every statement this node queued before: a name this node took since
+    // is not closed by an older announcement.
+    bus_->owner_of(key, [self = shared_from_this(), key](std::optional<std::string> owner) {
+      if (!owner || owner->empty() || *owner == self->config_.node_id) return;
+      std::vector<std::shared_ptr<client>> replaced;
+      {
+        std::lock_guard lock(self->mutex_);
+        replaced = self->players_.connections_of(key);
+      }
+      for (auto& c : replaced) c->close("replaced by a new connection");
+    });
+  }
+  // gammond_lobby: the lobby list is read from cluster_lobby when asked (/tables).
+}
+
+void game_service::answer_who(const std::shared_ptr<client>& c, const std::optional<json>& re) {
+  const auto answer = [c, re](std::vector<std::string> names, std::size_t total) {
+    std::string text = std::to_string(total) + " online";
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? ": " : ", ") + names[i];
+    if (names.size() < total) text += ", ...";
+    json msg{{"type", "info"},
+             {"topic", "who"},
+             {"text", text},
+             {"data", {{"online", names}, {"total", total}}}};
+    if (re) msg["re"] = *re;
+    c->send(frame_of(msg));
+  };
+  if (bus_) {
+    bus_->online(config_.who_limit, [self = shared_from_this(), c, re, answer](auto result) {
+      if (!result) {
+        self->send_error(c, "storage_error",
+                         "who is online could not be read: try again in a moment", re);
+        return;
+      }
+      answer(std::move(result->first), result->second);
+    });
+    return;
+  }
+  std::vector<std::string> names;
+  {
+    std::lock_guard lock(mutex_);
+    names = players_.online_names();
+  }
+  std::sort(names.begin(), names.end(),
+            [](const std::string& a, const std::string& b) { return name_key(a) < name_key(b); });
+  const std::size_t total = names.size();
+  if (names.size() > config_.who_limit) names.resize(config_.who_limit);
+  answer(std::move(names), total);
 }
 
 bots::player* game_service::bot_player(const std::string& level, engine::variant v) {
@@ -489,20 +815,25 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     // message for it is already on its way (then it is not idle for long).
     const auto it = tables_.find(table);
     if (it == tables_.end() || it->second->pending.load() != 0) return;
+    const auto epoch = it->second->epoch();
     lobby_.erase(table);
+    if (bus_) bus_->publish_table(table, std::nullopt);
     tables_.erase(table);
     players_.forget_table(table);
     metrics_.set_tables(tables_.size());
     // Through the writer, in order with the table's writes (and with those of a new
     // table of the same name, submitted later): no SQLite call under this mutex.
+    if (config_.cluster() && epoch == 0) return;  // never written: nothing to delete
     table_write drop;
     drop.name = table;
     drop.drop = true;
+    drop.epoch = epoch;  // issue 16: only its owner deletes it
     writer_->submit(std::move(drop), [table](write_result& r) {
       if (!r.error.empty()) spdlog::error("table {}: not deleted: {}", table, r.error);
     });
     return;
   }
+  if (bus_) bus_->publish_table(table, summary);  // a private table is published as gone
   lobby_.set(table, std::move(summary));
 }
 
@@ -623,7 +954,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       pending = s->hello_pending;
     }
   }
-  if (name.empty()) {
+  if (name.empty() || pending) {
     send_error(c, "hello_first",
                pending ? "your hello is being checked: wait for welcome before anything else"
                        : "say hello with your name first",
@@ -642,6 +973,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     send_error(c, "bad_table", "that table name cannot be used: " + *why, m.id);
     return;
   }
+  if (m.what != protocol::client_message::kind::exit && redirect_if_elsewhere(c, m, text)) return;
   if (m.what == protocol::client_message::kind::exit) {
     std::shared_ptr<table_actor> actor;
     {
@@ -756,6 +1088,28 @@ std::vector<std::shared_ptr<table_actor>> game_service::actors_of(
 }
 
 void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m) {
+  // In a cluster a resume token unknown here may be another node's: looked up in the
+  // cluster's sessions first (on the bus's thread, never here).
+  if (bus_ && !m.resume.empty()) {
+    bool known = false;
+    {
+      std::lock_guard lock(mutex_);
+      known = players_.knows_token(m.resume);
+    }
+    if (!known) {
+      bus_->find_token(
+          resume_tokens::hash_hex(m.resume),
+          [self = shared_from_this(), c, m](std::optional<cluster_bus::session_row> row) {
+            self->hello_as(c, m, std::move(row));
+          });
+      return;
+    }
+  }
+  hello_as(c, m, std::nullopt);
+}
+
+void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                            std::optional<cluster_bus::session_row> adopted) {
   std::vector<std::shared_ptr<table_actor>> rejoin;
   std::vector<std::shared_ptr<table_actor>> leave;
   std::uint64_t replaced_id = 0;
@@ -763,10 +1117,39 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   json welcome;
   std::string name;
   std::string account_key;
+  if (cluster_ && !m.resume.empty()) {
+    // Issue 16: a resuming player whose seat is at another live node's table is sent
+    // there (its resume token is valid on every node); a seat here wins.
+    bool seated_here = false;
+    {
+      std::lock_guard lock(mutex_);
+      seated_here = players_.knows_token(m.resume);
+    }
+    if (!seated_here) {
+      // The name is the token's when the cluster's sessions know it (a hello that
+      // resumes may give no name at all).
+      const std::string key =
+          adopted ? adopted->key : (name_problem_of(m.name) ? std::string() : name_key(m.name));
+      if (const auto seat = key.empty() ? std::nullopt : cluster_->seat_of(key);
+          seat && seat->second.alive) {
+        send_moved(c, seat->first, seat->second, json());
+        return;
+      }
+    }
+  }
   {
     std::lock_guard lock(mutex_);
+    // A token another node issued: the hello resumes its name here; a refused hello
+    // leaves nothing of it.
+    if (adopted &&
+        !players_.adopt_token(adopted->key, adopted->name, resume_tokens::hash_hex(m.resume)))
+      adopted.reset();
+    const auto undo = [&] {
+      if (adopted) players_.release_unused(adopted->key);
+    };
     // issue 14: the computer players' names are theirs (a known resume token wins).
     if (bots::is_bot_name(m.name) && !players_.knows_token(m.resume)) {
+      undo();
       metrics_.error("reserved_name");
       c->send(frame_of(protocol::error_message(
           "reserved_name",
@@ -776,6 +1159,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
       return;
     }
     if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+      undo();
       metrics_.error("banned");
       c->send(frame_of(*refused));
       c->strike("banned");
@@ -783,6 +1167,7 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     }
     auto w = players_.hello(c->id(), m.name, m.resume, config_.max_name_bytes);
     if (!w) {
+      undo();
       const auto& code = w.err().code;
       metrics_.error(code);
       c->send(frame_of(protocol::error_message(code, w.err().message, m.id)));
@@ -814,6 +1199,17 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
                    {"account", guest_account_json()}};
     if (m.id) welcome["re"] = *m.id;
     if (w->registered) account_key = w->key;
+    if (bus_ && !w->resumed) {
+      // A new guest's name must be free on every node: welcomed once the cluster's
+      // sessions say it is this node's (queued now, before any later announcement).
+      if (auto* me = players_.find(c->id())) me->hello_pending = true;
+      bus_->claim(
+          w->key, name, players_.token_hash_of(name).value_or(""),
+          [self = shared_from_this(), c, welcome, key = w->key, name, re = m.id](
+              cluster_bus::claim_result r) { self->claimed(c, r, welcome, key, name, re); });
+      return;
+    }
+    cluster_take(w->key, true);  // a resume: the node that had the name closes it
   }
   for (const auto& actor : leave) actor->exit(replaced_id, name);
   if (replaced) replaced->close("replaced by a new connection");
@@ -848,6 +1244,48 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
     c->identified();
     self->welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), name);
   });
+}
+
+void game_service::claimed(const std::shared_ptr<client>& c, cluster_bus::claim_result r,
+                           const json& welcome, const std::string& key, const std::string& name,
+                           const std::optional<json>& re) {
+  using result = cluster_bus::claim_result;
+  {
+    std::lock_guard lock(mutex_);
+    auto* s = players_.find(c->id());
+    if (s == nullptr || s->key != key) return;  // closed meanwhile
+    if (r == result::claimed) {
+      s->hello_pending = false;
+    } else {
+      players_.revoke(c->id());
+      if (r == result::registered) players_.add_registered(key);  // registered on another node
+    }
+  }
+  switch (r) {
+    case result::claimed:
+      c->identified();  // the hello timeout stops here
+      c->send(frame_of(welcome));
+      return;
+    case result::taken:
+      send_error(c, "name_taken",
+                 "the name " + name +
+                     " is in use on another node of this server: choose another, or resume "
+                     "with its token",
+                 re);
+      c->strike("name taken");
+      return;
+    case result::registered:
+      send_error(
+          c, "name_registered",
+          "the name " + name + " is registered: log in with its password, or choose another name",
+          re);
+      c->strike("name registered");
+      return;
+    case result::failed:
+      send_error(c, "storage_error",
+                 "your name could not be checked with the other nodes: try again in a moment", re);
+      return;
+  }
 }
 
 void game_service::welcome_and_rejoin(const std::shared_ptr<client>& c,
@@ -892,6 +1330,20 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
   switch (parsed->kind) {
     case protocol::command_kind::tables: {
       const std::size_t page = parsed->text.empty() ? 1 : std::stoul(parsed->text);
+      if (bus_) {  // a cluster: every live node's tables, as the database has them
+        bus_->list_tables(
+            page, config_.tables_page_size,
+            [self = shared_from_this(), c, re = m.id](std::optional<json> msg) {
+              if (!msg) {
+                self->send_error(c, "storage_error",
+                                 "the list of tables could not be read: try again in a moment", re);
+                return;
+              }
+              if (re) (*msg)["re"] = *re;
+              c->send(frame_of(*msg));
+            });
+        break;
+      }
       json msg = tables_message(page);
       if (m.id) msg["re"] = *m.id;
       c->send(frame_of(msg));
@@ -929,10 +1381,23 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
         }
         // Not to those who ignore the speaker (issue 13).
         all = players_.everyone_hearing(me->key);
+        // In a cluster, the other nodes hear it too (NOTIFY: at most 8000 bytes).
+        if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", parsed->text}})) {
+          metrics_.error("chat_throttled");
+          c->send(frame_of(protocol::error_message(
+              "chat_throttled",
+              "the lobby chat could not reach the other nodes: a shorter line, or wait a "
+              "moment",
+              m.id)));
+          return;
+        }
       }
       for (auto& other : all) other->send(frame);
       break;
     }
+    case protocol::command_kind::who:
+      answer_who(c, m.id);
+      break;
     case protocol::command_kind::analysis: {
       if (parsed->text.empty()) {
         send_error(c, "bad_command",
@@ -1011,6 +1476,8 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     std::lock_guard lock(mutex_);
     const auto gone = players_.close(c->id());
     if (!gone) return;
+    // In a cluster a name that still holds a seat stays this node's, not connected.
+    if (!gone->key.empty() && !players_.online(gone->key)) cluster_take(gone->key, false);
     if (gone->registered && !gone->key.empty())
       writer_->run([key = gone->key](store& db) { db.set_last_seen(key); });
     for (const auto& t : gone->tables) {
@@ -1105,6 +1572,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
 }
 
 void game_service::shutdown() {
+  if (bus_) bus_->stop();  // the other nodes stop listing this one's tables after the lease
   // Running analyses are killed and stay pending: they are queued again at the next start.
   if (analysis_) analysis_->stop();
   std::vector<std::shared_ptr<table_actor>> all;

@@ -312,6 +312,11 @@ void game_service::on_broadcast(const std::shared_ptr<client>& c, const std::str
                "a broadcast is at most " + std::to_string(config_.max_chat_bytes) + " bytes", re);
     return;
   }
+  // In a cluster every node's sessions get it too (gammond_chat, at most 8000 bytes).
+  if (bus_ && !bus_->say(json{{"broadcast", true}, {"from", by}, {"text", cmd.text}})) {
+    send_error(c, "too_long", "the broadcast could not reach the other nodes: a shorter one", re);
+    return;
+  }
   std::vector<std::shared_ptr<client>> all;
   {
     std::lock_guard lock(mutex_);

@@ -240,6 +240,52 @@ void players::forget_table(const std::string& table) {
   creators_.erase(it);
 }
 
+void players::revoke(std::uint64_t id) {
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end() || it->second.key.empty()) return;
+  session& s = it->second;
+  const std::string key = std::move(s.key);
+  s.key.clear();
+  s.name.clear();
+  s.registered = false;
+  s.hello_pending = false;
+  s.ignores.reset();
+  if (const auto on = online_.find(key); on != online_.end() && on->second == id) online_.erase(on);
+  release_if_unused(key);
+}
+
+std::optional<players::in_use> players::name_in_use(const std::string& key) const {
+  in_use u;
+  u.key = key;
+  const auto on = online_.find(key);
+  u.connected = on != online_.end();
+  if (!u.connected && held_.count(key) == 0) return std::nullopt;
+  if (const auto h = tokens_.holder_of(key)) u.name = h->name;
+  if (u.connected)
+    if (const auto s = sessions_.find(on->second); s != sessions_.end()) u.name = s->second.name;
+  if (u.name.empty()) return std::nullopt;  // a seat restored without a token: unknown here
+  u.token_hash = tokens_.hash_of(key).value_or("");
+  return u;
+}
+
+std::vector<players::in_use> players::names_in_use() const {
+  std::vector<in_use> out;
+  for (const auto& [key, id] : online_)
+    if (auto u = name_in_use(key)) out.push_back(std::move(*u));
+  for (const auto& [key, tables] : held_)
+    if (online_.count(key) == 0)
+      if (auto u = name_in_use(key)) out.push_back(std::move(*u));
+  return out;
+}
+
+std::vector<std::string> players::online_names() const {
+  std::vector<std::string> out;
+  out.reserve(online_.size());
+  for (const auto& [key, id] : online_)
+    if (const auto s = sessions_.find(id); s != sessions_.end()) out.push_back(s->second.name);
+  return out;
+}
+
 std::vector<std::shared_ptr<client>> players::everyone() const {
   std::vector<std::shared_ptr<client>> all;
   all.reserve(sessions_.size());

@@ -86,6 +86,12 @@ std::optional<std::string> resume_tokens::hash_of(const std::string& key) const 
   return to_hex(d.data(), d.size());
 }
 
+std::optional<resume_tokens::holder> resume_tokens::holder_of(const std::string& key) const {
+  const auto it = by_key_.find(key);
+  if (it == by_key_.end()) return std::nullopt;
+  return by_selector_.at(it->second).who;
+}
+
 bool resume_tokens::adopt(const std::string& key, const std::string& name,
                           std::string_view hash_hex_text) {
   digest d{};

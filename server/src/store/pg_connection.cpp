@@ -206,6 +206,26 @@ void connection::command(std::string_view what, const char* sql) {
   check(PQexec(conn_, sql), what);
 }
 
+int connection::socket() const noexcept {
+  return conn_ ? PQsocket(conn_) : -1;
+}
+
+std::vector<connection::notification> connection::notifications() {
+  std::vector<notification> out;
+  if (!conn_) fail("reading notifications", "not connected");
+  if (PQconsumeInput(conn_) == 0 || PQstatus(conn_) != CONNECTION_OK) {
+    const std::string message = tidy(PQerrorMessage(conn_));
+    drop();
+    throw connection_lost("reading notifications: the connection to PostgreSQL was lost (" +
+                          scrub_password(message, url_) + ")");
+  }
+  while (PGnotify* n = PQnotifies(conn_)) {
+    out.push_back({n->relname ? n->relname : "", n->extra ? n->extra : ""});
+    PQfreemem(n);
+  }
+  return out;
+}
+
 std::string text_array(const std::vector<std::string>& items) {
   std::string out = "{";
   for (std::size_t i = 0; i < items.size(); ++i) {

@@ -104,6 +104,19 @@ class connection {
   /// Runs `sql` without parameters and without expecting rows (BEGIN, SAVEPOINT ...).
   void command(std::string_view what, const char* sql);
 
+  // LISTEN/NOTIFY (cluster_bus): the connection's socket is polled by its owner.
+  /// One notification received: its channel and payload.
+  struct notification {
+    std::string channel;
+    std::string payload;
+  };
+  /// The connection's socket (to poll for reading), or -1 when not connected.
+  [[nodiscard]] int socket() const noexcept;
+  /// Reads what the server sent (PQconsumeInput) and returns the notifications
+  /// received since the last call, oldest first. Throws connection_lost when the
+  /// connection broke.
+  std::vector<notification> notifications();
+
   /// The URL with its password masked (for messages).
   [[nodiscard]] const std::string& masked_url() const noexcept { return masked_; }
 

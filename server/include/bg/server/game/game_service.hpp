@@ -4,6 +4,7 @@
 /// (a table on its own strand) per table.
 
 #include <array>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -38,6 +39,8 @@
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/account.hpp"
+#include "bg/server/store/cluster_bus.hpp"
+#include "bg/server/store/cluster_node.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
 
@@ -100,6 +103,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// connected loses its resume token, and the name is free again.
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
                      const std::vector<std::string>& after);
+  /// Cluster (issue 16): `actor`'s write was refused as stale: it is forgotten here
+  /// (lobby, tables) and counted in gammond_cluster_stale_writes_total.
+  void table_fenced(const table_actor& actor);
   /// The name key of `name` when it is a registered account's, else "" (a guest).
   std::string account_key_of(const std::string& name);
   /// After a rated match: the ratings of its players in `v` are now those of `changes`.
@@ -215,6 +221,53 @@ class game_service final : public service, public std::enable_shared_from_this<g
   [[nodiscard]] bool is_admin(const std::string& key) const { return admin_keys_.count(key) != 0; }
 
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// The hello of `c`, once (in a cluster) a resume token unknown here was looked up in
+  /// the cluster's sessions: `adopted` is its session there (the token is adopted, so the
+  /// hello resumes the name as if it had been issued here), or nullopt.
+  void hello_as(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                std::optional<cluster_bus::session_row> adopted);
+  /// The cluster answered the claim of `key` (`name`) for the new guest `c`: welcomed
+  /// with `welcome`, or refused (name_taken on another node, name_registered, or the
+  /// database did not answer) and the connection has no name again.
+  void claimed(const std::shared_ptr<client>& c, cluster_bus::claim_result r,
+               const nlohmann::json& welcome, const std::string& key, const std::string& name,
+               const std::optional<nlohmann::json>& re);
+  /// In a cluster: writes the session of the name of key `key` as it is here now
+  /// (connected or only seated, its token's hash) to the cluster's sessions; with
+  /// `announce`, the node that had the name closes its connections of it. No-op outside
+  /// a cluster or when the name is not in use here. Mutex held.
+  void cluster_take(const std::string& key, bool announce);
+  /// A notification from another node (cluster_bus): a lobby chat line or an
+  /// administrator's broadcast to deliver here,
+  /// a name taken there (this node's connections of it close with "replaced by a new
+  /// connection" once the cluster's sessions say so).
+  void on_cluster_event(const cluster_bus::event& e);
+  /// The bus (re)connected: every listed table and every name in use here is written
+  /// again (the bus has removed this node's rows of before).
+  void republish();
+  /// `/who` in the lobby: who is online, on every node in a cluster.
+  void answer_who(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
+  /// Cluster: starts the bus (lobby, chat, who is online, sessions across the nodes).
+  void start_bus();
+  /// Rebuilds table `saved` from its snapshot and journal (a restart, or a cluster
+  /// takeover at `epoch`, 0 without a cluster): seats held, resume-token hashes, the
+  /// clock restarted from now (S2). False when it is unreadable or idle. Mutex held.
+  bool restore_saved(const saved_table& saved, std::int64_t epoch);
+  /// Cluster (issue 16): starts this node's heartbeats (cluster_node).
+  void start_cluster();
+  /// Cluster: tables this node claimed, rebuilt and their timers armed.
+  void adopt(std::vector<claimed_table>& claimed);
+  /// Cluster: this node's lease expired: every table dropped, every socket closed 4001.
+  void node_fenced();
+  /// Cluster: when `m` names a table that another live node owns, sends `moved` and
+  /// closes with 4000; when its owner is dead, claims it and handles `text` again
+  /// later. True when `m` was dealt with so.
+  bool redirect_if_elsewhere(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                             const std::string& text);
+  /// Cluster: the `moved` message (table, node, path of its /ws, `re`: the message that
+  /// asked, absent for a hello) to `c`, then close 4000 "moved".
+  void send_moved(const std::shared_ptr<client>& c, const std::string& table,
+                  const table_owner& owner, const nlohmann::json& re);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
@@ -272,6 +325,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// The name keys of the computer players' accounts (kind bot). Fixed at start.
   std::set<std::string> bot_keys_;
 
+  /// Cluster (issue 16): this node's heartbeats and claims; null without --node-id.
+  std::unique_ptr<cluster_node> cluster_;
+  std::atomic<std::uint64_t> stale_writes_{0};  ///< gammond_cluster_stale_writes_total
+
   mutable std::mutex mutex_;  // guards everything below
   players players_;
   lobby lobby_;
@@ -282,7 +339,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)
   ban_list bans_;                     // issue 13: the bans in force (the store keeps them)
   online_ratings ratings_;            // its own mutex
-  auth_pool auth_;                    // last: its threads stop first
+  auth_pool auth_;                    // its threads stop before the members above go
+  /// In a cluster (--node-id, issue 16): the link to the other nodes; null otherwise.
+  /// Set once in start() (under mutex_), stopped first in shutdown() and the destructor.
+  std::unique_ptr<cluster_bus> bus_;
 };
 
 }  // namespace bg::server

@@ -28,6 +28,11 @@ class lobby {
   /// in name order, `per_page` summaries a page, with `page`, `pages` and `total`.
   [[nodiscard]] nlohmann::json page(std::size_t page, std::size_t per_page) const;
 
+  /// Every listed table's summary, by table name.
+  [[nodiscard]] const std::map<std::string, nlohmann::json>& entries() const noexcept {
+    return summaries_;
+  }
+
   /// Whether one more lobby chat line may go out now from a player whose last line
   /// went at `last` (updated when it may): nullopt when it may, else the sentence of
   /// the `chat_throttled` error. At most one line per `interval` per player, and

@@ -144,6 +144,31 @@ class players {
   /// The SHA-256 of `name`'s resume token (64 hex digits), or nullopt.
   [[nodiscard]] std::optional<std::string> token_hash_of(const std::string& name) const;
 
+  // A cluster (issue 16): names and tokens that span the nodes.
+  /// Adopts `token_hash` (64 hex digits) as the resume token of the name `name` (key
+  /// `key`), found in the cluster's sessions (issued by another node): a hello with the
+  /// token then resumes the name here. False when the hash is malformed.
+  bool adopt_token(const std::string& key, const std::string& name, const std::string& token_hash) {
+    return tokens_.adopt(key, name, token_hash);
+  }
+  /// Frees the name of key `key` (its token, its ignore list) unless it is in use: after
+  /// adopt_token() for a hello that was then refused.
+  void release_unused(const std::string& key) { release_if_unused(key); }
+  /// Connection `id`'s hello is taken back (the cluster refused its name): the
+  /// connection has no name again, and the name is freed unless otherwise in use.
+  void revoke(std::uint64_t id);
+  /// A name in use here: connected, or holding a seat.
+  struct in_use {
+    std::string key;
+    std::string name;        ///< as written
+    std::string token_hash;  ///< 64 hex digits, or "" when the name has no token
+    bool connected = false;  ///< a connection says it (else it only holds a seat)
+  };
+  /// Every name in use here (to publish them again in the cluster's sessions).
+  [[nodiscard]] std::vector<in_use> names_in_use() const;
+  /// The name in use of key `key`, or nullopt.
+  [[nodiscard]] std::optional<in_use> name_in_use(const std::string& key) const;
+
   /// True when the creator (`s`'s name and address) may create another table: fewer
   /// than `limit` tables it created are open, counted per name and per address.
   [[nodiscard]] bool may_create(const session& s, std::size_t limit) const;
@@ -152,6 +177,8 @@ class players {
   /// `table` is gone: it no longer counts for its creator.
   void forget_table(const std::string& table);
 
+  /// The names said by connections here (each once), as written.
+  [[nodiscard]] std::vector<std::string> online_names() const;
   /// Every named connection's client (for the lobby chat).
   [[nodiscard]] std::vector<std::shared_ptr<client>> everyone() const;
 

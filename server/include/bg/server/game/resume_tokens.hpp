@@ -46,6 +46,8 @@ class resume_tokens {
   bool adopt(const std::string& key, const std::string& name, std::string_view hash_hex);
   /// The SHA-256 of `token` as 64 hex digits (to migrate snapshots that stored tokens).
   [[nodiscard]] static std::string hash_hex(std::string_view token);
+  /// The holder (key and name as written) of `key`'s token, or nullopt when it has none.
+  [[nodiscard]] std::optional<holder> holder_of(const std::string& key) const;
   /// How many tokens are held.
   [[nodiscard]] std::size_t size() const noexcept { return by_key_.size(); }
 
