@@ -160,6 +160,11 @@ def main():
         if any(s.get(k) != last.get(k) for k in keys):
             differ.append(f'{x["table"]}: saw {[last.get(k) for k in keys[:3]]} seq {last.get("seq")}, '
                           f'store {[s.get(k) for k in keys[:3]]} seq {s.get("seq")}')
+    replayed = [v for v in stored.values() if "journal_agrees" in v]
+    disagree = [f'{v["table"]}: {v.get("journal_problem") or v.get("journal_position_id")} vs {v["position_id"]}'
+                for v in replayed if not v["journal_agrees"]]
+    check(not disagree, f"{len(replayed) - len(disagree)} of {len(replayed)} tables in play: the journal's "
+          f"rolls and plays made again through the engine reach the stored position {disagree[:3]}")
     check(compared == len(tables) and not differ,
           f"{compared - len(differ)} of {len(tables)} tables rebuilt from the store show the position "
           f"their players last saw {differ[:3]}")

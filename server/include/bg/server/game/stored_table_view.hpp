@@ -17,7 +17,11 @@ namespace bg::server {
 /// change), `position_id` and `match_id` (gnubg's, as in the `state` message:
 /// the position seen from the side on turn), `phase`, `dice`, `board` (R1 numbering,
 /// as in `state`), `game_number`, `players` {red, black}, `journal_entries` (how many
-/// journal entries were replayed). When it cannot be rebuilt (the snapshot or a
+/// journal entries were replayed); in phases roll and move also `journal_position_id`
+/// (the position the journal's last game reaches when its recorded rolls and plays are
+/// made again through the engine from the starting position, or null), `journal_agrees`
+/// (it equals `position_id`) and, when it could not be replayed, `journal_problem` (a
+/// sentence). When it cannot be rebuilt (the snapshot or a
 /// journal entry is not JSON, or table::restore refuses it: error bad_snapshot):
 /// `table`, `ok` false and `error` (a sentence). Never throws for bad stored data.
 [[nodiscard]] nlohmann::json view_stored_table(const saved_table& saved);
