@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bg/server/server_config.hpp"
+#include "bg/server/store/database_url.hpp"
 
 namespace bg::server {
 
@@ -230,6 +231,34 @@ std::function<problem(std::string_view, server_config&)> admins_field() {
   };
 }
 
+/// A duration in seconds, fractional allowed ("0.2", "5"), kept in milliseconds, in
+/// [min_ms, max_ms].
+std::function<problem(std::string_view, server_config&)> fractional_seconds_field(
+    std::chrono::milliseconds server_config::*field, std::int64_t min_ms, std::int64_t max_ms) {
+  return [field, min_ms, max_ms](std::string_view text, server_config& config) -> problem {
+    double value = 0;
+    const auto* const end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    const double ms = value * 1000.0;
+    if (text.empty() || ec != std::errc{} || ptr != end || !std::isfinite(value) ||
+        std::llround(ms) < min_ms || std::llround(ms) > max_ms) {
+      std::ostringstream expected;
+      expected << "is not a number of seconds from " << static_cast<double>(min_ms) / 1000.0
+               << " to " << static_cast<double>(max_ms) / 1000.0;
+      return expected.str();
+    }
+    config.*field = std::chrono::milliseconds{std::llround(ms)};
+    return std::nullopt;
+  };
+}
+
+/// Seconds with up to three decimals, as --heartbeat shows its default ("1", "0.2").
+std::string show_seconds(std::chrono::milliseconds value) {
+  std::ostringstream s;
+  s << static_cast<double>(value.count()) / 1000.0;
+  return s.str();
+}
+
 constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t one_gib = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t one_year_seconds = 365ULL * 24 * 3600;
@@ -400,6 +429,43 @@ std::vector<setting> settings() {
        "PostgreSQL: match ids reserved from the database at a time (kept in memory)",
        number(&server_config::db_id_block),
        integer_field(&server_config::db_id_block, 2, 1'000'000)},
+      // The cluster (issue 16).
+      {"node-id", "ID",
+       "this node's name in a cluster of gammond nodes on one PostgreSQL database (1-16 of "
+       "a-z, 0-9, -); none: a single server",
+       text(&server_config::node_id),
+       [](std::string_view v, server_config& c) -> problem {
+         if (v.empty() || v.size() > 16 ||
+             v.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") !=
+                 std::string_view::npos) {
+           return std::string{"is not a node id: 1 to 16 of a-z, 0-9 and -"};
+         }
+         c.node_id = std::string{v};
+         return std::nullopt;
+       }},
+      {"heartbeat", "SECONDS",
+       "cluster: how often this node renews its heartbeat and looks for dead nodes' tables "
+       "(fractions allowed)",
+       [](const server_config& c) { return show_seconds(c.heartbeat); },
+       fractional_seconds_field(&server_config::heartbeat, 10, 3'600'000)},
+      {"lease", "SECONDS",
+       "cluster: a node silent this long is dead and its tables are taken over; more than 2 "
+       "x --heartbeat",
+       [](const server_config& c) { return show_seconds(c.lease); },
+       fractional_seconds_field(&server_config::lease, 30, 24 * 3'600'000)},
+      {"node-path", "PATH",
+       "cluster: the public path prefix the proxy routes to this node, told to clients in "
+       "`moved` (default /n/ID)",
+       [](const server_config& c) { return c.node_path.empty() ? "/n/ID" : c.node_path; },
+       [](std::string_view v, server_config& c) -> problem {
+         if (v.empty() || v.front() != '/' || v.size() > 200 ||
+             v.find_first_of(" \"?#\t\r\n") != std::string_view::npos) {
+           return std::string{"is not a path beginning with / (such as /n/a)"};
+         }
+         c.node_path = std::string{v};
+         if (c.node_path.size() > 1 && c.node_path.back() == '/') c.node_path.pop_back();
+         return std::nullopt;
+       }},
       // Network limits and origins (issue 11, items 5 and 6).
       {"allowed-origins", "LIST",
        "origins whose pages may open a WebSocket: https://host[:port],... or *; "
@@ -601,6 +667,21 @@ std::optional<int> parse_config(std::span<const char* const> args,
       err << "gammond: " << source << ": \"" << value << "\" " << *bad << '\n';
       return 2;
     }
+  }
+  if (config.cluster()) {
+    if (!is_postgres_url(config.db)) {
+      err << "gammond: --node-id \"" << config.node_id
+          << "\" makes this a node of a cluster, whose nodes share one PostgreSQL database; "
+             "--db names a SQLite file: give --db postgresql://... or no --node-id\n";
+      return 2;
+    }
+    if (config.lease <= 2 * config.heartbeat) {
+      err << "gammond: --lease " << show_seconds(config.lease)
+          << " must be more than twice --heartbeat " << show_seconds(config.heartbeat)
+          << ", or a node that is only slow would lose its tables\n";
+      return 2;
+    }
+    if (config.node_path.empty()) config.node_path = "/n/" + config.node_id;
   }
   return std::nullopt;
 }

@@ -1097,6 +1097,61 @@ TEST_CASE(
     CHECK_THAT(help.out, Catch::Contains(name));
 }
 
+TEST_CASE(
+    "issue 16: --node-id, --heartbeat, --lease and --node-path are flags and variables; a node "
+    "id needs PostgreSQL and the lease must exceed two heartbeats",
+    "[network][config]") {
+  using namespace std::chrono_literals;
+  const std::string pg = "postgresql://gammond@db.example.org/gammond";
+  const auto defaults = parse({});
+  REQUIRE_FALSE(defaults.exit);
+  CHECK_FALSE(defaults.config.cluster());
+  CHECK(defaults.config.node_id.empty());
+  CHECK(defaults.config.heartbeat == 1000ms);
+  CHECK(defaults.config.lease == 5000ms);
+  const auto flags = parse({"--db", pg, "--node-id", "node-2", "--heartbeat", "0.2", "--lease",
+                            "1.5", "--node-path", "/cluster/b/"},
+                           {{"GAMMOND_NODE_ID", "other"}});
+  REQUIRE_FALSE(flags.exit);
+  CHECK(flags.config.cluster());
+  CHECK(flags.config.node_id == "node-2");  // the flag wins over its variable
+  CHECK(flags.config.heartbeat == 200ms);
+  CHECK(flags.config.lease == 1500ms);
+  CHECK(flags.config.node_path == "/cluster/b");  // no trailing slash
+  const auto env = parse({}, {{"GAMMOND_DB", pg},
+                              {"GAMMOND_NODE_ID", "a"},
+                              {"GAMMOND_HEARTBEAT", "2"},
+                              {"GAMMOND_LEASE", "10"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.node_id == "a");
+  CHECK(env.config.node_path == "/n/a");  // the default path names the node
+  CHECK(env.config.heartbeat == 2000ms);
+  CHECK(env.config.lease == 10000ms);
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--node-id", "Upper"},
+                                                               {"--node-id", "seventeen-chars-x"},
+                                                               {"--node-id", "a b"},
+                                                               {"--heartbeat", "0"},
+                                                               {"--heartbeat", "x"},
+                                                               {"--lease", "-1"},
+                                                               {"--node-path", "n/a"}}) {
+    CAPTURE(bad);
+    const auto p = parse(bad);
+    CHECK(p.exit == 2);
+    CHECK_THAT(p.err, Catch::Contains(bad[0]));
+  }
+  const auto sqlite = parse({"--node-id", "a", "--db", "x.db"});
+  CHECK(sqlite.exit == 2);
+  CHECK_THAT(sqlite.err, Catch::Contains("PostgreSQL"));
+  const auto short_lease =
+      parse({"--db", pg, "--node-id", "a", "--heartbeat", "1", "--lease", "2"});
+  CHECK(short_lease.exit == 2);
+  CHECK_THAT(short_lease.err, Catch::Contains("twice --heartbeat"));
+  const auto help = parse({"--help"});
+  for (const char* name :
+       {"GAMMOND_NODE_ID", "GAMMOND_HEARTBEAT", "GAMMOND_LEASE", "GAMMOND_NODE_PATH"})
+    CHECK_THAT(help.out, Catch::Contains(name));
+}
+
 TEST_CASE("--help lists every flag with its variable and --version prints the version",
           "[network][config]") {
   const auto help = parse({"--help"});

@@ -82,6 +82,22 @@ struct server_config {
   /// memory, so that a table never waits for the database to name a finished match.
   std::size_t db_id_block = 1000;
 
+  // The cluster (issue 16): several gammond nodes on one PostgreSQL database.
+  /// --node-id: this node's name in the cluster, 1-16 of [a-z0-9-]. Cluster mode is on
+  /// iff it is given (cluster()); it needs a PostgreSQL --db. Empty: one node, as before.
+  std::string node_id;
+  /// --heartbeat: how often this node renews its row in cluster_nodes (and sweeps for
+  /// the tables of dead nodes); fractional seconds ("0.2").
+  std::chrono::milliseconds heartbeat{1000};
+  /// --lease: a node whose heartbeat is older than this is dead: its tables may be
+  /// claimed by another node, and it fences itself. Must exceed 2 x heartbeat.
+  std::chrono::milliseconds lease{5000};
+  /// --node-path: the public path prefix the proxy routes to this node ("/n/ID" when
+  /// not given); only what `moved` tells clients (the proxy strips it).
+  std::string node_path;
+  /// True when this node is part of a cluster (a --node-id was given).
+  [[nodiscard]] bool cluster() const noexcept { return !node_id.empty(); }
+
   // Network limits and origins (issue 11, items 5 and 6).
   /// --allowed-origins: the origins ("https://bg.example.org", "http://host:8080", or
   /// "*" for any) whose pages may open a WebSocket, kept normalised (lower case, no
@@ -186,7 +202,8 @@ using environment_lookup = std::function<std::optional<std::string>(std::string_
 /// the exit code the process should end with: 0 after writing `--help` or `--version`
 /// to `out`; 2 after writing one line naming the bad flag or variable, its value and
 /// what is expected to `err` (unknown flag, a value that is not a number, out of range,
-/// not an IP address, an unknown log level). On a non-nullopt return `config` may be
+/// not an IP address, an unknown log level; a --node-id without a PostgreSQL --db, a
+/// --lease not above 2 x --heartbeat). On a non-nullopt return `config` may be
 /// partly filled and must not be used.
 [[nodiscard]] std::optional<int> parse_config(std::span<const char* const> args,
                                               const environment_lookup& environment,
