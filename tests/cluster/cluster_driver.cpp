@@ -427,6 +427,10 @@ void client::on_message(std::string_view text) {
     if (!welcomed_) {
       ++table_.totals_.hello_refused;
       if (table_.error_samples_.size() < 5) table_.error_samples_.push_back("hello: " + j.dump());
+      // A spectator holds no seat: a token its dead node took along is worth nothing,
+      // so it comes back under its name alone. A player keeps its token (its seat's),
+      // which works again once a live node has claimed the table.
+      if (spectator_ && j.value("code", "") == "bad_resume") resume_.clear();
       drop();  // try again after the delay, with the same token
       return;
     }
