@@ -77,6 +77,31 @@ def main():
             missing.append(x["table"])
         elif s.get("seq", -1) < seqs[-1]:
             behind.append(f'{x["table"]} (stored {s.get("seq")}, acknowledged {seqs[-1]})')
+    # The journal of each table's current game: its roll records numbered without a gap
+    # or a repeat, and at least every play the players had acknowledged in that game
+    # (more only when a play was done but its acknowledgement lost with a connection).
+    gaps, short, unacked, games = [], [], 0, 0
+    for x in tables:
+        s = stored.get(x["table"])
+        if s is None or "journal_game" not in s or not s.get("dice_commitment"):
+            continue
+        jg = s["journal_game"]
+        games += 1
+        match = s["dice_commitment"][:16]
+        moves = sum(1 for ack in x["acks"] if len(ack) > 6 and ack[5] == match
+                    and ack[6] == jg.get("game") and ack[3].startswith("/move"))
+        rolls = sum(1 for ack in x["acks"] if len(ack) > 6 and ack[5] == match
+                    and ack[6] == jg.get("game") and ack[3] == "/roll")
+        if not jg.get("rolls_contiguous"):
+            gaps.append(x["table"])
+        if jg.get("plays", 0) < moves or jg.get("rolls", 0) < rolls:
+            short.append(f'{x["table"]} (journal {jg.get("plays")} plays {jg.get("rolls")} rolls, '
+                         f'acknowledged {moves} and {rolls})')
+        unacked += max(0, jg.get("plays", 0) - moves)
+    check(not gaps, f"{games - len(gaps)} of {games} current games: roll records k = 0, 1, 2, ... "
+          f"contiguous in the journal {gaps[:5]}")
+    check(not short, f"every acknowledged play and roll of the current games is in the journal "
+          f"({unacked} plays stored whose acknowledgement was lost with a connection) {short[:3]}")
     check(not not_rising, f"acknowledged seqs rise at every table {not_rising[:5]}")
     check(t["conflicts"] == 0,
           f"no seq shown with two different positions ({t['conflicts']} conflicts"

@@ -16,14 +16,14 @@
 // after 0.2-1 s with the resume token. HAProxy's response header X-Gammond-Node (the
 // server that took the WebSocket) says which node each acknowledgement came from.
 //
-// Output: --out FILE, JSON: per table every acknowledged change (seq, wall-clock ms,
-// node, command, latency), the last state its players saw (seq, position_id, match_id,
-// phase, dice, board), the positions seen per seq (a seq seen with two different
-// positions is a lost or rewritten change: "conflicts"), reconnects, redirects; totals
-// and the latency of acknowledged commands inside the measured window. After writing
-// it, the driver prints "cluster_driver: done" and keeps its connections open until its
-// standard input closes or SIGTERM (so the script checks the store while the players
-// are still at their tables).
+// Output: --out FILE, JSON: per table every acknowledged change ([seq, wall-clock ms,
+// node, command, latency ms, match (its dice commitment's first 16 hex digits), game]), the last
+// state its players saw (seq, position_id, match_id, phase, dice, board), the positions seen per
+// seq (a seq seen with two different positions is a lost or rewritten change: "conflicts"),
+// reconnects, redirects; totals and the latency of acknowledged commands inside the measured
+// window. After writing it, the driver prints "cluster_driver: done" and keeps its connections open
+// until its standard input closes or SIGTERM (so the script checks the store while the players are
+// still at their tables).
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -234,6 +234,8 @@ struct ack {
   std::string node;
   std::string command;
   double latency_ms;
+  std::string match;  ///< the match's dice commitment (its first 16 hex digits)
+  int game = 0;       ///< the game number within that match
 };
 
 /// One table: its three clients and the stream of commands.
@@ -485,7 +487,10 @@ void table_run::on_state(client& c, const json& j) {
     const double latency = since_ms(sent_at_);
     const auto now = wall_ms();
     if (outstanding_command_ != "/board") {
-      acks_.push_back({seq, now, c.node_, outstanding_command_, latency});
+      const json& commitment = j["dice_commitment"];
+      acks_.push_back({seq, now, c.node_, outstanding_command_, latency,
+                       commitment.is_string() ? commitment.get<std::string>().substr(0, 16) : "",
+                       j.value("game_number", 0)});
       ++totals_.acks;
       if (now >= window_start_ms_ && now < window_end_ms_) window_latencies_.push_back(latency);
     }
@@ -603,7 +608,8 @@ void table_run::send_now(client& who, const std::string& command) {
 json table_run::result() const {
   json acks = json::array();
   for (const auto& a : acks_)
-    acks.push_back({a.seq, a.wall_ms, a.node, a.command, std::round(a.latency_ms * 100) / 100});
+    acks.push_back({a.seq, a.wall_ms, a.node, a.command, std::round(a.latency_ms * 100) / 100,
+                    a.match, a.game});
   json last = nullptr;
   if (latest_.is_object())
     last = {{"seq", latest_.value("seq", std::int64_t{-1})},

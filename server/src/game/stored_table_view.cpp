@@ -24,17 +24,24 @@ namespace {
 /// then each recorded roll and play, R2-R6), seen from the side on turn as gnubg's
 /// Position ID. Cube and resignation actions do not move checkers and are skipped.
 /// nullopt with `why` when the journal holds no game with an opening yet, or a
-/// recorded play is refused by the engine (the journal contradicts the rules).
+/// recorded play is refused by the engine (the journal contradicts the rules). `counts`
+/// gets the last game's `game` number, its `rolls` (dice roll records of that game),
+/// `rolls_contiguous` (their k are 0, 1, 2, ... in journal order) and `plays`.
 std::optional<std::string> replay_last_game(const std::vector<json>& journal, engine::variant v,
-                                            std::string& why) {
+                                            std::string& why, json& counts) {
   std::optional<game_record> last;
+  std::vector<dice_roll_record> rolls;
   try {
     for (const auto& entry : journal) {
       const auto op = entry.at("op").get<std::string>();
       if (op == "begin") {
-        const auto& games = entry.at("record").value("games", json::array());
+        const auto& record = entry.at("record");
+        const auto& games = record.value("games", json::array());
         last.reset();
+        rolls.clear();
         if (!games.empty()) last = games.back().get<game_record>();
+        if (record.contains("dice") && record["dice"].contains("rolls"))
+          rolls = record["dice"]["rolls"].get<std::vector<dice_roll_record>>();
       } else if (op == "game") {
         last = entry.at("game").get<game_record>();
       } else if (op == "opening" && last) {
@@ -42,11 +49,30 @@ std::optional<std::string> replay_last_game(const std::vector<json>& journal, en
         last->opening = entry.at("dice").get<engine::roll>();
       } else if (op == "action" && last) {
         last->actions.push_back(entry.at("action").get<record_action>());
+      } else if (op == "roll") {
+        rolls.push_back(entry.at("roll").get<dice_roll_record>());
       }
     }
   } catch (const std::exception& e) {
     why = std::string("a journal entry does not fit: ") + e.what();
     return std::nullopt;
+  }
+  if (last) {
+    // S4: the last game's rolls are numbered k = 0, 1, 2, ... in the order rolled; a
+    // lost or doubled journal row shows as a gap or a repeat.
+    std::uint32_t next = 0;
+    bool contiguous = true;
+    for (const auto& r : rolls) {
+      if (r.game != last->number) continue;
+      contiguous = contiguous && r.k == next;
+      ++next;
+    }
+    int plays = 0;
+    for (const auto& a : last->actions) plays += a.what == record_action::kind::play ? 1 : 0;
+    counts = {{"game", last->number},
+              {"rolls", next},
+              {"rolls_contiguous", contiguous},
+              {"plays", plays}};
   }
   if (!last || last->opening == engine::roll{}) {
     why = "no game with an opening roll in the journal";
@@ -106,8 +132,8 @@ json view_stored_table(const saved_table& saved) {
   }
   const json state = (*restored)->state();
   out["ok"] = true;
-  for (const char* key :
-       {"seq", "position_id", "match_id", "phase", "dice", "board", "game_number", "players"})
+  for (const char* key : {"seq", "position_id", "match_id", "phase", "dice", "board", "game_number",
+                          "players", "dice_commitment"})
     out[key] = state.value(key, json());
   out["journal_entries"] = journal.size();
   // The journal on its own, through the engine: the last game's plays made again from
@@ -116,8 +142,10 @@ json view_stored_table(const saved_table& saved) {
   const std::string phase = out.value("phase", "");
   if ((phase == "roll" || phase == "move") && (*restored)->current_match()) {
     std::string why;
-    const auto replayed =
-        replay_last_game(journal, (*restored)->current_match()->options().game_variant, why);
+    json counts;
+    const auto replayed = replay_last_game(
+        journal, (*restored)->current_match()->options().game_variant, why, counts);
+    out["journal_game"] = counts;
     out["journal_position_id"] = replayed ? json(*replayed) : json(nullptr);
     out["journal_agrees"] = replayed && *replayed == out.value("position_id", "");
     if (!replayed) out["journal_problem"] = why;

@@ -16,10 +16,13 @@ namespace bg::server {
 /// as JSON: `table`, `ok` true, `seq` (the state sequence number of the last written
 /// change), `position_id` and `match_id` (gnubg's, as in the `state` message:
 /// the position seen from the side on turn), `phase`, `dice`, `board` (R1 numbering,
-/// as in `state`), `game_number`, `players` {red, black}, `journal_entries` (how many
+/// as in `state`), `game_number`, `players` {red, black}, `dice_commitment` (the match's,
+/// as in `state`), `journal_entries` (how many
 /// journal entries were replayed); in phases roll and move also `journal_position_id`
 /// (the position the journal's last game reaches when its recorded rolls and plays are
-/// made again through the engine from the starting position, or null), `journal_agrees`
+/// made again through the engine from the starting position, or null), `journal_game`
+/// ({game, rolls, rolls_contiguous, plays}: that game's roll records, whether their
+/// counters k run 0, 1, 2, ... without a gap or a repeat, and its plays), `journal_agrees`
 /// (it equals `position_id`) and, when it could not be replayed, `journal_problem` (a
 /// sentence). When it cannot be rebuilt (the snapshot or a
 /// journal entry is not JSON, or table::restore refuses it: error bad_snapshot):
