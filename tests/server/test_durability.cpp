@@ -430,6 +430,10 @@ TEST_CASE(
   if (last["phase"] == "roll" || last["phase"] == "move") {
     CHECK(view["journal_agrees"] == true);
     CHECK(view["journal_position_id"] == last["position_id"]);
+    CHECK(view["journal_game"]["rolls_contiguous"] == true);
+    CHECK(view["journal_game"]["plays"].get<int>() > 5);
+    CHECK(view["journal_game"]["rolls"].get<int>() >= view["journal_game"]["plays"].get<int>());
+    CHECK(view["dice_commitment"] == last["dice_commitment"]);
   }
 
   // One table by name; an unknown name and a missing --db say why.
