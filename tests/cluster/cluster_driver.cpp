@@ -329,7 +329,8 @@ net::awaitable<void> client::run() {
           beast::get_lowest_layer(*ws).expires_never();
           websocket::stream_base::timeout t =
               websocket::stream_base::timeout::suggested(beast::role_type::client);
-          t.idle_timeout = 10s;  // a frozen node: pings unanswered (the stall does the rest)
+          t.handshake_timeout = 5s;  // a frozen node (SIGSTOP) accepts but never answers
+          t.idle_timeout = 10s;      // a frozen node: pings unanswered (the stall does the rest)
           t.keep_alive_pings = true;
           ws->set_option(t);
           websocket::response_type res;
