@@ -1,6 +1,9 @@
 // The WebSocket to gammond: JSON frames in and out, ids on requests, and reconnecting
 // by itself after a drop (the caller says hello again, with its resume token, on
-// every open).
+// every open). In a cluster (PROTOCOL.md "Cluster") it follows `moved` + close 4000 to
+// the node that owns the table and sends the message again there once welcomed, and
+// after close 4001 ("node fenced") or a drop it goes back to the plain /ws after a
+// short random delay.
 
 /** Delays before reconnect attempts, in ms; the last one repeats. */
 const BACKOFF = [300, 1000, 2000, 4000, 8000];
@@ -21,7 +24,12 @@ export class Connection {
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
-    this.url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+    this.origin = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+    this.url = `${this.origin}/ws`;
+    /** The last `moved` (path and the message to send again), until its close. */
+    this.moved = null;
+    /** A message to send again once the next connection is welcomed. */
+    this.resend = null;
   }
 
   /** Opens the socket (again). */
@@ -43,7 +51,17 @@ export class Connection {
       } catch {
         return;
       }
-      if (msg && typeof msg === 'object') this.onMessage(msg);
+      if (!msg || typeof msg !== 'object') return;
+      if (msg.type === 'moved' && typeof msg.path === 'string' && msg.path.startsWith('/')) {
+        this.moved = msg;
+        return;
+      }
+      this.onMessage(msg);
+      if (msg.type === 'welcome' && this.resend) {
+        const { id: _old, ...again } = this.resend;
+        this.resend = null;
+        this.send(again);
+      }
     };
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
@@ -53,8 +71,29 @@ export class Connection {
         this.onStatus('replaced', e.reason);
         return;
       }
+      if (e.code === 4000 && this.moved) {
+        // The table lives on another node: go there at once, say hello with the token,
+        // then send the message again.
+        this.url = `${this.origin}${this.moved.path}`;
+        this.resend = this.moved.re && typeof this.moved.re === 'object' ? this.moved.re : null;
+        this.moved = null;
+        this.onStatus('connecting', 'moved');
+        if (!this.stopped) this.connect();
+        return;
+      }
+      this.moved = null;
+      this.url = `${this.origin}/ws`; // a live node answers, and redirects if need be
       this.onStatus('closed', e.reason);
-      if (!this.stopped) this.retry();
+      if (this.stopped) return;
+      if (e.code === 4001 || this.attempt === 0) {
+        // Fenced or dropped: a node went away; come back soon, at a random moment so
+        // that its players do not all arrive at once.
+        clearTimeout(this.timer);
+        this.attempt += 1;
+        this.timer = setTimeout(() => this.connect(), 200 + Math.floor(Math.random() * 800));
+        return;
+      }
+      this.retry();
     };
   }
 

@@ -630,3 +630,72 @@ TEST_CASE("postgres: migrate refuses a damaged SQLite file and copies nothing",
   CHECK_THROWS_AS(bg::server::migrate_to_postgres(path, backend.url), bg::server::storage_corrupt);
   CHECK(backend.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'tables'") == "0");
 }
+
+TEST_CASE(
+    "postgres: issue 16 fencing: a node's first write claims a table at epoch 1, journal rows "
+    "carry node and epoch, a write at a stale epoch or after the node's lease is refused "
+    "whole, and a live owner's table cannot be claimed",
+    "[postgres][cluster]") {
+  postgres_backend backend;
+  postgres_options a_options;
+  a_options.node = "a";
+  a_options.lease_ms = 60'000;
+  postgres_options b_options = a_options;
+  b_options.node = "b";
+  postgres_store a(backend.url, a_options);
+  postgres_store b(backend.url, b_options);
+  (void)backend.sql(
+      "INSERT INTO cluster_nodes(id, path, heartbeat_at, started_at) VALUES ('a', '/n/a', now(), "
+      "now()), ('b', '/n/b', now(), now())");
+
+  auto first = tw("t", R"({"n":1})", true, {R"({"e":1})"});
+  first.seat_keys = {"alice", "bob"};
+  const auto claimed = a.write_tables({first});
+  REQUIRE(claimed.front().error.empty());
+  CHECK(claimed.front().epoch == 1);
+  CHECK_FALSE(claimed.front().fenced);
+  CHECK(backend.sql("SELECT node || ':' || epoch FROM table_owners WHERE table_name = 't'") ==
+        "a:1");
+  CHECK(backend.sql("SELECT node || ':' || epoch FROM table_records WHERE table_name = 't'") ==
+        "a:1");
+  CHECK(backend.sql("SELECT string_agg(name_key, ',' ORDER BY name_key) FROM table_seats") ==
+        "alice,bob");
+
+  // b cannot take a table whose owner is alive, neither new (epoch 0) nor by guessing.
+  for (const std::int64_t epoch : {0, 1}) {
+    auto w = tw("t", R"({"n":"b"})", false, {R"({"e":"b"})"});
+    w.epoch = epoch;
+    const auto refused = b.write_tables({w});
+    CHECK(refused.front().fenced);
+    CHECK_FALSE(refused.front().error.empty());
+  }
+  // a's heartbeat gets old: b claims it (as its sweep does), and a's next write, at its
+  // old epoch, is refused whole, in a batch with another table that is written.
+  (void)backend.sql(
+      "UPDATE cluster_nodes SET heartbeat_at = now() - interval '2 minutes' "
+      "WHERE id = 'a'");
+  auto take = tw("t", R"({"n":2})", false, {R"({"e":2})"});
+  const auto taken = b.write_tables({take});
+  REQUIRE(taken.front().error.empty());
+  CHECK(taken.front().epoch == 2);
+  (void)backend.sql("UPDATE cluster_nodes SET heartbeat_at = now() WHERE id = 'a'");
+  auto stale = tw("t", R"({"n":"stale"})", false, {R"({"e":"stale"})"});
+  stale.epoch = 1;
+  auto other = tw("u", R"({"n":1})");
+  const auto outcomes = a.write_tables({stale, other});
+  CHECK(outcomes[0].fenced);
+  CHECK(outcomes[1].error.empty());
+  CHECK(backend.sql("SELECT snapshot::text FROM tables WHERE name = 't'") == R"({"n":2})");
+  CHECK(backend.sql("SELECT count(*) FROM table_records WHERE table_name = 't' AND node = 'a'") ==
+        "1");
+  CHECK(backend.sql("SELECT node || ':' || epoch FROM table_records WHERE table_name = 't' ORDER "
+                    "BY id DESC LIMIT 1") == "b:2");
+  // A node whose own lease expired writes nothing, even its own table.
+  (void)backend.sql(
+      "UPDATE cluster_nodes SET heartbeat_at = now() - interval '2 minutes' "
+      "WHERE id = 'b'");
+  auto late = tw("t", R"({"n":"late"})");
+  late.epoch = 2;
+  CHECK(b.write_tables({late}).front().fenced);
+  CHECK(backend.sql("SELECT snapshot::text FROM tables WHERE name = 't'") == R"({"n":2})");
+}

@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
+#include <random>
 #include <utility>
 
 namespace bg::term {
@@ -39,7 +40,8 @@ connection::connection(net::io_context& io, settings s, handlers h)
       settings_{std::move(s)},
       handlers_{std::move(h)},
       backoff_timer_{strand_},
-      finish_timer_{strand_} {}
+      finish_timer_{strand_},
+      target_{settings_.target} {}
 
 connection::~connection() = default;
 
@@ -106,7 +108,7 @@ void connection::attempt() {
           }));
           s->ws.read_message_max(4U * 1024U * 1024U);
           s->ws.text(true);
-          s->ws.async_handshake(settings_.host + ":" + settings_.port, settings_.target,
+          s->ws.async_handshake(settings_.host + ":" + settings_.port, target_,
                                 [this, s](beast::error_code ec3) {
                                   if (ec3) return on_ended(s, "handshake: " + ec3.message());
                                   on_connected(s);
@@ -121,7 +123,7 @@ void connection::on_connected(const std::shared_ptr<stream_holder>& s) {
     close_now();
     return;
   }
-  report(status::connected, "ws://" + settings_.host + ":" + settings_.port + settings_.target);
+  report(status::connected, "ws://" + settings_.host + ":" + settings_.port + target_);
   nlohmann::json hello{{"type", "hello"}, {"name", settings_.name}, {"id", "hello"}};
   if (!resume_.empty()) {
     hello["resume"] = resume_;
@@ -138,11 +140,13 @@ void connection::read_next(const std::shared_ptr<stream_holder>& s) {
   s->ws.async_read(s->buffer, [this, s](beast::error_code ec, std::size_t) {
     if (ec) {
       std::string why = ec.message();
+      std::uint16_t code = 0;
       if (ec == websocket::error::closed) {
         const std::string reason{s->ws.reason().reason.c_str()};
         why = reason.empty() ? "closed by the server" : reason;
+        code = s->ws.reason().code;
       }
-      return on_ended(s, why);
+      return on_ended(s, why, code);
     }
     const std::string text = beast::buffers_to_string(s->buffer.data());
     s->buffer.consume(s->buffer.size());
@@ -157,6 +161,10 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
     m = nlohmann::json{{"type", "unparsed"}, {"text", text}};
   }
   const std::string type = m.value("type", "");
+  if (type == "moved") {
+    const std::string path = m.value("path", "");
+    if (!path.empty() && path.front() == '/') moved_ = m;
+  }
   if (type == "welcome") {
     welcomed_ = true;
     ever_welcomed_ = true;
@@ -173,6 +181,20 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
       const std::string id = "enter" + std::to_string(++next_id_);
       awaiting_.insert(id);
       write(nlohmann::json{{"type", "enter"}, {"table", settings_.table}, {"id", id}}.dump());
+    }
+    if (resend_) {
+      // The message a `moved` answered, sent again to the table's node (an `enter` of
+      // our own table was just sent above).
+      auto again = std::move(*resend_);
+      resend_.reset();
+      const bool own_enter =
+          again.value("type", "") == "enter" && again.value("table", "") == settings_.table;
+      if (!own_enter) {
+        const std::string id = "l" + std::to_string(++next_id_);
+        again["id"] = id;
+        awaiting_.insert(id);
+        write(again.dump());
+      }
     }
     flush_lines();
   } else if (type == "error" && !welcomed_ && m.value("re", nlohmann::json()) == "hello") {
@@ -191,7 +213,8 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
   check_finished();
 }
 
-void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::string& why) {
+void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::string& why,
+                          std::uint16_t code) {
   if (s->ended) return;
   s->ended = true;
   beast::error_code ignored;
@@ -214,9 +237,26 @@ void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::st
   report(status::disconnected, why);
   check_finished();
   if (stopping_) return;
-  report(status::reconnecting, std::to_string(backoff_.count()));
-  backoff_timer_.expires_after(backoff_);
-  backoff_ = std::min(backoff_ * 2, settings_.max_backoff);
+  auto wait = backoff_;
+  if (code == 4000 && moved_) {
+    // The table lives on another node: there at once, then the message again.
+    target_ = moved_->value("path", settings_.target);
+    if (moved_->contains("re") && (*moved_)["re"].is_object()) resend_ = (*moved_)["re"];
+    wait = 0ms;
+  } else {
+    target_ = settings_.target;  // a live node answers, and redirects if need be
+    if (code == 4001) {
+      // Fenced: our node lost its tables. Back soon, at a random moment (0.2-1 s), so
+      // that its players do not all arrive at once.
+      std::uniform_int_distribution<int> spread(200, 1000);
+      wait = std::chrono::milliseconds{spread(random_)};
+    } else {
+      backoff_ = std::min(backoff_ * 2, settings_.max_backoff);
+    }
+  }
+  moved_.reset();
+  report(status::reconnecting, std::to_string(wait.count()));
+  backoff_timer_.expires_after(wait);
   backoff_timer_.async_wait([this](beast::error_code ec) {
     if (!ec) attempt();
   });

@@ -43,6 +43,8 @@ store_options store_options_of(const server_config& config) {
   o.postgres.statement_timeout_ms = static_cast<int>(config.db_statement_timeout.count() * 1000);
   o.postgres.sync = sync;
   o.postgres.id_block = config.db_id_block;
+  o.postgres.node = config.node_id;  // issue 16: fencing when a node of a cluster
+  o.postgres.lease_ms = config.lease.count();
   return o;
 }
 
@@ -138,12 +140,37 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     long_players_.emplace(std::string(bots::to_string(level)),
                           std::make_unique<bots::long_bot_player>(*long_bots_, level));
   open_bot_accounts();
-  for (auto& saved : storage_->load_tables()) {
+  // A node of a cluster restores no table here: its cluster_node claims its own tables
+  // (and those of dead nodes) at its first heartbeat, and they are rebuilt then.
+  if (!config.cluster()) {
+    for (auto& saved : storage_->load_tables()) restore_saved(saved, 0);
+  }
+  metrics_.set_tables(tables_.size());
+  start_analysis();
+  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
+               admin_keys_.size());
+  if (is_postgres_url(config.db)) {
+    spdlog::info(
+        "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
+        "blocks of {}; restored {} table(s)",
+        masked_database(config.db), config.sync == "normal" ? "off" : "on",
+        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
+  } else {
+    spdlog::info(
+        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
+        config.sync == "normal" ? "NORMAL" : "FULL",
+        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
+        tables_.size());
+  }
+}
+
+bool game_service::restore_saved(const saved_table& saved, std::int64_t epoch) {
+  {
     const std::string& name = saved.name;
     const json snap = json::parse(saved.snapshot, nullptr, false);
     if (snap.is_discarded()) {
       spdlog::error("table {}: its saved state is not JSON; skipped", name);
-      continue;
+      return false;
     }
     std::vector<json> journal;
     journal.reserve(saved.record_journal.size());
@@ -153,17 +180,25 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     }
     if (!journal.empty() && journal.back().is_discarded()) {
       spdlog::error("table {}: its match record is not JSON; skipped", name);
-      continue;
+      return false;
     }
     auto t = table::restore(snap, hooks(), journal);
     if (!t) {
       spdlog::error("table {}: {}; skipped", name, t.err().message);
-      continue;
+      return false;
     }
     (*t)->resume_clock();  // S2: the time the server was down is not charged
     if ((*t)->idle()) {    // nothing to come back to: no match, no seat
-      storage_->delete_table(name);
-      continue;
+      if (epoch == 0) {
+        storage_->delete_table(name);
+      } else {
+        table_write drop;
+        drop.name = name;
+        drop.drop = true;
+        drop.epoch = epoch;
+        writer_->submit(std::move(drop), [](write_result&) {});
+      }
+      return false;
     }
     // Seated players' resume tokens, kept as SHA-256 hashes ("token_hashes"); snapshots
     // written before that kept the tokens themselves ("tokens") and are hashed here.
@@ -187,28 +222,15 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
         ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
     }
     lobby_.set(name, (*t)->summary());
-    tables_[name] = std::make_shared<table_actor>(*this, io_, std::move(*t));
+    auto actor = std::make_shared<table_actor>(*this, io_, std::move(*t));
+    actor->set_epoch(epoch);
+    tables_[name] = std::move(actor);
   }
-  metrics_.set_tables(tables_.size());
-  start_analysis();
-  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
-               admin_keys_.size());
-  if (is_postgres_url(config.db)) {
-    spdlog::info(
-        "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
-        "blocks of {}; restored {} table(s)",
-        masked_database(config.db), config.sync == "normal" ? "off" : "on",
-        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
-  } else {
-    spdlog::info(
-        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
-        config.sync == "normal" ? "NORMAL" : "FULL",
-        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
-        tables_.size());
-  }
+  return true;
 }
 
 game_service::~game_service() {
+  if (cluster_) cluster_->stop();      // its callbacks use the tables and the writer
   if (long_bots_) long_bots_->stop();  // its answers go to table actors
   if (analysis_) analysis_->stop();    // its handler writes through the writer
   auth_.stop();
@@ -366,8 +388,139 @@ void game_service::start() {
     const auto self = weak.lock();
     return self ? self->bot_metrics() : std::string();
   });
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [name, actor] : tables_) actor->arm_timers();
+  }
+  if (config_.cluster()) start_cluster();
+}
+
+void game_service::start_cluster() {
+  cluster_options o;
+  o.url = config_.db;
+  o.node = config_.node_id;
+  o.path = config_.node_path;
+  o.heartbeat = config_.heartbeat;
+  o.lease = config_.lease;
+  o.connect_timeout_s = static_cast<int>(config_.db_connect_timeout.count());
+  o.max_claims = config_.max_tables;
+  cluster_node::callbacks cb;
+  const std::weak_ptr<game_service> weak = weak_from_this();
+  cb.fenced = [weak] {
+    if (const auto self = weak.lock()) self->node_fenced();
+  };
+  cb.claimed = [weak](std::vector<claimed_table>& claimed) {
+    if (const auto self = weak.lock()) self->adopt(claimed);
+  };
+  cluster_ = std::make_unique<cluster_node>(std::move(o), std::move(cb));
+  metrics_.add_section([weak] {
+    const auto self = weak.lock();
+    if (!self || !self->cluster_) return std::string();
+    const auto& c = *self->cluster_;
+    return "# HELP gammond_cluster_stale_writes_total Table writes refused by the fencing check.\n"
+           "# TYPE gammond_cluster_stale_writes_total counter\n"
+           "gammond_cluster_stale_writes_total " +
+           std::to_string(self->stale_writes_.load()) +
+           "\n# HELP gammond_cluster_self_fences_total Times this node found its own lease "
+           "expired.\n# TYPE gammond_cluster_self_fences_total counter\n"
+           "gammond_cluster_self_fences_total " +
+           std::to_string(c.self_fences()) +
+           "\n# HELP gammond_cluster_tables_claimed_total Tables claimed from dead nodes or "
+           "unowned.\n# TYPE gammond_cluster_tables_claimed_total counter\n"
+           "gammond_cluster_tables_claimed_total " +
+           std::to_string(c.tables_claimed()) +
+           "\n# HELP gammond_cluster_heartbeats_total Heartbeats written.\n"
+           "# TYPE gammond_cluster_heartbeats_total counter\ngammond_cluster_heartbeats_total " +
+           std::to_string(c.heartbeats()) + "\n";
+  });
+  cluster_->start();
+}
+
+void game_service::adopt(std::vector<claimed_table>& claimed) {
+  std::vector<std::shared_ptr<table_actor>> adopted;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& t : claimed) {
+      if (tables_.count(t.saved.name) != 0) {
+        spdlog::warn("cluster: claimed table {} is here already; keeping this one", t.saved.name);
+        continue;
+      }
+      if (restore_saved(t.saved, t.epoch)) {
+        adopted.push_back(tables_[t.saved.name]);
+        spdlog::info("cluster: table {} taken over at epoch {}", t.saved.name, t.epoch);
+      }
+    }
+    metrics_.set_tables(tables_.size());
+  }
+  for (const auto& a : adopted) a->arm_timers();
+}
+
+void game_service::node_fenced() {
+  std::map<std::string, std::shared_ptr<table_actor>> dropped;
+  std::vector<std::shared_ptr<client>> everyone;
+  {
+    std::lock_guard lock(mutex_);
+    dropped.swap(tables_);
+    for (const auto& [name, actor] : dropped) {
+      lobby_.erase(name);
+      players_.forget_table(name);
+    }
+    everyone = players_.everyone();
+    metrics_.set_tables(0);
+  }
+  for (const auto& [name, actor] : dropped) actor->fence();
+  for (const auto& c : everyone) c->close_with_code(4001, "node fenced");
+}
+
+void game_service::table_fenced(const table_actor& actor) {
+  ++stale_writes_;
+  metrics_.error("node_fenced");
   std::lock_guard lock(mutex_);
-  for (auto& [name, actor] : tables_) actor->arm_timers();
+  const auto it = tables_.find(actor.name());
+  if (it == tables_.end() || it->second.get() != &actor) return;
+  lobby_.erase(actor.name());
+  players_.forget_table(actor.name());
+  tables_.erase(it);
+  metrics_.set_tables(tables_.size());
+}
+
+bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
+                                         const protocol::client_message& m,
+                                         const std::string& text) {
+  if (!cluster_ || !m.table) return false;
+  {
+    std::lock_guard lock(mutex_);
+    if (tables_.count(*m.table) != 0) return false;
+  }
+  const auto owner = cluster_->owner_of(*m.table);
+  if (!owner) return false;  // nobody else has it: created here
+  if (!owner->alive) {
+    // Its node died: claim it now rather than at the next sweep, then handle the
+    // message again (it is a table of this node by then, or of a live one).
+    cluster_->claim(*m.table, [weak = weak_from_this(), c, text](std::optional<claimed_table> t) {
+      const auto self = weak.lock();
+      if (!self) return;
+      if (t) {
+        std::vector<claimed_table> one;
+        one.push_back(std::move(*t));
+        self->adopt(one);
+      }
+      self->on_text(c, text);
+    });
+    return true;
+  }
+  send_moved(c, *m.table, *owner, json::parse(text, nullptr, false));
+  return true;
+}
+
+void game_service::send_moved(const std::shared_ptr<client>& c, const std::string& table,
+                              const table_owner& owner, const json& re) {
+  json moved{
+      {"type", "moved"}, {"table", table}, {"node", owner.node}, {"path", owner.path + "/ws"}};
+  if (!re.is_null() && !re.is_discarded()) moved["re"] = re;
+  metrics_.error("moved");
+  c->send(frame_of(moved));
+  c->close_with_code(4000, "moved");
 }
 
 bots::player* game_service::bot_player(const std::string& level, engine::variant v) {
@@ -489,15 +642,18 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     // message for it is already on its way (then it is not idle for long).
     const auto it = tables_.find(table);
     if (it == tables_.end() || it->second->pending.load() != 0) return;
+    const auto epoch = it->second->epoch();
     lobby_.erase(table);
     tables_.erase(table);
     players_.forget_table(table);
     metrics_.set_tables(tables_.size());
     // Through the writer, in order with the table's writes (and with those of a new
     // table of the same name, submitted later): no SQLite call under this mutex.
+    if (config_.cluster() && epoch == 0) return;  // never written: nothing to delete
     table_write drop;
     drop.name = table;
     drop.drop = true;
+    drop.epoch = epoch;  // issue 16: only its owner deletes it
     writer_->submit(std::move(drop), [table](write_result& r) {
       if (!r.error.empty()) spdlog::error("table {}: not deleted: {}", table, r.error);
     });
@@ -642,6 +798,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     send_error(c, "bad_table", "that table name cannot be used: " + *why, m.id);
     return;
   }
+  if (m.what != protocol::client_message::kind::exit && redirect_if_elsewhere(c, m, text)) return;
   if (m.what == protocol::client_message::kind::exit) {
     std::shared_ptr<table_actor> actor;
     {
@@ -763,6 +920,21 @@ void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::cl
   json welcome;
   std::string name;
   std::string account_key;
+  if (cluster_ && !m.resume.empty()) {
+    // Issue 16: a resuming player whose seat is at another live node's table is sent
+    // there (its resume token is valid on every node); a seat here wins.
+    bool seated_here = false;
+    {
+      std::lock_guard lock(mutex_);
+      seated_here = players_.knows_token(m.resume);
+    }
+    if (!seated_here) {
+      if (const auto seat = cluster_->seat_of(name_key(m.name)); seat && seat->second.alive) {
+        send_moved(c, seat->first, seat->second, json());
+        return;
+      }
+    }
+  }
   {
     std::lock_guard lock(mutex_);
     // issue 14: the computer players' names are theirs (a known resume token wins).

@@ -161,7 +161,9 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
                    table_outcome none;
                    self->svc_.writer().submit(self->write_of(none), [name = self->table_->name()](
                                                                         write_result& r) {
-                     if (!r.error.empty())
+                     if (r.fenced)
+                       spdlog::warn("table {}: taken over by another node before it stopped", name);
+                     else if (!r.error.empty())
                        spdlog::error("table {}: its clock could not be saved: {}", name, r.error);
                    });
                  }
@@ -207,6 +209,30 @@ bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::opti
   return true;
 }
 
+bool table_actor::fenced_by(const write_result& r) {
+  if (r.epoch != 0) epoch_.store(r.epoch);
+  if (!r.fenced) return false;
+  svc_.table_fenced(*this);
+  fence();
+  return true;
+}
+
+void table_actor::fence() {
+  asio::dispatch(strand_, [self = shared_from_this()] {
+    for (auto& t : self->grace_)
+      if (t) t->cancel();
+    if (self->clock_timer_) self->clock_timer_->cancel();
+    if (self->bot_timer_) self->bot_timer_->cancel();
+    if (self->reload_timer_) self->reload_timer_->cancel();
+    self->stopped_ = true;
+    self->writing_ = true;  // nothing more is written: whatever arrives waits for ever
+    self->backlog_.clear();
+    for (auto& [id, m] : self->members_)
+      if (auto c = m.who.lock()) c->close_with_code(4001, "node fenced");
+    self->members_.clear();
+  });
+}
+
 void table_actor::save_now(std::function<void(bool written)> done) {
   asio::dispatch(strand_, [self = shared_from_this(), done = std::move(done)] {
     self->run({[self, done] {
@@ -214,6 +240,10 @@ void table_actor::save_now(std::function<void(bool written)> done) {
                  table_write w = self->write_of(none);
                  self->writing_ = true;
                  self->svc_.writer().submit(std::move(w), [self, done](write_result& r) {
+                   if (self->fenced_by(r)) {
+                     done(false);
+                     return;
+                   }
                    if (!r.error.empty()) self->svc_.counters().error("storage_error");
                    done(r.error.empty());
                    // Nothing changed at the table: whatever became of the write, the
@@ -507,6 +537,8 @@ table_write table_actor::write_of(table_outcome& o) const {
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());
   w.finished_match = std::move(o.finished_match);
   w.moderation = o.moderation;  // issue 13: logged in the change's transaction
+  w.epoch = epoch_.load();      // issue 16: the cluster's fencing check
+  for (const auto& held : table_->held_seats()) w.seat_keys.push_back(name_key(held));
   if (w.finished_match) {
     const auto& m = table_->current_match();
     if (m) w.winner = m->match_winner();
@@ -665,6 +697,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
       asio::post(self->strand_, [self, outcome, actor, hook = std::move(hook), re, started,
                                  finished, variant, r = std::move(r),
                                  analysis = std::move(analysis)]() mutable {
+        if (self->fenced_by(r)) return;  // never announced: another node owns it
         pending_work w{[&] {
                          if (!r.error.empty()) {
                            self->failed(r, actor, re);

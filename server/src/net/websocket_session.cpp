@@ -247,6 +247,10 @@ void websocket_session::close_for_policy(std::string reason) {
   close(websocket::close_code::policy_error, std::move(reason));
 }
 
+void websocket_session::close_with_code(std::uint16_t code, std::string reason) {
+  close(static_cast<websocket::close_code>(code), std::move(reason));
+}
+
 void websocket_session::close(websocket::close_code code, std::string reason) {
   net::post(ws_.get_executor(),
             [self = shared_from_this(), code, reason = std::move(reason)]() mutable {

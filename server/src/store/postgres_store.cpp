@@ -135,6 +135,29 @@ CREATE TABLE ignores(
 );
 ALTER TABLE matches ADD COLUMN unfinished boolean NOT NULL DEFAULT false;
 )sql",
+    // 4 -> 5: the cluster (issue 16): nodes and their heartbeats, each table's owner
+    // with its fencing epoch, who holds a seat where, and who wrote each journal row.
+    R"sql(
+CREATE TABLE cluster_nodes(
+  id           text PRIMARY KEY,
+  path         text NOT NULL,
+  heartbeat_at timestamptz NOT NULL DEFAULT now(),
+  started_at   timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE table_owners(
+  table_name text PRIMARY KEY,
+  node       text NOT NULL,
+  epoch      bigint NOT NULL
+);
+CREATE INDEX table_owners_by_node ON table_owners(node);
+CREATE TABLE table_seats(
+  table_name text NOT NULL,
+  name_key   text NOT NULL,
+  PRIMARY KEY (table_name, name_key)
+);
+CREATE INDEX table_seats_by_name ON table_seats(name_key);
+ALTER TABLE table_records ADD COLUMN node text, ADD COLUMN epoch bigint;
+)sql",
 };
 
 /// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite's
@@ -149,6 +172,11 @@ constexpr const char* migration_lock = "SELECT pg_advisory_xact_lock(x'67616d6d6
 
 // Prepared statements, by name.
 constexpr const char* save_table_sql = "save_table";
+constexpr const char* own_lease_sql = "own_lease";
+constexpr const char* check_owner_sql = "check_owner";
+constexpr const char* claim_new_sql = "claim_new";
+constexpr const char* save_seats_sql = "save_seats";
+constexpr const char* drop_owner_sql = "drop_owner";
 constexpr const char* drop_table_sql = "drop_table";
 constexpr const char* insert_match_sql = "insert_match";
 constexpr const char* load_tables_sql = "load_tables";
@@ -202,9 +230,30 @@ std::vector<pg::statement> statements() {
        "ON CONFLICT (name) DO UPDATE SET snapshot = excluded.snapshot, "
        "updated_at = excluded.updated_at RETURNING 1), "
        "reset AS (DELETE FROM table_records WHERE $3::boolean AND table_name = $1 RETURNING 1) "
-       "INSERT INTO table_records(table_name, entry) "
-       "SELECT $1, e.entry::json FROM unnest($4::text[]) WITH ORDINALITY AS e(entry, n) "
-       "ORDER BY e.n"},
+       "INSERT INTO table_records(table_name, entry, node, epoch) "
+       "SELECT $1, e.entry::json, $5, $6::bigint FROM unnest($4::text[]) WITH ORDINALITY AS "
+       "e(entry, n) ORDER BY e.n"},
+      // The cluster's fencing (issue 16): this node's own lease, then its ownership of
+      // the table at its epoch (locked: a claim by another node waits for this commit).
+      {own_lease_sql,
+       "SELECT 1 FROM cluster_nodes WHERE id = $1 AND heartbeat_at > now() - $2::bigint * "
+       "interval '1 millisecond'"},
+      {check_owner_sql,
+       "SELECT epoch FROM table_owners WHERE table_name = $1 AND node = $2 AND epoch = "
+       "$3::bigint FOR SHARE"},
+      // A table's first write claims it: when it has no owner, or its owner is dead.
+      {claim_new_sql,
+       "INSERT INTO table_owners AS o (table_name, node, epoch) VALUES ($1, $2, 1) "
+       "ON CONFLICT (table_name) DO UPDATE SET node = excluded.node, epoch = o.epoch + 1 "
+       "WHERE NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = o.node AND n.id <> $2 "
+       "AND n.heartbeat_at > now() - $3::bigint * interval '1 millisecond') RETURNING epoch"},
+      {save_seats_sql,
+       "WITH gone AS (DELETE FROM table_seats WHERE table_name = $1 RETURNING 1) "
+       "INSERT INTO table_seats(table_name, name_key) SELECT DISTINCT $1, k FROM "
+       "unnest($2::text[]) AS k"},
+      {drop_owner_sql,
+       "WITH seats AS (DELETE FROM table_seats WHERE table_name = $1 RETURNING 1) "
+       "DELETE FROM table_owners WHERE table_name = $1 AND node = $2"},
       {drop_table_sql,
        "WITH records AS (DELETE FROM table_records WHERE table_name = $1 RETURNING 1) "
        "DELETE FROM tables WHERE name = $1"},
@@ -306,7 +355,9 @@ void roll_back(pg::connection& db) noexcept {
 
 postgres_store::postgres_store(std::string url, const postgres_options& options)
     : db_(std::make_unique<pg::connection>(std::move(url), settings_of(options), statements())),
-      id_block_(options.id_block < 2 ? 2 : options.id_block) {
+      id_block_(options.id_block < 2 ? 2 : options.id_block),
+      node_(options.node),
+      lease_ms_(options.lease_ms) {
   db_->ensure();
   migrate();
   const std::lock_guard lock(mutex_);
@@ -423,10 +474,33 @@ void postgres_store::insert_moderation(const moderation_action& a) {
            {a.action, a.actor, a.target, a.table, a.detail});
 }
 
-std::optional<std::array<rating_change, 2>> postgres_store::write_one(const table_write& w) {
+std::int64_t postgres_store::check_owner(const table_write& w) {
+  const std::string lease = std::to_string(lease_ms_);
+  if (db_->run("checking this node's lease", own_lease_sql, {node_, lease}).rows() == 0)
+    throw fenced_write("node " + node_ + ": its heartbeat lease expired: table " + w.name +
+                       " not written");
+  if (w.epoch == 0) {
+    const auto r = db_->run("claiming table " + w.name, claim_new_sql, {w.name, node_, lease});
+    if (r.rows() == 0)
+      throw fenced_write("table " + w.name + " is owned by another live node: not written");
+    return r.integer(0, 0);
+  }
+  const auto r = db_->run("checking the owner of table " + w.name, check_owner_sql,
+                          {w.name, node_, std::to_string(w.epoch)});
+  if (r.rows() == 0)
+    throw fenced_write("table " + w.name + " was taken over from node " + node_ + " (epoch " +
+                       std::to_string(w.epoch) + "): a stale write, not written");
+  return w.epoch;
+}
+
+std::optional<std::array<rating_change, 2>> postgres_store::write_one(const table_write& w,
+                                                                      std::int64_t& epoch) {
   std::optional<std::array<rating_change, 2>> ratings;
+  const bool cluster = !node_.empty();
+  if (cluster) epoch = check_owner(w);
   if (w.drop) {
     db_->run("deleting table " + w.name, drop_table_sql, {w.name});
+    if (cluster) db_->run("releasing table " + w.name, drop_owner_sql, {w.name, node_});
     for (const auto& a : w.moderation) insert_moderation(a);
     return ratings;
   }
@@ -484,9 +558,13 @@ std::optional<std::array<rating_change, 2>> postgres_store::write_one(const tabl
       db_->run("queueing the analysis of match " + std::to_string(record.id), queue_analysis_sql,
                {std::to_string(record.id)});
   }
-  db_->run(
-      "saving table " + w.name, save_table_sql,
-      {w.name, w.snapshot, w.reset_record ? "true" : "false", pg::text_array(w.record_entries)});
+  db_->run("saving table " + w.name, save_table_sql,
+           {w.name, w.snapshot, w.reset_record ? "true" : "false", pg::text_array(w.record_entries),
+            cluster ? pg::param{node_} : pg::param{},
+            cluster ? pg::param{std::to_string(epoch)} : pg::param{}});
+  if (cluster)
+    db_->run("saving the seats of table " + w.name, save_seats_sql,
+             {w.name, pg::text_array(w.seat_keys)});
   for (const auto& a : w.moderation) insert_moderation(a);
   return ratings;
 }
@@ -506,9 +584,13 @@ std::vector<write_outcome> postgres_store::write_tables(const std::vector<table_
     if (writes.size() == 1) {
       // A batch of one needs no savepoint: its failure is the transaction's.
       try {
-        outcomes.front().ratings = write_one(writes.front());
+        outcomes.front().ratings = write_one(writes.front(), outcomes.front().epoch);
       } catch (const pg::connection_lost&) {
         throw;
+      } catch (const fenced_write& e) {
+        outcomes.front() = write_outcome{e.what(), std::nullopt, true, 0};
+        roll_back(*db_);
+        return outcomes;
       } catch (const storage_error& e) {
         outcomes.front() = write_outcome{e.what(), std::nullopt};
         roll_back(*db_);
@@ -518,12 +600,13 @@ std::vector<write_outcome> postgres_store::write_tables(const std::vector<table_
       for (std::size_t i = 0; i < writes.size(); ++i) {
         db_->command("setting a savepoint", "SAVEPOINT one_table");
         try {
-          outcomes[i].ratings = write_one(writes[i]);
+          outcomes[i].ratings = write_one(writes[i], outcomes[i].epoch);
           db_->command("releasing a savepoint", "RELEASE SAVEPOINT one_table");
         } catch (const pg::connection_lost&) {
           throw;
         } catch (const storage_error& e) {
-          outcomes[i] = write_outcome{e.what(), std::nullopt};
+          const bool fenced = dynamic_cast<const fenced_write*>(&e) != nullptr;
+          outcomes[i] = write_outcome{e.what(), std::nullopt, fenced, 0};
           db_->command("undoing a failed write", "ROLLBACK TO SAVEPOINT one_table");
         }
       }

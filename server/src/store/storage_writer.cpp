@@ -115,7 +115,11 @@ void storage_writer::write_batch(std::deque<job>& batch) {
     write_result result;
     result.error = std::move(outcomes[i].error);
     result.ratings = std::move(outcomes[i].ratings);
-    if (!result.error.empty()) {
+    result.fenced = outcomes[i].fenced;
+    result.epoch = outcomes[i].epoch;
+    if (result.fenced) {
+      spdlog::warn("table {}: a stale write refused: {}", writes[i].name, result.error);
+    } else if (!result.error.empty()) {
       spdlog::error("table {}: not saved: {}", writes[i].name, result.error);
       // The table goes back to what is on disk: read it while nothing else writes.
       try {

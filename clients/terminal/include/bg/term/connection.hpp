@@ -26,12 +26,17 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 #include <set>
 #include <string>
 
 namespace bg::term {
 
-/// A self-healing WebSocket link to one gammond, logged in under one name.
+/// A self-healing WebSocket link to one gammond, logged in under one name. In a cluster
+/// (PROTOCOL.md "Cluster") it follows `moved` and close 4000 to the owning node's path
+/// at once (hello with the resume token, then the message again), and after close 4001
+/// "node fenced" goes back to the plain target after a random 0.2-1 s.
 class connection {
  public:
   /// Where to connect and as whom.
@@ -87,7 +92,9 @@ class connection {
   void on_connected(const std::shared_ptr<stream_holder>& s);
   void read_next(const std::shared_ptr<stream_holder>& s);
   void on_frame(const std::shared_ptr<stream_holder>& s, const std::string& text);
-  void on_ended(const std::shared_ptr<stream_holder>& s, const std::string& why);
+  /// `code`: the server's close code (0 when the connection dropped without one).
+  void on_ended(const std::shared_ptr<stream_holder>& s, const std::string& why,
+                std::uint16_t code = 0);
   void write(std::string frame);
   void write_next(const std::shared_ptr<stream_holder>& s);
   void flush_lines();
@@ -113,6 +120,12 @@ class connection {
   std::deque<nlohmann::json> lines_;  ///< lines waiting for a welcome
   std::set<std::string> awaiting_;    ///< ids of lines sent without a reply yet
   std::uint64_t next_id_ = 0;
+  /// The WebSocket path of the next attempt: settings_.target, or a node's path after
+  /// `moved` (until that connection ends).
+  std::string target_;
+  std::optional<nlohmann::json> moved_;              ///< the `moved` of the current connection
+  std::optional<nlohmann::json> resend_;             ///< sent again after the next welcome
+  std::minstd_rand random_{std::random_device{}()};  ///< the delay after 4001
 };
 
 }  // namespace bg::term

@@ -4,6 +4,7 @@
 /// (a table on its own strand) per table.
 
 #include <array>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -38,6 +39,7 @@
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/account.hpp"
+#include "bg/server/store/cluster_node.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
 
@@ -100,6 +102,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// connected loses its resume token, and the name is free again.
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
                      const std::vector<std::string>& after);
+  /// Cluster (issue 16): `actor`'s write was refused as stale: it is forgotten here
+  /// (lobby, tables) and counted in gammond_cluster_stale_writes_total.
+  void table_fenced(const table_actor& actor);
   /// The name key of `name` when it is a registered account's, else "" (a guest).
   std::string account_key_of(const std::string& name);
   /// After a rated match: the ratings of its players in `v` are now those of `changes`.
@@ -215,6 +220,25 @@ class game_service final : public service, public std::enable_shared_from_this<g
   [[nodiscard]] bool is_admin(const std::string& key) const { return admin_keys_.count(key) != 0; }
 
   void on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// Rebuilds table `saved` from its snapshot and journal (a restart, or a cluster
+  /// takeover at `epoch`, 0 without a cluster): seats held, resume-token hashes, the
+  /// clock restarted from now (S2). False when it is unreadable or idle. Mutex held.
+  bool restore_saved(const saved_table& saved, std::int64_t epoch);
+  /// Cluster (issue 16): starts this node's heartbeats (cluster_node).
+  void start_cluster();
+  /// Cluster: tables this node claimed, rebuilt and their timers armed.
+  void adopt(std::vector<claimed_table>& claimed);
+  /// Cluster: this node's lease expired: every table dropped, every socket closed 4001.
+  void node_fenced();
+  /// Cluster: when `m` names a table that another live node owns, sends `moved` and
+  /// closes with 4000; when its owner is dead, claims it and handles `text` again
+  /// later. True when `m` was dealt with so.
+  bool redirect_if_elsewhere(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                             const std::string& text);
+  /// Cluster: the `moved` message (table, node, path of its /ws, `re`: the message that
+  /// asked, absent for a hello) to `c`, then close 4000 "moved".
+  void send_moved(const std::shared_ptr<client>& c, const std::string& table,
+                  const table_owner& owner, const nlohmann::json& re);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
@@ -271,6 +295,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::map<std::string, std::unique_ptr<bots::long_bot_player>> long_players_;  // by level
   /// The name keys of the computer players' accounts (kind bot). Fixed at start.
   std::set<std::string> bot_keys_;
+
+  /// Cluster (issue 16): this node's heartbeats and claims; null without --node-id.
+  std::unique_ptr<cluster_node> cluster_;
+  std::atomic<std::uint64_t> stale_writes_{0};  ///< gammond_cluster_stale_writes_total
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;

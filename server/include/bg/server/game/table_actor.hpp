@@ -100,7 +100,21 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// service under its lock, so an actor with none may be forgotten safely.
   std::atomic<int> pending{0};
 
+  /// Cluster (issue 16): the fencing epoch this node owns the table at (0: not claimed
+  /// yet; its first write claims it). Any thread.
+  [[nodiscard]] std::int64_t epoch() const noexcept { return epoch_.load(); }
+  /// Cluster: the table was claimed at `e` (a takeover: table rebuilt from the store).
+  void set_epoch(std::int64_t e) noexcept { epoch_.store(e); }
+  /// Cluster: this node no longer owns the table (a stale write was refused, or the
+  /// node's own lease expired): on the strand, the table stops (timers cancelled, no
+  /// further write) and every member's connection is closed with 4001 "node fenced".
+  /// The service has forgotten it already.
+  void fence();
+
  private:
+  /// Cluster: takes the epoch a write returned; true (and the table fenced, the
+  /// service told, counted) when the write was refused as stale.
+  bool fenced_by(const write_result& r);
   struct member {
     std::string name;
     std::weak_ptr<client> who;  ///< held weakly: the session's life is its own
@@ -200,9 +214,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   bool stale_ = false;
   std::optional<boost::asio::steady_timer> reload_timer_;
   std::chrono::milliseconds reload_delay_{500};
-  std::deque<pending_work> backlog_;  // messages that arrived meanwhile
-  std::vector<std::string> held_;     // table_->held_seats() last reported
-  bool bot_busy_ = false;             // a bot's question is out (issue 14)
+  std::deque<pending_work> backlog_;    // messages that arrived meanwhile
+  std::vector<std::string> held_;       // table_->held_seats() last reported
+  bool bot_busy_ = false;               // a bot's question is out (issue 14)
+  std::atomic<std::int64_t> epoch_{0};  // cluster: see epoch()
   std::optional<boost::asio::steady_timer> bot_timer_;
 };
 

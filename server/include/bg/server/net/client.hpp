@@ -31,6 +31,10 @@ class client {
   /// close() with the code 1008 (policy violation) instead of 1000: the server sends
   /// the client away on purpose (a ban, issue 13) and a client should not reconnect.
   virtual void close_for_policy(std::string reason) = 0;
+  /// close() with the application close code `code` (4000-4999, PROTOCOL.md): 4000
+  /// "moved" (the table lives on another node: reconnect there), 4001 "node fenced"
+  /// (this node lost its tables: reconnect to /ws with the resume token). Issue 16.
+  virtual void close_with_code(std::uint16_t code, std::string reason) = 0;
   /// The game service accepted this client's hello (it sent `welcome`): the network
   /// layer stops the --hello-timeout clock, which otherwise closes a connection that
   /// is not identified in time with 1008 "no hello in time". Calls after the first

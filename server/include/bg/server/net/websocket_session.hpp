@@ -87,6 +87,8 @@ class websocket_session final : public client,
   void close(std::string reason) override;
   /// client: closes with code 1008 (policy violation) and `reason`. Thread-safe.
   void close_for_policy(std::string reason) override;
+  /// client: closes with the application code `code` (4000 moved, 4001 node fenced).
+  void close_with_code(std::uint16_t code, std::string reason) override;
   /// Closes with `code` and `reason` (at most 123 bytes are sent) after the queued
   /// frames. Thread-safe; only the first close has an effect.
   void close(boost::beast::websocket::close_code code, std::string reason);

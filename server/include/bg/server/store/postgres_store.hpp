@@ -38,6 +38,17 @@ struct postgres_options {
   /// How many match ids one refill takes from the `match_ids` sequence (see
   /// reserve_match_id()); at least 2.
   std::size_t id_block = 1000;
+  /// Cluster (issue 16): this node's id (--node-id); empty: a single node, no fencing.
+  std::string node;
+  /// Cluster: the lease in milliseconds (--lease): a node whose heartbeat is older is dead.
+  std::int64_t lease_ms = 5000;
+};
+
+/// A table write refused by the fencing check (postgres_store::write_tables): this node
+/// does not own the table at the epoch it claimed, or its own lease expired.
+class fenced_write : public storage_error {
+ public:
+  using storage_error::storage_error;
 };
 
 /// A PostgreSQL database reached by a libpq URL (`postgresql://user@host:port/db`).
@@ -72,6 +83,11 @@ struct postgres_options {
 ///   /unban))`; `ignores(account_id, ignored_key, ignored_name, created_at)`;
 ///   `matches.unfinished boolean` (a match an administrator closed) (issue 13; version 4,
 ///   SQLite's version 5).
+/// - The cluster (issue 16; version 5): `cluster_nodes(id text PRIMARY KEY, path text,
+///   heartbeat_at, started_at timestamptz)` (by the database's clock),
+///   `table_owners(table_name text PRIMARY KEY, node text, epoch bigint)`,
+///   `table_seats(table_name, name_key)` (who holds a seat where, rewritten with each
+///   snapshot) and `table_records.node`, `table_records.epoch` (who wrote each entry).
 /// `json` (not `jsonb`) keeps every text exactly as written. Names sort bytewise
 /// (COLLATE "C"), as in SQLite. Every failure throws storage_error carrying
 /// PostgreSQL's message (never the URL's password).
@@ -84,7 +100,7 @@ struct postgres_options {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 4;
+  static constexpr int schema_version = 5;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -95,6 +111,12 @@ class postgres_store final : public store {
   postgres_store& operator=(const postgres_store&) = delete;
 
   /// Writes every change in `writes` (in order) in one transaction: a group commit.
+  /// With a node id (postgres_options::node): each write first checks, in the same
+  /// transaction, that this node's heartbeat is within the lease and that it owns the
+  /// table at the write's epoch (its `table_owners` row locked FOR SHARE, so a claim by
+  /// another node waits for this commit, or this check sees the claim); epoch 0 claims
+  /// the table when it has no owner or its owner is dead. A write failing the check is
+  /// refused with write_outcome::fenced. Journal rows carry the node and epoch.
   /// Each write has a savepoint (a batch of one needs none): a failing write is undone
   /// alone, all of it (snapshot, journal, match, analysis, history, ratings), and its
   /// outcome says why; the others are committed. Throws storage_error when the
@@ -156,7 +178,7 @@ class postgres_store final : public store {
   void refill_ids();  ///< mutex_ held; a block when fewer than half left
   void take_block();  ///< mutex_ held; one block from the sequence
   /// Inside a transaction, mutex_ held: one write; a rated match's ratings.
-  std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
+  std::optional<std::array<rating_change, 2>> write_one(const table_write& w, std::int64_t& epoch);
   std::optional<account> find_account_locked(std::string_view key);  ///< mutex_ held
   void insert_match(std::int64_t id, const match_record& record);    ///< mutex_ held
   void insert_moderation(const moderation_action& a);                ///< mutex_ held
@@ -167,6 +189,11 @@ class postgres_store final : public store {
   std::mutex mutex_;  ///< guards db_
   std::unique_ptr<pg::connection> db_;
   std::size_t id_block_;
+  std::string node_;       ///< postgres_options::node
+  std::int64_t lease_ms_;  ///< postgres_options::lease_ms
+  /// Inside a transaction, mutex_ held: the fencing check of one cluster write; returns
+  /// the epoch owned. Throws fenced_write.
+  std::int64_t check_owner(const table_write& w);
   std::mutex ids_mutex_;  ///< guards ids_ (never held during I/O)
   std::deque<std::int64_t> ids_;
 };

@@ -31,6 +31,11 @@ struct write_result {
   /// A written rated match's ratings before and after, [red, black]
   /// (table_write::rated, write_outcome::ratings); unset otherwise.
   std::optional<std::array<rating_change, 2>> ratings;
+  /// Cluster (issue 16): refused by the fencing check (write_outcome::fenced): this
+  /// node no longer owns the table; it must drop it, never announce the change.
+  bool fenced = false;
+  /// Cluster: the epoch this node owns the table at (write_outcome::epoch); 0 otherwise.
+  std::int64_t epoch = 0;
 };
 
 /// Writes table_write batches to a store on its own thread, and runs reads (the .mat

@@ -78,6 +78,13 @@ struct table_write {
   /// Moderation actions this change carries out (a kick, a table made private, an
   /// invitation, a table closed), logged in the same transaction (issue 13).
   std::vector<moderation_action> moderation;
+  /// Cluster (issue 16): the fencing epoch at which this node claimed the table; 0: not
+  /// claimed yet, so this write claims it (when it has no owner, or its owner's lease
+  /// expired). Ignored by a store without a node id (SQLite, a single node).
+  std::int64_t epoch = 0;
+  /// Cluster: the name keys of the players holding a seat (table::held_seats()), kept
+  /// in `table_seats` so that another node can send a resuming player here.
+  std::vector<std::string> seat_keys;
 };
 
 /// What store::write_tables() did with one table_write.
@@ -86,6 +93,12 @@ struct write_outcome {
   std::string error;
   /// A rated match's ratings before and after, [red, black] (table_write::rated).
   std::optional<std::array<rating_change, 2>> ratings;
+  /// Cluster (issue 16): the write was refused because this node no longer owns the
+  /// table at the epoch it claimed (or its own heartbeat lease expired): a stale write.
+  bool fenced = false;
+  /// Cluster: the epoch this node owns the table at after the write (the new one when
+  /// the write claimed it); 0 without a cluster.
+  std::int64_t epoch = 0;
 };
 
 /// A saved table: its snapshot and its record journal (entries in the order written).

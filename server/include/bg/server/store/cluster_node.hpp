@@ -1,0 +1,128 @@
+#pragma once
+/// @file cluster_node.hpp
+/// This gammond's membership in a cluster (issue 16): its heartbeat in PostgreSQL's
+/// `cluster_nodes`, the fencing of itself when its own lease expired, the sweep that
+/// claims the tables of dead nodes (and tables without an owner), and a view of who
+/// owns which table and where each seat-holding name plays, refreshed each heartbeat.
+/// All of it on one thread of its own with its own connection: never on an I/O thread,
+/// never behind the storage writer's queue.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bg/server/store/store.hpp"
+
+namespace bg::server {
+
+namespace pg {
+class connection;
+}
+
+/// Where a table lives, as the last heartbeat saw it.
+struct table_owner {
+  std::string node;    ///< the owner's node id
+  std::string path;    ///< its public path prefix (--node-path, "/n/b")
+  bool alive = false;  ///< its heartbeat is within the lease
+};
+
+/// A table this node has just claimed: its epoch and what the store holds of it.
+struct claimed_table {
+  saved_table saved;       ///< snapshot and record journal, as a restart reads them
+  std::int64_t epoch = 0;  ///< the fencing epoch this node now owns it at
+};
+
+/// How a cluster_node runs (from server_config's cluster fields).
+struct cluster_options {
+  std::string url;                            ///< the PostgreSQL URL (--db)
+  std::string node;                           ///< --node-id
+  std::string path;                           ///< --node-path
+  std::chrono::milliseconds heartbeat{1000};  ///< --heartbeat
+  std::chrono::milliseconds lease{5000};      ///< --lease
+  int connect_timeout_s = 10;                 ///< --db-connect-timeout
+  /// Tables one sweep claims at most (--max-tables bounds what a node holds).
+  std::size_t max_claims = 5000;
+};
+
+/// This node in the cluster. Thread-safe; its callbacks run on its own thread.
+class cluster_node {
+ public:
+  /// What the node tells its host (the game service), on the cluster thread.
+  struct callbacks {
+    /// This node's own lease expired (it was paused, or cut off from the database):
+    /// drop every table and close every socket with 4001 before anything else.
+    std::function<void()> fenced;
+    /// Tables this node claimed (a sweep, its own tables after a restart, or
+    /// claim()): rebuild each from its snapshot and journal, clocks from now.
+    std::function<void(std::vector<claimed_table>&)> claimed;
+  };
+
+  /// Connects lazily; start() begins the heartbeats.
+  cluster_node(cluster_options options, callbacks cb);
+  /// stop().
+  ~cluster_node();
+  cluster_node(const cluster_node&) = delete;
+  cluster_node& operator=(const cluster_node&) = delete;
+
+  /// Starts the heartbeat thread. The first heartbeat registers the node (and claims
+  /// the tables a previous run of this node id left).
+  void start();
+  /// Ends the thread (its row stays: the lease makes the node dead). Idempotent.
+  void stop();
+
+  /// The owner of table `name` as of the last heartbeat, when another node owns it;
+  /// nullopt when this node does, or no node does.
+  [[nodiscard]] std::optional<table_owner> owner_of(const std::string& name) const;
+  /// The table where name key `key` holds a seat at another node's table (as of the
+  /// last heartbeat), with its owner; nullopt when none.
+  [[nodiscard]] std::optional<std::pair<std::string, table_owner>> seat_of(
+      const std::string& key) const;
+  /// Claims table `name` now when its owner is dead (on demand, a client asked for
+  /// it), on the cluster thread; `done` gets the claimed table or nullopt (still owned
+  /// by a live node, or not stored).
+  void claim(std::string name, std::function<void(std::optional<claimed_table>)> done);
+
+  /// Heartbeats written so far (metrics).
+  [[nodiscard]] std::uint64_t heartbeats() const noexcept { return heartbeats_.load(); }
+  /// Times this node found its own lease expired and fenced itself (metrics).
+  [[nodiscard]] std::uint64_t self_fences() const noexcept { return fences_.load(); }
+  /// Tables claimed from dead nodes (or unowned) so far (metrics).
+  [[nodiscard]] std::uint64_t tables_claimed() const noexcept { return claimed_.load(); }
+
+ private:
+  void loop();
+  void beat();
+  std::vector<claimed_table> claim_where(const char* statement,
+                                         const std::vector<std::optional<std::string>>& params);
+  void refresh();
+
+  cluster_options options_;
+  callbacks cb_;
+  std::unique_ptr<pg::connection> db_;               ///< used on the cluster thread only
+  bool registered_ = false;                          ///< cluster thread only
+  std::chrono::steady_clock::time_point last_beat_;  ///< cluster thread only
+
+  mutable std::mutex mutex_;  ///< guards what follows
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::deque<std::pair<std::string, std::function<void(std::optional<claimed_table>)>>> claims_;
+  std::map<std::string, table_owner> owners_;                         ///< other nodes' tables
+  std::map<std::string, std::pair<std::string, table_owner>> seats_;  ///< by name key
+  std::thread thread_;
+
+  std::atomic<std::uint64_t> heartbeats_{0};
+  std::atomic<std::uint64_t> fences_{0};
+  std::atomic<std::uint64_t> claimed_{0};
+};
+
+}  // namespace bg::server
