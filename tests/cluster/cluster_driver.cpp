@@ -495,6 +495,9 @@ void table_run::on_state(client& c, const json& j) {
       ++totals_.acks;
       if (now >= window_start_ms_ && now < window_end_ms_) window_latencies_.push_back(latency);
     }
+    // /board (a resynchronisation after an error) changes nothing: its state, of the
+    // same seq, is decided upon afresh.
+    if (outstanding_command_ == "/board") acted_seq_ = -1;
     outstanding_id_ = 0;
     outstanding_on_ = nullptr;
     outstanding_frame_.clear();
