@@ -218,6 +218,9 @@ struct client {
   std::string resume_;  ///< the resume token of the last welcome
   bool welcomed_ = false;
   std::string moved_path_;
+  std::uint64_t connections_ = 0;  ///< connections opened (the first one included)
+  std::uint64_t moved_ = 0;        ///< redirects followed
+  std::uint64_t refused_ = 0;      ///< hellos refused
   std::deque<std::string> out_;
   bool writing_ = false;
   std::mt19937_64 rng_;
@@ -303,6 +306,7 @@ net::awaitable<void> client::run() {
   for (;;) {
     if (!first) ++table_.reconnects_;
     first = false;
+    ++connections_;
     welcomed_ = false;
     moved_path_.clear();
     auto ws = std::make_shared<stream>(io_);
@@ -373,6 +377,7 @@ net::awaitable<void> client::run() {
     if (close_code == 4000 && !moved_path_.empty()) {
       ++table_.totals_.moved;
       ++table_.moved_;
+      ++moved_;
       path = moved_path_;
     } else {
       if (close_code == 4001)
@@ -429,6 +434,7 @@ void client::on_message(std::string_view text) {
   } else if (type == "error") {
     if (!welcomed_) {
       ++table_.totals_.hello_refused;
+      ++refused_;
       if (table_.error_samples_.size() < 5) table_.error_samples_.push_back("hello: " + j.dump());
       // A spectator holds no seat: a token its dead node took along is worth nothing,
       // so it comes back under its name alone. A player keeps its token (its seat's),
@@ -623,7 +629,14 @@ json table_run::result() const {
             {"dice", latest_.value("dice", json::array())},
             {"board", latest_.value("board", json())},
             {"game_number", latest_.value("game_number", 0)}};
+  json clients = json::array();
+  for (const client* c : {players_[0].get(), players_[1].get(), spectator_.get()})
+    clients.push_back({{"name", c->name_},
+                       {"connections", c->connections_},
+                       {"moved", c->moved_},
+                       {"hello_refused", c->refused_}});
   return {{"table", name_},
+          {"clients", std::move(clients)},
           {"acks", std::move(acks)},
           {"last", std::move(last)},
           {"conflicts", conflicts_},
