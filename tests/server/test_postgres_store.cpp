@@ -690,6 +690,13 @@ TEST_CASE(
         "1");
   CHECK(backend.sql("SELECT node || ':' || epoch FROM table_records WHERE table_name = 't' ORDER "
                     "BY id DESC LIMIT 1") == "b:2");
+  // The seats are rewritten with each snapshot (a name kept, one gone, one new).
+  auto seats = tw("t", R"({"n":3})");
+  seats.epoch = 2;
+  seats.seat_keys = {"bob", "carol"};
+  REQUIRE(b.write_tables({seats}).front().error.empty());
+  CHECK(backend.sql("SELECT string_agg(name_key, ',' ORDER BY name_key) FROM table_seats") ==
+        "bob,carol");
   // A node whose own lease expired writes nothing, even its own table.
   (void)backend.sql(
       "UPDATE cluster_nodes SET heartbeat_at = now() - interval '2 minutes' "
@@ -697,5 +704,5 @@ TEST_CASE(
   auto late = tw("t", R"({"n":"late"})");
   late.epoch = 2;
   CHECK(b.write_tables({late}).front().fenced);
-  CHECK(backend.sql("SELECT snapshot::text FROM tables WHERE name = 't'") == R"({"n":2})");
+  CHECK(backend.sql("SELECT snapshot::text FROM tables WHERE name = 't'") == R"({"n":3})");
 }

@@ -474,7 +474,6 @@ void game_service::node_fenced() {
 
 void game_service::table_fenced(const table_actor& actor) {
   ++stale_writes_;
-  metrics_.error("node_fenced");
   std::lock_guard lock(mutex_);
   const auto it = tables_.find(actor.name());
   if (it == tables_.end() || it->second.get() != &actor) return;
@@ -497,15 +496,23 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
   if (!owner->alive) {
     // Its node died: claim it now rather than at the next sweep, then handle the
     // message again (it is a table of this node by then, or of a live one).
-    cluster_->claim(*m.table, [weak = weak_from_this(), c, text](std::optional<claimed_table> t) {
+    cluster_->claim(*m.table, [weak = weak_from_this(), c, text, table = *m.table,
+                               id = m.id](std::optional<claimed_table> t) {
       const auto self = weak.lock();
       if (!self) return;
-      if (t) {
-        std::vector<claimed_table> one;
-        one.push_back(std::move(*t));
-        self->adopt(one);
+      if (!t) {
+        // Taken by another node meanwhile, or the database is unreachable: no loop.
+        self->send_error(c, "table_moving",
+                         "table " + table + " is being taken over by another server: try again "
+                         "in a moment",
+                         id);
+        return;
       }
-      self->on_text(c, text);
+      std::vector<claimed_table> one;
+      one.push_back(std::move(*t));
+      self->adopt(one);
+      // Handled again on an I/O thread, as a message from the network is.
+      asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
     });
     return true;
   }
@@ -518,7 +525,6 @@ void game_service::send_moved(const std::shared_ptr<client>& c, const std::strin
   json moved{
       {"type", "moved"}, {"table", table}, {"node", owner.node}, {"path", owner.path + "/ws"}};
   if (!re.is_null() && !re.is_discarded()) moved["re"] = re;
-  metrics_.error("moved");
   c->send(frame_of(moved));
   c->close_with_code(4000, "moved");
 }

@@ -248,9 +248,11 @@ std::vector<pg::statement> statements() {
        "WHERE NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = o.node AND n.id <> $2 "
        "AND n.heartbeat_at > now() - $3::bigint * interval '1 millisecond') RETURNING epoch"},
       {save_seats_sql,
-       "WITH gone AS (DELETE FROM table_seats WHERE table_name = $1 RETURNING 1) "
-       "INSERT INTO table_seats(table_name, name_key) SELECT DISTINCT $1, k FROM "
-       "unnest($2::text[]) AS k"},
+       // (The DELETE and the INSERT see the same snapshot: names kept are not deleted,
+       // and those already there are not inserted again.)
+       "WITH gone AS (DELETE FROM table_seats WHERE table_name = $1 AND name_key <> ALL "
+       "($2::text[]) RETURNING 1) INSERT INTO table_seats(table_name, name_key) SELECT "
+       "DISTINCT $1::text, k FROM unnest($2::text[]) AS k ON CONFLICT DO NOTHING"},
       {drop_owner_sql,
        "WITH seats AS (DELETE FROM table_seats WHERE table_name = $1 RETURNING 1) "
        "DELETE FROM table_owners WHERE table_name = $1 AND node = $2"},
