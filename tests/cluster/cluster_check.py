@@ -65,11 +65,21 @@ def main():
           + ("" if r.returncode == 0 else f" (exit {r.returncode}: {r.stderr.strip()[:200]})"))
 
     # 1. Every acknowledged change is in the store, seqs contiguous in ownership.
+    # A table removed between matches (no match in progress: nothing to keep) and made
+    # again starts its seqs again ("resets", a new incarnation); a reset in the middle of
+    # a match is a lost table.
+    resets = [(x["table"], r) for x in tables for r in x.get("resets", [])]
+    lost = [f'{name} (seq {r["from_seq"]} {r["from_phase"]} -> seq {r["to_seq"]})'
+            for name, r in resets if r["from_phase"] not in ("match_over", "waiting")]
+    check(not lost, f"no table was lost during a match ({len(resets)} made again between matches) {lost[:5]}")
     not_rising, behind, missing = [], [], []
     for x in tables:
-        seqs = [ack[0] for ack in x["acks"]]
-        if any(b <= p for p, b in zip(seqs, seqs[1:])):
-            not_rising.append(x["table"])
+        last_inc = max([ack[7] for ack in x["acks"] if len(ack) > 7] or [0])
+        seqs = [ack[0] for ack in x["acks"] if len(ack) <= 7 or ack[7] == last_inc]
+        for inc in range(last_inc + 1):
+            one = [ack[0] for ack in x["acks"] if len(ack) <= 7 or ack[7] == inc]
+            if any(b <= p for p, b in zip(one, one[1:])):
+                not_rising.append(x["table"])
         s = stored.get(x["table"])
         if not seqs:
             continue

@@ -17,7 +17,9 @@
 // server that took the WebSocket) says which node each acknowledgement came from.
 //
 // Output: --out FILE, JSON: per table every acknowledged change ([seq, wall-clock ms,
-// node, command, latency ms, match (its dice commitment's first 16 hex digits), game]), the last
+// node, command, latency ms, match (its dice commitment's first 16 hex digits), game,
+// incarnation (resets of the table before it)]), the table's resets (removed between
+// matches and made again: its seqs start again), the last
 // state its players saw (seq, position_id, match_id, phase, dice, board), the positions seen per
 // seq (a seq seen with two different positions is a lost or rewritten change: "conflicts"),
 // reconnects, redirects; totals and the latency of acknowledged commands inside the measured
@@ -237,8 +239,9 @@ struct ack {
   std::string node;
   std::string command;
   double latency_ms;
-  std::string match;  ///< the match's dice commitment (its first 16 hex digits)
-  int game = 0;       ///< the game number within that match
+  std::string match;    ///< the match's dice commitment (its first 16 hex digits)
+  int game = 0;         ///< the game number within that match
+  int incarnation = 0;  ///< table_run::incarnation_ when acknowledged
 };
 
 /// One table: its three clients and the stream of commands.
@@ -281,6 +284,8 @@ struct table_run {
   json latest_;  ///< the newest state a player saw (highest seq)
   std::vector<ack> acks_;
   std::map<std::int64_t, std::string> position_by_seq_;
+  std::vector<json> resets_;  ///< the table was removed and made again (see on_state)
+  int incarnation_ = 0;       ///< how many times
   std::vector<json> conflicts_;
   std::vector<std::string> error_samples_;
   std::uint64_t errors_ = 0;
@@ -472,6 +477,24 @@ void table_run::on_welcome(client& c) {
 
 void table_run::on_state(client& c, const json& j) {
   const auto seq = j.value("seq", std::int64_t{-1});
+  // A table removed and made again (a failover or restart rebuilds only tables with a
+  // match in progress: between matches, with nobody seated, the table is gone and the
+  // next comer makes a new one): an older seq of another match (dice commitment). Its
+  // seqs start again, so the positions seen per seq start again too. A reset in the
+  // middle of a match is a lost table: the check fails on it.
+  if (latest_.is_object() && seq < latest_.value("seq", std::int64_t{-1}) &&
+      j["dice_commitment"] != latest_["dice_commitment"]) {
+    resets_.push_back({{"from_seq", latest_.value("seq", std::int64_t{-1})},
+                       {"from_phase", latest_.value("phase", "")},
+                       {"to_seq", seq},
+                       {"to_phase", j.value("phase", "")},
+                       {"node", c.node_},
+                       {"wall_ms", wall_ms()}});
+    ++incarnation_;
+    position_by_seq_.clear();
+    latest_ = j;
+    acted_seq_ = -1;
+  }
   const std::string position = j.value("position_id", "") + " " + j.value("match_id", "") + " " +
                                j.value("phase", "") + " " + j["dice"].dump();
   if (auto [it, fresh] = position_by_seq_.emplace(seq, position);
@@ -497,7 +520,7 @@ void table_run::on_state(client& c, const json& j) {
       const json& commitment = j["dice_commitment"];
       acks_.push_back({seq, now, c.node_, outstanding_command_, latency,
                        commitment.is_string() ? commitment.get<std::string>().substr(0, 16) : "",
-                       j.value("game_number", 0)});
+                       j.value("game_number", 0), incarnation_});
       ++totals_.acks;
       if (now >= window_start_ms_ && now < window_end_ms_) window_latencies_.push_back(latency);
     }
@@ -619,7 +642,7 @@ json table_run::result() const {
   json acks = json::array();
   for (const auto& a : acks_)
     acks.push_back({a.seq, a.wall_ms, a.node, a.command, std::round(a.latency_ms * 100) / 100,
-                    a.match, a.game});
+                    a.match, a.game, a.incarnation});
   json last = nullptr;
   if (latest_.is_object())
     last = {{"seq", latest_.value("seq", std::int64_t{-1})},
@@ -637,6 +660,7 @@ json table_run::result() const {
                        {"hello_refused", c->refused_}});
   return {{"table", name_},
           {"clients", std::move(clients)},
+          {"resets", resets_},
           {"acks", std::move(acks)},
           {"last", std::move(last)},
           {"conflicts", conflicts_},
