@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "bg/server/server_config.hpp"
-#include "bg/server/store/database_url.hpp"
 
 namespace bg::server {
 
@@ -669,7 +668,9 @@ std::optional<int> parse_config(std::span<const char* const> args,
     }
   }
   if (config.cluster()) {
-    if (!is_postgres_url(config.db)) {
+    // database_url.hpp's is_postgres_url(), which lives in the storage library.
+    const std::string_view db{config.db};
+    if (!db.starts_with("postgresql://") && !db.starts_with("postgres://")) {
       err << "gammond: --node-id \"" << config.node_id
           << "\" makes this a node of a cluster, whose nodes share one PostgreSQL database; "
              "--db names a SQLite file: give --db postgresql://... or no --node-id\n";

@@ -172,6 +172,22 @@ TEST_CASE(
   CHECK(db.sql("SELECT count(*) FROM table_records WHERE table_name = 'main' AND node = 'b' AND "
                "epoch = 2") != "0");
   (void)stale_id;
+  // A player coming back to the fenced node (as after 4001 through the proxy) with the
+  // token it knew there is sent on to b: a no longer holds the seat for her.
+  REQUIRE(eventually([&] { return a.metric("gammond_cluster_heartbeats_total") >= 3; }, 20s));
+  const double beats = a.metric("gammond_cluster_heartbeats_total");
+  REQUIRE(
+      eventually([&] { return a.metric("gammond_cluster_heartbeats_total") >= beats + 2; }, 20s));
+  bg::test::ws_client back;
+  back.connect("127.0.0.1", a.port());
+  back.send_json({{"type", "hello"}, {"name", "alice"}, {"resume", red.token()}});
+  const auto answer = back.receive_json(10s);
+  REQUIRE(answer);
+  CHECK((*answer)["type"] == "moved");
+  CHECK((*answer)["node"] == "b");
+  CHECK((*answer)["path"] == "/n/b/ws");
+  REQUIRE(back.wait_closed(10s));
+  CHECK(back.close_code() == 4000);
 }
 
 TEST_CASE(

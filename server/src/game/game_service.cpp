@@ -503,8 +503,9 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
       if (!t) {
         // Taken by another node meanwhile, or the database is unreachable: no loop.
         self->send_error(c, "table_moving",
-                         "table " + table + " is being taken over by another server: try again "
-                         "in a moment",
+                         "table " + table +
+                             " is being taken over by another server: try again "
+                             "in a moment",
                          id);
         return;
       }

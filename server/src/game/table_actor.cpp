@@ -227,6 +227,10 @@ void table_actor::fence() {
     self->stopped_ = true;
     self->writing_ = true;  // nothing more is written: whatever arrives waits for ever
     self->backlog_.clear();
+    // The seats are held at the new owner now: the names' holds (and so their resume
+    // tokens) end here, so that a hello coming back to this node is sent there.
+    const auto held = self->table_->held_seats();
+    if (!held.empty()) self->svc_.holds_changed(self->table_->name(), held, {});
     for (auto& [id, m] : self->members_)
       if (auto c = m.who.lock()) c->close_with_code(4001, "node fenced");
     self->members_.clear();
