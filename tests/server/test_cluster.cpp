@@ -9,14 +9,22 @@
 #include <string>
 #include <vector>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+
 #include "eventually.hpp"
 #include "gammond_process.hpp"
+#include "piped_process.hpp"
 #include "postgres_server.hpp"
 #include "test_player.hpp"
 
 using bg::test::duel;
 using bg::test::eventually;
 using bg::test::gammond_process;
+using bg::test::piped_process;
 using bg::test::player;
 using bg::test::postgres_server;
 using bg::test::seat;
@@ -228,4 +236,130 @@ TEST_CASE(
   for (const player* p : {&red2, &black2})
     for (const auto& e : p->events()) CHECK(e.value("event", "") != "out_of_time");
   REQUIRE(::kill(a.pid(), SIGCONT) == 0);
+}
+
+TEST_CASE(
+    "cluster: a node takes over no more tables than --max-tables allows, and the paused node "
+    "takes back the rest under a new epoch when it wakes",
+    "[postgres][cluster]") {
+  database db;
+  gammond_process a{node(db.url, "a")};
+  auto flags_b = node(db.url, "b");
+  flags_b.insert(flags_b.end(), {"--max-tables", "1"});
+  gammond_process b{flags_b};
+  player red(a.port(), "alice");
+  player black(a.port(), "bob");
+  seat(red, black, "t1");
+  player carol(a.port(), "carol");
+  player dave(a.port(), "dave");
+  seat(carol, dave, "t2");
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  const auto owners = [&] {
+    return db.sql(
+        "SELECT string_agg(table_name || '=' || node || ':' || epoch, ',' ORDER BY "
+        "table_name) FROM table_owners");
+  };
+  REQUIRE(owners() == "t1=a:1,t2=a:1");
+
+  REQUIRE(::kill(a.pid(), SIGSTOP) == 0);
+  REQUIRE(eventually(
+      [&] { return db.sql("SELECT count(*) FROM table_owners WHERE node = 'b'") == "1"; }, 20s));
+  heartbeats(b, 3);  // more sweeps: b is full
+  CHECK(db.sql("SELECT count(*) FROM table_owners WHERE node = 'b'") == "1");
+  CHECK(b.metric("gammond_tables") == 1);
+
+  REQUIRE(::kill(a.pid(), SIGCONT) == 0);
+  // a fenced itself and took back, at epoch 2, the table nobody took.
+  CHECK(eventually(
+      [&] {
+        return db.sql("SELECT count(*) FROM table_owners WHERE node = 'a' AND epoch = 2") == "1";
+      },
+      20s));
+  CHECK(eventually([&] { return a.metric("gammond_tables") == 1; }, 20s));
+  CHECK(a.metric("gammond_cluster_self_fences_total") >= 1);
+}
+
+namespace {
+
+/// A TCP port free on 127.0.0.1 a moment ago (for HAProxy, which cannot report one).
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  socklen_t size = sizeof address;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "cluster: gammon-term behind HAProxy follows moved and close 4000 to the node that owns "
+    "its table, through the node's path, and plays there",
+    "[postgres][cluster][clients]") {
+  database db;
+  gammond_process a{node(db.url, "a")};
+  gammond_process b{node(db.url, "b")};
+  player bob(b.port(), "bob");
+  player carol(b.port(), "carol");
+  seat(bob, carol, "main");
+  heartbeats(a, 2);  // a knows main is b's
+  // HAProxy as README's hosts' section has it: /n/ID/... to node ID with the prefix
+  // stripped, anything else to node a.
+  const auto port = std::to_string(free_port());
+  const auto config = a.directory() / "haproxy.cfg";
+  {
+    std::ofstream out{config};
+    out << "defaults\n  mode http\n  timeout connect 5s\n  timeout client 60s\n"
+           "  timeout server 60s\n  timeout tunnel 60s\n"
+           "frontend web\n  bind 127.0.0.1:"
+        << port
+        << "\n  use_backend node_b if { path_beg /n/b/ }\n  default_backend node_a\n"
+           "backend node_a\n  server a 127.0.0.1:"
+        << a.port()
+        << "\nbackend node_b\n  http-request set-path %[path,regsub(^/n/b/,/)]\n"
+           "  server b 127.0.0.1:"
+        << b.port() << "\n";
+  }
+  piped_process haproxy{{"/usr/sbin/haproxy", "-f", config.string(), "-db"}};
+  REQUIRE(eventually([&] {
+    try {
+      return bg::test::http_get("127.0.0.1", static_cast<std::uint16_t>(std::stoi(port)),
+                                "/healthz", 2s)
+                 .status == 200;
+    } catch (const std::exception&) {
+      return false;  // HAProxy not listening yet
+    }
+  }));
+
+  piped_process term{{GAMMON_TERM_BINARY, "--url", "ws://127.0.0.1:" + port + "/ws", "--name",
+                      "alice", "--table", "main"}};
+  const auto deadline = piped_process::clock_type::now() + 30s;
+  std::vector<std::string> lines;
+  bool state = false;
+  while (!state) {
+    const auto line = term.read_line(deadline);
+    INFO(term.transcript() << "\n----- a -----\n" << a.log() << "\n----- b -----\n" << b.log());
+    REQUIRE(line);
+    lines.push_back(*line);
+    state = line->rfind("STATE main", 0) == 0;
+  }
+  const auto saw = [&](const std::string& prefix) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+  };
+  INFO(term.transcript());
+  CHECK(saw("DISCONNECTED moved"));
+  CHECK(saw("CONNECTED ws://127.0.0.1:" + port + "/n/b/ws"));
+  // She watches main at b: bob sees her there.
+  CHECK(eventually([&] {
+    const json st = bob.ok("main", "/board");
+    for (const auto& name : st.value("spectators", json::array()))
+      if (name == "alice") return true;
+    return false;
+  }));
 }

@@ -412,6 +412,13 @@ void game_service::start_cluster() {
   cb.claimed = [weak](std::vector<claimed_table>& claimed) {
     if (const auto self = weak.lock()) self->adopt(claimed);
   };
+  cb.room = [weak]() -> std::size_t {
+    const auto self = weak.lock();
+    if (!self) return 0;
+    std::lock_guard lock(self->mutex_);
+    const auto held = self->tables_.size();
+    return held >= self->config_.max_tables ? 0 : self->config_.max_tables - held;
+  };
   cluster_ = std::make_unique<cluster_node>(std::move(o), std::move(cb));
   metrics_.add_section([weak] {
     const auto self = weak.lock();

@@ -93,9 +93,10 @@ cluster_node::~cluster_node() {
 }
 
 void cluster_node::start() {
-  const std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (thread_.joinable() || stopping_) return;
   thread_ = std::thread([this] { loop(); });
+  wake_.wait(lock, [this] { return first_beat_done_ || stopping_; });
 }
 
 void cluster_node::stop() {
@@ -143,6 +144,11 @@ void cluster_node::loop() {
     if (std::chrono::steady_clock::now() >= next) {
       next = std::chrono::steady_clock::now() + options_.heartbeat;
       beat();
+      {
+        const std::lock_guard lock(mutex_);
+        first_beat_done_ = true;
+      }
+      wake_.notify_all();
     }
     for (auto& [name, done] : asked) {
       std::optional<claimed_table> got;
@@ -214,10 +220,15 @@ void cluster_node::beat() {
     }
     last_beat_ = t0;
     ++heartbeats_;
-    auto dead =
-        claim_where(claim_dead_sql, {options_.node, lease, std::to_string(options_.max_claims)});
-    auto unowned =
-        claim_where(claim_unowned_sql, {options_.node, std::to_string(options_.max_claims)});
+    // The sweep takes no more than this node may hold (a full node leaves the rest to
+    // the others, or to a later sweep).
+    const std::size_t room =
+        std::min(options_.max_claims, cb_.room ? cb_.room() : options_.max_claims);
+    std::vector<claimed_table> dead;
+    std::vector<claimed_table> unowned;
+    if (room > 0) dead = claim_where(claim_dead_sql, {options_.node, lease, std::to_string(room)});
+    if (room > dead.size())
+      unowned = claim_where(claim_unowned_sql, {options_.node, std::to_string(room - dead.size())});
     for (auto& t : dead) claimed.push_back(std::move(t));
     for (auto& t : unowned) claimed.push_back(std::move(t));
     if (!claimed.empty()) {

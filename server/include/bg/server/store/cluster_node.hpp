@@ -65,6 +65,9 @@ class cluster_node {
     /// Tables this node claimed (a sweep, its own tables after a restart, or
     /// claim()): rebuild each from its snapshot and journal, clocks from now.
     std::function<void(std::vector<claimed_table>&)> claimed;
+    /// How many more tables this node may hold now (--max-tables less those it has): a
+    /// sweep claims at most that many. Unset: cluster_options::max_claims.
+    std::function<std::size_t()> room;
   };
 
   /// Connects lazily; start() begins the heartbeats.
@@ -74,8 +77,10 @@ class cluster_node {
   cluster_node(const cluster_node&) = delete;
   cluster_node& operator=(const cluster_node&) = delete;
 
-  /// Starts the heartbeat thread. The first heartbeat registers the node (and claims
-  /// the tables a previous run of this node id left).
+  /// Starts the heartbeat thread and returns once its first heartbeat was tried: the
+  /// node is registered (and has claimed the tables a previous run of this node id
+  /// left) before it serves anyone, unless the database could not be reached (then
+  /// writes are refused until a heartbeat succeeds).
   void start();
   /// Ends the thread (its row stays: the lease makes the node dead). Idempotent.
   void stop();
@@ -115,6 +120,7 @@ class cluster_node {
   mutable std::mutex mutex_;  ///< guards what follows
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool first_beat_done_ = false;  ///< the first heartbeat was tried
   std::deque<std::pair<std::string, std::function<void(std::optional<claimed_table>)>>> claims_;
   std::map<std::string, table_owner> owners_;                         ///< other nodes' tables
   std::map<std::string, std::pair<std::string, table_owner>> seats_;  ///< by name key
