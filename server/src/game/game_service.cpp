@@ -443,6 +443,11 @@ void game_service::start_cluster() {
            "# TYPE gammond_cluster_stale_writes_total counter\n"
            "gammond_cluster_stale_writes_total " +
            std::to_string(self->stale_writes_.load()) +
+           "\n# HELP gammond_cluster_claims_lost_total New tables another node claimed "
+           "first (two players reached two nodes at once).\n"
+           "# TYPE gammond_cluster_claims_lost_total counter\n"
+           "gammond_cluster_claims_lost_total " +
+           std::to_string(self->claims_lost_.load()) +
            "\n# HELP gammond_cluster_self_fences_total Times this node found its own lease "
            "expired.\n# TYPE gammond_cluster_self_fences_total counter\n"
            "gammond_cluster_self_fences_total " +
@@ -460,12 +465,22 @@ void game_service::start_cluster() {
 
 void game_service::adopt(std::vector<claimed_table>& claimed) {
   std::vector<std::shared_ptr<table_actor>> adopted;
+  std::vector<std::shared_ptr<table_actor>> replaced;
   {
     std::lock_guard lock(mutex_);
     for (auto& t : claimed) {
-      if (tables_.count(t.saved.name) != 0) {
-        spdlog::warn("cluster: claimed table {} is here already; keeping this one", t.saved.name);
-        continue;
+      if (const auto it = tables_.find(t.saved.name); it != tables_.end()) {
+        // A copy here is older than this claim (the store gave the table to this node
+        // at a new epoch): a table whose first write failed in a race with another node
+        // (left at seq 0 while the other node played it), or one this node lost and has
+        // not yet heard of. The stored table is the table: the copy stops, and its
+        // members, closed with 4001, come back to the one rebuilt here.
+        spdlog::warn("cluster: claimed table {} had an older copy here; the stored one replaces it",
+                     t.saved.name);
+        replaced.push_back(it->second);
+        lobby_.erase(t.saved.name);
+        players_.forget_table(t.saved.name);
+        tables_.erase(it);
       }
       if (restore_saved(t.saved, t.epoch)) {
         adopted.push_back(tables_[t.saved.name]);
@@ -474,6 +489,7 @@ void game_service::adopt(std::vector<claimed_table>& claimed) {
     }
     metrics_.set_tables(tables_.size());
   }
+  for (const auto& r : replaced) r->fence(/*release_holds=*/false);
   for (const auto& a : adopted) a->arm_timers();
 }
 
@@ -495,8 +511,8 @@ void game_service::node_fenced() {
   for (const auto& c : everyone) c->close_with_code(4001, "node fenced");
 }
 
-void game_service::table_fenced(const table_actor& actor) {
-  ++stale_writes_;
+void game_service::table_fenced(const table_actor& actor, bool claim_lost) {
+  ++(claim_lost ? claims_lost_ : stale_writes_);
   std::lock_guard lock(mutex_);
   const auto it = tables_.find(actor.name());
   if (it == tables_.end() || it->second.get() != &actor) return;

@@ -212,13 +212,13 @@ bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::opti
 bool table_actor::fenced_by(const write_result& r) {
   if (r.epoch != 0) epoch_.store(r.epoch);
   if (!r.fenced) return false;
-  svc_.table_fenced(*this);
+  svc_.table_fenced(*this, r.claim_lost);
   fence();
   return true;
 }
 
-void table_actor::fence() {
-  asio::dispatch(strand_, [self = shared_from_this()] {
+void table_actor::fence(bool release_holds) {
+  asio::dispatch(strand_, [self = shared_from_this(), release_holds] {
     for (auto& t : self->grace_)
       if (t) t->cancel();
     if (self->clock_timer_) self->clock_timer_->cancel();
@@ -230,7 +230,7 @@ void table_actor::fence() {
     // The seats are held at the new owner now: the names' holds (and so their resume
     // tokens) end here, so that a hello coming back to this node is sent there.
     const auto held = self->table_->held_seats();
-    if (!held.empty()) self->svc_.holds_changed(self->table_->name(), held, {});
+    if (release_holds && !held.empty()) self->svc_.holds_changed(self->table_->name(), held, {});
     for (auto& [id, m] : self->members_)
       if (auto c = m.who.lock()) c->close_with_code(4001, "node fenced");
     self->members_.clear();

@@ -120,13 +120,14 @@ bool connection::connected() const noexcept {
   return conn_ && PQstatus(conn_) == CONNECTION_OK;
 }
 
-void connection::fail(std::string_view what, std::string message) {
+void connection::fail(std::string_view what, std::string message, std::string_view sqlstate) {
   message = scrub_password(std::move(message), url_);
   if (!connected()) {
     drop();
     throw connection_lost(printable(what) + ": the connection to PostgreSQL was lost (" + message +
                           ")");
   }
+  if (sqlstate == "40P01" || sqlstate == "40001") throw conflict(printable(what) + ": " + message);
   throw storage_error(printable(what) + ": " + message);
 }
 
@@ -171,8 +172,10 @@ result connection::check(pg_result* r, std::string_view what) {
   result out(r);
   if (!r) fail(what, tidy(PQerrorMessage(conn_)));
   const auto status = PQresultStatus(r);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
-    fail(what, tidy(PQresultErrorMessage(r)));
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    fail(what, tidy(PQresultErrorMessage(r)), state ? std::string_view(state) : std::string_view{});
+  }
   return out;
 }
 

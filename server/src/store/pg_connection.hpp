@@ -28,6 +28,14 @@ class connection_lost : public storage_error {
   using storage_error::storage_error;
 };
 
+/// PostgreSQL gave up a statement to break a deadlock (SQLSTATE 40P01) or a
+/// serialization failure (40001): nothing of it took effect, and the same statement
+/// run again (after ROLLBACK TO SAVEPOINT, or in a new transaction) may well succeed.
+class conflict : public storage_error {
+ public:
+  using storage_error::storage_error;
+};
+
 /// How to open a connection (postgres_options holds the user's settings).
 struct connect_settings {
   /// libpq's connect_timeout, in seconds (0: wait for ever).
@@ -122,7 +130,8 @@ class connection {
 
  private:
   result check(pg_result* r, std::string_view what);
-  [[noreturn]] void fail(std::string_view what, std::string message);
+  [[noreturn]] void fail(std::string_view what, std::string message,
+                         std::string_view sqlstate = {});
 
   std::string url_;
   std::string masked_;

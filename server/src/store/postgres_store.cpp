@@ -507,7 +507,7 @@ std::int64_t postgres_store::check_owner(const table_write& w) {
   if (w.epoch == 0) {
     const auto r = db_->run("claiming table " + w.name, claim_new_sql, {w.name, node_, lease});
     if (r.rows() == 0)
-      throw fenced_write("table " + w.name + " is owned by another live node: not written");
+      throw claim_lost("table " + w.name + " is owned by another live node: not written");
     return r.integer(0, 0);
   }
   const auto r = db_->run("checking the owner of table " + w.name, check_owner_sql,
@@ -604,44 +604,75 @@ std::vector<write_outcome> postgres_store::write_tables(const std::vector<table_
     // Not this batch's business: the pool still has ids, the next call tries again.
     spdlog::warn("cannot reserve match ids now: {}", e.what());
   }
-  begin();
-  try {
-    if (writes.size() == 1) {
-      // A batch of one needs no savepoint: its failure is the transaction's.
-      try {
-        outcomes.front().ratings = write_one(writes.front(), outcomes.front().epoch);
-      } catch (const pg::connection_lost&) {
-        throw;
-      } catch (const fenced_write& e) {
-        outcomes.front() = write_outcome{e.what(), std::nullopt, true, 0};
-        roll_back(*db_);
-        return outcomes;
-      } catch (const storage_error& e) {
-        outcomes.front() = write_outcome{e.what(), std::nullopt};
-        roll_back(*db_);
-        return outcomes;
-      }
-    } else {
-      for (std::size_t i = 0; i < writes.size(); ++i) {
-        db_->command("setting a savepoint", "SAVEPOINT one_table");
+  // Issue 16: in a cluster every node's group commit claims and locks rows of
+  // table_owners and table_seats. Written in table-name order (a table's own writes keep
+  // theirs), all transactions take those locks in one order, so two nodes' batches do
+  // not deadlock over them (they did, at set-up, and the loser's new table was left
+  // unwritten). What PostgreSQL still gives up (pg::conflict: a deadlock with other rows,
+  // a serialization failure) took no effect: the whole batch runs again.
+  std::vector<std::size_t> order(writes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (!node_.empty())
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return writes[x].name < writes[y].name; });
+  constexpr int attempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    std::fill(outcomes.begin(), outcomes.end(), write_outcome{});
+    begin();
+    try {
+      if (writes.size() == 1) {
+        // A batch of one needs no savepoint: its failure is the transaction's.
         try {
-          outcomes[i].ratings = write_one(writes[i], outcomes[i].epoch);
-          db_->command("releasing a savepoint", "RELEASE SAVEPOINT one_table");
+          outcomes.front().ratings = write_one(writes.front(), outcomes.front().epoch);
         } catch (const pg::connection_lost&) {
           throw;
+        } catch (const pg::conflict&) {
+          throw;
+        } catch (const fenced_write& e) {
+          outcomes.front() = write_outcome{e.what(), std::nullopt, true,
+                                           dynamic_cast<const claim_lost*>(&e) != nullptr, 0};
+          roll_back(*db_);
+          return outcomes;
         } catch (const storage_error& e) {
-          const bool fenced = dynamic_cast<const fenced_write*>(&e) != nullptr;
-          outcomes[i] = write_outcome{e.what(), std::nullopt, fenced, 0};
-          db_->command("undoing a failed write", "ROLLBACK TO SAVEPOINT one_table");
+          outcomes.front() = write_outcome{e.what(), std::nullopt};
+          roll_back(*db_);
+          return outcomes;
+        }
+      } else {
+        for (const auto i : order) {
+          db_->command("setting a savepoint", "SAVEPOINT one_table");
+          try {
+            outcomes[i].ratings = write_one(writes[i], outcomes[i].epoch);
+            db_->command("releasing a savepoint", "RELEASE SAVEPOINT one_table");
+          } catch (const pg::connection_lost&) {
+            throw;
+          } catch (const pg::conflict&) {
+            throw;  // the transaction's locks are the deadlock's: start it again
+          } catch (const storage_error& e) {
+            const bool fenced = dynamic_cast<const fenced_write*>(&e) != nullptr;
+            const bool lost = dynamic_cast<const claim_lost*>(&e) != nullptr;
+            outcomes[i] = write_outcome{e.what(), std::nullopt, fenced, lost, 0};
+            db_->command("undoing a failed write", "ROLLBACK TO SAVEPOINT one_table");
+          }
         }
       }
+      db_->command("committing", "COMMIT");
+      return outcomes;
+    } catch (const pg::conflict& e) {
+      roll_back(*db_);
+      if (attempt < attempts) {
+        spdlog::warn("{}: writing the batch of {} again (attempt {} of {})", e.what(),
+                     writes.size(), attempt + 1, attempts);
+        continue;
+      }
+      // Nothing of the batch was written: each table goes back to its last written state.
+      for (auto& o : outcomes) o = write_outcome{e.what(), std::nullopt};
+      return outcomes;
+    } catch (...) {
+      roll_back(*db_);
+      throw;
     }
-    db_->command("committing", "COMMIT");
-  } catch (...) {
-    roll_back(*db_);
-    throw;
   }
-  return outcomes;
 }
 
 void postgres_store::delete_table(std::string_view name) {

@@ -116,8 +116,11 @@ void storage_writer::write_batch(std::deque<job>& batch) {
     result.error = std::move(outcomes[i].error);
     result.ratings = std::move(outcomes[i].ratings);
     result.fenced = outcomes[i].fenced;
+    result.claim_lost = outcomes[i].claim_lost;
     result.epoch = outcomes[i].epoch;
-    if (result.fenced) {
+    if (result.claim_lost) {
+      spdlog::info("table {}: created on another node meanwhile: {}", writes[i].name, result.error);
+    } else if (result.fenced) {
       spdlog::warn("table {}: a stale write refused: {}", writes[i].name, result.error);
     } else if (!result.error.empty()) {
       spdlog::error("table {}: not saved: {}", writes[i].name, result.error);

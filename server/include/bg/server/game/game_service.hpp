@@ -104,8 +104,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
                      const std::vector<std::string>& after);
   /// Cluster (issue 16): `actor`'s write was refused as stale: it is forgotten here
-  /// (lobby, tables) and counted in gammond_cluster_stale_writes_total.
-  void table_fenced(const table_actor& actor);
+  /// (lobby, tables) and counted in gammond_cluster_stale_writes_total, or, when
+  /// `claim_lost` (a new table another live node claimed first: write_result::claim_lost),
+  /// in gammond_cluster_claims_lost_total.
+  void table_fenced(const table_actor& actor, bool claim_lost);
   /// The name key of `name` when it is a registered account's, else "" (a guest).
   std::string account_key_of(const std::string& name);
   /// After a rated match: the ratings of its players in `v` are now those of `changes`.
@@ -255,7 +257,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   bool restore_saved(const saved_table& saved, std::int64_t epoch);
   /// Cluster (issue 16): starts this node's heartbeats (cluster_node).
   void start_cluster();
-  /// Cluster: tables this node claimed, rebuilt and their timers armed.
+  /// Cluster: tables this node claimed, rebuilt and their timers armed. A copy of one
+  /// already here is older than the claim: it is fenced (its members closed with 4001)
+  /// and the stored table replaces it.
   void adopt(std::vector<claimed_table>& claimed);
   /// Cluster: this node's lease expired: every table dropped, every socket closed 4001.
   void node_fenced();
@@ -328,6 +332,7 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// Cluster (issue 16): this node's heartbeats and claims; null without --node-id.
   std::unique_ptr<cluster_node> cluster_;
   std::atomic<std::uint64_t> stale_writes_{0};  ///< gammond_cluster_stale_writes_total
+  std::atomic<std::uint64_t> claims_lost_{0};   ///< gammond_cluster_claims_lost_total
 
   mutable std::mutex mutex_;  // guards everything below
   players players_;

@@ -108,8 +108,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// Cluster: this node no longer owns the table (a stale write was refused, or the
   /// node's own lease expired): on the strand, the table stops (timers cancelled, no
   /// further write) and every member's connection is closed with 4001 "node fenced".
-  /// The service has forgotten it already.
-  void fence();
+  /// The service has forgotten it already. With `release_holds` false the names' seat
+  /// holds are left alone: another actor of the same table on this node (a takeover that
+  /// replaced this stale copy) holds them now.
+  void fence(bool release_holds = true);
 
  private:
   /// Cluster: takes the epoch a write returned; true (and the table fenced, the

@@ -51,6 +51,13 @@ class fenced_write : public storage_error {
   using storage_error::storage_error;
 };
 
+/// A new table's first write found it claimed by another live node (two of its players
+/// reached two nodes at once): refused like a stale write, but no stale node wrote it.
+class claim_lost : public fenced_write {
+ public:
+  using fenced_write::fenced_write;
+};
+
 /// A PostgreSQL database reached by a libpq URL (`postgresql://user@host:port/db`).
 /// Thread-safe: one connection behind a mutex, opened again when it breaks.
 ///
@@ -116,7 +123,11 @@ class postgres_store final : public store {
   /// table at the write's epoch (its `table_owners` row locked FOR SHARE, so a claim by
   /// another node waits for this commit, or this check sees the claim); epoch 0 claims
   /// the table when it has no owner or its owner is dead. A write failing the check is
-  /// refused with write_outcome::fenced. Journal rows carry the node and epoch.
+  /// refused with write_outcome::fenced. Journal rows carry the node and epoch. In a
+  /// cluster the writes run in table-name order (each table's own in theirs), so that
+  /// nodes lock ownership rows in one order; a batch PostgreSQL gives up for a deadlock
+  /// or a serialization failure is run again whole, up to 3 times, then each write's
+  /// outcome carries that error.
   /// Each write has a savepoint (a batch of one needs none): a failing write is undone
   /// alone, all of it (snapshot, journal, match, analysis, history, ratings), and its
   /// outcome says why; the others are committed. Throws storage_error when the

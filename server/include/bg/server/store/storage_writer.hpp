@@ -34,6 +34,9 @@ struct write_result {
   /// Cluster (issue 16): refused by the fencing check (write_outcome::fenced): this
   /// node no longer owns the table; it must drop it, never announce the change.
   bool fenced = false;
+  /// Cluster: with `fenced`, a new table's first write lost its claim to another live
+  /// node (write_outcome::claim_lost): created there meanwhile, not a stale write.
+  bool claim_lost = false;
   /// Cluster: the epoch this node owns the table at (write_outcome::epoch); 0 otherwise.
   std::int64_t epoch = 0;
 };

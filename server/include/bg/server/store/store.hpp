@@ -96,6 +96,9 @@ struct write_outcome {
   /// Cluster (issue 16): the write was refused because this node no longer owns the
   /// table at the epoch it claimed (or its own heartbeat lease expired): a stale write.
   bool fenced = false;
+  /// Cluster: with `fenced`, the write was a new table's first, and another live node
+  /// had claimed it already (a creation race, not a stale node).
+  bool claim_lost = false;
   /// Cluster: the epoch this node owns the table at after the write (the new one when
   /// the write claimed it); 0 without a cluster.
   std::int64_t epoch = 0;
