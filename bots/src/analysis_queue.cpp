@@ -208,7 +208,7 @@ analysis_queue::outcome analysis_queue::analyse(const job& j) {
     std::error_code ec;
     fs::remove(result, ec);
     const auto t0 = std::chrono::steady_clock::now();
-    child_process gnubg(argv, env, dir.path(), log);
+    child_process gnubg(argv, env, dir.path(), log, options_.niceness);
     const auto status = gnubg.wait_for(options_.timeout, stop_fd_);
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!status) {

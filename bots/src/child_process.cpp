@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,7 +66,7 @@ std::string exit_status::describe() const {
 
 child_process::child_process(const std::vector<std::string>& argv,
                              const std::vector<std::string>& env, const std::filesystem::path& dir,
-                             const std::filesystem::path& log) {
+                             const std::filesystem::path& log, int niceness) {
   if (argv.empty()) throw std::invalid_argument("child_process: no program");
   // Everything the child needs is made before fork(): between fork() and exec() the
   // child of a threaded process may only make async-signal-safe calls.
@@ -96,6 +97,9 @@ child_process::child_process(const std::vector<std::string>& argv,
     // signal dispositions reset, stdin from /dev/null, stdout and stderr to the log.
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A raw system call (as the others here): lowering one's own priority cannot fail
+    // for lack of rights, and a failure would only leave the default priority.
+    if (niceness > 0) ::syscall(SYS_setpriority, PRIO_PROCESS, 0, niceness);
     if (::getppid() != parent) ::_exit(127);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;

@@ -17,6 +17,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+
 #include "bg/bots/child_process.hpp"
 #include "eventually.hpp"
 
@@ -63,6 +65,19 @@ TEST_CASE("a child's exit code, its output and its own environment are kept", "[
   CHECK(status->code == 3);
   CHECK(status->describe() == "exit code 3");
   CHECK(dir.text("log") == "hello\noops\n" + dir.path.string() + "\n");
+}
+
+TEST_CASE("a child started with a niceness runs at that CPU priority, and at ours without",
+          "[analysis][child][issue15]") {
+  scratch dir;
+  // The nice value is field 19 of /proc/self/stat (after the command in parentheses).
+  const std::string nice_of_self = "cut -d')' -f2 /proc/self/stat | cut -d' ' -f18";
+  child_process low({"/bin/sh", "-c", nice_of_self}, {}, dir.path, dir.path / "low", 19);
+  REQUIRE(low.wait_for(30s));
+  CHECK(dir.text("low") == "19\n");
+  child_process normal({"/bin/sh", "-c", nice_of_self}, {}, dir.path, dir.path / "normal");
+  REQUIRE(normal.wait_for(30s));
+  CHECK(dir.text("normal") == std::to_string(::getpriority(PRIO_PROCESS, 0)) + "\n");
 }
 
 TEST_CASE("a child killed by a signal is reported with the signal", "[analysis][child]") {

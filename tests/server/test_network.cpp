@@ -940,8 +940,9 @@ TEST_CASE("issue 14: the analysis settings have flags and GAMMOND_ variables, wi
   CHECK(defaults.analysis_queue == 100);
   CHECK(defaults.analysis_level == "worldclass");
   CHECK(defaults.analysis_timeout == 900s);
+  CHECK(defaults.analysis_nice == 19);
   const auto p = parse({"--gnubg", "/opt/gnubg", "--analysis-workers", "0", "--analysis-queue", "5",
-                        "--analysis-level", "expert"},
+                        "--analysis-level", "expert", "--analysis-nice", "0"},
                        {{"GAMMOND_ANALYSIS_TIMEOUT", "30"}, {"GAMMOND_ANALYSIS_QUEUE", "9"}});
   REQUIRE_FALSE(p.exit);
   CHECK(p.config.gnubg == "/opt/gnubg");
@@ -949,6 +950,7 @@ TEST_CASE("issue 14: the analysis settings have flags and GAMMOND_ variables, wi
   CHECK(p.config.analysis_queue == 5);
   CHECK(p.config.analysis_level == "expert");
   CHECK(p.config.analysis_timeout == 30s);
+  CHECK(p.config.analysis_nice == 0);
   const auto env = parse({}, {{"GAMMOND_GNUBG", "/usr/local/bin/gnubg"},
                               {"GAMMOND_ANALYSIS_WORKERS", "2"},
                               {"GAMMOND_ANALYSIS_LEVEL", "grandmaster"}});
@@ -960,6 +962,8 @@ TEST_CASE("issue 14: the analysis settings have flags and GAMMOND_ variables, wi
                                                                {"--analysis-queue", "0"},
                                                                {"--analysis-level", "supremo"},
                                                                {"--analysis-timeout", "0"},
+                                                               {"--analysis-nice", "20"},
+                                                               {"--analysis-nice", "-1"},
                                                                {"--gnubg", ""}}) {
     CAPTURE(bad);
     const auto refused = parse(bad);
@@ -1211,7 +1215,8 @@ TEST_CASE("--help lists every flag with its variable and --version prints the ve
                            "--analysis-workers",
                            "--analysis-queue",
                            "--analysis-level",
-                           "--analysis-timeout"}) {
+                           "--analysis-timeout",
+                           "--analysis-nice"}) {
     CAPTURE(flag);
     CHECK_THAT(help.out, Catch::Contains(std::string{flag} + " "));
   }

@@ -268,6 +268,7 @@ void game_service::start_analysis() {
   o.level = bots::analysis_level_from_string(config_.analysis_level)
                 .value_or(bots::analysis_level::worldclass);
   o.timeout = config_.analysis_timeout;
+  o.niceness = config_.analysis_nice;
   o.on_change = [this](std::size_t waiting, std::size_t running) {
     metrics_.set_analysis_queue(waiting, running);
   };

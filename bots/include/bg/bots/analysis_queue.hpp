@@ -41,6 +41,9 @@ class analysis_queue {
     /// Time limit of one gnubg run: past it the process group is killed and the
     /// analysis fails (no retry).
     std::chrono::milliseconds timeout{std::chrono::minutes{15}};
+    /// The gnubg processes' niceness (0..19; child_process): at 19, the default, an
+    /// analysis only gets CPU time that live tables, bots and the network do not want.
+    int niceness = 19;
     /// Where each analysis gets a scratch directory (the .mat, the script, gnubg's HOME
     /// and log), removed afterwards. Empty: the system's temporary directory.
     std::filesystem::path scratch;

@@ -34,11 +34,14 @@ class child_process {
   /// environment `env` (only these "NAME=value" entries), the working directory `dir`,
   /// stdin from /dev/null and stdout and stderr appended to `log` (created if needed),
   /// every signal at its default disposition, in a new process group, and with SIGKILL
-  /// as its parent-death signal: it dies with the calling thread. Throws
+  /// as its parent-death signal: it dies with the calling thread. `niceness` (0..19)
+  /// lowers its CPU priority (setpriority(2)): 19 runs it only on CPU time nothing else
+  /// wants. Throws
   /// std::system_error when it cannot be started (no such file, not executable, no such
   /// directory, no pidfd), std::invalid_argument when `argv` is empty.
   child_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                const std::filesystem::path& dir, const std::filesystem::path& log);
+                const std::filesystem::path& dir, const std::filesystem::path& log,
+                int niceness = 0);
   ~child_process();
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
