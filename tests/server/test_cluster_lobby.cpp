@@ -29,17 +29,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A database of its own on the shared server, dropped at the end.
-struct database {
-  std::string url = postgres_server::shared().create_database();
-  database() = default;
-  ~database() { postgres_server::shared().drop_database(url); }
-  database(const database&) = delete;
-  database& operator=(const database&) = delete;
-  [[nodiscard]] std::string sql(const std::string& query) const {
-    return postgres_server::query(url, query);
-  }
-};
+using database = bg::test::postgres_database;
 
 /// The flags of node `id` on `url`: short heartbeats and lease (a test lasts seconds, but
 /// a node on a loaded 2-core machine must not miss its own lease and fence itself), no

@@ -631,22 +631,37 @@ TEST_CASE("postgres: migrate refuses a damaged SQLite file and copies nothing",
   CHECK(backend.sql("SELECT count(*) FROM pg_tables WHERE tablename = 'tables'") == "0");
 }
 
+namespace {
+
+/// Two cluster nodes' stores, a and b (lease 60 s), on one fresh database, both alive.
+struct two_nodes {
+  postgres_backend backend;
+  postgres_store a{backend.url, options("a")};
+  postgres_store b{backend.url, options("b")};
+  two_nodes() {
+    (void)backend.sql(
+        "INSERT INTO cluster_nodes(id, path, heartbeat_at, started_at) VALUES ('a', '/n/a', "
+        "now(), now()), ('b', '/n/b', now(), now())");
+  }
+  static postgres_options options(const std::string& node) {
+    postgres_options o;
+    o.node = node;
+    o.lease_ms = 60'000;
+    return o;
+  }
+};
+
+}  // namespace
+
 TEST_CASE(
     "postgres: issue 16 fencing: a node's first write claims a table at epoch 1, journal rows "
     "carry node and epoch, a write at a stale epoch or after the node's lease is refused "
     "whole, and a live owner's table cannot be claimed",
     "[postgres][cluster]") {
-  postgres_backend backend;
-  postgres_options a_options;
-  a_options.node = "a";
-  a_options.lease_ms = 60'000;
-  postgres_options b_options = a_options;
-  b_options.node = "b";
-  postgres_store a(backend.url, a_options);
-  postgres_store b(backend.url, b_options);
-  (void)backend.sql(
-      "INSERT INTO cluster_nodes(id, path, heartbeat_at, started_at) VALUES ('a', '/n/a', now(), "
-      "now()), ('b', '/n/b', now(), now())");
+  two_nodes nodes;
+  auto& backend = nodes.backend;
+  auto& a = nodes.a;
+  auto& b = nodes.b;
 
   auto first = tw("t", R"({"n":1})", true, {R"({"e":1})"});
   first.seat_keys = {"alice", "bob"};
@@ -715,17 +730,10 @@ TEST_CASE(
     "orders never deadlock: each table is claimed by exactly one of them, the other told "
     "claim_lost",
     "[postgres][cluster]") {
-  postgres_backend backend;
-  postgres_options a_options;
-  a_options.node = "a";
-  a_options.lease_ms = 60'000;
-  postgres_options b_options = a_options;
-  b_options.node = "b";
-  postgres_store a(backend.url, a_options);
-  postgres_store b(backend.url, b_options);
-  (void)backend.sql(
-      "INSERT INTO cluster_nodes(id, path, heartbeat_at, started_at) VALUES ('a', '/n/a', now(), "
-      "now()), ('b', '/n/b', now(), now())");
+  two_nodes nodes;
+  auto& backend = nodes.backend;
+  auto& a = nodes.a;
+  auto& b = nodes.b;
   // Rounds of 12 new tables each: a's batch lists them in one order, b's in the other,
   // both committed at once (before the fix, PostgreSQL broke such cycles by failing one
   // node's claim with "deadlock detected", and that node kept an unwritten copy).
@@ -753,8 +761,7 @@ TEST_CASE(
     for (int i = 0; i < per_round; ++i) {
       const auto& x = by_a[static_cast<std::size_t>(i)];
       const auto& y = by_b[static_cast<std::size_t>(per_round - 1 - i)];
-      INFO("round " << round << " table " << i << ": a '" << x.error << "', b '" << y.error
-                    << "'");
+      INFO("round " << round << " table " << i << ": a '" << x.error << "', b '" << y.error << "'");
       // Exactly one claimed it; the other lost the claim, and nothing else failed.
       CHECK(x.error.empty() != y.error.empty());
       CHECK((x.error.empty() || (x.fenced && x.claim_lost)));

@@ -84,4 +84,18 @@ class postgres_server {
   bool owned_ = true;
 };
 
+/// A database of its own on the shared server (postgres_server::shared()), dropped at
+/// the end of its scope: what a test that runs gammond on PostgreSQL starts with.
+struct postgres_database {
+  std::string url = postgres_server::shared().create_database();
+  postgres_database() = default;
+  ~postgres_database() { postgres_server::shared().drop_database(url); }
+  postgres_database(const postgres_database&) = delete;
+  postgres_database& operator=(const postgres_database&) = delete;
+  /// postgres_server::query() on this database: the first column of the first row.
+  [[nodiscard]] std::string sql(const std::string& query) const {
+    return postgres_server::query(url, query);
+  }
+};
+
 }  // namespace bg::test

@@ -671,6 +671,9 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
       {
         std::lock_guard lock(self->mutex_);
         replaced = self->players_.connections_of(key);
+        // The other node rotated the name's token: the one known here must not resume
+        // it any more (before the connections' closes, which may keep it for a while).
+        self->players_.drop_token(key);
       }
       for (auto& c : replaced) c->close("replaced by a new connection");
     });

@@ -151,6 +151,10 @@ class players {
   bool adopt_token(const std::string& key, const std::string& name, const std::string& token_hash) {
     return tokens_.adopt(key, name, token_hash);
   }
+  /// Forgets the resume token of the name of key `key` here: another node of the cluster
+  /// took the name and rotated its token, so the one this node knew is stale (a hello
+  /// with the new one adopts it from the cluster's sessions).
+  void drop_token(const std::string& key) { tokens_.drop(key); }
   /// Frees the name of key `key` (its token, its ignore list) unless it is in use: after
   /// adopt_token() for a hello that was then refused.
   void release_unused(const std::string& key) { release_if_unused(key); }
