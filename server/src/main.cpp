@@ -302,8 +302,8 @@ int main(int argc, char* argv[]) {
       return 1;
     }
     bg::server::network_server server{io, config, game, counters};
-    server.start();
-
+    // The signals are caught before the server starts (and writes --port-file): a
+    // SIGTERM sent as soon as the port is known stops it gracefully, not by default.
     net::signal_set signals{io, SIGINT, SIGTERM};
     std::function<void(const boost::system::error_code&, int)> on_signal;
     on_signal = [&](const boost::system::error_code& ec, int signal) {
@@ -317,6 +317,7 @@ int main(int argc, char* argv[]) {
       signals.async_wait(on_signal);
     };
     signals.async_wait(on_signal);
+    server.start();
 
     std::vector<std::jthread> threads;
     threads.reserve(static_cast<std::size_t>(config.threads - 1));
