@@ -151,9 +151,16 @@ TEST_CASE(
 
   REQUIRE(::kill(a.pid(), SIGCONT) == 0);
   // a wakes up fenced: its connections close with 4001 and nothing it writes counts.
+  // (Or, when a's cluster bus delivers b's taking of the name before a's heartbeat
+  // thread finds its lease expired, with 1000 "replaced by a new connection": seen
+  // under ASan. Either way the stale connection is closed, and the client goes back.)
   REQUIRE(mover.socket().wait_closed(20s));
-  CHECK(mover.socket().close_code() == 4001);
-  CHECK(mover.socket().close_reason() == "node fenced");
+  const bool fenced =
+      mover.socket().close_code() == 4001 && mover.socket().close_reason() == "node fenced";
+  const bool replaced = mover.socket().close_code() == 1000 &&
+                        mover.socket().close_reason() == "replaced by a new connection";
+  INFO("close " << mover.socket().close_code() << " " << mover.socket().close_reason());
+  CHECK((fenced || replaced));
   CHECK(eventually(
       [&] {
         return a.metric("gammond_cluster_self_fences_total") +
