@@ -102,7 +102,8 @@ struct options {
   --port N          HAProxy's port (8080)
   --tables T        tables, two players and a spectator each (150)
   --sources S       bind clients to 127.0.0.2..127.0.0.(S+1) round robin (50), so each
-                    has its own X-Forwarded-For address at gammond
+                    has its own X-Forwarded-For address at gammond; 0: no bind (a port
+                    published by rootful podman: its NAT answers 127.0.0.1 only)
   --seed N          which legal plays are chosen (1)
   --duration SEC    seconds of play after the set-up (60)
   --warmup SEC      play before the latency window opens (0)
@@ -167,7 +168,7 @@ options parse(int argc, char** argv) {
       usage(2);
     }
   }
-  if (o.out.empty() || o.tables < 1 || o.sources < 1 || o.sources > 250 || o.think_ms < 0) usage(2);
+  if (o.out.empty() || o.tables < 1 || o.sources < 0 || o.sources > 250 || o.think_ms < 0) usage(2);
   return o;
 }
 
@@ -326,9 +327,11 @@ net::awaitable<void> client::run() {
       const int one = 1;
       if (!ec)
         ::setsockopt(socket.native_handle(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-      const auto source = net::ip::make_address_v4(static_cast<net::ip::address_v4::uint_type>(
-          (127U << 24U) + static_cast<unsigned>(2 + index_ % o_.sources)));
-      if (!ec) socket.bind(tcp::endpoint{source, 0}, ec);
+      if (!ec && o_.sources > 0) {
+        const auto source = net::ip::make_address_v4(static_cast<net::ip::address_v4::uint_type>(
+            (127U << 24U) + static_cast<unsigned>(2 + index_ % o_.sources)));
+        socket.bind(tcp::endpoint{source, 0}, ec);
+      }
       if (!ec) {
         beast::get_lowest_layer(*ws).expires_after(10s);
         const tcp::endpoint server{net::ip::make_address(o_.host),
