@@ -631,13 +631,23 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
   // The state written once for the seated players and once for the spectators, who get
   // it without the legal plays they cannot make (issue 15: in phase move those lists are
   // most of the message, and spectators most of the audience); one text for all when
-  // there is nothing to list. The actor's copy adds `re` to its text.
-  const auto frame = std::make_shared<const std::string>(table_->state_text());
-  const auto lean = table_->lists_legal()
-                        ? std::make_shared<const std::string>(table_->state_text(false))
-                        : frame;
+  // there is nothing to list. Each text is written only when someone gets it (a table
+  // without spectators writes one). The actor's copy adds `re` to its text.
+  std::shared_ptr<const std::string> frame;
+  std::shared_ptr<const std::string> lean;
+  const bool lists = table_->lists_legal();
+  const auto full_text = [&] {
+    if (!frame) frame = std::make_shared<const std::string>(table_->state_text());
+    return frame;
+  };
   for (const auto& [id, m] : members_) {
-    const auto& text = table_->seat_of(m.name) ? frame : lean;
+    std::shared_ptr<const std::string> text;
+    if (!lists || table_->seat_of(m.name)) {
+      text = full_text();
+    } else {
+      if (!lean) lean = std::make_shared<const std::string>(table_->state_text(false));
+      text = lean;
+    }
     if (id == actor_id && re && !answered) {
       sends->add(m.who.lock(), frame_with_re(*text, *re));
       answered = true;
