@@ -71,6 +71,8 @@
 #include <thread>
 #include <vector>
 
+#include "number_flag.hpp"
+
 namespace {
 
 namespace net = boost::asio;
@@ -141,13 +143,7 @@ struct options {
 }
 
 double to_number(std::string_view flag, std::string_view text) {
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size()) {
-    std::cerr << "loadgen: " << flag << " expects a number, not '" << text << "'\n";
-    std::exit(2);
-  }
-  return value;
+  return bg::test::number_flag("loadgen", flag, text);
 }
 
 options parse(int argc, char** argv) {
