@@ -143,7 +143,12 @@ TEST_CASE(
   // The players resume on b with their tokens: same seats, same position.
   player red2(b.port(), "alice", red.token());
   player black2(b.port(), "bob", black.token());
+  // Both at the table again (a seated player's return is a change of its own: without
+  // this, whoever had not looked yet would enter with the roll below, one seq more).
+  (void)black2.ok("main", "/board");
   const json resumed = visible(red2.ok("main", "/board"));
+  CHECK(resumed["present"]["red"] == true);
+  CHECK(resumed["present"]["black"] == true);
   CHECK(resumed["board"] == before["board"]);
   CHECK(resumed["to_act"] == before["to_act"]);
   CHECK(resumed["phase"] == "roll");
