@@ -54,6 +54,10 @@ cluster_bus::cluster_bus(options o) : o_(std::move(o)) {
   db_ = std::make_unique<pg::connection>(o_.url, settings);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw std::runtime_error("cluster: cannot create an eventfd");
+  // Logged here, before the thread starts: spdlog's default logger (created on first
+  // use, inside Debian's uninstrumented libspdlog) then exists before any bus thread logs,
+  // so two buses starting at once do not both make its first use (TSan reported that).
+  spdlog::debug("cluster: node {}: the bus starts", o_.node_id);
   thread_ = std::thread([this] { run(); });
 }
 
