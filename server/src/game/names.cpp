@@ -129,10 +129,21 @@ std::optional<std::string> name_problem(std::string_view name, std::size_t max_b
 }
 
 std::string name_key(std::string_view name) {
+  // Most names are ASCII: folded in place, without decoding (issue 15: the state and the
+  // lobby summary look up every member's rating by key on each change).
+  std::string out(name);
+  bool ascii = true;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 0x20);
+  }
+  if (ascii) return out;
   const auto points = decode(name);
   if (!points) return std::string(name);
-  std::string out;
-  out.reserve(name.size());
+  out.clear();
   for (const char32_t c : *points) encode(fold(c), out);
   return out;
 }
