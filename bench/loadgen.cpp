@@ -110,6 +110,8 @@ struct options {
   double connect_timeout = 180;
   std::uint64_t seed = 1;
   std::string label;
+  std::string slow_log;    // --slow-log: where the slow replies are listed
+  double slow_ms = 10;     // --slow-ms: what a slow reply is
   std::string prefix = "lg" + std::to_string(getpid()) + "-";
 };
 
@@ -138,6 +140,12 @@ struct options {
   --seed N            which plays are chosen (1)
   --label TEXT        copied into the RESULT line
   --prefix TEXT       player names are TEXT0, TEXT1, ... (lg<pid>-)
+  --slow-log FILE     load: list each reply in the window slower than --slow-ms, as
+                      "seconds-into-the-window latency-ms" (sorted by when each was sent;
+                      a first line "# window start NS" gives the window's start on the
+                      monotonic clock, to line them up with a server's trace), to see
+                      whether the tail comes in bursts (a pause) or spread out (queueing)
+  --slow-ms MS        what --slow-log lists (10)
 )";
   std::exit(code);
 }
@@ -208,6 +216,10 @@ options parse(int argc, char** argv) {
       o.label = value();
     else if (a == "--prefix")
       o.prefix = value();
+    else if (a == "--slow-log")
+      o.slow_log = value();
+    else if (a == "--slow-ms")
+      o.slow_ms = to_number(a, value());
     else {
       std::cerr << "loadgen: unknown flag " << a << "\n";
       usage(2);
@@ -453,9 +465,11 @@ struct worker {
     ++in_flight_;
     c->start();
   }
-  void record(std::int64_t latency_ns) {
+  void record(std::int64_t sent_at_ns, std::int64_t latency_ns) {
     latencies_us_.push_back(static_cast<std::uint32_t>(
         std::min<std::int64_t>(latency_ns / 1000, std::numeric_limits<std::uint32_t>::max())));
+    if (!o_.slow_log.empty() && static_cast<double>(latency_ns) >= o_.slow_ms * 1e6)
+      slow_.emplace_back(sent_at_ns, latency_ns);
   }
 
   const options& o_;
@@ -465,6 +479,7 @@ struct worker {
   std::deque<connection*> to_connect_;
   int in_flight_ = 0;
   std::vector<std::uint32_t> latencies_us_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> slow_;  // (sent at, latency) in ns
 };
 
 // ------------------------------------------------------------------------------------
@@ -717,7 +732,7 @@ void table_driver::on_reply(connection& from, std::string_view text, bool error)
   w_.c_.outstanding.fetch_sub(1, std::memory_order_relaxed);
   w_.c_.completed.fetch_add(1, std::memory_order_relaxed);
   if (in_window) {
-    w_.record(t - sent_at_);
+    w_.record(sent_at_, t - sent_at_);
     w_.c_.window_completed.fetch_add(1, std::memory_order_relaxed);
   }
   if (o_.echo || o_.request != "game") {
@@ -1052,6 +1067,18 @@ int main(int argc, char** argv) {
     // Every table has stopped on its thread: no thread records latencies any more.
     std::vector<std::uint32_t> all;
     for (auto& w : workers) all.insert(all.end(), w->latencies_us_.begin(), w->latencies_us_.end());
+    if (!o.slow_log.empty()) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> slow;
+      for (auto& w : workers) slow.insert(slow.end(), w->slow_.begin(), w->slow_.end());
+      std::sort(slow.begin(), slow.end());
+      std::ofstream log(o.slow_log);
+      const std::int64_t start = win.start.load();
+      log << "# window start " << start << "\n";
+      for (const auto& [at, latency] : slow)
+        log << static_cast<double>(at - start) / 1e9 << ' ' << static_cast<double>(latency) / 1e6
+            << '\n';
+      if (!log) std::cerr << "loadgen: cannot write " << o.slow_log << "\n";
+    }
     const auto p = summarize(all);
     const auto completed = total(
         workers, [](counters & c) -> auto& { return c.window_completed; });

@@ -414,6 +414,12 @@ std::vector<setting> settings() {
        "fail); 0: no limit",
        number(&server_config::db_max_pages),
        integer_field(&server_config::db_max_pages, 0, 0x7FFFFFFFFFFFFFFFULL)},
+      {"db-checkpoint-pages", "N",
+       "SQLite only: write-ahead log pages (4096 bytes) after which a thread of its own "
+       "copies the log into the database file, so that no commit waits for it; 0: SQLite's "
+       "automatic checkpoint on the committing thread",
+       number(&server_config::db_checkpoint_pages),
+       integer_field(&server_config::db_checkpoint_pages, 0, 1'000'000)},
       // PostgreSQL (issue 16).
       {"db-connect-timeout", "SECONDS",
        "PostgreSQL: opening a connection may take this long (libpq connect_timeout)",

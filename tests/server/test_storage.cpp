@@ -1,7 +1,9 @@
 // SQLite persistence (storage.hpp) and the match record's JSON (record_json.hpp), on
 // real database files in a scratch directory.
 
+#include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -426,6 +428,77 @@ TEST_CASE("storage: issue 11.4: sync full is the default and sync normal is hono
   normal.sync = bg::server::sync_mode::normal;
   sqlite_store db(dir.file("normal.db"), normal);
   CHECK(db.synchronous() == 1);  // NORMAL
+}
+
+namespace {
+
+/// Writes `n` changes of table `t` (each a snapshot of about 20 KB, five pages) and
+/// returns the last snapshot written.
+std::string write_big_changes(sqlite_store& db, int n) {
+  std::string last;
+  for (int i = 0; i < n; ++i) {
+    table_write w;
+    w.name = "t";
+    w.snapshot = json{{"n", i}, {"pad", std::string(20 * 1024, static_cast<char>('a' + i % 26))}}.dump();
+    REQUIRE(db.save_tables({w}) == std::vector<std::string>{""});
+    last = w.snapshot;
+  }
+  return last;
+}
+
+std::uintmax_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : size;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "storage: issue 15: the write-ahead log is checkpointed on a thread of the store's own, "
+    "keeps its bound, and loses nothing",
+    "[storage][issue15]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  bg::server::sqlite_options options;
+  options.checkpoint_pages = 8;  // a checkpoint every other write or so
+  std::string last;
+  {
+    sqlite_store db(path, options);
+    last = write_big_changes(db, 300);  // 1,500 pages in all
+    // The thread runs on its own time: wait (a bounded while) for its first rounds.
+    for (int i = 0; i < 500 && db.background_checkpoints() == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(db.background_checkpoints() > 0);
+    INFO("checkpoints by the thread " << db.background_checkpoints() << ", by the writer "
+                                      << db.writer_checkpoints());
+    // Without checkpoints the log would hold all 1,500 pages (6 MB); it never passes the
+    // writer's bound of 8 x 8 pages by more than a write (4,120 bytes a page in the log).
+    CHECK(file_size_or_zero(path + "-wal") < 100 * 4120);
+    // What a second connection reads is the last write.
+    CHECK(raw_query(path, "SELECT json_extract(snapshot, '$.n') FROM tables WHERE name = 't'") ==
+          "299");
+    CHECK(db.load_table("t")->snapshot == last);
+  }
+  // Closed and opened again: everything is there and the file is sound.
+  CHECK(bg::server::quick_check(path).empty());
+  sqlite_store again(path, options);
+  CHECK(again.load_table("t")->snapshot == last);
+}
+
+TEST_CASE("storage: issue 15: checkpoint_pages 0 leaves the checkpoints to SQLite",
+          "[storage][issue15]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  bg::server::sqlite_options options;
+  options.checkpoint_pages = 0;
+  sqlite_store db(path, options);
+  const auto last = write_big_changes(db, 300);
+  CHECK(db.background_checkpoints() == 0);
+  CHECK(db.writer_checkpoints() == 0);
+  // SQLite's automatic checkpoint (1,000 pages) bounds the log all the same.
+  CHECK(file_size_or_zero(path + "-wal") < 1100 * 4120);
+  CHECK(db.load_table("t")->snapshot == last);
 }
 
 TEST_CASE(

@@ -38,7 +38,8 @@ namespace {
 store_options store_options_of(const server_config& config) {
   const sync_mode sync = config.sync == "normal" ? sync_mode::normal : sync_mode::full;
   store_options o;
-  o.sqlite = sqlite_options{5000, sync, static_cast<std::int64_t>(config.db_max_pages)};
+  o.sqlite = sqlite_options{5000, sync, static_cast<std::int64_t>(config.db_max_pages),
+                            static_cast<std::int64_t>(config.db_checkpoint_pages)};
   o.postgres.connect_timeout_s = static_cast<int>(config.db_connect_timeout.count());
   o.postgres.statement_timeout_ms = static_cast<int>(config.db_statement_timeout.count() * 1000);
   o.postgres.sync = sync;

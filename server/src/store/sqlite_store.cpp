@@ -13,6 +13,7 @@
 
 #include "bg/server/store/rating.hpp"
 #include "bg/server/store/record_json.hpp"
+#include "wal_checkpointer.hpp"
 
 namespace bg::server {
 
@@ -421,7 +422,12 @@ sqlite_store::sqlite_store(const std::string& path, const sqlite_options& option
       if (u.step("reading the last match id"))
         next_match_id_.store(sqlite3_column_int64(u.get(), 0) + 1);
     }
+    if (options.checkpoint_pages > 0)
+      checkpointer_ = std::make_unique<wal_checkpointer>(
+          path, db_, options.checkpoint_pages,
+          options.sync == sync_mode::full ? "FULL" : "NORMAL", options.busy_timeout_ms);
   } catch (...) {
+    checkpointer_.reset();
     stmts_.reset();
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -430,7 +436,8 @@ sqlite_store::sqlite_store(const std::string& path, const sqlite_options& option
 }
 
 sqlite_store::~sqlite_store() {
-  stmts_.reset();  // finalize before closing
+  checkpointer_.reset();  // its thread stopped and its hook off before the connection closes
+  stmts_.reset();         // finalize before closing
   sqlite3_close_v2(db_);
 }
 
@@ -707,6 +714,14 @@ std::optional<saved_table> sqlite_store::load_table(std::string_view name) {
   while (u.step("loading the record journal of table " + out.name))
     out.record_journal.push_back(column_text(u.get(), 0));
   return out;
+}
+
+std::uint64_t sqlite_store::background_checkpoints() const noexcept {
+  return checkpointer_ ? checkpointer_->background_checkpoints() : 0;
+}
+
+std::uint64_t sqlite_store::writer_checkpoints() const noexcept {
+  return checkpointer_ ? checkpointer_->writer_checkpoints() : 0;
 }
 
 int sqlite_store::synchronous() {

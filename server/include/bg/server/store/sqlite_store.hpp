@@ -18,6 +18,8 @@ struct sqlite3;
 
 namespace bg::server {
 
+class wal_checkpointer;
+
 /// How a sqlite_store opens its file (gammond's --sync, --db-max-pages).
 struct sqlite_options {
   /// How long a write waits for another connection's lock, in milliseconds.
@@ -29,6 +31,12 @@ struct sqlite_options {
   /// or disk is full") and undone. 0: SQLite's own limit. A file already bigger keeps
   /// its size (SQLite never lowers the limit below the current size).
   std::int64_t max_pages = 0;
+  /// Write-ahead log pages (4096 bytes each by default) after which a thread of the
+  /// store's own copies the log into the database file (wal_checkpointer, issue 15: the
+  /// committing thread never waits for a checkpoint; the writer still does one itself
+  /// past 8 times this). 0: SQLite's automatic checkpoint, run by the committing thread
+  /// at 1,000 pages.
+  std::int64_t checkpoint_pages = 1000;
 };
 
 /// One SQLite database file in WAL mode; with sync_mode::full (the default) a commit
@@ -127,6 +135,11 @@ class sqlite_store final : public store {
 
   /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
   [[nodiscard]] int synchronous();
+  /// Checkpoints run so far by the store's checkpoint thread (0 with
+  /// sqlite_options::checkpoint_pages 0), and by the committing thread because the log
+  /// passed its bound.
+  [[nodiscard]] std::uint64_t background_checkpoints() const noexcept;
+  [[nodiscard]] std::uint64_t writer_checkpoints() const noexcept;
 
  private:
   struct statements;  ///< the prepared statements, defined in sqlite_store.cpp
@@ -142,6 +155,7 @@ class sqlite_store final : public store {
   std::mutex mutex_;
   sqlite3* db_ = nullptr;
   std::unique_ptr<statements> stmts_;
+  std::unique_ptr<wal_checkpointer> checkpointer_;  ///< null: SQLite's own checkpoints
   std::atomic<std::int64_t> next_match_id_{1};
 };
 
