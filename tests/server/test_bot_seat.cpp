@@ -273,6 +273,10 @@ TEST_CASE("issue 14: the bot's seat and level survive a snapshot; it holds no na
   CHECK(t.held_seats() == std::vector<std::string>{"alice"});  // people only
   const auto snap = t.snapshot();
   CHECK(snap["bots"]["red"] == "advanced");
+  // The text stored with each change (issue 15) is the same snapshot, byte for byte.
+  auto with_tokens = snap;
+  with_tokens["token_hashes"] = json::array({nullptr, "h"});
+  CHECK(t.snapshot_text({std::nullopt, "h"}) == with_tokens.dump());
   std::vector<json> journal;  // the record is not what this test is about
   journal.push_back(json{{"op", "begin"}, {"record", json(match_record{})}});
   auto back = table::restore(snap, dice, hooks_with_bots(), journal);

@@ -256,6 +256,15 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
     full["legal"] = json::array();
     full["legal_moves"] = json::array();
     REQUIRE(full == lean);
+    // The snapshot stored with each change (issue 15): snapshot_text() is encode() of
+    // snapshot() with the seats' token hashes, byte for byte.
+    for (const auto& tokens : {std::array<std::optional<std::string>, 2>{"h\"1", std::nullopt},
+                               std::array<std::optional<std::string>, 2>{}}) {
+      auto snap = t.snapshot();
+      snap["token_hashes"] = json::array();
+      for (const auto& h : tokens) snap["token_hashes"].push_back(h ? json(*h) : json(nullptr));
+      REQUIRE(t.snapshot_text(tokens) == bg::protocol::encode(snap));
+    }
   };
   const auto send = [&](const std::string& who, const std::string& line) {
     auto c = bg::protocol::parse_line(line);
@@ -270,7 +279,10 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
   }
   send("Ωmega", "/join red");
   send("李白", "/join black");
-  for (const auto& o : options) send("Ωmega", o);
+  for (const auto& o : options) {
+    send("Ωmega", o);
+    if (o.rfind("/kick ", 0) == 0) REQUIRE(t.snapshot()["kicked"].size() == 1);  // in force
+  }
   send("Ωmega", "/start");
   for (int i = 0; i < commands; ++i) {
     const auto st = t.state();
@@ -316,11 +328,13 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
 
 }  // namespace
 
-TEST_CASE("issue 15: state_text() is encode(state()) byte for byte through seeded games",
+TEST_CASE("issue 15: state_text() is encode(state()) and snapshot_text() encode(snapshot()) byte "
+          "for byte through seeded games",
           "[server][table][state][issue15]") {
   SECTION("a 5-point match, standard, cube and resignations, a private table (issue 13)") {
     check_state_text_through_games(
-        1, {"/option match 5", "/option private on", "/invite carol-1", "/invite Zoë"}, 600);
+        1, {"/option match 5", "/option private on", "/invite carol-1", "/invite Zoë", "/kick dave"},
+        600);
   }
   SECTION("long nardy, a 3-point match with a clock") {
     check_state_text_through_games(

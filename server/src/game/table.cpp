@@ -1922,6 +1922,193 @@ json table::snapshot() const {
   return j;
 }
 
+std::string table::snapshot_text(
+    const std::array<std::optional<std::string>, 2>& token_hashes) const {
+  // The keys of every object in nlohmann's (sorted) order, as snapshot() holds them.
+  using writer = protocol::json_writer;
+  const auto side_or_null = [](writer& w, std::optional<side> s) {
+    if (s) {
+      w.value(engine::to_string(*s));
+    } else {
+      w.null();
+    }
+  };
+  const auto text_or_null = [](writer& w, const std::optional<std::string>& t) {
+    if (t) {
+      w.value(*t);
+    } else {
+      w.null();
+    }
+  };
+  const auto options = [](writer& w, const engine::match_options& o) {
+    w.begin_object()
+        .key("kind")
+        .value(engine::to_string(o.kind))
+        .key("length")
+        .value(o.length)
+        .key("variant")
+        .value(engine::to_string(o.game_variant))
+        .end_object();
+  };
+  const auto bot_of = [](const std::optional<seat>& st) {
+    return st && !st->bot.empty() ? std::optional<std::string>(st->bot) : std::nullopt;
+  };
+  const auto name_of = [](const std::optional<seat>& st) {
+    return st ? std::optional<std::string>(st->name) : std::nullopt;
+  };
+
+  writer w(1024);
+  w.begin_object();
+  w.key("bots").begin_object().key("black");
+  text_or_null(w, bot_of(seats_[1]));
+  w.key("red");
+  text_or_null(w, bot_of(seats_[0]));
+  w.end_object();
+  w.key("clock");
+  if (clock_) {
+    w.begin_object()
+        .key("bank")
+        .begin_array()
+        .value(clock_->bank(side::red))
+        .value(clock_->bank(side::black))
+        .end_array()
+        .key("delay")
+        .value(clock_->delay())
+        .key("delay_left")
+        .value(clock_->delay_left())
+        .key("running");
+    side_or_null(w, clock_->running());
+    w.key("since").value(clock_->since()).key("timed").value(clock_->is_timed()).end_object();
+  } else {
+    w.null();
+  }
+  w.key("clock_option")
+      .begin_object()
+      .key("delay")
+      .value(clock_option_.delay_seconds)
+      .key("minutes")
+      .value(clock_option_.minutes)
+      .end_object();
+  w.key("dice");
+  if (match_dice_) {
+    w.begin_object()
+        .key("game")
+        .value(match_dice_->game())
+        .key("next_k")
+        .value(match_dice_->next_k())
+        .key("player_seeds")
+        .begin_array();
+    for (const auto& seed : match_dice_->player_seeds()) w.value(seed);
+    w.end_array().key("seed").value(derived_dice::to_hex(match_dice_->seed())).end_object();
+  } else {
+    w.null();
+  }
+  w.key("invited").begin_array();
+  for (const auto& [key, name] : invited_) w.value(name);
+  w.end_array();
+  w.key("kicked").begin_array();
+  for (const auto& [key, bar] : kicked_)
+    w.begin_object().key("name").value(bar.name).key("until_ms").value(bar.until_ms).end_object();
+  w.end_array();
+  w.key("last_match_id").value(last_match_id_);
+  w.key("match");
+  if (match_) {
+    const auto& m = *match_;
+    const auto result = [&](const engine::game_result& r) {
+      w.begin_object()
+          .key("kind")
+          .value(engine::to_string(r.kind))
+          .key("points")
+          .value(r.points)
+          .key("reason")
+          .value(engine::to_string(r.reason))
+          .key("winner")
+          .value(engine::to_string(r.winner))
+          .end_object();
+    };
+    w.begin_object().key("continuing").begin_array();
+    for (const bool c : m.continuing()) w.value(c);
+    w.end_array();
+    w.key("crawford_done").value(m.crawford_done());
+    w.key("crawford_game").value(m.is_crawford_game());
+    w.key("cube").begin_object().key("offered_by");
+    side_or_null(w, m.doubling_cube().offered_by);
+    w.key("owner");
+    side_or_null(w, m.doubling_cube().owner);
+    w.key("value").value(m.doubling_cube().value).end_object();
+    // game (game_json())
+    const auto& g = m.current_game();
+    w.key("game").begin_object();
+    w.key("dice").begin_array().value(g.dice().die1).value(g.dice().die2).end_array();
+    w.key("phase");
+    switch (g.phase()) {
+      case engine::game_phase::opening:
+        w.value("opening");
+        break;
+      case engine::game_phase::roll:
+        w.value("roll");
+        break;
+      case engine::game_phase::move:
+        w.value("move");
+        break;
+      case engine::game_phase::over:
+        w.value("over");
+        break;
+    }
+    w.key("position").value(engine::position_id(g.current()));
+    w.key("result");
+    if (g.result_of_game()) {
+      result(*g.result_of_game());
+    } else {
+      w.null();
+    }
+    w.key("turn").value(engine::to_string(g.turn()));
+    w.key("turns").value(g.turn_number()).end_object();
+    w.key("game_number").value(m.game_number());
+    w.key("options");
+    options(w, m.options());
+    w.key("phase").value(engine::to_string(m.phase()));
+    w.key("resignation");
+    if (m.pending_resignation()) {
+      const auto& r = *m.pending_resignation();
+      w.begin_object()
+          .key("by")
+          .value(engine::to_string(r.by))
+          .key("kind")
+          .value(engine::to_string(r.kind))
+          .key("resume_phase")
+          .value(engine::to_string(r.resume_phase))
+          .end_object();
+    } else {
+      w.null();
+    }
+    w.key("results").begin_array();
+    for (const auto& r : m.results()) result(r);
+    w.end_array();
+    w.key("score").begin_array().value(m.score()[0]).value(m.score()[1]).end_array();
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("matches_started").value(matches_started_);
+  w.key("name").value(name_);
+  w.key("options");
+  options(w, options_);
+  w.key("owner").value(owner_);
+  w.key("private").value(private_);
+  w.key("seats").begin_array();
+  for (const auto& st : seats_) text_or_null(w, name_of(st));
+  w.end_array();
+  w.key("seq").value(seq_);
+  w.key("token_hashes").begin_array();
+  for (const auto& t : token_hashes) text_or_null(w, t);
+  w.end_array();
+  w.key("tutor").value(tutor_);
+  w.key("version").value(2);
+  w.end_object();
+  return w.release();
+}
+
 engine::result<std::unique_ptr<table>> table::restore(const json& snap, engine::dice_source& dice,
                                                       table_hooks hooks,
                                                       const std::vector<json>& record_journal,

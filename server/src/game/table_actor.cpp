@@ -528,14 +528,12 @@ void table_actor::rearm() {
 /// rated (RULES.md S1: a match to n >= 1 points between two accounts, with a winner; a
 /// forfeit is a loss).
 table_write table_actor::write_of(table_outcome& o) const {
-  json snap = table_->snapshot();
-  json tokens = json::array();
-  for (const auto& st : table_->seats())
-    tokens.push_back(st ? json(svc_.token_hash_of(st->name)) : json(nullptr));
-  snap["token_hashes"] = std::move(tokens);
+  std::array<std::optional<std::string>, 2> tokens;
+  for (std::size_t i = 0; i < 2; ++i)
+    if (const auto& st = table_->seats()[i]) tokens[i] = svc_.token_hash_of(st->name);
   table_write w;
   w.name = table_->name();
-  w.snapshot = snap.dump();
+  w.snapshot = table_->snapshot_text(tokens);
   w.reset_record = o.record_reset;
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());

@@ -109,7 +109,11 @@ void from_json(const json& j, end_reason& r) {
 }
 
 void to_json(json& j, match_kind k) {
-  j = std::string(enum_name(k, match_kind_names));
+  j = std::string(to_string(k));
+}
+
+std::string_view to_string(match_kind k) noexcept {
+  return enum_name(k, match_kind_names);
 }
 
 void from_json(const json& j, match_kind& k) {

@@ -239,6 +239,11 @@ class table {
   /// which the host keeps as a journal of table_outcome::record_log entries
   /// (snapshot version 2; version 1 carried the whole record under "record").
   [[nodiscard]] nlohmann::json snapshot() const;
+  /// protocol::encode() of snapshot() with "token_hashes" set to `token_hashes` ([red,
+  /// black]: each seat's resume-token hash, null for none), byte for byte, written
+  /// straight into the text (issue 15: the snapshot is stored with every change).
+  [[nodiscard]] std::string snapshot_text(
+      const std::array<std::optional<std::string>, 2>& token_hashes) const;
   /// Rebuilds a table from snapshot() and the record journal (every record_log entry
   /// saved since the last record_reset, in order); nobody is present afterwards, and
   /// seats are kept only while a match is in progress. A version 1 snapshot's "record"

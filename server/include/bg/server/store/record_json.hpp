@@ -77,6 +77,8 @@ void from_json(const nlohmann::json& j, end_reason& r);
 
 /// match_kind <-> "free_play" / "points" / "basis".
 void to_json(nlohmann::json& j, match_kind k);
+/// The name to_json() writes for `k` ("free_play", "points" or "basis").
+[[nodiscard]] std::string_view to_string(match_kind k) noexcept;
 /// Throws json::other_error on any other string.
 void from_json(const nlohmann::json& j, match_kind& k);
 
