@@ -517,8 +517,8 @@ std::vector<setting> settings() {
          return std::nullopt;
        }},
       {"analysis-nice", "N",
-       "CPU niceness of the analysing gnubg processes (0: normal priority; 19: only the time "
-       "nothing else wants)",
+       "CPU niceness of the analysing gnubg processes (0: normal priority; 19, also the "
+       "SCHED_IDLE class: only the time nothing else wants)",
        number(&server_config::analysis_nice), integer_field(&server_config::analysis_nice, 0, 19)},
       {"analysis-timeout", "SECONDS", "one analysis may take this long before gnubg is killed",
        number(&server_config::analysis_timeout),

@@ -35,8 +35,8 @@ class child_process {
   /// stdin from /dev/null and stdout and stderr appended to `log` (created if needed),
   /// every signal at its default disposition, in a new process group, and with SIGKILL
   /// as its parent-death signal: it dies with the calling thread. `niceness` (0..19)
-  /// lowers its CPU priority (setpriority(2)): 19 runs it only on CPU time nothing else
-  /// wants. Throws
+  /// lowers its CPU priority (setpriority(2)); 19 also puts it in the SCHED_IDLE class
+  /// (sched(7)), so that it runs only on CPU time nothing else wants. Throws
   /// std::system_error when it cannot be started (no such file, not executable, no such
   /// directory, no pidfd), std::invalid_argument when `argv` is empty.
   child_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
