@@ -225,11 +225,11 @@ bool game_service::restore_saved(const saved_table& saved, std::int64_t epoch) {
       if (const auto a = storage_->find_account(key))
         ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
     }
-    lobby_.set(name, (*t)->summary());
+    lobby_entry entry{(*t)->summary_text(), !(*t)->is_private()};
     if (bus_) {
       // Taken over from a dead node: listed as this node's, and its seated names are
       // this node's unless a live node has them now (a player back elsewhere).
-      bus_->publish_table(name, (*t)->summary());
+      bus_->publish_table(name, entry.listed ? std::optional(entry.text) : std::nullopt);
       for (const auto& held : (*t)->held_seats())
         if (const auto u = players_.name_in_use(name_key(held)))
           bus_->take(u->key, u->name, u->token_hash, u->connected, false, true);
@@ -614,7 +614,7 @@ void game_service::start_bus() {
 void game_service::republish() {
   std::lock_guard lock(mutex_);
   if (!bus_) return;
-  for (const auto& [table, entry] : lobby_.entries()) bus_->publish_table(table, entry);
+  for (const auto& [table, text] : lobby_.entries()) bus_->publish_table(table, text);
   for (const auto& u : players_.names_in_use())
     bus_->take(u.key, u.name, u.token_hash, u.connected, false);
 }
@@ -825,13 +825,14 @@ std::shared_ptr<service> make_game_service(const server_config& config, metrics&
   return svc;
 }
 
-void game_service::set_summary(const std::string& table, json summary, const table_actor* from) {
+void game_service::set_summary(const std::string& table, std::optional<lobby_entry> summary,
+                               const table_actor* from) {
   std::lock_guard lock(mutex_);
   if (from) {
     const auto it = tables_.find(table);
     if (it == tables_.end() || it->second.get() != from) return;
   }
-  if (summary.is_null()) {
+  if (!summary) {
     // The table is idle: nobody present, no seat, no match. Forget it, unless a
     // message for it is already on its way (then it is not idle for long).
     const auto it = tables_.find(table);
@@ -854,8 +855,9 @@ void game_service::set_summary(const std::string& table, json summary, const tab
     });
     return;
   }
-  if (bus_) bus_->publish_table(table, summary);  // a private table is published as gone
-  lobby_.set(table, std::move(summary));
+  if (bus_)  // a private table is published as gone
+    bus_->publish_table(table, summary->listed ? std::optional(summary->text) : std::nullopt);
+  lobby_.set(table, std::move(*summary));
 }
 
 table_hooks game_service::hooks() {

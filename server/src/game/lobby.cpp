@@ -7,14 +7,12 @@ namespace bg::server {
 
 using nlohmann::json;
 
-void lobby::set(const std::string& table, json summary) {
-  // A private table (issue 13) is not listed.
-  if (const auto o = summary.find("options");
-      o != summary.end() && o->is_object() && o->value("private", false)) {
+void lobby::set(const std::string& table, lobby_entry entry) {
+  if (!entry.listed) {  // a private table (issue 13)
     summaries_.erase(table);
     return;
   }
-  summaries_[table] = std::move(summary);
+  summaries_[table] = std::move(entry.text);
 }
 
 void lobby::erase(const std::string& table) {
@@ -29,7 +27,7 @@ json lobby::page(std::size_t page, std::size_t per_page) const {
   auto it = summaries_.begin();
   std::advance(it, static_cast<std::ptrdiff_t>(std::min(total, (page - 1) * per_page)));
   for (std::size_t n = 0; it != summaries_.end() && n < per_page; ++it, ++n)
-    list.push_back(it->second);
+    list.push_back(json::parse(it->second));
   return json{{"type", "tables"},
               {"tables", std::move(list)},
               {"page", page},

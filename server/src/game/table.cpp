@@ -33,6 +33,35 @@ json clock_option_json(const protocol::clock_option& c) {
   return json{{"minutes", c.minutes}, {"delay", c.delay_seconds}};
 }
 
+/// options_json() with `private` (as `state` and the lobby's summary carry it), written
+/// straight into `w` in nlohmann's key order.
+void write_options(pr::json_writer& w, const engine::match_options& o, bool is_private, bool tutor,
+                   const protocol::clock_option& clock) {
+  w.begin_object().key("clock");
+  if (clock.minutes == 0) {
+    w.null();
+  } else {
+    w.begin_object().key("delay").value(clock.delay_seconds).key("minutes").value(clock.minutes);
+    w.end_object();
+  }
+  w.key("match");
+  switch (o.kind) {
+    case engine::match_kind::free_play:
+      w.value("off");
+      break;
+    case engine::match_kind::basis:
+      w.value("basis");
+      break;
+    case engine::match_kind::points:
+      w.value(o.length);
+      break;
+  }
+  w.key("match_length").value(o.length);
+  w.key("private").value(is_private);  // issue 13
+  w.key("tutor").value(tutor);
+  w.key("variant").value(engine::to_string(o.game_variant)).end_object();
+}
+
 std::string clock_option_text(const protocol::clock_option& c) {
   if (c.minutes == 0) return "no clock";
   return "clock " + std::to_string(c.minutes) + " min + " + std::to_string(c.delay_seconds) +
@@ -1614,34 +1643,8 @@ std::string table::state_text(bool with_legal) const {
   w.key("match_id").value(playing ? match_->id() : std::string{});
   w.key("match_length").value(opts.kind == engine::match_kind::points ? opts.length : 0);
   w.key("may_double").value(playing && has_turn && match_->may_double(g.turn()));
-  // options (options_json())
-  w.key("options").begin_object().key("clock");
-  if (clock_option_.minutes == 0) {
-    w.null();
-  } else {
-    w.begin_object()
-        .key("delay")
-        .value(clock_option_.delay_seconds)
-        .key("minutes")
-        .value(clock_option_.minutes)
-        .end_object();
-  }
-  w.key("match");
-  switch (options_.kind) {
-    case engine::match_kind::free_play:
-      w.value("off");
-      break;
-    case engine::match_kind::basis:
-      w.value("basis");
-      break;
-    case engine::match_kind::points:
-      w.value(options_.length);
-      break;
-  }
-  w.key("match_length").value(options_.length);
-  w.key("private").value(private_);  // issue 13
-  w.key("tutor").value(tutor_);
-  w.key("variant").value(engine::to_string(options_.game_variant)).end_object();
+  w.key("options");
+  write_options(w, options_, private_, tutor_, clock_option_);
   w.key("owner");  // issue 13
   if (owner_.empty()) {
     w.null();
@@ -1754,6 +1757,58 @@ json table::summary() const {
   };
   j["ratings"] = {{"red", rating(seats_[0])}, {"black", rating(seats_[1])}};
   return j;
+}
+
+std::string table::summary_text() const {
+  using writer = protocol::json_writer;
+  const auto name_or_null = [](writer& w, const std::optional<seat>& st, bool bot) {
+    if (st && (!bot || !st->bot.empty())) {
+      w.value(bot ? st->bot : st->name);
+    } else {
+      w.null();
+    }
+  };
+  const auto rating = [&](writer& w, const std::optional<seat>& st) {
+    const auto r = st && hooks_.rating_of ? hooks_.rating_of(st->name, options_.game_variant)
+                                          : std::nullopt;
+    if (r) {
+      w.value(*r);
+    } else {
+      w.null();
+    }
+  };
+  writer w(512);
+  w.begin_object().key("bots").begin_object().key("black");
+  name_or_null(w, seats_[1], true);
+  w.key("red");
+  name_or_null(w, seats_[0], true);
+  w.end_object();
+  w.key("name").value(name_);
+  w.key("options");
+  write_options(w, options_, private_, tutor_, clock_option_);
+  w.key("owner");
+  if (owner_.empty()) {
+    w.null();
+  } else {
+    w.value(owner_);
+  }
+  w.key("phase").value(match_ ? engine::to_string(match_->phase()) : std::string_view{"waiting"});
+  w.key("players").begin_object().key("black");
+  name_or_null(w, seats_[1], false);
+  w.key("red");
+  name_or_null(w, seats_[0], false);
+  w.end_object();
+  w.key("ratings").begin_object().key("black");
+  rating(w, seats_[1]);
+  w.key("red");
+  rating(w, seats_[0]);
+  w.end_object();
+  const auto score = match_ ? match_->score() : std::array<int, 2>{0, 0};
+  w.key("score").begin_object().key("black").value(score[1]).key("red").value(score[0]);
+  w.end_object();
+  w.key("spectators").value(static_cast<std::uint64_t>(spectators_.size()));
+  w.end_object();
+  return w.release();
 }
 
 // ------------------------------------------------------------------------------------

@@ -22,6 +22,15 @@ namespace asio = boost::asio;
 using nlohmann::json;
 using frame_ptr = std::shared_ptr<const std::string>;
 
+namespace {
+
+/// The lobby's entry of `t` as it is now (issue 15: its text, written without a tree).
+lobby_entry lobby_entry_of(const table& t) {
+  return lobby_entry{t.summary_text(), !t.is_private()};
+}
+
+}  // namespace
+
 /// The frames one change sends, gathered per client so that each client gets them in
 /// one hand-over (client::send of a batch), in the order they were added.
 class outbox {
@@ -361,7 +370,7 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
   }
   table_ = std::move(*t);
   spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
-  svc_.set_summary(table_->name(), table_->summary(), this);
+  svc_.set_summary(table_->name(), lobby_entry_of(*table_), this);
   rearm();
   return true;
 }
@@ -419,7 +428,7 @@ void table_actor::forget_if_idle() {
   // While a change is being written the table is not forgotten yet: the write's
   // success calls this again (and a failure may bring people back).
   if (writing_) return;
-  if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), nullptr);
+  if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), std::nullopt);
 }
 
 void table_actor::do_line(const std::shared_ptr<client>& c, const std::string& name,
@@ -731,7 +740,8 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                          for (const auto& a : outcome->moderation) game_service::log_moderation(a);
                          for (const auto& [to, notice] : outcome->notices)
                            self->svc_.notify(to, notice);
-                         self->svc_.set_summary(self->name(), self->table_->summary(), self.get());
+                         self->svc_.set_summary(self->name(), lobby_entry_of(*self->table_),
+                                                self.get());
                          self->report_written(started, finished);
                          self->writing_ = false;
                          self->forget_if_idle();

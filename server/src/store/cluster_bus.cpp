@@ -268,7 +268,7 @@ void cluster_bus::receive(pg::connection& db) {
 }
 
 void cluster_bus::flush_lobby(pg::connection& db) {
-  std::map<std::string, std::optional<json>> batch;
+  std::map<std::string, std::optional<std::string>> batch;
   {
     std::lock_guard lock(mutex_);
     batch.swap(lobby_);
@@ -282,7 +282,7 @@ void cluster_bus::flush_lobby(pg::connection& db) {
                 "INSERT INTO cluster_lobby(table_name, node, entry, updated_at) "
                 "VALUES ($1, $2, $3, now()) ON CONFLICT (table_name) DO UPDATE SET "
                 "node = excluded.node, entry = excluded.entry, updated_at = now()",
-                {table, o_.node_id, entry->dump(-1, ' ', false, json::error_handler_t::replace)});
+                {table, o_.node_id, *entry});
       } else {
         db.exec("removing a lobby entry",
                 "DELETE FROM cluster_lobby WHERE table_name = $1 AND node = $2",
@@ -308,11 +308,7 @@ void cluster_bus::flush_lobby(pg::connection& db) {
 
 // --- requests ----------------------------------------------------------------------
 
-void cluster_bus::publish_table(const std::string& table, std::optional<json> entry) {
-  if (entry) {
-    const auto o = entry->find("options");
-    if (o != entry->end() && o->is_object() && o->value("private", false)) entry.reset();
-  }
+void cluster_bus::publish_table(const std::string& table, std::optional<std::string> entry) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;

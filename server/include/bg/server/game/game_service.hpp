@@ -79,11 +79,11 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void start();
 
   // Used by table actors (any thread).
-  /// Records the lobby summary of `table` (written state only). nullptr: the table is
+  /// Records the lobby summary of `table` (written state only). nullopt: the table is
   /// idle and is forgotten, its row deleted through the writer (no SQLite call here).
   /// With `from`, ignored unless `from` is still the table's actor (a summary written
   /// after the table was forgotten, or replaced by a new one, is stale).
-  void set_summary(const std::string& table, nlohmann::json summary,
+  void set_summary(const std::string& table, std::optional<lobby_entry> summary,
                    const table_actor* from = nullptr);
   /// The hooks every table gets: match ids reserved from the store, the clocks' time,
   /// each match's dice seed (S4), limits.

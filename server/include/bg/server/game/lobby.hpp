@@ -13,23 +13,32 @@
 
 namespace bg::server {
 
+/// A table's lobby entry as the table wrote it (issue 15: text, not a tree, because it
+/// is written again after every change and read only when someone asks for the list).
+struct lobby_entry {
+  std::string text;   ///< table::summary_text(): one entry of the `tables` list
+  bool listed = true;  ///< false for a private table (issue 13): kept out of the list
+};
+
 /// The lobby's list and chat bounds. Not thread-safe: the game service's mutex guards
 /// it.
 class lobby {
  public:
   using clock_type = std::chrono::steady_clock;
 
-  /// Records `summary` (table::summary()) as the lobby entry of `table`.
-  /// A private table's summary (`options.private`, issue 13) is not kept: it is not listed.
-  void set(const std::string& table, nlohmann::json summary);
+  /// Records `entry` as the lobby entry of `table`; an entry not listed (a private
+  /// table, issue 13) removes the table from the list.
+  void set(const std::string& table, lobby_entry entry);
   /// Removes `table` from the list.
   void erase(const std::string& table);
   /// The `tables` message: page `page` (from 1; clamped to the last page) of the list
   /// in name order, `per_page` summaries a page, with `page`, `pages` and `total`.
+  /// Throws nlohmann::json::parse_error if an entry's text is not JSON (never: the
+  /// tables write it).
   [[nodiscard]] nlohmann::json page(std::size_t page, std::size_t per_page) const;
 
-  /// Every listed table's summary, by table name.
-  [[nodiscard]] const std::map<std::string, nlohmann::json>& entries() const noexcept {
+  /// Every listed table's summary text, by table name.
+  [[nodiscard]] const std::map<std::string, std::string>& entries() const noexcept {
     return summaries_;
   }
 
@@ -41,7 +50,7 @@ class lobby {
                                         std::chrono::seconds interval, std::size_t per_minute);
 
  private:
-  std::map<std::string, nlohmann::json> summaries_;
+  std::map<std::string, std::string> summaries_;  // table::summary_text() by table
   clock_type::time_point window_start_{};
   std::size_t lines_in_window_ = 0;
 };

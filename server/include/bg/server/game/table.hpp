@@ -235,6 +235,9 @@ class table {
   /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
   /// (null for a guest or a free seat).
   [[nodiscard]] nlohmann::json summary() const;
+  /// protocol::encode(summary()), byte for byte, written straight into the text (issue
+  /// 15: the lobby's entry is rewritten after every change).
+  [[nodiscard]] std::string summary_text() const;
   /// Everything needed to rebuild the table after a restart except the match record,
   /// which the host keeps as a journal of table_outcome::record_log entries
   /// (snapshot version 2; version 1 carried the whole record under "record").

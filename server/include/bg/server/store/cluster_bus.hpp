@@ -106,10 +106,11 @@ class cluster_bus {
   [[nodiscard]] static std::optional<event> decode(std::string_view channel, std::string_view text);
 
   // The lobby.
-  /// Table `table`'s lobby entry is now `entry` (table::summary()), or gone (nullopt;
-  /// also for a private table, which is not listed). Coalesced: only the last entry of a
-  /// table waiting to be written is written, with a NOTIFY on gammond_lobby.
-  void publish_table(const std::string& table, std::optional<nlohmann::json> entry);
+  /// Table `table`'s lobby entry is now `entry` (table::summary_text(), JSON text), or
+  /// gone (nullopt; the caller passes nullopt for a private table, which is not listed).
+  /// Coalesced: only the last entry of a table waiting to be written is written, with a
+  /// NOTIFY on gammond_lobby.
+  void publish_table(const std::string& table, std::optional<std::string> entry);
   /// The `tables` message of page `page` (from 1, clamped to the last) of the listed
   /// tables of every live node, in name order, `per_page` a page, each entry with the
   /// `node` that has the table; nullopt when the database could not be read.
@@ -174,7 +175,7 @@ class cluster_bus {
 
   mutable std::mutex mutex_;  // guards everything below
   std::deque<job> jobs_;
-  std::map<std::string, std::optional<nlohmann::json>> lobby_;  // table -> entry to write
+  std::map<std::string, std::optional<std::string>> lobby_;  // table -> entry text to write
   std::deque<event> events_;
   bool draining_ = false;  // a drain of events_ is posted
   bool stopping_ = false;
