@@ -154,6 +154,10 @@ void analysis_queue::work() {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !waiting_.empty(); });
       if (stopping_) return;
+      if (options_.busy && options_.busy()) {  // live play first: ask again in a while
+        wake_.wait_for(lock, options_.busy_poll, [this] { return stopping_; });
+        continue;
+      }
       j = std::move(waiting_.front());
       waiting_.pop_front();
       ++running_;

@@ -103,6 +103,11 @@ void metrics::command(std::string_view name, std::chrono::nanoseconds latency) {
   ++latency_count_;
 }
 
+std::uint64_t metrics::commands_handled() const {
+  const std::lock_guard lock{mutex_};
+  return latency_count_;
+}
+
 void metrics::error(std::string_view code) {
   const std::lock_guard lock{mutex_};
   auto it = errors_.find(code);

@@ -520,6 +520,11 @@ std::vector<setting> settings() {
        "CPU niceness of the analysing gnubg processes (0: normal priority; 19, also the "
        "SCHED_IDLE class: only the time nothing else wants)",
        number(&server_config::analysis_nice), integer_field(&server_config::analysis_nice, 0, 19)},
+      {"analysis-busy-rate", "N",
+       "while the tables handle more than N commands a second, no new analysis starts (one "
+       "running goes on): live play first; 0: analyses never wait",
+       number(&server_config::analysis_busy_rate),
+       integer_field(&server_config::analysis_busy_rate, 0, 1'000'000'000)},
       {"analysis-timeout", "SECONDS", "one analysis may take this long before gnubg is killed",
        number(&server_config::analysis_timeout),
        seconds_field(&server_config::analysis_timeout, 1, 7 * 24 * 3600)},

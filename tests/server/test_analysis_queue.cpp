@@ -12,6 +12,7 @@
 
 #include <csignal>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -267,6 +268,30 @@ TEST_CASE("a full queue refuses a match, and the waiting ones are analysed later
   REQUIRE(bg::test::eventually([&] { return got.size() == 2; }, 120s));
   CHECK(got.of(1).done);
   CHECK(got.of(2).done);
+}
+
+TEST_CASE("while the server says it is busy no analysis starts; one starts once it is calm",
+          "[analysis][gnubg][issue15]") {
+  scratch dir;
+  reports got;
+  std::atomic<bool> busy{true};
+  std::atomic<int> asked{0};
+  auto opts = fast(gnubg_path(), dir.path);
+  opts.busy = [&] {
+    ++asked;
+    return busy.load();
+  };
+  opts.busy_poll = 20ms;
+  analysis_queue queue(opts, got.handler());
+  REQUIRE(queue.submit(blunder_job(1)) == analysis_queue::submitted::queued);
+  // Asked again and again, and each time the match stays where it is.
+  REQUIRE(bg::test::eventually([&] { return asked.load() >= 10; }));
+  CHECK(queue.running() == 0);
+  CHECK(queue.waiting() == 1);
+  CHECK(got.size() == 0);
+  busy = false;
+  REQUIRE(bg::test::eventually([&] { return got.size() == 1; }, 120s));
+  CHECK(got.of(1).done);
 }
 
 TEST_CASE("stop() ends a running gnubg and drops the waiting matches unreported",

@@ -270,6 +270,23 @@ void game_service::start_analysis() {
                 .value_or(bots::analysis_level::worldclass);
   o.timeout = config_.analysis_timeout;
   o.niceness = config_.analysis_nice;
+  if (config_.analysis_busy_rate > 0) {
+    // Commands handled per second since the queue last asked (over a second at least;
+    // it asks every second while it waits).
+    o.busy = [this, limit = static_cast<double>(config_.analysis_busy_rate),
+              since = std::chrono::steady_clock::now(), count = metrics_.commands_handled(),
+              busy = false]() mutable {
+      const auto now = std::chrono::steady_clock::now();
+      const std::chrono::duration<double> elapsed = now - since;
+      if (elapsed.count() >= 1.0) {
+        const auto handled = metrics_.commands_handled();
+        busy = static_cast<double>(handled - count) / elapsed.count() > limit;
+        since = now;
+        count = handled;
+      }
+      return busy;
+    };
+  }
   o.on_change = [this](std::size_t waiting, std::size_t running) {
     metrics_.set_analysis_queue(waiting, running);
   };

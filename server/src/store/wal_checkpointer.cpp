@@ -84,10 +84,12 @@ void wal_checkpointer::run() {
       const int rc =
           sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
       if (rc != SQLITE_OK) {
-        // SQLITE_BUSY: the writer is checkpointing itself; anything else is worth a line
-        // (the writer's bound keeps the log from growing without end meanwhile).
-        if ((rc & 0xFF) != SQLITE_BUSY)
-          spdlog::warn("storage: WAL checkpoint failed: {}", sqlite3_errmsg(db_));
+        // SQLITE_BUSY: the writer is checkpointing itself; anything else is worth a line,
+        // the first time and then once every 1,000 (an I/O error would fail on every
+        // wake-up; the writer's bound keeps the log from growing without end meanwhile).
+        if ((rc & 0xFF) != SQLITE_BUSY && failures_++ % 1000 == 0)
+          spdlog::warn("storage: WAL checkpoint failed ({} time(s) so far): {}", failures_,
+                       sqlite3_errmsg(db_));
         break;
       }
       background_.fetch_add(1, std::memory_order_relaxed);

@@ -68,6 +68,7 @@ class wal_checkpointer {
   bool stop_ = false;       // under mutex_
   std::atomic<std::uint64_t> background_{0};
   std::atomic<std::uint64_t> inline_{0};
+  std::uint64_t failures_ = 0;  // the thread's own: checkpoints that failed (not busy)
   std::thread thread_;
 };
 

@@ -32,6 +32,8 @@ class metrics {
   /// A command handled: counter gammond_commands_total{command="roll"} and histogram
   /// gammond_command_seconds (from the frame's arrival to its answer being queued).
   void command(std::string_view name, std::chrono::nanoseconds latency);
+  /// Commands handled so far (gammond_command_seconds_count).
+  [[nodiscard]] std::uint64_t commands_handled() const;
   /// An error answered: counter gammond_errors_total{code="illegal_play"}.
   void error(std::string_view code);
   /// The network layer refused a connection or a WebSocket upgrade: counter

@@ -145,6 +145,12 @@ struct server_config {
   /// cores an analysis at normal priority took 8 % of the machine from the tables under
   /// load, and at nice 19 alone still 23 % at 5,000 commands/s).
   int analysis_nice = 19;
+  /// --analysis-busy-rate: while the tables handle more than this many commands a
+  /// second (measured since the queue last asked, over a second at least), no new
+  /// analysis starts; one running goes on
+  /// (issue 15: a gnubg even at the lowest priority cost the tables their p99 under
+  /// heavy load). 0: analyses never wait.
+  std::uint64_t analysis_busy_rate = 1000;
   // Accounts and ratings (issue 12).
   /// --admins: registered names (comma-separated, as typed) whose accounts are admins
   /// once logged in with their password (welcome.account.admin). Register them first:
