@@ -32,6 +32,22 @@ json_writer& json_writer::value(double d) {
 }
 
 void json_writer::write_string(std::string_view s) {
+  // Most strings (names, notation, position ids) are printable ASCII with nothing to
+  // escape: one pass finds that out and they are copied as they are.
+  bool plain = true;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out_ += '"';
+    out_ += s;
+    out_ += '"';
+    return;
+  }
   if (!valid_utf8(s)) {  // replaced as encode() replaces it
     out_ += encode(nlohmann::json(std::string{s}));
     return;

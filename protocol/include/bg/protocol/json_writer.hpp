@@ -46,7 +46,7 @@ class json_writer {
     pop();
     return *this;
   }
-  /// The key of the next member of the current object.
+  /// The key of the next member of the current object (escaped as a string value is).
   json_writer& key(std::string_view k) {
     separate();
     write_string(k);
