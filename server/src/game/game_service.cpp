@@ -916,10 +916,9 @@ std::int64_t game_service::clock_ms() const {
              .count();
 }
 
-json game_service::token_hash_of(const std::string& name) {
+std::optional<std::string> game_service::token_hash_of(const std::string& name) {
   std::lock_guard lock(mutex_);
-  const auto hash = players_.token_hash_of(name);
-  return hash ? json(*hash) : json(nullptr);
+  return players_.token_hash_of(name);
 }
 
 void game_service::holds_changed(const std::string& table, const std::vector<std::string>& before,

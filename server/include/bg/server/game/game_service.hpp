@@ -95,9 +95,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   storage_writer& writer() noexcept { return *writer_; }
   metrics& counters() noexcept { return metrics_; }
   const server_config& config() const noexcept { return config_; }
-  /// The SHA-256 (64 hex digits) of the resume token of `name`, or null when the name
+  /// The SHA-256 (64 hex digits) of the resume token of `name`, or nullopt when the name
   /// has none; table snapshots keep it for their seated players (never the token).
-  nlohmann::json token_hash_of(const std::string& name);
+  std::optional<std::string> token_hash_of(const std::string& name);
   /// Table `table`'s players holding a seat in a match in progress went from `before`
   /// to `after` (table::held_seats()). A name that no longer holds any seat and is not
   /// connected loses its resume token, and the name is free again.
