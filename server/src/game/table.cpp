@@ -62,6 +62,29 @@ void write_options(pr::json_writer& w, const engine::match_options& o, bool is_p
   w.key("variant").value(engine::to_string(o.game_variant)).end_object();
 }
 
+/// A side as "red"/"black", or null.
+void write_side(pr::json_writer& w, std::optional<side> s) {
+  if (s) {
+    w.value(engine::to_string(*s));
+  } else {
+    w.null();
+  }
+}
+
+/// A game's result as to_json(game_result) writes it, in nlohmann's key order.
+void write_result(pr::json_writer& w, const engine::game_result& r) {
+  w.begin_object()
+      .key("kind")
+      .value(engine::to_string(r.kind))
+      .key("points")
+      .value(r.points)
+      .key("reason")
+      .value(engine::to_string(r.reason))
+      .key("winner")
+      .value(engine::to_string(r.winner))
+      .end_object();
+}
+
 std::string clock_option_text(const protocol::clock_option& c) {
   if (c.minutes == 0) return "no clock";
   return "clock " + std::to_string(c.minutes) + " min + " + std::to_string(c.delay_seconds) +
@@ -1493,13 +1516,6 @@ std::string table::state_text(bool with_legal) const {
                         phase != engine::match_phase::game_over;
   const bool moving = playing && phase == engine::match_phase::move;
   const bool listed = with_legal && moving;
-  const auto side_or_null = [](writer& w, std::optional<side> s) {
-    if (s) {
-      w.value(engine::to_string(*s));
-    } else {
-      w.null();
-    }
-  };
   const auto red_black = [](writer& w, const auto& black, const auto& red) {
     w.begin_object().key("black").value(black).key("red").value(red).end_object();
   };
@@ -1545,7 +1561,7 @@ std::string table::state_text(bool with_legal) const {
         .key("red")
         .value(clock_->bank(side::red))
         .key("running");
-    side_or_null(w, in_match() ? clock_->running() : std::nullopt);
+    write_side(w, in_match() ? clock_->running() : std::nullopt);
     w.key("since").value(clock_->since()).end_object();
   } else if (!in_match() && clock_option_.minutes > 0) {
     const std::int64_t bank = clock_option_.minutes * hooks_.clock_minute_ms;
@@ -1572,7 +1588,7 @@ std::string table::state_text(bool with_legal) const {
   const engine::cube cube = playing ? match_->doubling_cube() : engine::cube{};
   w.key("cube").begin_object().key("in_play").value(opts.kind != engine::match_kind::free_play);
   w.key("offered_by");
-  side_or_null(w, cube.offered_by);
+  write_side(w, cube.offered_by);
   w.key("owner").value(cube.owner ? engine::to_string(*cube.owner) : std::string_view{"center"});
   w.key("value").value(cube.value).end_object();
   w.key("dice").begin_array();
@@ -1597,18 +1613,8 @@ std::string table::state_text(bool with_legal) const {
   if (playing && !match_->results().empty() &&
       (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
        phase == engine::match_phase::opening)) {
-    const auto& res = match_->results().back();
-    w.key("last_result")
-        .begin_object()
-        .key("kind")
-        .value(engine::to_string(res.kind))
-        .key("points")
-        .value(res.points)
-        .key("reason")
-        .value(engine::to_string(res.reason))
-        .key("winner")
-        .value(engine::to_string(res.winner))
-        .end_object();
+    w.key("last_result");
+    write_result(w, match_->results().back());
   }
   w.key("legal").begin_array();
   if (listed)
@@ -1704,9 +1710,9 @@ std::string table::state_text(bool with_legal) const {
   w.end_array();
   w.key("table").value(name_);
   w.key("to_act");
-  side_or_null(w, playing ? match_->to_act() : std::nullopt);
+  write_side(w, playing ? match_->to_act() : std::nullopt);
   w.key("turn");
-  side_or_null(w, has_turn ? std::optional<side>(g.turn()) : std::nullopt);
+  write_side(w, has_turn ? std::optional<side>(g.turn()) : std::nullopt);
   w.key("type").value("state");
   w.key("variant").value(engine::to_string(v));
   w.end_object();
@@ -1981,13 +1987,6 @@ std::string table::snapshot_text(
     const std::array<std::optional<std::string>, 2>& token_hashes) const {
   // The keys of every object in nlohmann's (sorted) order, as snapshot() holds them.
   using writer = protocol::json_writer;
-  const auto side_or_null = [](writer& w, std::optional<side> s) {
-    if (s) {
-      w.value(engine::to_string(*s));
-    } else {
-      w.null();
-    }
-  };
   const auto text_or_null = [](writer& w, const std::optional<std::string>& t) {
     if (t) {
       w.value(*t);
@@ -2032,7 +2031,7 @@ std::string table::snapshot_text(
         .key("delay_left")
         .value(clock_->delay_left())
         .key("running");
-    side_or_null(w, clock_->running());
+    write_side(w, clock_->running());
     w.key("since").value(clock_->since()).key("timed").value(clock_->is_timed()).end_object();
   } else {
     w.null();
@@ -2069,27 +2068,15 @@ std::string table::snapshot_text(
   w.key("match");
   if (match_) {
     const auto& m = *match_;
-    const auto result = [&](const engine::game_result& r) {
-      w.begin_object()
-          .key("kind")
-          .value(engine::to_string(r.kind))
-          .key("points")
-          .value(r.points)
-          .key("reason")
-          .value(engine::to_string(r.reason))
-          .key("winner")
-          .value(engine::to_string(r.winner))
-          .end_object();
-    };
     w.begin_object().key("continuing").begin_array();
     for (const bool c : m.continuing()) w.value(c);
     w.end_array();
     w.key("crawford_done").value(m.crawford_done());
     w.key("crawford_game").value(m.is_crawford_game());
     w.key("cube").begin_object().key("offered_by");
-    side_or_null(w, m.doubling_cube().offered_by);
+    write_side(w, m.doubling_cube().offered_by);
     w.key("owner");
-    side_or_null(w, m.doubling_cube().owner);
+    write_side(w, m.doubling_cube().owner);
     w.key("value").value(m.doubling_cube().value).end_object();
     // game (game_json())
     const auto& g = m.current_game();
@@ -2113,7 +2100,7 @@ std::string table::snapshot_text(
     w.key("position").value(engine::position_id(g.current()));
     w.key("result");
     if (g.result_of_game()) {
-      result(*g.result_of_game());
+      write_result(w, *g.result_of_game());
     } else {
       w.null();
     }
@@ -2138,7 +2125,7 @@ std::string table::snapshot_text(
       w.null();
     }
     w.key("results").begin_array();
-    for (const auto& r : m.results()) result(r);
+    for (const auto& r : m.results()) write_result(w, r);
     w.end_array();
     w.key("score").begin_array().value(m.score()[0]).value(m.score()[1]).end_array();
     w.end_object();
