@@ -1399,7 +1399,8 @@ table_outcome table::forfeit(side s) {
 // State
 
 bool table::lists_legal() const {
-  return match_.has_value() && match_->phase() == engine::match_phase::move;
+  return match_.has_value() && match_->phase() == engine::match_phase::move &&
+         match_->current_game().legal().size() > 1;
 }
 
 json table::state(bool with_legal) const {
@@ -1470,7 +1471,9 @@ json table::state(bool with_legal) const {
   j["crawford"] = playing && match_->is_crawford_game();
   j["game_number"] = playing ? match_->game_number() : 0;
   j["may_double"] = playing && has_turn && match_->may_double(g.turn());
-  const bool listed = with_legal && playing && phase == engine::match_phase::move;
+  // A forced play (the only legal one) is listed for spectators too: their client shows it.
+  const bool listed = playing && phase == engine::match_phase::move &&
+                      (with_legal || g.legal().size() == 1);
   j["legal"] = listed ? json(g.legal_notations()) : json::array();
   j["legal_moves"] = listed ? legal_moves_json(g.legal(), g.turn(), v) : json::array();
   j["position_id"] = engine::position_id(g.current());
@@ -1515,7 +1518,7 @@ std::string table::state_text(bool with_legal) const {
                         phase != engine::match_phase::match_over &&
                         phase != engine::match_phase::game_over;
   const bool moving = playing && phase == engine::match_phase::move;
-  const bool listed = with_legal && moving;
+  const bool listed = moving && (with_legal || g.legal().size() == 1);
   const auto red_black = [](writer& w, const auto& black, const auto& red) {
     w.begin_object().key("black").value(black).key("red").value(red).end_object();
   };

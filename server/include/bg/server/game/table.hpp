@@ -222,15 +222,16 @@ class table {
 
   /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
   /// registered player and spectator here, in the table's variant, by name. With
-  /// `with_legal` false, `legal` and `legal_moves` are empty whatever the phase: the
-  /// state a spectator gets after a change (issue 15: it cannot play them).
+  /// `with_legal` false, `legal` and `legal_moves` are empty unless the play is forced
+  /// (exactly one legal play): the state a spectator gets after a change (issue 15: it
+  /// cannot play them, but its client shows a forced play).
   [[nodiscard]] nlohmann::json state(bool with_legal = true) const;
   /// protocol::encode(state(with_legal)), byte for byte, written straight into the text
   /// without building the tree (issue 15: the message every change sends to everyone
   /// present).
   [[nodiscard]] std::string state_text(bool with_legal = true) const;
-  /// Whether `legal` is listed now (a match in phase `move`): only then do a player's
-  /// and a spectator's states differ.
+  /// Whether a player's and a spectator's states differ now: in phase `move` with more
+  /// than one legal play (a forced play is listed to spectators too).
   [[nodiscard]] bool lists_legal() const;
   /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
   /// (null for a guest or a free seat).
