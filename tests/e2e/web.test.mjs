@@ -91,6 +91,7 @@ async function run() {
   let game2Plays = 0;
   let resigned = false;
   let dropped = false;
+  let spectatorForced = 0; // forced plays the spectator's page showed too
   const passesSeen = { alice: 0, bob: 0 };
 
   // Play until the match is over: whoever the page says must act, acts.
@@ -141,7 +142,15 @@ async function run() {
         }
         const forced = await page.$eval('#banner', (b) => (b.hidden ? '' : b.textContent));
         const legal = await page.evaluate(() => window.gammond.states.get('e2e').legal.length);
-        if (legal === 1) check(forced.startsWith('forced play'), `${name}: a forced play is shown (banner: "${forced}")`);
+        if (legal === 1) {
+          check(forced.startsWith('forced play'), `${name}: a forced play is shown (banner: "${forced}")`);
+          // Issue 15: the spectator's state lists a forced play too, and its page shows it.
+          const seq = await page.evaluate(() => window.gammond.states.get('e2e').seq);
+          await carol.waitForFunction((s) => (window.gammond.states.get('e2e')?.seq ?? 0) >= s, seq, { timeout: 10000 });
+          const watching = await carol.$eval('#banner', (b) => (b.hidden ? '' : b.textContent));
+          check(watching.startsWith('forced play'), `the spectator sees the forced play too (banner: "${watching}")`);
+          spectatorForced += 1;
+        }
         await playByClicking(page, side, { drag: !dragged, undoOnce: dragged && !undone });
         if (dragged) undone = true;
         dragged = true;
@@ -181,7 +190,7 @@ async function run() {
   }
   check((await dialogKind(alice)) === 'match-over', `the match is over within ${TIME_LIMIT_MS / 1000} s (plays: ${plays})`);
   check(doubled && taken, 'the match had a double and a take');
-  log(`match over after ${plays} plays`);
+  log(`match over after ${plays} plays (${spectatorForced} forced, shown to the spectator too)`);
 
   // The end as every page shows it.
   for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {
