@@ -351,6 +351,33 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "issue 15: after a restart the lobby lists every restored table as it was written, and "
+    "not a private one",
+    "[issue15][durability]") {
+  gammond_process server{flags()};
+  {
+    player red(server.port(), "alice");
+    player black(server.port(), "bob");
+    red.ok("kept", "/join red");
+    black.ok("kept", "/join black");
+    black.ok("kept", "/start");
+    red.ok("hidden", "/join red");  // the owner
+    black.ok("hidden", "/join black");
+    red.ok("hidden", "/option private on");
+    black.ok("hidden", "/start");
+  }
+  server.restart();
+  player watcher(server.port(), "watcher");
+  const json tables = watcher.ok("", "/tables");
+  std::map<std::string, json> by_name;
+  for (const auto& t : tables["tables"]) by_name[t.value("name", "")] = t;
+  REQUIRE(by_name.count("kept") == 1);  // listed before anyone comes back
+  CHECK(by_name["kept"]["players"] == json{{"red", "alice"}, {"black", "bob"}});
+  CHECK(by_name["kept"]["phase"] == "opening");
+  CHECK(by_name.count("hidden") == 0);
+}
+
+TEST_CASE(
     "issue 11.3: a table left idle leaves the lobby for good once its last change is "
     "written (the lobby summary follows the written state)",
     "[issue11][durability]") {

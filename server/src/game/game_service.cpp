@@ -234,6 +234,7 @@ bool game_service::restore_saved(const saved_table& saved, std::int64_t epoch) {
         if (const auto u = players_.name_in_use(name_key(held)))
           bus_->take(u->key, u->name, u->token_hash, u->connected, false, true);
     }
+    lobby_.set(name, std::move(entry));
     auto actor = std::make_shared<table_actor>(*this, io_, std::move(*t));
     actor->set_epoch(epoch);
     tables_[name] = std::move(actor);
