@@ -110,8 +110,8 @@ struct options {
   double connect_timeout = 180;
   std::uint64_t seed = 1;
   std::string label;
-  std::string slow_log;    // --slow-log: where the slow replies are listed
-  double slow_ms = 10;     // --slow-ms: what a slow reply is
+  std::string slow_log;  // --slow-log: where the slow replies are listed
+  double slow_ms = 10;   // --slow-ms: what a slow reply is
   std::string prefix = "lg" + std::to_string(getpid()) + "-";
 };
 

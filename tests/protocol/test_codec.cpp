@@ -141,11 +141,11 @@ TEST_CASE("issue 15: json_writer writes what encode() writes for the same tree",
   SECTION("strings: quotes, backslashes, every control character, UTF-8, invalid UTF-8") {
     std::string controls;
     for (char c = 0; c < 0x20; ++c) controls += c;
-    for (const std::string& s : {std::string{}, std::string{"plain"}, std::string{"a\"b\\c/d"},
-                                 controls, std::string{"\x7f del"}, std::string{"Ωmega 李白 ✓"},
-                                 std::string{"bad \xff\xfe utf-8"}, std::string{"cut \xe2\x82"},
-                                 std::string{"~ printable ASCII !"}, std::string{"tab\tlast"},
-                                 std::string{"\"first"}, std::string{"last\\"}}) {
+    for (const std::string& s :
+         {std::string{}, std::string{"plain"}, std::string{"a\"b\\c/d"}, controls,
+          std::string{"\x7f del"}, std::string{"Ωmega 李白 ✓"}, std::string{"bad \xff\xfe utf-8"},
+          std::string{"cut \xe2\x82"}, std::string{"~ printable ASCII !"}, std::string{"tab\tlast"},
+          std::string{"\"first"}, std::string{"last\\"}}) {
       INFO(s);
       json_writer w;
       w.value(s);

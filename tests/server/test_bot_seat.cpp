@@ -278,7 +278,7 @@ TEST_CASE("issue 14: the bot's seat and level survive a snapshot; it holds no na
   with_tokens["token_hashes"] = json::array({nullptr, "h"});
   CHECK(t.snapshot_text({std::nullopt, "h"}) == with_tokens.dump());
   CHECK(t.summary_text() == t.summary().dump());  // the lobby's entry names the bot too
-  std::vector<json> journal;  // the record is not what this test is about
+  std::vector<json> journal;                      // the record is not what this test is about
   journal.push_back(json{{"op", "begin"}, {"record", json(match_record{})}});
   auto back = table::restore(snap, dice, hooks_with_bots(), journal);
   REQUIRE(back);

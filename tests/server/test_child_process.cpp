@@ -76,7 +76,7 @@ TEST_CASE("a child started with a niceness runs at that CPU priority, and at our
   const std::string nice_of_self = "cut -d')' -f2 /proc/self/stat | cut -d' ' -f18,40";
   child_process lowest({"/bin/sh", "-c", nice_of_self}, {}, dir.path, dir.path / "lowest", 19);
   REQUIRE(lowest.wait_for(30s));
-  CHECK(dir.text("lowest") == "19 5\n");  // only the time nothing else wants
+  CHECK(dir.text("lowest") == "19 5\n");       // only the time nothing else wants
   if (::getpriority(PRIO_PROCESS, 0) <= 10) {  // else 10 would raise the priority: refused
     child_process low({"/bin/sh", "-c", nice_of_self}, {}, dir.path, dir.path / "low", 10);
     REQUIRE(low.wait_for(30s));

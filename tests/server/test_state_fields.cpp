@@ -242,7 +242,7 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
     return std::nullopt;
   };
   table t{"t\"1", hooks};  // a name a client could not choose: escaped in the text
-  int forced_seen = 0;  // states with a forced play (listed to spectators too)
+  int forced_seen = 0;     // states with a forced play (listed to spectators too)
   const auto same = [&](const std::string& what) {
     INFO(what);
     REQUIRE(t.state_text() == bg::protocol::encode(t.state()));
@@ -339,12 +339,14 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
 
 }  // namespace
 
-TEST_CASE("issue 15: state_text(), snapshot_text() and summary_text() are encode() of their "
-          "trees byte for byte through seeded games",
-          "[server][table][state][issue15]") {
+TEST_CASE(
+    "issue 15: state_text(), snapshot_text() and summary_text() are encode() of their "
+    "trees byte for byte through seeded games",
+    "[server][table][state][issue15]") {
   SECTION("a 5-point match, standard, cube and resignations, a private table (issue 13)") {
     check_state_text_through_games(
-        1, {"/option match 5", "/option private on", "/invite carol-1", "/invite Zoë", "/kick dave"},
+        1,
+        {"/option match 5", "/option private on", "/invite carol-1", "/invite Zoë", "/kick dave"},
         600);
   }
   SECTION("long nardy, a 3-point match with a clock") {

@@ -439,7 +439,8 @@ std::string write_big_changes(sqlite_store& db, int n) {
   for (int i = 0; i < n; ++i) {
     table_write w;
     w.name = "t";
-    w.snapshot = json{{"n", i}, {"pad", std::string(20 * 1024, static_cast<char>('a' + i % 26))}}.dump();
+    w.snapshot =
+        json{{"n", i}, {"pad", std::string(20 * 1024, static_cast<char>('a' + i % 26))}}.dump();
     REQUIRE(db.save_tables({w}) == std::vector<std::string>{""});
     last = w.snapshot;
   }

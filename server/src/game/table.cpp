@@ -1472,8 +1472,8 @@ json table::state(bool with_legal) const {
   j["game_number"] = playing ? match_->game_number() : 0;
   j["may_double"] = playing && has_turn && match_->may_double(g.turn());
   // A forced play (the only legal one) is listed for spectators too: their client shows it.
-  const bool listed = playing && phase == engine::match_phase::move &&
-                      (with_legal || g.legal().size() == 1);
+  const bool listed =
+      playing && phase == engine::match_phase::move && (with_legal || g.legal().size() == 1);
   j["legal"] = listed ? json(g.legal_notations()) : json::array();
   j["legal_moves"] = listed ? legal_moves_json(g.legal(), g.turn(), v) : json::array();
   j["position_id"] = engine::position_id(g.current());
@@ -1778,8 +1778,8 @@ std::string table::summary_text() const {
     }
   };
   const auto rating = [&](writer& w, const std::optional<seat>& st) {
-    const auto r = st && hooks_.rating_of ? hooks_.rating_of(st->name, options_.game_variant)
-                                          : std::nullopt;
+    const auto r =
+        st && hooks_.rating_of ? hooks_.rating_of(st->name, options_.game_variant) : std::nullopt;
     if (r) {
       w.value(*r);
     } else {

@@ -25,7 +25,7 @@ using frame_ptr = std::shared_ptr<const std::string>;
 namespace {
 
 /// The lobby's entry of `t` as it is now (issue 15: its text, written without a tree).
-lobby_entry lobby_entry_of(const table& t) {
+lobby_entry entry_of(const table& t) {
   return lobby_entry{t.summary_text(), !t.is_private()};
 }
 
@@ -370,7 +370,7 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
   }
   table_ = std::move(*t);
   spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
-  svc_.set_summary(table_->name(), lobby_entry_of(*table_), this);
+  svc_.set_summary(table_->name(), entry_of(*table_), this);
   rearm();
   return true;
 }
@@ -740,8 +740,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                          for (const auto& a : outcome->moderation) game_service::log_moderation(a);
                          for (const auto& [to, notice] : outcome->notices)
                            self->svc_.notify(to, notice);
-                         self->svc_.set_summary(self->name(), lobby_entry_of(*self->table_),
-                                                self.get());
+                         self->svc_.set_summary(self->name(), entry_of(*self->table_), self.get());
                          self->report_written(started, finished);
                          self->writing_ = false;
                          self->forget_if_idle();

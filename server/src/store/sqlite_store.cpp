@@ -424,8 +424,8 @@ sqlite_store::sqlite_store(const std::string& path, const sqlite_options& option
     }
     if (options.checkpoint_pages > 0)
       checkpointer_ = std::make_unique<wal_checkpointer>(
-          path, db_, options.checkpoint_pages,
-          options.sync == sync_mode::full ? "FULL" : "NORMAL", options.busy_timeout_ms);
+          path, db_, options.checkpoint_pages, options.sync == sync_mode::full ? "FULL" : "NORMAL",
+          options.busy_timeout_ms);
   } catch (...) {
     checkpointer_.reset();
     stmts_.reset();

@@ -22,8 +22,8 @@ constexpr int rounds = 4;
 wal_checkpointer::wal_checkpointer(const std::string& path, sqlite3* writer, std::int64_t pages,
                                    const char* synchronous_pragma, int busy_timeout_ms)
     : writer_(writer), pages_(pages < 1 ? 1 : pages) {
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   const auto fail = [&](const std::string& what) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close_v2(db_);

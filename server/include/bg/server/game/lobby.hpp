@@ -16,7 +16,7 @@ namespace bg::server {
 /// A table's lobby entry as the table wrote it (issue 15: text, not a tree, because it
 /// is written again after every change and read only when someone asks for the list).
 struct lobby_entry {
-  std::string text;   ///< table::summary_text(): one entry of the `tables` list
+  std::string text;    ///< table::summary_text(): one entry of the `tables` list
   bool listed = true;  ///< false for a private table (issue 13): kept out of the list
 };
 
