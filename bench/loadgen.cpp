@@ -261,6 +261,80 @@ bool is_error(std::string_view text) {
   return text.find(R"("type":"error")") != std::string_view::npos;
 }
 
+/// The fields of a gammond `state` message that drive a player (PROTOCOL.md): read with
+/// nlohmann's SAX parser, without building a tree of the ~2 KB message, so that loadgen
+/// (which shares the cores with the server it measures) spends less of them per command.
+struct state_fields {
+  std::string phase;                  ///< top-level "phase", "" when absent
+  std::optional<std::string> to_act;  ///< top-level "to_act" when a string ("red"/"black")
+  std::string red, black;             ///< top-level "players": {"red": name, "black": name}
+  std::vector<std::string> legal;     ///< top-level "legal": the plays, as "/move" takes them
+};
+
+/// nlohmann SAX handler filling state_fields; every other value is skipped. Depth 1 is
+/// the message object's own members.
+class state_reader : public nlohmann::json_sax<json> {
+ public:
+  explicit state_reader(state_fields& out) : out_(out) {}
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool string(string_t& v) override {
+    if (depth_ == 1 && key_ == "phase") out_.phase = v;
+    if (depth_ == 1 && key_ == "to_act") out_.to_act = v;
+    if (depth_ == 2 && in_players_ && key_ == "red") out_.red = v;
+    if (depth_ == 2 && in_players_ && key_ == "black") out_.black = v;
+    if (depth_ == 2 && in_legal_) out_.legal.push_back(v);
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    if (depth_ == 1) in_players_ = key_ == "players";
+    ++depth_;
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    if (depth_ == 1) in_players_ = false;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth_ == 1) in_legal_ = key_ == "legal";
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    if (depth_ == 1) in_legal_ = false;
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (depth_ <= 2) key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool scalar() { return true; }
+  state_fields& out_;
+  std::string key_;
+  int depth_ = 0;
+  bool in_players_ = false;
+  bool in_legal_ = false;
+};
+
+/// The driving fields of state message `text`; nullopt when it is not valid JSON.
+std::optional<state_fields> read_state(std::string_view text) {
+  state_fields f;
+  state_reader reader(f);
+  if (!json::sax_parse(text.begin(), text.end(), &reader)) return std::nullopt;
+  return f;
+}
+
 /// Resident memory of a process in KiB (VmRSS), or -1.
 long rss_kib(int pid) {
   if (pid <= 0) return -1;
@@ -437,7 +511,7 @@ struct table_driver {
 
  private:
   void send_setup(connection& who, std::string_view kind, std::string_view text);
-  void decide(const json& state);
+  void decide(const state_fields& state);
   void schedule(connection& who, std::string text);
   void send_now();
 };
@@ -746,16 +820,18 @@ void table_driver::on_reply(connection& from, std::string_view text, bool error)
     schedule(*players_[0], "/board");
     return;
   }
-  decide(json::parse(text));
+  const auto state = read_state(text);
+  if (!state) return fail_table("a state that is not JSON");
+  decide(*state);
 }
 
-void table_driver::decide(const json& state) {
-  const std::string phase = state.value("phase", "");
-  const auto& to_act = state["to_act"];
+void table_driver::decide(const state_fields& state) {
+  const std::string& phase = state.phase;
   connection* actor = players_[0];
-  if (to_act.is_string()) {
-    const auto& who = state["players"][to_act.get<std::string>()];
-    if (who.is_string() && who.get<std::string>() == players_[1]->name_) actor = players_[1];
+  if (state.to_act) {
+    const std::string& who = *state.to_act == "red" ? state.red : state.black;
+    if ((*state.to_act == "red" || *state.to_act == "black") && who == players_[1]->name_)
+      actor = players_[1];
   }
   if (phase == "match_over" && last_phase_ != "match_over") {
     w_.c_.games.fetch_add(1, std::memory_order_relaxed);
@@ -766,10 +842,10 @@ void table_driver::decide(const json& state) {
   if (phase == "opening") return schedule(*players_[0], "/roll");
   if (phase == "roll") return schedule(*actor, "/roll");
   if (phase == "move") {
-    const auto& legal = state["legal"];
-    if (!legal.is_array() || legal.empty()) return fail_table("phase move without legal plays");
+    const auto& legal = state.legal;
+    if (legal.empty()) return fail_table("phase move without legal plays");
     const auto pick = rng_() % legal.size();
-    return schedule(*actor, "/move " + legal[pick].get<std::string>());
+    return schedule(*actor, "/move " + legal[pick]);
   }
   if (phase == "cube_offered") return schedule(*actor, "/take");
   if (phase == "resign_offered") return schedule(*actor, "/reject");
