@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gammond_process.hpp"
@@ -274,6 +275,66 @@ TEST_CASE(
     CHECK_THAT(what, Catch::Contains("damaged"));
     CHECK_THAT(what, Catch::Contains("restore it from a backup"));
     CHECK_THAT(what, Catch::Contains(".recover"));
+  }
+}
+
+namespace {
+
+/// The value of the Prometheus sample `name` (with its labels) in `text`; -1 when absent.
+long long sample_of(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  if (at == std::string::npos) return -1;
+  return std::stoll(text.substr(at + name.size() + 2));
+}
+
+/// Seats two players at `t`, starts the match and plays `changes` rolls and plays.
+void play_changes(gammond_process& server, const std::string& t, int changes) {
+  player red(server.port(), "alice");
+  player black(server.port(), "bob");
+  red.ok(t, "/join red");
+  black.ok(t, "/join black");
+  black.ok(t, "/start");
+  for (int i = 0; i < changes; ++i) {
+    const json st = red.ok(t, "/board");
+    if (st["phase"] != "opening" && st["phase"] != "roll" && st["phase"] != "move") break;
+    const auto [side, line] = next_move(st);
+    (side == "red" ? red : black).ok(t, line);
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "issue 15: --db-checkpoint-pages reaches the store: with 4 the checkpoint thread copies "
+    "the log (counted in /metrics with the group commits), with 0 it never runs",
+    "[issue15][durability][sqlite]") {
+  {
+    gammond_process server{flags({"--db-checkpoint-pages", "4"})};
+    play_changes(server, "main", 30);
+    // The thread runs on its own time: a bounded wait for its first round.
+    std::string text;
+    for (int i = 0; i < 200; ++i) {
+      text = metrics(server);
+      if (sample_of(text, "gammond_db_checkpoints_total{by=\"thread\"}") > 0) break;
+      std::this_thread::sleep_for(50ms);
+    }
+    INFO(text);
+    CHECK(sample_of(text, "gammond_db_checkpoints_total{by=\"thread\"}") > 0);
+    CHECK(sample_of(text, "gammond_db_checkpoints_total{by=\"writer\"}") >= 0);
+    const auto writes = sample_of(text, "gammond_db_writes_total");
+    const auto transactions = sample_of(text, "gammond_db_transactions_total");
+    CHECK(writes >= 30);  // the joins, the start and every roll and play
+    CHECK(transactions >= 1);
+    CHECK(transactions <= writes);
+  }
+  {
+    gammond_process server{flags({"--db-checkpoint-pages", "0"})};
+    play_changes(server, "main", 30);
+    const std::string text = metrics(server);
+    INFO(text);
+    CHECK(sample_of(text, "gammond_db_checkpoints_total{by=\"thread\"}") == 0);
+    CHECK(sample_of(text, "gammond_db_checkpoints_total{by=\"writer\"}") == 0);
+    CHECK(sample_of(text, "gammond_db_writes_total") >= 30);
   }
 }
 

@@ -474,7 +474,7 @@ TEST_CASE(
     INFO("checkpoints by the thread " << db.background_checkpoints() << ", by the writer "
                                       << db.writer_checkpoints());
     // Without checkpoints the log would hold all 1,500 pages (6 MB); it never passes the
-    // writer's bound of 8 x 8 pages by more than a write (4,120 bytes a page in the log).
+    // writer's bound of 4 x 8 pages by more than a write (4,120 bytes a page in the log).
     CHECK(file_size_or_zero(path + "-wal") < 100 * 4120);
     // What a second connection reads is the last write.
     CHECK(raw_query(path, "SELECT json_extract(snapshot, '$.n') FROM tables WHERE name = 't'") ==

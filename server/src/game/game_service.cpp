@@ -25,6 +25,7 @@
 #include "bg/server/store/mat_export.hpp"
 #include "bg/server/store/open_store.hpp"
 #include "bg/server/store/record_json.hpp"
+#include "bg/server/store/sqlite_store.hpp"
 #include "frames.hpp"
 
 namespace bg::server {
@@ -420,6 +421,10 @@ void game_service::start() {
     const auto self = weak.lock();
     return self ? self->bot_metrics() : std::string();
   });
+  metrics_.add_section([weak = weak_from_this()] {
+    const auto self = weak.lock();
+    return self ? self->storage_metrics() : std::string();
+  });
   {
     std::lock_guard lock(mutex_);
     for (auto& [name, actor] : tables_) actor->arm_timers();
@@ -786,6 +791,32 @@ bool game_service::bot_available(const std::string& name) const {
     if (name_key(name) == bots::gnubg_name(level)) return gnubg_ != nullptr;
   }
   return false;
+}
+
+std::string game_service::storage_metrics() const {
+  std::string out =
+      "# HELP gammond_db_transactions_total Transactions the storage writer committed (each "
+      "holds every table write waiting: a group commit).\n"
+      "# TYPE gammond_db_transactions_total counter\n"
+      "gammond_db_transactions_total " +
+      std::to_string(writer_->transactions()) +
+      "\n# HELP gammond_db_writes_total Table writes (one per change of a table).\n"
+      "# TYPE gammond_db_writes_total counter\n"
+      "gammond_db_writes_total " +
+      std::to_string(writer_->writes()) + "\n";
+  if (const auto* sqlite = dynamic_cast<const sqlite_store*>(storage_.get())) {
+    out +=
+        "# HELP gammond_db_checkpoints_total SQLite write-ahead log checkpoints, by the "
+        "store's checkpoint thread or by the committing thread (the log passed 4 x "
+        "--db-checkpoint-pages, or that flag is 0 and SQLite checkpoints itself: not "
+        "counted).\n"
+        "# TYPE gammond_db_checkpoints_total counter\n"
+        "gammond_db_checkpoints_total{by=\"thread\"} " +
+        std::to_string(sqlite->background_checkpoints()) +
+        "\ngammond_db_checkpoints_total{by=\"writer\"} " +
+        std::to_string(sqlite->writer_checkpoints()) + "\n";
+  }
+  return out;
 }
 
 std::string game_service::bot_metrics() const {

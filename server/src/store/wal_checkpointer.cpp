@@ -12,7 +12,7 @@ namespace bg::server {
 namespace {
 
 /// How many times the log may pass `pages` before the writer checkpoints itself.
-constexpr std::int64_t writer_bound = 8;
+constexpr std::int64_t writer_bound = 4;
 /// Rounds the thread runs at most per wake-up while commits keep it from copying the
 /// whole log (each round copies what was committed during the one before).
 constexpr int rounds = 4;

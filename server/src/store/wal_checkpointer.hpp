@@ -24,7 +24,7 @@ namespace bg::server {
 /// database's page size, 4096 bytes by default) after a commit, the thread is woken;
 /// it runs again while commits keep the log from being copied whole (a few rounds),
 /// so that the writer's next transaction starts the log over. Bound: if the log
-/// reaches 8 × `pages` all the same (the thread is starved, or a reader holds an old
+/// reaches 4 × `pages` all the same (the thread is starved, or a reader holds an old
 /// snapshot), the writer checkpoints itself after that commit, as SQLite's automatic
 /// checkpoint would.
 ///
@@ -48,7 +48,7 @@ class wal_checkpointer {
   [[nodiscard]] std::uint64_t background_checkpoints() const noexcept {
     return background_.load(std::memory_order_relaxed);
   }
-  /// Checkpoints the writer ran itself because the log passed 8 × `pages`.
+  /// Checkpoints the writer ran itself because the log passed 4 × `pages`.
   [[nodiscard]] std::uint64_t writer_checkpoints() const noexcept {
     return inline_.load(std::memory_order_relaxed);
   }

@@ -299,6 +299,12 @@ class game_service final : public service, public std::enable_shared_from_this<g
                    clock_type::time_point t0);
   /// The computer players' section of /metrics (Prometheus text).
   std::string bot_metrics() const;
+  /// Prometheus lines of the storage (issue 15): gammond_db_transactions_total and
+  /// gammond_db_writes_total (the storage writer's group commits and the table writes
+  /// they held), and with SQLite gammond_db_checkpoints_total{by="thread"|"writer"}
+  /// (write-ahead log checkpoints by the store's checkpoint thread, and by the committing
+  /// thread because the log passed its bound: see --db-checkpoint-pages).
+  std::string storage_metrics() const;
   /// Registers every computer player's name (bots::bot_names()) as an account of kind
   /// bot when it is not yet (issue 14: bots have ratings), and keeps their keys and
   /// ratings. A name registered by a person before it was a bot's stays the person's:

@@ -34,9 +34,9 @@ struct sqlite_options {
   /// Write-ahead log pages (4096 bytes each by default) after which a thread of the
   /// store's own copies the log into the database file (wal_checkpointer, issue 15: the
   /// committing thread never waits for a checkpoint; the writer still does one itself
-  /// past 8 times this). 0: SQLite's automatic checkpoint, run by the committing thread
+  /// past 4 times this). 0: SQLite's automatic checkpoint, run by the committing thread
   /// at 1,000 pages.
-  std::int64_t checkpoint_pages = 1000;
+  std::int64_t checkpoint_pages = 10000;
 };
 
 /// One SQLite database file in WAL mode; with sync_mode::full (the default) a commit
