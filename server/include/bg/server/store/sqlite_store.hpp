@@ -146,6 +146,9 @@ class sqlite_store final : public store {
 
   void migrate();
   void exec(const char* sql);
+  /// Inside write_one, mutex held: RELEASE of its savepoint (a prepared statement).
+  /// Throws storage_error.
+  void release_savepoint();
   /// Inside a transaction, mutex held: one table_write; returns a rated match's ratings.
   std::optional<std::array<rating_change, 2>> write_one(const table_write& w);
   [[nodiscard]] std::optional<account> find_account_locked(std::string_view key);
