@@ -75,6 +75,17 @@ std::pair<std::string, std::string> next_move(const json& st) {
   return {st["to_act"], "/move " + st["legal"][0].get<std::string>()};
 }
 
+/// Plays up to `changes` rolls and plays (next_move) at `t` while its game is in play,
+/// each by the seated player whose turn it is; every one must be accepted.
+void play_on(player& red, player& black, const std::string& t, int changes) {
+  for (int i = 0; i < changes; ++i) {
+    const json st = red.ok(t, "/board");
+    if (st["phase"] != "opening" && st["phase"] != "roll" && st["phase"] != "move") break;
+    const auto [side, line] = next_move(st);
+    (side == "red" ? red : black).ok(t, line);
+  }
+}
+
 /// The fields a player sees of a table's state (without `re`).
 json visible(json st) {
   st.erase("re");
@@ -287,19 +298,15 @@ long long sample_of(const std::string& text, const std::string& name) {
   return std::stoll(text.substr(at + name.size() + 2));
 }
 
-/// Seats two players at `t`, starts the match and plays `changes` rolls and plays.
+/// Seats two players at `t`, starts the match and plays `changes` rolls and plays
+/// (play_on).
 void play_changes(gammond_process& server, const std::string& t, int changes) {
   player red(server.port(), "alice");
   player black(server.port(), "bob");
   red.ok(t, "/join red");
   black.ok(t, "/join black");
   black.ok(t, "/start");
-  for (int i = 0; i < changes; ++i) {
-    const json st = red.ok(t, "/board");
-    if (st["phase"] != "opening" && st["phase"] != "roll" && st["phase"] != "move") break;
-    const auto [side, line] = next_move(st);
-    (side == "red" ? red : black).ok(t, line);
-  }
+  play_on(red, black, t, changes);
 }
 
 }  // namespace
@@ -381,12 +388,7 @@ TEST_CASE(
   const auto dir = server.directory();
   // Copies are taken while the players keep writing, between their commands.
   for (int copy = 0; copy < 3; ++copy) {
-    for (int i = 0; i < 10; ++i) {
-      const json st = red.ok("live", "/board");
-      if (st["phase"] != "opening" && st["phase"] != "roll" && st["phase"] != "move") break;
-      const auto [side, line] = next_move(st);
-      (side == "red" ? red : black).ok("live", line);
-    }
+    play_on(red, black, "live", 10);
     const auto to = dir / ("copy" + std::to_string(copy) + ".db");
     const std::string cmd = std::string("'") + GAMMOND_BINARY + "' backup --db '" +
                             server.database().string() + "' --to '" + to.string() + "' > '" +
