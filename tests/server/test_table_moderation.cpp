@@ -376,3 +376,81 @@ TEST_CASE(
   CHECK(quiet.removed == std::vector<std::string>{"dave"});
   CHECK(g.t->idle());
 }
+
+TEST_CASE(
+    "S2 a kick handled as a bank runs out keeps its removal, its moderation row and the "
+    "loss on time's journal in one change",
+    "[server][table][moderation][clock]") {
+  // Given alice (the owner) and bob in a 1-point match with a 1-minute bank and no delay,
+  // past the opening roll, and mallory watching.
+  moderated_table f;
+  f.t->enter("alice");
+  f.t->enter("bob");
+  f.t->enter("mallory");
+  f.ok("alice", "/join red");
+  f.ok("bob", "/join black");
+  f.ok("alice", "/option match 1");
+  f.ok("alice", "/option clock 1 0");
+  f.ok("alice", "/start");
+  f.ok("alice", "/roll");
+  const std::string stalled = f.state()["turn"].get<std::string>();
+  REQUIRE(f.t->clock_expiry() == start_ms + 60'000);
+
+  // When the player on turn stalls past the bank and the owner's /kick is the first
+  // command the table handles after it.
+  f.now = start_ms + 60'001;
+  const auto o = f.ok("alice", "/kick mallory");
+
+  // Then the one change has the loss on time and the finished match...
+  REQUIRE(o.changed);
+  CHECK(event_of(o, "out_of_time")["side"] == stalled);
+  REQUIRE(o.finished_match);
+  CHECK(f.state()["phase"] != "move");
+  // ...and the kick: mallory's connection leaves, with the event and the moderation row.
+  CHECK(event_of(o, "kicked")["name"] == "mallory");
+  CHECK(o.removed == std::vector<std::string>{"mallory"});
+  REQUIRE(o.moderation.size() == 1);
+  CHECK(o.moderation[0].action == "kick");
+  CHECK(o.moderation[0].target == "mallory");
+  // ...and the finished match goes to the archive whole, with the game's result, while
+  // the journal of the match in play is reset (nothing of it is left to replay).
+  CHECK(o.record_reset);
+  CHECK(f.journal.empty());
+  REQUIRE_FALSE(o.finished_match->games.empty());
+  CHECK(o.finished_match->games.back().result.has_value());
+  CHECK(f.state()["spectators"].dump().find("mallory") == std::string::npos);
+}
+
+TEST_CASE("table_outcome::append keeps every part of the second outcome",
+          "[server][table]") {
+  table_outcome first;
+  first.changed = true;
+  first.record_log.push_back(json{{"op", "action"}});
+  first.removed.push_back("carol");
+  table_outcome then;
+  then.out.push_back(delivery{delivery::audience::everyone, json{{"event", "kicked"}}});
+  then.record_log.push_back(json{{"op", "result"}});
+  then.removed.push_back("mallory");
+  then.moderation.push_back(moderation_action{});
+  then.moderation.back().action = "kick";
+  then.notices.emplace_back("dave", json{{"type", "invitation"}});
+  then.analysis_of = 7;
+  first.append(std::move(then));
+  CHECK(first.changed);
+  CHECK(first.out.size() == 1);
+  CHECK(first.record_log == std::vector<json>{json{{"op", "action"}}, json{{"op", "result"}}});
+  CHECK(first.removed == std::vector<std::string>{"carol", "mallory"});
+  REQUIRE(first.moderation.size() == 1);
+  CHECK(first.moderation[0].action == "kick");
+  REQUIRE(first.notices.size() == 1);
+  CHECK(first.notices[0].first == "dave");
+  CHECK(first.analysis_of == 7);
+
+  // A second outcome that began a match replaces the journal instead of following it.
+  table_outcome began;
+  began.record_reset = true;
+  began.record_log.push_back(json{{"op", "begin"}});
+  first.append(std::move(began));
+  CHECK(first.record_reset);
+  CHECK(first.record_log == std::vector<json>{json{{"op", "begin"}}});
+}

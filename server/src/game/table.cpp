@@ -1348,13 +1348,27 @@ table_outcome merge(table_outcome first, table_outcome then) {
                  protocol::error_message(then.refused->code, then.refused->message, std::nullopt)});
     return first;
   }
-  for (auto& d : then.out) first.out.push_back(std::move(d));
-  first.changed = first.changed || then.changed;
-  if (then.finished_match) first.finished_match = std::move(then.finished_match);
+  first.append(std::move(then));
   return first;
 }
 
 }  // namespace
+
+void table_outcome::append(table_outcome&& then) {
+  for (auto& d : then.out) out.push_back(std::move(d));
+  changed = changed || then.changed;
+  if (then.record_reset) {
+    record_log = std::move(then.record_log);
+    record_reset = true;
+  } else {
+    for (auto& e : then.record_log) record_log.push_back(std::move(e));
+  }
+  if (then.finished_match) finished_match = std::move(then.finished_match);
+  if (then.analysis_of) analysis_of = then.analysis_of;
+  for (auto& r : then.removed) removed.push_back(std::move(r));
+  for (auto& m : then.moderation) moderation.push_back(std::move(m));
+  for (auto& n : then.notices) notices.push_back(std::move(n));
+}
 
 table_outcome table::bump(table_outcome o) {
   if (!o.refused) release_lonely_bots(o);

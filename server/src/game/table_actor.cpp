@@ -779,22 +779,6 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
 
 namespace {
 
-/// Appends outcome `b` (handled after `a`) to `a`, as one change.
-void merge(table_outcome& a, table_outcome&& b) {
-  for (auto& d : b.out) a.out.push_back(std::move(d));
-  a.changed = a.changed || b.changed;
-  if (b.record_reset) {
-    a.record_log = std::move(b.record_log);
-    a.record_reset = true;
-  } else {
-    for (auto& e : b.record_log) a.record_log.push_back(std::move(e));
-  }
-  if (b.finished_match) a.finished_match = std::move(b.finished_match);
-  for (auto& r : b.removed) a.removed.push_back(std::move(r));
-  for (auto& m : b.moderation) a.moderation.push_back(std::move(m));
-  for (auto& n : b.notices) a.notices.push_back(std::move(n));
-}
-
 protocol::command command_of(protocol::command_kind k) {
   protocol::command c;
   c.kind = k;
@@ -846,14 +830,14 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
       refused = next.refused;
       break;
     }
-    merge(o, std::move(next));
+    o.append(std::move(next));
   }
   if (!refused) {
     auto started = table_->handle(name, command_of(protocol::command_kind::start));
     if (started.refused) {
       refused = started.refused;
     } else {
-      merge(o, std::move(started));
+      o.append(std::move(started));
     }
   }
   if (refused) {

@@ -135,6 +135,15 @@ struct table_outcome {
   /// Messages for players who are not at the table, by name (an invitation): delivered
   /// once the change is written, to that name's connection if it is online.
   std::vector<std::pair<std::string, nlohmann::json>> notices;
+
+  /// Appends `then`, an outcome handled right after this one at the same table, so that
+  /// the two are written and announced as one change: `then`'s deliveries, removals,
+  /// moderation actions and notices follow this one's; `changed` if either changed; its
+  /// journal entries follow this one's, or replace them when `then` reset the journal
+  /// (`record_reset`); its finished match and analysis request, when set, win. A refusal
+  /// is not merged (`refused` is left as it is): the caller decides what a refused second
+  /// command means (table::handle turns it into an error to the actor alone).
+  void append(table_outcome&& then);
 };
 
 /// A seat: who sits there and whether they are connected.
