@@ -105,7 +105,10 @@ class echo_service final : public bg::server::service {
     if (target == "/svc/hello?x=1") return bg::server::http_reply{200, "text/plain", "hello"};
     return std::nullopt;
   }
-  void shutdown() override { ++shutdowns_; }
+  void shutdown(std::function<void()> saved) override {
+    ++shutdowns_;
+    saved();
+  }
 
   int opened(std::uint64_t id) {
     const std::lock_guard lock{mutex_};

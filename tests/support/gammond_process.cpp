@@ -105,7 +105,11 @@ void gammond_process::start() {
   std::error_code ec;
   std::filesystem::remove(port_file, ec);
 
-  std::vector<std::string> args{GAMMOND_BINARY, "--port", "0", "--port-file", port_file.string()};
+  // GAMMOND_TEST_BINARY runs the tests against another build of gammond (an older
+  // commit's, to see a new test fail there first).
+  const char* other = std::getenv("GAMMOND_TEST_BINARY");
+  std::vector<std::string> args{other != nullptr && *other != '\0' ? other : GAMMOND_BINARY,
+                                "--port", "0", "--port-file", port_file.string()};
   if (!has_flag(flags_, "--db")) {
     args.emplace_back("--db");
     args.push_back(db());

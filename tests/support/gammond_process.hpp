@@ -1,7 +1,8 @@
 #pragma once
 /// @file gammond_process.hpp
-/// Runs the real gammond binary (GAMMOND_BINARY) for integration tests: ephemeral
-/// port, a temporary database, its log kept for failure messages.
+/// Runs the real gammond binary (GAMMOND_BINARY, or the environment's GAMMOND_TEST_BINARY
+/// when set) for integration tests: ephemeral port, a temporary database, its log kept
+/// for failure messages.
 ///
 /// Usage:
 /// @code

@@ -7,12 +7,14 @@
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <ctime>
 #include <deque>
 #include <filesystem>
 #include <functional>
-#include <future>
 #include <limits>
+#include <mutex>
+#include <set>
 
 #include "account_views.hpp"
 #include "bg/bots/bot_names.hpp"
@@ -1642,7 +1644,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
   });
 }
 
-void game_service::shutdown() {
+void game_service::shutdown(std::function<void()> saved) {
   if (bus_) bus_->stop();  // the other nodes stop listing this one's tables after the lease
   // Running analyses are killed and stay pending: they are queued again at the next start.
   if (analysis_) analysis_->stop();
@@ -1652,19 +1654,65 @@ void game_service::shutdown() {
     shutting_down_ = true;
     for (auto& [name, actor] : tables_) all.push_back(actor);
   }
-  for (auto& actor : all) {
-    auto done = std::make_shared<std::promise<void>>();
-    auto f = done->get_future();
-    actor->flush(done);
-    if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready)
-      spdlog::warn("table {} did not flush in time", actor->name());
+  // Every table flushes on its own strand at once; this thread (an I/O thread, maybe the
+  // only one) waits for none of them. The last one to finish, or the --stop-timeout
+  // timer, stops the rest of the service and calls `saved`.
+  struct stopping {
+    std::mutex mutex;
+    std::set<std::string> left;  // tables not flushed yet
+    bool finished = false;
+    std::function<void()> saved;
+    std::unique_ptr<asio::steady_timer> deadline;
+  };
+  auto st = std::make_shared<stopping>();
+  st->saved = std::move(saved);
+  st->deadline = std::make_unique<asio::steady_timer>(io_, config_.stop_timeout);
+  for (const auto& actor : all) st->left.insert(actor->name());
+  const std::size_t count = all.size();
+  auto finish = [self = shared_from_this(), st, count](bool timed_out) {
+    {
+      std::lock_guard lock(st->mutex);
+      if (st->finished) return;
+      st->finished = true;
+      if (timed_out) {
+        std::string names;
+        std::size_t listed = 0;
+        for (const auto& n : st->left) {
+          if (listed++ == 10) break;
+          names += (names.empty() ? "" : ", ") + log_safe(n);
+        }
+        spdlog::warn("{} of {} table(s) did not save in {} s (--stop-timeout): {}{}",
+                     st->left.size(), count, self->config_.stop_timeout.count(), names,
+                     st->left.size() > 10 ? ", ..." : "");
+      }
+    }
+    st->deadline->cancel();
+    self->auth_.stop();                      // no login is checked any more
+    self->writer_->stop();                   // everything queued is on disk when this returns
+    if (self->gnubg_) self->gnubg_->stop();  // GNU Backgammon's processes end with the server
+    self->long_bots_->stop();                // and the long nardy bots' thread
+    spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", count,
+                 self->writer_->writes(), self->writer_->transactions());
+    if (st->saved) st->saved();
+  };
+  if (all.empty()) {
+    finish(false);
+    return;
   }
-  auth_.stop();                // no login is checked any more
-  writer_->stop();             // everything queued is on disk when this returns
-  if (gnubg_) gnubg_->stop();  // GNU Backgammon's processes end with the server
-  long_bots_->stop();          // and the long nardy bots' thread
-  spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", all.size(),
-               writer_->writes(), writer_->transactions());
+  st->deadline->async_wait([finish](const boost::system::error_code& ec) {
+    if (!ec) finish(true);
+  });
+  for (const auto& actor : all) {
+    actor->flush([st, finish, name = actor->name()] {
+      bool last = false;
+      {
+        std::lock_guard lock(st->mutex);
+        st->left.erase(name);
+        last = st->left.empty() && !st->finished;
+      }
+      if (last) finish(false);
+    });
+  }
 }
 
 std::shared_ptr<const std::string> game_service::rate_limited_reply(std::string_view text) {

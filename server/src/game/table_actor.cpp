@@ -138,10 +138,10 @@ void table_actor::arm_timers() {
   });
 }
 
-/// Cancels timers once every change is written (shutdown); `done` is set then, on
+/// Cancels timers once every change is written (shutdown); `done` is called then, on
 /// the strand. Every change was saved before it was announced, so nothing is left
 /// to save.
-void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
+void table_actor::flush(std::function<void()> done) {
   asio::dispatch(strand_, [self = shared_from_this(), done] {
     if (self->stale_) {
       // Its last change was not written and the store cannot be read: nothing to save
@@ -155,7 +155,7 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
       if (self->clock_timer_) self->clock_timer_->cancel();
       if (self->reload_timer_) self->reload_timer_->cancel();
       self->stopped_ = true;
-      done->set_value();
+      done();
       return;
     }
     self->run({[self, done] {
@@ -176,7 +176,7 @@ void table_actor::flush(const std::shared_ptr<std::promise<void>>& done) {
                        spdlog::error("table {}: its clock could not be saved: {}", name, r.error);
                    });
                  }
-                 done->set_value();
+                 done();
                },
                {},
                no_re});

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <stdexcept>
@@ -52,15 +54,27 @@ bool network_server::shutdown(std::chrono::milliseconds flush, std::function<voi
   net::post(flush_timer_.get_executor(), [this, flush, done = std::move(done)]() mutable {
     spdlog::info("shutting down: {} WebSocket connection(s) open", registry_->open_sessions());
     listener_->stop();
+    // The tables save themselves on the I/O threads, so this one must not wait for them:
+    // the sessions close once the service says every table is saved (exactly once, even
+    // if the service fails after saying so).
+    auto once = std::make_shared<std::atomic<bool>>(false);
+    auto close_sessions = [this, flush, once, done = std::move(done)]() mutable {
+      if (once->exchange(true)) return;
+      net::post(flush_timer_.get_executor(), [this, flush, done = std::move(done)]() mutable {
+        for (const auto& session : registry_->sessions()) {
+          session->close(boost::beast::websocket::close_code::going_away,
+                         "server shutting down");
+        }
+        wait_for_sessions(std::chrono::steady_clock::now() + flush, false, std::move(done));
+      });
+    };
+    auto shared_close = std::make_shared<decltype(close_sessions)>(std::move(close_sessions));
     try {
-      game_->shutdown();
+      game_->shutdown([shared_close] { (*shared_close)(); });
     } catch (const std::exception& e) {
       spdlog::error("the game service failed to shut down cleanly: {}", e.what());
+      (*shared_close)();
     }
-    for (const auto& session : registry_->sessions()) {
-      session->close(boost::beast::websocket::close_code::going_away, "server shutting down");
-    }
-    wait_for_sessions(std::chrono::steady_clock::now() + flush, false, std::move(done));
   });
   return true;
 }

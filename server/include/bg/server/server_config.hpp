@@ -38,6 +38,10 @@ struct server_config {
   std::size_t max_connections_per_address = 256;  ///< --max-connections-per-address
   std::size_t write_queue_bytes = 1024 * 1024;    ///< --write-queue-bytes: per connection
   std::chrono::seconds grace_period{300};  ///< --grace-period: an absent player keeps the seat
+  /// --stop-timeout: on SIGINT/SIGTERM, how long every table together gets to save its
+  /// last state (flushed in parallel); past it the server stops anyway (every change was
+  /// written before it was announced, so only a running clock's time since then is lost).
+  std::chrono::seconds stop_timeout{10};
   std::size_t max_tables = 5000;           ///< --max-tables: in all
   /// --max-tables-per-client: open tables created by one name, and by one address
   std::size_t max_tables_per_client = 20;

@@ -69,7 +69,11 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// unknown match or player with a JSON 404). Only finished matches are stored, so no
   /// seed of a match in progress can be read.
   void on_http_request(std::string_view target, http_callback reply) override;
-  void shutdown() override;
+  /// Flushes every table in parallel (each actor on its own strand), then stops the
+  /// auth pool, the storage writer (everything queued is on disk) and the bots, and calls
+  /// `saved` (from the last table's strand, or from a timer at --stop-timeout if some
+  /// table has not flushed by then: those are logged by name).
+  void shutdown(std::function<void()> saved) override;
   /// The `rate_limited` error with the refused message's `id` as `re` (nullptr when
   /// the message has no id or is not a message at all).
   std::shared_ptr<const std::string> rate_limited_reply(std::string_view text) override;

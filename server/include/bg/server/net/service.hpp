@@ -54,8 +54,11 @@ class service {
   virtual void on_http_request(std::string_view target, http_callback reply) {
     reply(on_http_get(target));
   }
-  /// SIGINT/SIGTERM: persist every table now. Called once, before sessions close.
-  virtual void shutdown() = 0;
+  /// SIGINT/SIGTERM: persist every table now, without blocking the calling (I/O)
+  /// thread, which the tables may need. Called once, before sessions close; calls
+  /// `saved` once, on any thread, when every table is saved or the service's own
+  /// deadline passed.
+  virtual void shutdown(std::function<void()> saved) = 0;
   /// The `rate_limited` error frame for the refused message `text`, or nullptr for the
   /// session's own (which has no `re`). gammond's echoes the message's `id` as `re`,
   /// like every other error (PROTOCOL.md).
