@@ -532,7 +532,13 @@ TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
   CHECK(c.bot_timeout == 9s);
   CHECK(c.bot_retries == 4);
   CHECK(c.bot_queue == 12);
+  // issue 25: gnubg starts per minute, 60 unless set, 0 for no limit
+  CHECK(defaults.bot_starts_per_minute == 60);
+  CHECK(std::get<1>(parse({"--bot-starts-per-minute", "0"}, {})).bot_starts_per_minute == 0);
+  CHECK(std::get<1>(parse({}, {{"GAMMOND_BOT_STARTS_PER_MINUTE", "7"}})).bot_starts_per_minute ==
+        7);
   for (const auto& bad : std::vector<std::vector<std::string>>{{"--bot-processes", "0"},
+                                                               {"--bot-starts-per-minute", "-1"},
                                                                {"--bot-timeout", "0"},
                                                                {"--bot-retries", "11"},
                                                                {"--bot-queue", "0"},
