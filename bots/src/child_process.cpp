@@ -57,6 +57,30 @@ exit_status status_of(int raw) {
   return s;
 }
 
+/// In a forked child: makes `from` the descriptor `to` (dup2), and open across exec
+/// (dup2 onto itself would keep a close-on-exec flag). Async-signal-safe.
+bool onto(int from, int to) noexcept {
+  if (from < 0) return false;
+  if (from == to) return ::fcntl(to, F_SETFD, 0) == 0;
+  return ::dup2(from, to) >= 0;
+}
+
+/// close_range(2) as a raw system call (glibc's wrapper is recent).
+int close_fds(unsigned first, unsigned last) noexcept {
+  return static_cast<int>(::syscall(SYS_close_range, first, last, 0U));
+}
+
+/// In a forked child: closes every descriptor from 3 up but `keep`.
+/// Async-signal-safe; without close_range (Linux < 5.9) one close() per number.
+void close_from_3_but(int keep) noexcept {
+  const auto k = static_cast<unsigned>(keep);
+  const bool ok = keep < 3 ? close_fds(3, ~0U) == 0
+                           : (k == 3 || close_fds(3, k - 1) == 0) && close_fds(k + 1, ~0U) == 0;
+  if (ok) return;
+  for (int n = 3; n < (1 << 16); ++n)
+    if (n != keep) ::close(n);
+}
+
 }  // namespace
 
 std::string exit_status::describe() const {
@@ -69,16 +93,29 @@ child_process::child_process(const std::vector<std::string>& argv,
                              const std::vector<std::string>& env, const std::filesystem::path& dir,
                              const std::filesystem::path& log, int niceness) {
   if (argv.empty()) throw std::invalid_argument("child_process: no program");
-  // Everything the child needs is made before fork(): between fork() and exec() the
-  // child of a threaded process may only make async-signal-safe calls.
-  auto args = pointers(argv);
-  auto vars = pointers(env);
   const fd out(::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (out.get() < 0)
     throw std::system_error(errno, std::generic_category(), "cannot open " + log.string());
   const fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (in.get() < 0)
     throw std::system_error(errno, std::generic_category(), "cannot open /dev/null");
+  spawn(argv, env, dir, child_stdio{in.get(), out.get(), out.get()}, niceness);
+}
+
+child_process::child_process(const std::vector<std::string>& argv,
+                             const std::vector<std::string>& env, const std::filesystem::path& dir,
+                             const child_stdio& stdio, int niceness) {
+  if (argv.empty()) throw std::invalid_argument("child_process: no program");
+  spawn(argv, env, dir, stdio, niceness);
+}
+
+void child_process::spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          const std::filesystem::path& dir, const child_stdio& stdio,
+                          int niceness) {
+  // Everything the child needs is made before fork(): between fork() and exec() the
+  // child of a threaded process may only make async-signal-safe calls.
+  auto args = pointers(argv);
+  auto vars = pointers(env);
   std::array<int, 2> report{-1, -1};  // exec's failure comes back through it
   if (::pipe2(report.data(), O_CLOEXEC) != 0)
     throw std::system_error(errno, std::generic_category(), "pipe2");
@@ -118,12 +155,16 @@ child_process::child_process(const std::vector<std::string>& argv,
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (::dup2(in.get(), 0) < 0 || ::dup2(out.get(), 1) < 0 || ::dup2(out.get(), 2) < 0 ||
+    if (!onto(stdio.in, 0) || !onto(stdio.out, 1) || !onto(stdio.err, 2) ||
         ::chdir(dir.c_str()) != 0) {
       const int error = errno;
       [[maybe_unused]] const auto n = ::write(report_write.get(), &error, sizeof error);
       ::_exit(127);
     }
+    // Nothing of the parent's but the three streams goes on into the program: gammond's
+    // listening and client sockets, the database, other children's pipes (issue 25).
+    // Only the report pipe stays open until exec (it is close-on-exec).
+    close_from_3_but(report_write.get());
     ::execve(args[0], args.data(), vars.data());
     const int error = errno;
     [[maybe_unused]] const auto n = ::write(report_write.get(), &error, sizeof error);
@@ -189,6 +230,10 @@ std::optional<exit_status> child_process::wait_for(std::chrono::milliseconds tim
     if (n > 0) return std::nullopt;  // stop_fd is readable
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
   }
+}
+
+void child_process::signal_kill() noexcept {
+  if (!status_) ::kill(-pid_, SIGKILL);
 }
 
 exit_status child_process::kill() {

@@ -18,20 +18,21 @@
 
 #include "bg/bots/gnubg_pool.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/asio/connect_pipe.hpp>
+#include <array>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/writable_pipe.hpp>
 #include <boost/asio/write.hpp>
 #include <cerrno>
 #include <csignal>
@@ -40,22 +41,17 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
+#include <utility>
 
-// Boost 1.81's Process v2 needs boost::optional declared before it, and std::filesystem
-// (there is no Boost.Filesystem 1.81 to link); only this file includes it.
-#include <boost/optional.hpp>
-#define BOOST_PROCESS_USE_STD_FS 1
-#include <boost/process/v2/posix/default_launcher.hpp>
-#include <boost/process/v2/process.hpp>
-#include <boost/process/v2/stdio.hpp>
+#include "bg/bots/child_process.hpp"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX
 
 namespace bg::bots {
 
 namespace asio = boost::asio;
-namespace bp = boost::process::v2;
 using asio::ip::tcp;
 using error_code = boost::system::error_code;
 
@@ -85,18 +81,33 @@ std::string trimmed(std::string_view s) {
   return std::string(s);
 }
 
-/// The child asks the kernel for SIGKILL when the pool's thread (its parent) ends, so
-/// a gammond that crashes leaves no gnubg behind (Linux prctl PR_SET_PDEATHSIG).
-struct die_with_parent {
-  pid_t parent = ::getpid();
-  error_code on_exec_setup(bp::posix::default_launcher& /*launcher*/,
-                           const std::filesystem::path& /*program*/,
-                           const char* const* /*argv*/) const {
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) == -1) return {errno, boost::system::system_category()};
-    if (::getppid() != parent) return {ESRCH, boost::system::system_category()};
-    return {};
+/// A file descriptor owned here: closed with its scope unless released.
+class owned_fd {
+ public:
+  owned_fd() noexcept = default;
+  ~owned_fd() { reset(); }
+  owned_fd(const owned_fd&) = delete;
+  owned_fd& operator=(const owned_fd&) = delete;
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  int release() noexcept { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
   }
+
+ private:
+  int fd_ = -1;
 };
+
+/// Makes a pipe (both ends close-on-exec) into `read_end` and `write_end`, or throws
+/// std::system_error.
+void make_pipe(owned_fd& read_end, owned_fd& write_end) {
+  std::array<int, 2> ends{-1, -1};
+  if (::pipe2(ends.data(), O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  read_end.reset(ends[0]);
+  write_end.reset(ends[1]);
+}
 
 /// One request and how far it got.
 struct request {
@@ -112,16 +123,20 @@ struct request {
 struct slot {
   enum class state : unsigned char { starting, idle, busy, dead };
 
-  slot(asio::io_context& io, gnubg_level l) : level(l), output(io), socket(io), timer(io) {}
+  slot(asio::io_context& io, gnubg_level l)
+      : level(l), output(io), socket(io), timer(io), exit_watch(io) {}
 
   gnubg_level level;
   state st = state::starting;
-  std::optional<bp::basic_process<asio::io_context::executor_type>> process;
+  /// The process; reaped (never waited for while it runs) once exit_watch, a copy of its
+  /// pidfd, is readable: the pool's thread never blocks on a child (issue 25).
+  std::unique_ptr<child_process> process;
   std::int64_t pid = 0;
   std::uint16_t port = 0;
   asio::readable_pipe output;  ///< gnubg's stdout and stderr
   tcp::socket socket;
-  asio::steady_timer timer;  ///< the attempt's time limit
+  asio::steady_timer timer;                   ///< the attempt's time limit
+  asio::posix::stream_descriptor exit_watch;  ///< a duplicate of the process's pidfd
   std::string output_buffer;
   std::string answer_buffer;
   std::unique_ptr<request> current;  ///< the request it serves (or starts for)
@@ -144,6 +159,10 @@ struct gnubg_pool::impl : std::enable_shared_from_this<impl> {
   std::deque<std::unique_ptr<request>> waiting;
   std::vector<std::shared_ptr<slot>> slots;
   bool stopped = false;
+  /// When the processes of the last start_window started (max_starts of them at most).
+  std::deque<std::chrono::steady_clock::time_point> starts;
+  asio::steady_timer start_timer{io};  ///< wakes dispatch() when a start may happen
+  bool start_timer_armed = false;
 
   // Shared with stats().
   mutable std::mutex stats_mutex;
@@ -153,6 +172,10 @@ struct gnubg_pool::impl : std::enable_shared_from_this<impl> {
   void ask(std::unique_ptr<request> r);
   void dispatch();
   void start(std::unique_ptr<request> r);
+  void watch_exit(const std::shared_ptr<slot>& s);
+  /// Whether a process may start now (at most options.max_starts in any
+  /// options.start_window); when not, a timer calls dispatch() when one may.
+  bool may_start();
   void read_output(const std::shared_ptr<slot>& s);
   void connect(const std::shared_ptr<slot>& s);
   void read_answer(const std::shared_ptr<slot>& s);
@@ -208,36 +231,61 @@ void gnubg_pool::impl::ask(std::unique_ptr<request> r) {
 }
 
 void gnubg_pool::impl::dispatch() {
-  while (!stopped && !waiting.empty()) {
-    const auto level = waiting.front()->level;
+  // In order of arrival, each request takes an idle process of its level, or a new
+  // process (up to max_processes, and as the start limit allows), or the place of an
+  // idle process of another level. A request that can have none of these waits, and
+  // those behind it may still take an idle process of their own level: a request held
+  // back by the start limit does not hold back the levels already running.
+  for (auto it = waiting.begin(); !stopped && it != waiting.end();) {
+    const auto level = (*it)->level;
     auto idle_of = [&](bool any_level) {
       return std::find_if(slots.begin(), slots.end(), [&](const auto& s) {
         return s->st == slot::state::idle && (any_level || s->level == level);
       });
     };
-    if (auto it = idle_of(false); it != slots.end()) {
-      auto s = *it;
-      auto r = std::move(waiting.front());
-      waiting.pop_front();
+    if (auto idle = idle_of(false); idle != slots.end()) {
+      auto s = *idle;
+      auto r = std::move(*it);
+      it = waiting.erase(it);
       send(s, std::move(r));
       continue;
     }
     if (slots.size() < options.max_processes) {
-      auto r = std::move(waiting.front());
-      waiting.pop_front();
+      if (!may_start()) break;  // every start of the window is used: wait for the timer
+      auto r = std::move(*it);
+      it = waiting.erase(it);
       start(std::move(r));
+      it = waiting.begin();  // start() may have failed and put a request back in front
       continue;
     }
-    if (auto it = idle_of(true); it != slots.end()) {
+    if (auto idle = idle_of(true); idle != slots.end()) {
+      if (!may_start()) break;
       // Every process is taken, and an idle one is set to another level: replace it.
-      auto s = *it;
+      auto s = *idle;
       spdlog::info("gnubg {}: stopped to make room for the level {}", s->pid, to_string(level));
       kill(s);
-      continue;
+      continue;  // the same request now finds room for a new process
     }
-    break;  // every process is busy or starting: the request waits for one
+    ++it;  // it waits for a process; the next request may find an idle one of its level
   }
   publish();
+}
+
+bool gnubg_pool::impl::may_start() {
+  if (options.max_starts == 0) return true;
+  const auto now = std::chrono::steady_clock::now();
+  while (!starts.empty() && now - starts.front() >= options.start_window) starts.pop_front();
+  if (starts.size() < options.max_starts) return true;
+  count([](auto& c) { ++c.start_delays; });
+  if (!start_timer_armed) {
+    start_timer_armed = true;
+    start_timer.expires_at(starts.front() + options.start_window);
+    start_timer.async_wait([self = shared_from_this()](error_code ec) {
+      self->start_timer_armed = false;
+      if (!ec) self->dispatch();
+    });
+  }
+  return false;
 }
 
 void gnubg_pool::impl::start(std::unique_ptr<request> r) {
@@ -248,6 +296,7 @@ void gnubg_pool::impl::start(std::unique_ptr<request> r) {
   s->current = std::move(r);
   s->st = slot::state::starting;
   slots.push_back(s);
+  starts.push_back(std::chrono::steady_clock::now());
   arm_timer(s);  // starting counts against the request's time
   // A free port on the loopback interface, for gnubg to bind (it uses SO_REUSEADDR).
   error_code ec;
@@ -261,52 +310,72 @@ void gnubg_pool::impl::start(std::unique_ptr<request> r) {
     failed(s, "no free port on 127.0.0.1: " + ec.message());
     return;
   }
-  asio::writable_pipe input(io);
-  asio::writable_pipe output_end(io);
-  asio::connect_pipe(s->output, output_end, ec);
-  if (ec) {
-    failed(s, "no pipe: " + ec.message());
-    return;
-  }
-  bp::posix::default_launcher launcher;
-  launcher.env = environment_pointers.data();
-  const std::vector<std::string> args{"-t", "-q", "-r"};
-  const int out_fd = output_end.native_handle();
-  auto p = launcher(io.get_executor(), ec, options.program, args,
-                    bp::process_stdio{input, out_fd, out_fd}, die_with_parent{});
-  output_end.close();
-  if (ec) {
-    failed(s, "cannot start " + options.program + ": " + ec.message());
-    return;
-  }
-  s->pid = p.id();
-  s->process.emplace(std::move(p));
-  count([](auto& c) { ++c.started; });
-  spdlog::info("gnubg {}: started ({}, level {}, 127.0.0.1:{})", s->pid, options.program,
-               to_string(s->level), s->port);
   std::string commands;
   for (const auto& c : level_commands(s->level)) commands += c + "\n";
   // One evaluation thread per process: --bot-processes bounds the cores gnubg uses.
   commands += "set threads 1\nset jacoby off\nset beavers 0\n";
   commands += "external 127.0.0.1:" + std::to_string(s->port) + "\n";
-  // A few hundred bytes: the pipe holds them, so this write does not wait.
-  asio::write(input, asio::buffer(commands), ec);
-  input.close();
-  if (ec) {
-    failed(s, "cannot send its settings: " + ec.message());
+  try {
+    // gnubg's settings are in its standard input before it starts (a few hundred bytes:
+    // the pipe holds them, so the write does not wait), and the input is closed after
+    // them. Every descriptor here is close-on-exec; the child gets only its three
+    // streams (child_process closes the rest).
+    owned_fd input_read;
+    owned_fd input_write;
+    owned_fd output_read;
+    owned_fd output_write;
+    make_pipe(input_read, input_write);
+    make_pipe(output_read, output_write);
+    if (::write(input_write.get(), commands.data(), commands.size()) !=
+        static_cast<ssize_t>(commands.size()))
+      throw std::system_error(errno, std::generic_category(), "cannot send gnubg its settings");
+    input_write.reset();
+    s->process = std::make_unique<child_process>(
+        std::vector<std::string>{options.program, "-t", "-q", "-r"}, environment,
+        home.empty() ? std::filesystem::path("/tmp") : home,
+        child_stdio{input_read.get(), output_write.get(), output_write.get()});
+    s->output.assign(output_read.release());
+    const int watch = ::fcntl(s->process->pidfd(), F_DUPFD_CLOEXEC, 3);
+    if (watch < 0) throw std::system_error(errno, std::generic_category(), "dup of a pidfd");
+    s->exit_watch.assign(watch);
+  } catch (const std::exception& e) {
+    if (s->process) {
+      // Started but not watched: reaped here (it is killed first, so this is short).
+      s->process->kill();
+    }
+    failed(s, "cannot start " + options.program + ": " + e.what());
     return;
   }
-  s->process->async_wait([self = shared_from_this(), s](error_code wait_ec, int code) {
-    if (s->st != slot::state::dead) {
-      self->count([](auto& c) { ++c.ended; });
-      self->failed(s, wait_ec ? "was lost: " + wait_ec.message()
-                              : "ended (exit status " + std::to_string(code) + ")");
-    }
-    // Reaped: the slot (the last owner of its process) may go now.
-    s->process.reset();
-  });
+  s->pid = s->process->pid();
+  count([](auto& c) { ++c.started; });
+  spdlog::info("gnubg {}: started ({}, level {}, 127.0.0.1:{})", s->pid, options.program,
+               to_string(s->level), s->port);
+  watch_exit(s);
   read_output(s);
   publish();
+}
+
+void gnubg_pool::impl::watch_exit(const std::shared_ptr<slot>& s) {
+  s->exit_watch.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this(),
+                                                                       s](error_code ec) {
+    if (ec == asio::error::operation_aborted && self->io.stopped()) return;
+    // The pidfd is readable: the process has ended, so reaping it does not wait.
+    const auto status = s->process ? s->process->wait_for(std::chrono::milliseconds{0})
+                                   : std::optional<exit_status>{};
+    if (!status && !ec) {  // a spurious wake-up: watch again
+      self->watch_exit(s);
+      return;
+    }
+    if (s->st != slot::state::dead) {
+      self->count([](auto& c) { ++c.ended; });
+      self->failed(s, status ? "ended (" + status->describe() + ")" : "was lost: " + ec.message());
+    }
+    error_code ignored;
+    s->exit_watch.close(ignored);
+    // Reaped (or, if the watch failed, killed and reaped by child_process's
+    // destructor, which no longer waits on a live process once SIGKILL is sent).
+    s->process.reset();
+  });
 }
 
 void gnubg_pool::impl::read_output(const std::shared_ptr<slot>& s) {
@@ -436,8 +505,8 @@ void gnubg_pool::impl::kill(const std::shared_ptr<slot>& s) {
   s->timer.cancel();
   s->socket.close(ignored);
   s->output.close(ignored);
-  // SIGKILL; the async_wait of start() reaps it (or the process's destructor does).
-  if (s->process) s->process->terminate(ignored);
+  // SIGKILL to its process group, without waiting: watch_exit() reaps it.
+  if (s->process) s->process->signal_kill();
   std::erase(slots, s);
   publish();
 }
@@ -471,6 +540,7 @@ void gnubg_pool::impl::publish() {
 
 void gnubg_pool::impl::shut_down() {
   stopped = true;
+  start_timer.cancel();
   while (!waiting.empty()) {
     auto r = std::move(waiting.front());
     waiting.pop_front();

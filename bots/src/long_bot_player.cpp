@@ -55,8 +55,10 @@ void long_bot_player::decide(const situation& s, answer_handler done) {
     (*shared_done)(std::move(*command));
   });
   if (!queued)
+    // "bot_busy", as the gnubg pool's full queue: the table waits and asks again (issue
+    // 25), where "bot_failed" would make the bot resign.
     (*shared_done)(engine::make_error(
-        "bot_failed", "too many questions are waiting for the long nardy computer player"));
+        "bot_busy", "too many questions are waiting for the long nardy computer player"));
 }
 
 }  // namespace bg::bots

@@ -662,6 +662,10 @@ function drawBanner(st, mine, input) {
   } else if (st.phase === 'resign_offered' && st.to_act !== mine && st.resign) {
     text = `${st.resign.by} offers to resign (${st.resign.kind}): ${st.to_act} to answer`;
     kind = 'wait';
+  } else if (st.bot_thinking && st.to_act && st.to_act !== mine) {
+    // state.bot_thinking: the computer player's answer is on the way, however long.
+    text = `${st.players?.[st.to_act] ?? 'the computer'} is thinking…`;
+    kind = 'wait';
   }
   el.hidden = !text;
   el.textContent = text;

@@ -579,6 +579,11 @@ std::vector<setting> settings() {
        number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
       {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
        number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
+      {"bot-starts-per-minute", "N",
+       "GNU Backgammon processes started per minute at most; past it questions wait (0: no "
+       "limit)",
+       number(&server_config::bot_starts_per_minute),
+       integer_field(&server_config::bot_starts_per_minute, 0, 100'000)},
       // Moderation (issue 13).
       {"kick-bar", "SECONDS", "a name the table's owner kicked may not come back for this long",
        number(&server_config::kick_bar),

@@ -281,3 +281,17 @@ TEST_CASE("the screen lists the legal plays to the player on turn only", "[clien
   CHECK(theirs.find("24/15") == std::string::npos);
   CHECK(theirs.find("waiting for bob") != std::string::npos);
 }
+
+TEST_CASE("the screen says a computer player is thinking while the match waits for it",
+          "[clients][screen]") {
+  // Given black, a computer player, to move, and the state saying it is thinking
+  json st = state_with(standard_start);
+  st["players"]["black"] = "gnubg-expert";
+  st["bots"]["black"] = "expert";
+  st["bot_thinking"] = true;
+  // When red (the person) draws it
+  screen red{{false, false, "alice", "t1", 12}};
+  const std::string theirs = red.message(st);
+  // Then red reads that the bot is thinking
+  CHECK(theirs.find("gnubg-expert is thinking...") != std::string::npos);
+}

@@ -1,16 +1,21 @@
 // child_process (bots/): exit codes, signals, time limits, a stop event, and the
 // process group a kill reaches.
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -164,4 +169,83 @@ TEST_CASE("a program that does not exist cannot be started", "[analysis][child]"
   CHECK_THROWS_AS(
       child_process({"/bin/sh", "-c", "true"}, {}, dir.path / "no-such-dir", dir.path / "log"),
       std::system_error);
+}
+
+namespace {
+
+/// The descriptor numbers open in process `pid` (from /proc/PID/fd).
+std::set<int> open_fds(pid_t pid) {
+  std::set<int> out;
+  for (const auto& e : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "fd"))
+    out.insert(std::stoi(e.path().filename().string()));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a child holds its three streams only: the parent's sockets and pipes stay behind",
+          "[analysis][child]") {
+  scratch dir;
+  // A socket and a pipe of the parent's without close-on-exec, as Asio opens and accepts
+  // sockets: the child must not get them all the same.
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(sock >= 0);
+  std::array<int, 2> ends{-1, -1};
+  REQUIRE(::pipe(ends.data()) == 0);
+  child_process child = shell(dir, "exec sleep 30");
+  const auto fds = open_fds(child.pid());
+  ::close(sock);
+  ::close(ends[0]);
+  ::close(ends[1]);
+  CHECK(fds == std::set<int>{0, 1, 2});
+  child.kill();
+}
+
+TEST_CASE(
+    "a child started on the caller's pipes reads one and writes the other, and holds "
+    "nothing else",
+    "[analysis][child]") {
+  scratch dir;
+  std::array<int, 2> in{-1, -1};
+  std::array<int, 2> out{-1, -1};
+  REQUIRE(::pipe2(in.data(), O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(out.data(), O_CLOEXEC) == 0);
+  const int leaked = ::socket(AF_INET, SOCK_STREAM, 0);  // no close-on-exec
+  REQUIRE(leaked >= 0);
+  const std::string text = "one line\n";
+  REQUIRE(::write(in[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  ::close(in[1]);
+  child_process child({"/bin/sh", "-c", "ls /proc/$$/fd | tr '\\n' ' '; echo; exec cat"}, {},
+                      dir.path, bg::bots::child_stdio{in[0], out[1], out[1]});
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(leaked);
+  std::string got;
+  std::array<char, 256> buf{};
+  for (ssize_t n = 0; (n = ::read(out[0], buf.data(), buf.size())) > 0;)
+    got.append(buf.data(), static_cast<std::size_t>(n));
+  ::close(out[0]);
+  const auto status = child.wait_for(10s);
+  REQUIRE(status);
+  CHECK(status->exited);
+  CHECK(status->code == 0);
+  // The shell lists its own descriptors (ls, its child, reads the shell's directory),
+  // then cat copies its input.
+  CHECK(got == "0 1 2 \none line\n");
+}
+
+TEST_CASE(
+    "signal_kill() ends a stopped child without waiting; its pidfd says so and "
+    "wait_for(0) reaps it",
+    "[analysis][child]") {
+  scratch dir;
+  child_process child = shell(dir, "exec sleep 30");
+  REQUIRE(::kill(child.pid(), SIGSTOP) == 0);
+  child.signal_kill();
+  pollfd p{child.pidfd(), POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 10'000) == 1);
+  const auto status = child.wait_for(0ms);
+  REQUIRE(status);
+  CHECK(status->signal == SIGKILL);
+  CHECK(::kill(child.pid(), 0) != 0);  // reaped: no zombie left
 }

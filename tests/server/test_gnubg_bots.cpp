@@ -532,7 +532,13 @@ TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
   CHECK(c.bot_timeout == 9s);
   CHECK(c.bot_retries == 4);
   CHECK(c.bot_queue == 12);
+  // issue 25: gnubg starts per minute, 60 unless set, 0 for no limit
+  CHECK(defaults.bot_starts_per_minute == 60);
+  CHECK(std::get<1>(parse({"--bot-starts-per-minute", "0"}, {})).bot_starts_per_minute == 0);
+  CHECK(std::get<1>(parse({}, {{"GAMMOND_BOT_STARTS_PER_MINUTE", "7"}})).bot_starts_per_minute ==
+        7);
   for (const auto& bad : std::vector<std::vector<std::string>>{{"--bot-processes", "0"},
+                                                               {"--bot-starts-per-minute", "-1"},
                                                                {"--bot-timeout", "0"},
                                                                {"--bot-retries", "11"},
                                                                {"--bot-queue", "0"},
@@ -590,4 +596,122 @@ TEST_CASE(
   REQUIRE(list.size() == 2);
   CHECK(list[0]["name"] == "gnubg-expert");
   CHECK(list[0]["bot"] == true);
+}
+
+namespace {
+
+/// The socket inodes process `pid` holds ("socket:[123]" links in /proc/PID/fd).
+std::set<std::string> sockets_of(pid_t pid) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "fd", ec)) {
+    const auto target = fs::read_symlink(e.path(), ec).string();
+    if (!ec && target.rfind("socket:", 0) == 0) out.insert(target);
+  }
+  return out;
+}
+
+/// The person's turn by scripted_person's rule (wait_turn()).
+bool person_acts(const json& st, const std::string& side) {
+  if (is_phase(st, {"match_over"})) return true;
+  if (is_phase(st, {"game_over"})) return !st["continuing"].value(side, false);
+  return st["to_act"] == side && is_phase(st, {"roll", "move", "cube_offered", "resign_offered"});
+}
+
+/// Plays as `me` until the match waits for the bot (state.bot_thinking); returns that
+/// state. REQUIREs that the match is not over first.
+json play_until_bot_thinks(scripted& me) {
+  for (int i = 0; i < 400; ++i) {
+    const auto st = me.me.await_state(me.table, [&](const json& s) {
+      return s.value("bot_thinking", false) || person_acts(s, me.side);
+    });
+    if (st.value("bot_thinking", false)) return st;
+    INFO("table " << me.table << ": " << st.dump());
+    REQUIRE_FALSE(is_phase(st, {"match_over"}));
+    me.act(st);
+  }
+  FAIL("the bot never had to think at " << me.table);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a gnubg started by gammond holds none of gammond's sockets (listening or clients')",
+          "[bots][gnubg]") {
+  gammond_process server{flags(2501)};
+  // Clients connected before gnubg starts: their sockets are open in gammond when it forks.
+  std::vector<std::unique_ptr<player>> watchers;
+  for (int i = 0; i < 6; ++i)
+    watchers.push_back(std::make_unique<player>(server.port(), "watcher" + std::to_string(i)));
+  player alice(server.port(), "alice");
+  const std::string t = "bot-sockets";
+  alice.ok(t, "/join red");
+  alice.ok(t, "/bot beginner");
+  alice.ok(t, "/start");
+  scripted me{alice, t, "red"};
+  me.play_until([&](const json&) { return server.metric("gammond_bot_answers_total") >= 1; });
+  const auto pids = gnubg_pids(server);
+  REQUIRE_FALSE(pids.empty());
+  const auto gammond_sockets = sockets_of(server.pid());
+  REQUIRE(gammond_sockets.size() >= 8);  // the listening socket, 7 clients, gnubg's
+  for (const pid_t pid : pids) {
+    const auto held = sockets_of(pid);
+    std::vector<std::string> shared;
+    for (const auto& s : held)
+      if (gammond_sockets.count(s) != 0) shared.push_back(s);
+    INFO("gnubg " << pid << " holds " << held.size() << " sockets, " << shared.size()
+                  << " of them gammond's");
+    CHECK(shared.empty());
+    CHECK(held.size() <= 2);  // its own: the `external` listener or its one connection
+  }
+}
+
+TEST_CASE(
+    "a full bots' queue makes the tables wait (state.bot_thinking): no bot resigns, and "
+    "its seat cannot be claimed",
+    "[bots][gnubg]") {
+  // One process, one question waiting at most: with gnubg stopped, the third table's
+  // question is refused (bot_busy), and was answered by a resignation before.
+  gammond_process server{flags(2502, {"--bot-processes", "1", "--bot-queue", "1", "--bot-timeout",
+                                      "120", "--idle-limit", "1"})};
+  player first(server.port(), "first");
+  const auto id = first.send("", "/play bot beginner standard match 1");
+  const std::string t0 = first.answer(id)["data"]["table"];
+  scripted warm{first, t0, "red"};
+  warm.play_until([&](const json&) { return server.metric("gammond_bot_answers_total") >= 1; });
+  const auto pids = gnubg_pids(server);
+  REQUIRE(pids.size() == 1);
+  REQUIRE(::kill(pids[0], SIGSTOP) == 0);  // every question stalls from now on
+
+  std::vector<std::unique_ptr<player>> people;
+  std::vector<std::unique_ptr<scripted>> scripts;
+  for (int i = 0; i < 5; ++i) {
+    people.push_back(std::make_unique<player>(server.port(), "person" + std::to_string(i)));
+    const auto ask = people.back()->send("", "/play bot beginner standard match 1");
+    const std::string t = people.back()->answer(ask)["data"]["table"];
+    scripts.push_back(std::make_unique<scripted>(scripted{*people.back(), t, "red"}));
+    const auto st = play_until_bot_thinks(*scripts.back());
+    CHECK(st["bot_thinking"] == true);
+  }
+  // Some questions were refused for the full queue, and asked again since.
+  CHECK(bg::test::eventually([&] { return server.metric("gammond_bot_refused_total") >= 3; }));
+  for (std::size_t i = 0; i < scripts.size(); ++i) {
+    auto& p = *people[i];
+    const auto& t = scripts[i]->table;
+    // Past the idle limit too, a thinking bot's game is not claimed.
+    const auto claim = p.say(t, "/claim");
+    CHECK(claim["type"] == "error");
+    CHECK(claim["code"] == "bot_thinking");
+    CHECK(p.latest(t)["bot_thinking"] == true);
+    CHECK_FALSE(is_phase(p.latest(t), {"resign_offered", "match_over"}));
+  }
+  REQUIRE(::kill(pids[0], SIGCONT) == 0);
+  // Every table plays on to its end; no bot gave up.
+  for (std::size_t i = 0; i < scripts.size(); ++i) {
+    const auto last = scripts[i]->play_until([](const json&) { return false; });
+    INFO(server.log());
+    CHECK(last["phase"] == "match_over");
+    CHECK(events_named(*people[i], scripts[i]->table, "bot_failed").empty());
+  }
+  CHECK(server.metric("gammond_bot_failures_total") == 0);
 }

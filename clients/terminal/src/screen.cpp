@@ -122,6 +122,9 @@ std::string screen::hints() const {
   if (!mine) {
     const json players = state_.value("players", json::object());
     const std::string other = to_act.empty() ? std::string{} : text_of(players, to_act.c_str());
+    // state.bot_thinking: a computer player's answer is on the way (issue 25).
+    if (state_.value("bot_thinking", false))
+      return (other.empty() ? std::string("the computer") : other) + " is thinking...";
     return "waiting for " + (other.empty() ? to_act : other);
   }
   if (phase == "roll") {

@@ -130,6 +130,7 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     options.timeout = config.bot_timeout;
     options.retries = config.bot_retries;
     options.max_waiting = config.bot_queue;
+    options.max_starts = config.bot_starts_per_minute;
     gnubg_ = std::make_unique<bots::gnubg_pool>(options);
     for (const auto level : bots::all_gnubg_levels)
       gnubg_players_.emplace(std::string(bots::to_string(level)),
@@ -857,6 +858,8 @@ std::string game_service::bot_metrics() const {
          "Answers that were not what was asked for (the process was killed).", st.malformed);
   metric("gammond_bot_refused_total", "counter", "Questions refused: --bot-queue was full.",
          st.refused);
+  metric("gammond_bot_start_delays_total", "counter",
+         "Times a GNU Backgammon start waited for --bot-starts-per-minute.", st.start_delays);
   const auto lt = long_bots_->stats();
   metric("gammond_long_bot_waiting", "gauge",
          "Long nardy computer players' questions queued or being thought over.", lt.waiting);

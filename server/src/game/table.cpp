@@ -240,6 +240,11 @@ std::optional<std::string> table::bot_level(side s) const {
   return st->bot;
 }
 
+bool table::bot_thinking() const {
+  const auto s = waiting_on();
+  return s && bot_level(*s).has_value();
+}
+
 bool table::person_seated() const noexcept {
   return std::any_of(seats_.begin(), seats_.end(),
                      [](const auto& st) { return st && st->bot.empty(); });
@@ -934,6 +939,13 @@ table_outcome table::claim(side claimer) {
   const std::string name = player_name(them);
   const std::string lost = what_is_lost(match_->options().kind);
   const std::int64_t t = now();
+  // A computer player is never claimed against (issue 25): it is present, and a slow
+  // answer is the server's load (its queue), not the bot leaving the game.
+  if (st && !st->bot.empty())
+    return refuse("bot_thinking", name +
+                                      " is a computer player: it answers as soon as GNU "
+                                      "Backgammon has room for its question, and its game "
+                                      "cannot be claimed");
   if (st && !st->present) {
     const std::int64_t away = t - st->absent_since_ms;
     if (away < hooks_.grace_period_ms)
@@ -1435,6 +1447,7 @@ json table::state(bool with_legal) const {
   j["present"] = {{"red", seats_[0] && seats_[0]->present},
                   {"black", seats_[1] && seats_[1]->present}};
   j["bots"] = bots_json();
+  j["bot_thinking"] = bot_thinking();
   j["spectators"] = std::vector<std::string>(spectators_.begin(), spectators_.end());
   j["last_match_id"] = last_match_id_ > 0 ? json(last_match_id_) : json(nullptr);
   // issue 12: the ratings of the registered names here, in the table's variant.
@@ -1562,6 +1575,7 @@ std::string table::state_text(bool with_legal) const {
   w.key("points").begin_array();
   for (const int n : b.points) w.value(n);
   w.end_array().end_object();
+  w.key("bot_thinking").value(bot_thinking());
   w.key("bots").begin_object().key("black");
   seat_bot(w, seats_[1]);
   w.key("red");

@@ -906,6 +906,19 @@ void table_actor::bot_answered(const bot_turn& turn, std::uint64_t seq, int atte
     ask_bot();
     return;
   }
+  if (!answer && answer.err().code == "bot_busy") {
+    // The bots' queue is full (issue 25): the bot waits (state.bot_thinking stays true)
+    // and is asked again, later each time up to 8 s; it never resigns or forfeits for
+    // the server's load.
+    svc_.counters().error("bot_busy");
+    ++bot_waits_;
+    const std::chrono::milliseconds delay{250LL << std::min(bot_waits_ - 1, 5)};
+    spdlog::debug("table {}: {} waits {} ms for room in the bots' queue", table_->name(), turn.name,
+                  delay.count());
+    ask_bot_later(delay);
+    return;
+  }
+  bot_waits_ = 0;
   if (!answer) {
     bot_gives_up(turn, answer.err().message);
     return;

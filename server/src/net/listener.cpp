@@ -2,6 +2,7 @@
 
 #include "bg/server/net/listener.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -25,6 +26,13 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 using namespace std::chrono_literals;
+
+/// Marks `fd` close-on-exec: Asio opens and accepts sockets without SOCK_CLOEXEC, and a
+/// child process (GNU Backgammon) must not hold gammond's sockets (issue 25).
+void close_on_exec(int fd) noexcept {
+  const int flags = ::fcntl(fd, F_GETFD);
+  if (flags >= 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
 
 /// The peer's address as text, an IPv4-mapped IPv6 address as plain IPv4.
 std::string address_text(const tcp::endpoint& endpoint) {
@@ -105,6 +113,7 @@ void listener::open() {
   const auto& config = context_->config;
   const tcp::endpoint endpoint{net::ip::make_address(config.bind), config.port};
   acceptor_.open(endpoint.protocol());
+  close_on_exec(acceptor_.native_handle());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(net::socket_base::max_listen_connections);
@@ -146,6 +155,7 @@ void listener::on_accept(beast::error_code ec, tcp::socket socket) {
     return;
   }
   try {
+    close_on_exec(socket.native_handle());
     socket.set_option(tcp::no_delay(true), ec);
     const auto peer = socket.remote_endpoint(ec);
     if (!ec) {

@@ -25,6 +25,15 @@ struct exit_status {
   [[nodiscard]] std::string describe() const;
 };
 
+/// File descriptors of the caller's that become a child's standard input, output and
+/// error (dup2'd to 0, 1 and 2 in the child). Each must be open; the same one may be
+/// given twice (output and error to one pipe). The caller keeps and closes its own.
+struct child_stdio {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+};
+
 /// One running child process. Not copyable; the destructor kills the process group
 /// (SIGKILL) and reaps the child if it is still running. Not thread-safe: one thread
 /// starts, waits for and kills it (stop_fd lets another thread cut a wait short).
@@ -42,6 +51,12 @@ class child_process {
   child_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                 const std::filesystem::path& dir, const std::filesystem::path& log,
                 int niceness = 0);
+  /// As above, with the standard streams taken from `stdio` (pipes of the caller's, for a
+  /// program that is talked to, like gnubg's `external` set-up) instead of /dev/null and a
+  /// log file. In both forms the child holds no other descriptor of the caller's: every
+  /// one from 3 up is closed before exec (close_range(2)), sockets included.
+  child_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                const std::filesystem::path& dir, const child_stdio& stdio, int niceness = 0);
   ~child_process();
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
@@ -54,10 +69,19 @@ class child_process {
   /// Sends SIGKILL to the child's whole process group and reaps the child. Returns how
   /// it ended (a signal, or its exit if it ended first).
   exit_status kill();
+  /// Sends SIGKILL to the child's whole process group and returns at once, without
+  /// reaping: for an event loop, which learns of the end from pidfd() and then reaps
+  /// with wait_for(0ms). Does nothing once the child is reaped.
+  void signal_kill() noexcept;
   /// The child's process id (also its process group id).
   [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  /// The child's pidfd (close-on-exec, owned by this object): readable once the child has
+  /// ended, for poll(2) or an event loop. Never blocks to read it.
+  [[nodiscard]] int pidfd() const noexcept { return pidfd_; }
 
  private:
+  void spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+             const std::filesystem::path& dir, const child_stdio& stdio, int niceness);
   exit_status reap();
 
   pid_t pid_ = -1;

@@ -29,6 +29,11 @@ struct gnubg_pool_options {
   std::chrono::milliseconds timeout{std::chrono::seconds{15}};
   int retries = 2;                ///< attempts after the first one (timeout, EOF, malformed answer)
   std::size_t max_waiting = 256;  ///< requests waiting for a process, at most
+  /// Processes started at most in any `start_window` (0: no limit). Past it a request
+  /// that needs a new process waits in the queue (bounded by max_waiting) until a start
+  /// is allowed again; requests for the levels already running are served meanwhile.
+  std::size_t max_starts = 60;
+  std::chrono::milliseconds start_window{std::chrono::minutes{1}};  ///< see max_starts
 };
 
 /// What the pool has done, for /metrics. Counters only grow.
@@ -40,15 +45,16 @@ struct gnubg_pool_stats {
     bool busy = false;
   };
   std::vector<process_info> processes;
-  std::size_t waiting = 0;      ///< requests waiting for a process
-  std::uint64_t requests = 0;   ///< requests asked
-  std::uint64_t answers = 0;    ///< requests answered
-  std::uint64_t failed = 0;     ///< requests given up after every retry
-  std::uint64_t started = 0;    ///< processes started
-  std::uint64_t timeouts = 0;   ///< attempts that ran out of time
-  std::uint64_t ended = 0;      ///< processes that ended or closed the socket by themselves
-  std::uint64_t malformed = 0;  ///< answers that were not what was asked for
-  std::uint64_t refused = 0;    ///< requests refused because max_waiting were waiting
+  std::size_t waiting = 0;         ///< requests waiting for a process
+  std::uint64_t requests = 0;      ///< requests asked
+  std::uint64_t answers = 0;       ///< requests answered
+  std::uint64_t failed = 0;        ///< requests given up after every retry
+  std::uint64_t started = 0;       ///< processes started
+  std::uint64_t timeouts = 0;      ///< attempts that ran out of time
+  std::uint64_t ended = 0;         ///< processes that ended or closed the socket by themselves
+  std::uint64_t malformed = 0;     ///< answers that were not what was asked for
+  std::uint64_t refused = 0;       ///< requests refused because max_waiting were waiting
+  std::uint64_t start_delays = 0;  ///< times a start waited for the start limit
 };
 
 /// Receives the answer line to one request (without "\n" and trailing blanks), or an
@@ -71,6 +77,12 @@ using gnubg_answer_check = std::function<bool(std::string_view answer)>;
 /// A process that does not answer in time, closes the connection, ends, or answers
 /// something malformed is killed (SIGKILL) and its request goes to another process,
 /// up to `retries` times. The destructor kills every process and waits for them.
+///
+/// The pool's thread never waits on a child: processes run through child_process
+/// (every descriptor of the server's closed in the child) and are reaped once their
+/// pidfd says they ended, so a time limit always fires (steady clock) and a stopped
+/// (SIGSTOP) or dead gnubg is killed, reaped and replaced. Starts are limited to
+/// `max_starts` per `start_window`.
 class gnubg_pool {
  public:
   explicit gnubg_pool(gnubg_pool_options options);

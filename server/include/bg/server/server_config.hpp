@@ -188,7 +188,10 @@ struct server_config {
   /// --bot-timeout: one gnubg answer's time limit; past it the process is killed and
   /// the question asked again (--bot-retries times), then the bot resigns.
   std::chrono::seconds bot_timeout{15};
-  int bot_retries = 2;          ///< --bot-retries: attempts after a failed one
+  int bot_retries = 2;  ///< --bot-retries: attempts after a failed one
+  /// --bot-starts-per-minute: gnubg processes started per minute at most (0: no limit);
+  /// past it a question that needs a new process waits in the queue (issue 25).
+  std::size_t bot_starts_per_minute = 60;
   std::size_t bot_queue = 256;  ///< --bot-queue: bot questions waiting (gnubg, and long bots)
   // Moderation (issue 13).
   /// --kick-bar: how long a name the owner kicked may not come back to the table

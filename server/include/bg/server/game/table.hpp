@@ -228,6 +228,9 @@ class table {
   /// The level of the computer player on `s` ("expert"), or nullopt when a person
   /// sits there or nobody does.
   [[nodiscard]] std::optional<std::string> bot_level(engine::side s) const;
+  /// Whether the match waits for a computer player (state.bot_thinking): its answer is
+  /// on the way, however long the bots' queue makes it wait; its seat is never claimed.
+  [[nodiscard]] bool bot_thinking() const;
 
   /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
   /// registered player and spectator here, in the table's variant, by name. With

@@ -215,9 +215,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   bool stale_ = false;
   std::optional<boost::asio::steady_timer> reload_timer_;
   std::chrono::milliseconds reload_delay_{500};
-  std::deque<pending_work> backlog_;    // messages that arrived meanwhile
-  std::vector<std::string> held_;       // table_->held_seats() last reported
-  bool bot_busy_ = false;               // a bot's question is out (issue 14)
+  std::deque<pending_work> backlog_;  // messages that arrived meanwhile
+  std::vector<std::string> held_;     // table_->held_seats() last reported
+  bool bot_busy_ = false;             // a bot's question is out (issue 14)
+  int bot_waits_ = 0;  // questions refused in a row for a full bots' queue (issue 25)
   std::atomic<std::int64_t> epoch_{0};  // cluster: see epoch()
   std::optional<boost::asio::steady_timer> bot_timer_;
 };
