@@ -3,7 +3,11 @@
 // the login throttle against a clock of its own and the new settings.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <map>
 #include <set>
@@ -11,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bg/server/game/auth_pool.hpp"
 #include "bg/server/game/login_throttle.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/open_store.hpp"
@@ -104,43 +109,164 @@ const double three_point_change = 10.0 * std::sqrt(3.0);
 
 // --- the login throttle, on a clock of the test's own ------------------------------
 
-TEST_CASE("issue 12: the login throttle delays, then locks, then forgets", "[accounts][throttle]") {
+TEST_CASE("the login throttle counts a try before hashing, delays, then locks and empties",
+          "[accounts][throttle]") {
   using bg::server::login_limits;
   using bg::server::login_throttle;
-  const login_limits limits{2, 3s, 4, 60s, 3};  // a count is forgotten after 60 + 3 s
+  // delay after 2 (3 s), lock at 4 (60 s), 3 entries, one failure forgiven each 30 s
+  const login_limits limits{2, 3s, 4, 60s, 3, 30s, 2, 0};
   login_throttle t(limits);
   const auto t0 = login_throttle::clock_type::time_point{} + 1000s;
-  // Given one failure: no wait yet
-  t.failed("alice", "10.0.0.1", t0);
+  // Given one try in flight: it counts already, and the address was clean before it
+  const auto first = t.attempt("alice", "10.0.0.1", t0);
+  CHECK_FALSE(first.wait);
+  CHECK(first.clean);
   CHECK_FALSE(t.wait("alice", "10.0.0.1", t0));
-  // When a second one follows: each try waits the delay after the last failure
-  t.failed("alice", "10.0.0.1", t0 + 1s);
-  CHECK(t.wait("alice", "10.0.0.9", t0 + 1s) == 3s);  // the name, from any address
-  CHECK(t.wait("bob", "10.0.0.1", t0 + 2s) == 2s);    // the address, for any name
-  CHECK_FALSE(t.wait("alice", "10.0.0.9", t0 + 4s));
-  CHECK_FALSE(t.wait("bob", "10.0.0.2", t0 + 1s));  // neither: free
-  // When it reaches lock_after: locked for the lock's length, in whole seconds rounded up
-  t.failed("alice", "10.0.0.1", t0 + 5s);
-  t.failed("alice", "10.0.0.1", t0 + 9s);
-  CHECK(t.wait("alice", "10.0.0.9", t0 + 9s) == 60s);
-  CHECK(t.wait("alice", "10.0.0.9", t0 + 9s + 500ms) == 60s);
-  CHECK(t.wait("alice", "10.0.0.9", t0 + 68s) == 1s);
-  // Then the lock expires and the count is forgotten
-  CHECK_FALSE(t.wait("alice", "10.0.0.9", t0 + 69s));
-  t.failed("alice", "10.0.0.7", t0 + 75s);
-  CHECK_FALSE(t.wait("alice", "10.0.0.8", t0 + 75s));  // one failure again: no wait
-  // A success starts both counts again
-  t.failed("alice", "10.0.0.7", t0 + 76s);
-  REQUIRE(t.wait("alice", "10.0.0.8", t0 + 76s));
-  t.succeeded("alice", "10.0.0.7");
-  CHECK_FALSE(t.wait("alice", "10.0.0.7", t0 + 76s));
-  // The tables are bounded: the oldest failure makes room
-  t.failed("a", "1", t0 + 80s);
-  t.failed("b", "2", t0 + 81s);
-  t.failed("c", "3", t0 + 82s);
-  t.failed("d", "4", t0 + 83s);
-  CHECK(t.names() <= 3);
-  CHECK(t.addresses() <= 3);
+  // When a second one is made before the first is answered: each try waits the delay
+  const auto second = t.attempt("bob", "10.0.0.1", t0);
+  CHECK_FALSE(second.wait);
+  CHECK_FALSE(second.clean);                          // the address has a try counted
+  CHECK(t.attempt("carol", "10.0.0.1", t0 + 1s).wait == 2s);  // the address, for any name
+  CHECK(t.wait("alice", "10.0.0.9", t0 + 1s) == std::nullopt);  // alice's name has one only
+  CHECK_FALSE(t.attempt("alice", "10.0.0.1", t0 + 3s).wait);  // the delay is over: counted
+  // At lock_after the address is locked for the lock's length, and refused tries do not
+  // count (a trickle does not renew it)
+  CHECK_FALSE(t.attempt("dave", "10.0.0.1", t0 + 6s).wait);  // the 4th: locked now
+  CHECK(t.wait("erin", "10.0.0.1", t0 + 6s) == 60s);
+  for (int i = 0; i < 10; ++i) CHECK(t.attempt("erin", "10.0.0.1", t0 + 10s + i * 5s).wait);
+  CHECK(t.wait("erin", "10.0.0.1", t0 + 65s) == 1s);
+  // and after it the bucket starts from zero
+  CHECK_FALSE(t.wait("erin", "10.0.0.1", t0 + 66s));
+  CHECK(t.attempt("erin", "10.0.0.1", t0 + 66s).clean);
+}
+
+TEST_CASE("the login throttle: a success takes back its own try only, failures leak by time",
+          "[accounts][throttle]") {
+  using bg::server::login_limits;
+  using bg::server::login_throttle;
+  const login_limits limits{3, 60s, 10, 600s, 100, 30s, 2, 0};
+  login_throttle t(limits);
+  const auto t0 = login_throttle::clock_type::time_point{} + 1000s;
+  // Given two wrong guesses at alice's password from one address
+  REQUIRE_FALSE(t.attempt("alice", "10.6.6.6", t0).wait);
+  REQUIRE_FALSE(t.attempt("alice", "10.6.6.6", t0 + 1s).wait);
+  // When the guesser logs into an account of their own from there
+  REQUIRE_FALSE(t.attempt("mallory", "10.6.6.6", t0 + 2s).wait);
+  t.succeeded("mallory", "10.6.6.6", t0 + 2s);
+  // Then the address keeps its two failures: the third guess is the last before the delay
+  REQUIRE_FALSE(t.attempt("alice", "10.6.6.6", t0 + 3s).wait);
+  CHECK(t.attempt("alice", "10.6.6.6", t0 + 4s).wait == 59s);
+  // Failures leak one each 30 s whatever happens meanwhile: one wrong try a minute never
+  // builds up, from changing addresses or not
+  login_throttle slow(limits);
+  for (int i = 0; i < 60; ++i) {
+    const auto when = t0 + i * 60s;
+    const auto address = "10.1.0." + std::to_string(i);
+    const auto v = slow.attempt("boss", address, when);
+    CHECK_FALSE(v.wait);
+    CHECK_FALSE(slow.wait("boss", "10.9.9.9", when + 1s));
+  }
+}
+
+TEST_CASE("the login throttle never locks a name against an address its owner logged in from",
+          "[accounts][throttle]") {
+  using bg::server::login_limits;
+  using bg::server::login_throttle;
+  const login_limits limits{3, 2s, 5, 60s, 100, 30s, 2, 0};
+  login_throttle t(limits);
+  const auto t0 = login_throttle::clock_type::time_point{} + 1000s;
+  // Given boss logged in from 10.0.0.1
+  REQUIRE_FALSE(t.attempt("boss", "10.0.0.1", t0).wait);
+  t.succeeded("boss", "10.0.0.1", t0);
+  // When strangers from five addresses lock boss's name
+  for (int i = 0; i < 5; ++i)
+    REQUIRE_FALSE(t.attempt("boss", "10.2.0." + std::to_string(i), t0 + 2s * i).wait);
+  // Then a sixth stranger waits for the lock, and boss from the known address does not
+  CHECK(t.wait("boss", "10.2.0.9", t0 + 9s) == 59s);
+  CHECK_FALSE(t.wait("boss", "10.0.0.1", t0 + 9s));
+  // (a registration's address is known too; known addresses are bounded per name)
+  t.trust("boss", "10.0.0.2", t0 + 10s);
+  t.trust("boss", "10.0.0.3", t0 + 11s);
+  CHECK_FALSE(t.wait("boss", "10.0.0.3", t0 + 12s));
+  CHECK(t.wait("boss", "10.0.0.1", t0 + 12s));  // the oldest of 3 was forgotten (bound 2)
+  // The maps are bounded: the least recently touched entry makes room
+  login_throttle small(login_limits{3, 2s, 5, 60s, 3, 30s, 2, 0});
+  for (int i = 0; i < 5; ++i)
+    (void)small.attempt("n" + std::to_string(i), "a" + std::to_string(i), t0 + i * 1s);
+  CHECK(small.names() <= 3);
+  CHECK(small.addresses() <= 3);
+}
+
+TEST_CASE("the throttle lets an address register a few accounts an hour, then one at a time",
+          "[accounts][throttle]") {
+  using bg::server::login_limits;
+  using bg::server::login_throttle;
+  login_limits limits;
+  limits.registrations_per_hour = 4;  // one leaks each 15 minutes
+  login_throttle t(limits);
+  const auto t0 = login_throttle::clock_type::time_point{} + 1000s;
+  for (int i = 0; i < 4; ++i) CHECK_FALSE(t.registration("10.0.0.1", t0 + i * 1s));
+  CHECK(t.registration("10.0.0.1", t0 + 5s) == 900s - 5s);
+  CHECK_FALSE(t.registration("10.0.0.2", t0 + 5s));  // another address has its own
+  CHECK(t.registration("10.0.0.1", t0 + 899s));      // a refusal does not count ...
+  CHECK_FALSE(t.registration("10.0.0.1", t0 + 900s));  // ... and one has leaked
+  CHECK(t.registration("10.0.0.1", t0 + 901s));
+  limits.registrations_per_hour = 0;  // unlimited
+  login_throttle open(limits);
+  for (int i = 0; i < 100; ++i) CHECK_FALSE(open.registration("10.0.0.1", t0));
+}
+
+TEST_CASE("the auth pool serves clean logins first and caps each address's waiting jobs",
+          "[accounts][auth_pool]") {
+  using bg::server::auth_pool;
+  std::mutex m;
+  std::condition_variable cv;
+  bool go = false;
+  std::vector<std::string> order;
+  std::atomic<bool> release{false};
+  auth_pool pool(1, 8, 2);
+  // Given the one thread busy
+  REQUIRE(pool.submit("x", auth_pool::lane::other, [&] {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return go; });
+  }));
+  REQUIRE(bg::test::eventually([&] { return pool.queued() == 0; }));
+  const auto job = [&](std::string name) {
+    return [&, name] {
+      std::lock_guard lock(m);
+      order.push_back(name);
+    };
+  };
+  // When one address floods the other lane, it gets its share (2) only
+  CHECK(pool.submit("flood", auth_pool::lane::other, job("f1")));
+  CHECK(pool.submit("flood", auth_pool::lane::other, job("f2")));
+  CHECK_FALSE(pool.submit("flood", auth_pool::lane::other, job("f3")));
+  CHECK_FALSE(pool.submit("flood", auth_pool::lane::clean, job("f4")));  // both lanes
+  // and other addresses still get in, a clean login ahead of the flood
+  CHECK(pool.submit("b", auth_pool::lane::other, job("b1")));
+  CHECK(pool.submit("c", auth_pool::lane::clean, job("c1")));
+  CHECK(pool.queued() == 4);
+  {
+    std::lock_guard lock(m);
+    go = true;
+  }
+  cv.notify_all();
+  REQUIRE(bg::test::eventually([&] {
+    std::lock_guard lock(m);
+    return order.size() == 4;
+  }));
+  CHECK(order == std::vector<std::string>{"c1", "f1", "f2", "b1"});
+  // Each lane holds max_queued at most
+  auth_pool full(1, 1, 8);
+  REQUIRE(full.submit("x", auth_pool::lane::other, [&] {
+    while (!release) std::this_thread::sleep_for(1ms);
+  }));
+  REQUIRE(bg::test::eventually([&] { return full.queued() == 0; }));
+  CHECK(full.submit("a", auth_pool::lane::other, [] {}));
+  CHECK_FALSE(full.submit("b", auth_pool::lane::other, [] {}));
+  CHECK(full.submit("c", auth_pool::lane::clean, [] {}));
+  CHECK_FALSE(full.submit("d", auth_pool::lane::clean, [] {}));
+  release = true;
 }
 
 TEST_CASE("issue 12: the account settings have flags and GAMMOND_ variables, with bounds",
