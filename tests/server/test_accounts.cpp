@@ -5,14 +5,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cmath>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bg/server/game/auth_pool.hpp"
@@ -125,10 +125,10 @@ TEST_CASE("the login throttle counts a try before hashing, delays, then locks an
   // When a second one is made before the first is answered: each try waits the delay
   const auto second = t.attempt("bob", "10.0.0.1", t0);
   CHECK_FALSE(second.wait);
-  CHECK_FALSE(second.clean);                          // the address has a try counted
-  CHECK(t.attempt("carol", "10.0.0.1", t0 + 1s).wait == 2s);  // the address, for any name
+  CHECK_FALSE(second.clean);                                    // the address has a try counted
+  CHECK(t.attempt("carol", "10.0.0.1", t0 + 1s).wait == 2s);    // the address, for any name
   CHECK(t.wait("alice", "10.0.0.9", t0 + 1s) == std::nullopt);  // alice's name has one only
-  CHECK_FALSE(t.attempt("alice", "10.0.0.1", t0 + 3s).wait);  // the delay is over: counted
+  CHECK_FALSE(t.attempt("alice", "10.0.0.1", t0 + 3s).wait);    // the delay is over: counted
   // At lock_after the address is locked for the lock's length, and refused tries do not
   // count (a trickle does not renew it)
   CHECK_FALSE(t.attempt("dave", "10.0.0.1", t0 + 6s).wait);  // the 4th: locked now
@@ -207,8 +207,8 @@ TEST_CASE("the throttle lets an address register a few accounts an hour, then on
   const auto t0 = login_throttle::clock_type::time_point{} + 1000s;
   for (int i = 0; i < 4; ++i) CHECK_FALSE(t.registration("10.0.0.1", t0 + i * 1s));
   CHECK(t.registration("10.0.0.1", t0 + 5s) == 900s - 5s);
-  CHECK_FALSE(t.registration("10.0.0.2", t0 + 5s));  // another address has its own
-  CHECK(t.registration("10.0.0.1", t0 + 899s));      // a refusal does not count ...
+  CHECK_FALSE(t.registration("10.0.0.2", t0 + 5s));    // another address has its own
+  CHECK(t.registration("10.0.0.1", t0 + 899s));        // a refusal does not count ...
   CHECK_FALSE(t.registration("10.0.0.1", t0 + 900s));  // ... and one has leaked
   CHECK(t.registration("10.0.0.1", t0 + 901s));
   limits.registrations_per_hour = 0;  // unlimited
@@ -668,20 +668,48 @@ TEST_CASE("issue 12, S1, S3: a forfeit is rated as a loss", "[accounts][gammond]
   CHECK(alice.ok("", "/whois bob")["data"]["online"] == false);
 }
 
-TEST_CASE("issue 12: --admins makes a registered account an admin once logged in",
-          "[accounts][gammond]") {
-  gammond_process server{flags({"--admins", "Alice,nobody.here"})};
+TEST_CASE(
+    "--admins names are reserved: a stranger's register is refused, `gammond admin create` "
+    "makes the account on the host, and it logs in as an admin",
+    "[accounts][gammond][admins]") {
+  gammond_process server{flags({"--admins", "Boss,nobody.here"})};
   CHECK(bg::test::eventually([&] {
     return server.log().find("nobody.here is not a registered account") != std::string::npos;
   }));
-  {
-    player alice(server.port(), "alice", {}, registering("alice's password"));
-    CHECK(alice.welcome()["account"]["admin"] == true);
-  }
+  // Given boss is not registered yet, a stranger cannot take the name
+  const auto squat = first_answer(
+      server, {{"type", "register"}, {"name", "BOSS"}, {"password", "a squatter's password"}});
+  CHECK(squat["code"] == "reserved_name");
+  CHECK(squat["message"].get<std::string>().find("administrator") != std::string::npos);
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'") ==
+        "0");
+  // When the host makes it with the subcommand (password on standard input)
+  server.create_admin("Boss", "the boss's password");
+  // Then boss logs in as an administrator, in any letter case
+  const auto boss = first_answer(server, login_message("boss", "the boss's password"));
+  REQUIRE(boss["type"] == "welcome");
+  CHECK(boss["name"] == "Boss");
+  CHECK(boss["account"]["admin"] == true);
+  // and nobody registers it again, while other names register as before, not admins
+  CHECK(first_answer(server, {{"type", "register"},
+                              {"name", "boss"},
+                              {"password", "another password"}})["code"] == "reserved_name");
   player bob(server.port(), "bob", {}, registering("bob's password"));
   CHECK(bob.welcome()["account"]["admin"] == false);
-  const auto again = first_answer(server, login_message("ALICE", "alice's password"));
-  CHECK(again["account"]["admin"] == true);
+  // The subcommand refuses a name made already, a weak password and bad usage
+  const auto again = bg::test::run_gammond({"admin", "create", "boss", "--db", server.db()},
+                                           "yet another password\n");
+  CHECK(again.exit_code == 1);
+  CHECK(again.output.find("registered already") != std::string::npos);
+  CHECK(bg::test::run_gammond({"admin", "create", "carol", "--db", server.db()}, "short\n")
+            .exit_code == 2);
+  CHECK(bg::test::run_gammond({"admin", "create", "carol"}, "long enough\n").exit_code == 2);
+  const auto help = bg::test::run_gammond({"admin", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("gammond admin create NAME --db DB") != std::string::npos);
+  CHECK(bg::test::run_gammond({"--help"}).output.find("gammond admin create") != std::string::npos);
+  // and the password never appears in what it printed
+  CHECK(again.output.find("yet another password") == std::string::npos);
 }
 
 TEST_CASE(
@@ -839,4 +867,159 @@ TEST_CASE("issue 12: the auth queue is bounded: logins beyond it are answered au
   // and a busy name was not taken: it can register later
   CHECK(std::stoi(bg::test::database_query(
             server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'")) == welcomed);
+}
+
+// --- a fair share of the hashing for every address and name ------------------------
+
+namespace {
+
+/// gammond flags that honour X-Forwarded-For from 127.0.0.1, so that a test's clients
+/// come from the addresses it names.
+std::vector<std::string> proxied(std::vector<std::string> more = {}) {
+  more.insert(more.end(), {"--trusted-proxy", "127.0.0.1"});
+  return flags(std::move(more));
+}
+
+/// first_answer() from client address `address` (X-Forwarded-For).
+json answer_from(const gammond_process& server, const std::string& address, json hello,
+                 ws_client* keep = nullptr) {
+  ws_client own;
+  ws_client& c = keep ? *keep : own;
+  c.set_header("X-Forwarded-For", address);
+  return first_answer(server, std::move(hello), &c);
+}
+
+json register_message(const std::string& name, const std::string& password) {
+  return {{"type", "register"}, {"name", name}, {"password", password}};
+}
+
+}  // namespace
+
+TEST_CASE("registrations are limited per address before hashing: register_limited, with seconds",
+          "[accounts][gammond][auth_fair]") {
+  gammond_process server{proxied({"--register-per-hour", "2"})};
+  // Given an address that registered two accounts
+  CHECK(answer_from(server, "10.0.0.1", register_message("one", "password one"))["type"] ==
+        "welcome");
+  CHECK(answer_from(server, "10.0.0.1", register_message("two", "password two"))["type"] ==
+        "welcome");
+  // When it registers a third, it is refused with the seconds until it may (one an hour / 2)
+  const auto third = answer_from(server, "10.0.0.1", register_message("three", "password three"));
+  CHECK(third["code"] == "register_limited");
+  CHECK(third["seconds"].get<int>() >= 1);
+  CHECK(third["seconds"].get<int>() <= 1800);
+  // Then another address still registers, the refused name too
+  CHECK(answer_from(server, "10.0.0.2", register_message("three", "password three"))["type"] ==
+        "welcome");
+  CHECK(bg::test::database_query(server, "SELECT count(*) FROM accounts WHERE kind <> 'bot'") ==
+        "3");
+}
+
+TEST_CASE("a registration flood from one address leaves every clean login answered",
+          "[accounts][gammond][auth_fair]") {
+  // One hashing thread and a short queue, so that the flood fills it
+  gammond_process server{proxied({"--auth-threads", "1", "--auth-queue", "8"})};
+  REQUIRE(answer_from(server, "10.0.0.1", register_message("alice", "alice's password"))["type"] ==
+          "welcome");
+  // Given one address sending registrations without pause, 20 at a time
+  std::atomic<bool> stop{false};
+  std::atomic<int> busy{0};
+  std::thread flooder([&] {
+    int n = 0;
+    while (!stop) {
+      try {
+        std::vector<ws_client> batch(20);
+        for (auto& c : batch) {
+          c.set_header("X-Forwarded-For", "10.6.6.6");
+          c.connect("127.0.0.1", server.port());
+          c.send_json({{"type", "register"},
+                       {"name", "flood" + std::to_string(++n)},
+                       {"password", "flood password " + std::to_string(n)},
+                       {"id", "r"}});
+        }
+        for (auto& c : batch) {
+          const auto a =
+              c.receive_until([](const json& m) { return m.value("re", json()) == "r"; }, 10s);
+          if (a && (*a).value("code", "") == "auth_busy") ++busy;
+        }
+      } catch (const std::exception&) {
+        // a connection refused under load: the next batch goes on
+      }
+    }
+  });
+  // (the queue is full for it once it is answered auth_busy)
+  const bool flooding = bg::test::eventually([&] { return busy > 0; });
+  // When alice logs in ten times from her address meanwhile
+  int answered = 0;
+  for (int i = 0; i < 10 && flooding; ++i)
+    if (answer_from(server, "10.0.0.1", login_message("alice", "alice's password"))["type"] ==
+        "welcome")
+      ++answered;
+  stop = true;
+  flooder.join();
+  REQUIRE(flooding);
+  // Then each login is answered (served ahead of the flood, which holds a share only)
+  CHECK(answered == 10);
+}
+
+TEST_CASE(
+    "a login is counted before hashing: of 60 at once from one address only the first few are "
+    "checked, and one's own success does not clear the address's failures",
+    "[accounts][gammond][auth_fair]") {
+  gammond_process server{proxied({"--login-delay-after", "3", "--login-delay", "600"})};
+  // Given 60 logins to 60 names sent at once from one address
+  std::vector<ws_client> guessers(60);
+  for (std::size_t i = 0; i < guessers.size(); ++i) {
+    guessers[i].set_header("X-Forwarded-For", "10.6.6.6");
+    guessers[i].connect("127.0.0.1", server.port());
+  }
+  for (std::size_t i = 0; i < guessers.size(); ++i) {
+    auto m = login_message("name" + std::to_string(i), "guess " + std::to_string(i));
+    m["id"] = "g";
+    guessers[i].send_json(m);
+  }
+  int checked = 0;
+  int locked = 0;
+  for (auto& c : guessers) {
+    const auto a = c.receive_until([](const json& m) { return m.value("re", json()) == "g"; });
+    REQUIRE(a);
+    if ((*a).value("code", "") == "bad_login") ++checked;
+    if ((*a).value("code", "") == "login_locked") ++locked;
+  }
+  // Then three were checked (the delay starts at the third), the rest waits
+  CHECK(checked == 3);
+  CHECK(locked == 57);
+  // Given a guesser with an account of their own, from another address
+  REQUIRE(answer_from(server, "10.7.7.7",
+                      register_message("mallory", "mallory's password"))["type"] == "welcome");
+  // (each guess at another name: only the address's count is at stake)
+  CHECK(answer_from(server, "10.7.7.7", login_message("victim", "guess a"))["code"] == "bad_login");
+  CHECK(answer_from(server, "10.7.7.7", login_message("victim2", "guess b"))["code"] ==
+        "bad_login");
+  // When they log into their own account between guesses
+  CHECK(answer_from(server, "10.7.7.7", login_message("mallory", "mallory's password"))["type"] ==
+        "welcome");
+  // Then the address's failures still count: one more guess, then the delay
+  CHECK(answer_from(server, "10.7.7.7", login_message("victim3", "guess c"))["code"] ==
+        "bad_login");
+  CHECK(answer_from(server, "10.7.7.7", login_message("victim4", "guess d"))["code"] ==
+        "login_locked");
+}
+
+TEST_CASE("an owner logs in from their own address while strangers keep the name locked",
+          "[accounts][gammond][auth_fair]") {
+  gammond_process server{
+      proxied({"--login-delay-after", "100", "--login-lock-after", "3", "--login-lock", "600"})};
+  REQUIRE(answer_from(server, "10.0.0.1", register_message("owner", "owner's password"))["type"] ==
+          "welcome");
+  // Given strangers from three addresses lock the owner's name
+  for (int i = 1; i <= 3; ++i)
+    CHECK(answer_from(server, "10.2.0." + std::to_string(i),
+                      login_message("owner", "guess " + std::to_string(i)))["code"] == "bad_login");
+  // Then a stranger is refused even with the right password
+  CHECK(answer_from(server, "10.2.0.9", login_message("owner", "owner's password"))["code"] ==
+        "login_locked");
+  // and the owner from the address they registered from logs in
+  CHECK(answer_from(server, "10.0.0.1", login_message("owner", "owner's password"))["type"] ==
+        "welcome");
 }

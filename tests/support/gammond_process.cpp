@@ -247,9 +247,10 @@ std::string gammond_process::log() const {
 namespace bg::test {
 
 gammond_run run_gammond(const std::vector<std::string>& args, const std::string& input) {
-  const auto out_path = std::filesystem::temp_directory_path() /
-                        ("gammond-run-" + std::to_string(::getpid()) + "-" +
-                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const auto out_path =
+      std::filesystem::temp_directory_path() /
+      ("gammond-run-" + std::to_string(::getpid()) + "-" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
   int in_pipe[2];
   if (::pipe(in_pipe) != 0) throw std::runtime_error("run_gammond: pipe failed");
   std::vector<std::string> all{GAMMOND_BINARY};

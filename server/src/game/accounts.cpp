@@ -235,11 +235,11 @@ void game_service::on_register(const std::shared_ptr<client>& c,
     if (const auto wait = throttle_.registration(c->address(), clock_type::now())) {
       players_.end_claim(c->id());
       metrics_.error("register_limited");
-      auto e = protocol::error_message(
-          "register_limited",
-          "too many registrations from your address: try again in " +
-              std::to_string(wait->count()) + (wait->count() == 1 ? " second" : " seconds"),
-          m.id);
+      auto e = protocol::error_message("register_limited",
+                                       "too many registrations from your address: try again in " +
+                                           std::to_string(wait->count()) +
+                                           (wait->count() == 1 ? " second" : " seconds"),
+                                       m.id);
       e["seconds"] = wait->count();
       c->send(frame_of(e));
       c->strike("register limited");
