@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -1022,4 +1023,34 @@ TEST_CASE("an owner logs in from their own address while strangers keep the name
   // and the owner from the address they registered from logs in
   CHECK(answer_from(server, "10.0.0.1", login_message("owner", "owner's password"))["type"] ==
         "welcome");
+}
+
+TEST_CASE("figure: checked guesses in a minute from one address that logs into its own account",
+          "[.][figure]") {
+  // Not run by default (a minute long): the figure for the note. The guesser tries two
+  // passwords at each of many names, logs into an account of its own after every two
+  // failures, and waits whenever it is told to.
+  gammond_process server{flags()};
+  { player own(server.port(), "mallory", {}, registering("mallory's password")); }
+  const auto end = std::chrono::steady_clock::now() + 60s;
+  int checked = 0;
+  int since_own = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    // two guesses at each name (so that no name's own count stops it)
+    const auto a = first_answer(server, login_message("victim" + std::to_string(checked / 2),
+                                                      "guess " + std::to_string(checked)));
+    if (a.value("code", "") == "bad_login") {
+      ++checked;
+      if (++since_own == 2) {
+        since_own = 0;
+        (void)first_answer(server, login_message("mallory", "mallory's password"));
+      }
+    } else if (a.value("code", "") == "login_locked") {
+      const auto left = end - std::chrono::steady_clock::now();
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(a["seconds"].get<int>() * 1s, left));
+    }
+  }
+  std::cout << "checked guesses in 60 s from one address: " << checked << '\n';
+  SUCCEED();
 }
