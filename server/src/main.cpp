@@ -3,10 +3,16 @@
 // stops gracefully on SIGINT/SIGTERM. `gammond backup --db FILE --to FILE` copies the
 // database online instead (see backup_command); `gammond migrate --from FILE --to URL`
 // copies a SQLite database into PostgreSQL (see migrate_command); `gammond tables --db DB`
-// prints every saved table rebuilt as a restart rebuilds it (see tables_command).
+// prints every saved table rebuilt as a restart rebuilds it (see tables_command);
+// `gammond admin create NAME --db DB` makes an administrator's account on the host (see
+// admin_command).
 
+#include <sodium.h>
 #include <spdlog/spdlog.h>
+#include <termios.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
@@ -20,7 +26,11 @@
 #include <thread>
 #include <vector>
 
+#include "bg/bots/bot_names.hpp"
+#include "bg/server/game/names.hpp"
+#include "bg/server/game/password_hash.hpp"
 #include "bg/server/game/stored_table_view.hpp"
+#include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/file_limit.hpp"
 #include "bg/server/net/network_server.hpp"
@@ -238,9 +248,127 @@ int tables_command(int argc, char* argv[]) {
   }
 }
 
+/// One line of standard input (without its newline), not echoed when it is a terminal;
+/// nullopt at end of input before any character.
+std::optional<std::string> read_secret_line() {
+  termios saved{};
+  const bool tty = ::isatty(STDIN_FILENO) != 0 && ::tcgetattr(STDIN_FILENO, &saved) == 0;
+  if (tty) {
+    termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    std::cerr << "Password (not shown): " << std::flush;
+  }
+  std::string line;
+  const bool got = static_cast<bool>(std::getline(std::cin, line));
+  if (tty) {
+    ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+    std::cerr << '\n';
+  }
+  if (!got && line.empty()) return std::nullopt;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+/// `gammond admin create NAME --db DB`: registers NAME (an administrator's name, given to
+/// the running server with --admins) in the store DB (a SQLite file or a postgresql://
+/// URL; default GAMMOND_DB) with the password read from standard input (one line, not
+/// echoed on a terminal), hashed as a registration hashes it. The only way to make an
+/// --admins account: gammond refuses to register one over the network. Run it before
+/// starting gammond (a running gammond learns of the account at its next start). Exit
+/// codes: 0 created, 1 not created (the name is registered already, or the store could
+/// not be written: the sentence says why), 2 bad usage, a bad name or a weak password.
+int admin_command(int argc, char* argv[]) {
+  constexpr std::string_view usage = "usage: gammond admin create NAME --db DB";
+  std::string db;
+  std::string name;
+  if (const char* env = std::getenv("GAMMOND_DB")) db = env;  // NOLINT(concurrency-mt-unsafe)
+  bool create = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << "Usage: gammond admin create NAME --db DB\n\n"
+                   "Registers the account NAME in DB (a SQLite file or a postgresql:// URL;\n"
+                   "default GAMMOND_DB) with the password read from standard input (one line,\n"
+                   "not echoed on a terminal). Give NAME to gammond with --admins: such a name\n"
+                   "cannot be registered over the network, only made here, on the host.\n"
+                   "Exit codes: 0 created, 1 not created (registered already, or the store\n"
+                   "could not be written), 2 bad usage, name or password.\n";
+      return 0;
+    }
+    if (auto v = flag_value(argc, argv, i, "--db")) {
+      db = std::move(*v);
+    } else if (!create && arg == "create") {
+      create = true;
+    } else if (create && name.empty() && !arg.starts_with("--")) {
+      name = std::string(arg);
+    } else {
+      std::cerr << "gammond admin: unexpected argument \"" << bg::server::log_safe(arg) << "\" ("
+                << usage << ")\n";
+      return 2;
+    }
+  }
+  if (!create || name.empty() || db.empty()) {
+    std::cerr << "gammond admin: " << usage << " (the password is read from standard input)\n";
+    return 2;
+  }
+  const bg::server::server_config defaults;
+  if (const auto why = bg::server::name_problem(name, defaults.max_name_bytes)) {
+    std::cerr << "gammond admin: that is not a name: " << *why << '\n';
+    return 2;
+  }
+  if (bg::bots::is_bot_name(name)) {
+    std::cerr << "gammond admin: " << name << " belongs to a computer player\n";
+    return 2;
+  }
+  auto password = read_secret_line();
+  const auto wipe = [&] {
+    if (password && !password->empty()) sodium_memzero(password->data(), password->size());
+  };
+  // The rules of a registration (accounts.cpp): 8 characters or more, at most
+  // --max-password-bytes, not the name.
+  const auto lower = [](std::string_view t) {
+    std::string out(t);
+    for (auto& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  };
+  const auto characters = [](std::string_view t) {
+    return std::count_if(t.begin(), t.end(),
+                         [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; });
+  };
+  if (!password || characters(*password) < 8 || password->size() > defaults.max_password_bytes ||
+      lower(*password) == lower(name)) {
+    wipe();
+    std::cerr << "gammond admin: a password has at least 8 characters, at most "
+              << defaults.max_password_bytes
+              << " bytes, and is not the name (one line on standard input)\n";
+    return 2;
+  }
+  try {
+    const std::string hash = bg::server::hash_password(*password);
+    wipe();
+    const auto store = bg::server::open_store(db, {});
+    const auto made = store->create_account(bg::server::name_key(name), name,
+                                            bg::server::account::kind::player, hash);
+    if (!made) {
+      std::cerr << "gammond admin: " << name << " is registered already: nothing changed\n";
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    wipe();
+    std::cerr << "gammond admin: " << bg::server::scrub_password(e.what(), db) << '\n';
+    return 1;
+  }
+  std::cout << "gammond admin: created " << name
+            << " (an administrator once gammond runs with --admins " << name << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  if (argc >= 2 && std::string_view(argv[1]) == "admin") return admin_command(argc, argv);
   if (argc >= 2 && std::string_view(argv[1]) == "backup") return backup_command(argc, argv);
   if (argc >= 2 && std::string_view(argv[1]) == "migrate") return migrate_command(argc, argv);
   if (argc >= 2 && std::string_view(argv[1]) == "tables") return tables_command(argc, argv);

@@ -534,7 +534,8 @@ std::vector<setting> settings() {
        seconds_field(&server_config::analysis_timeout, 1, 7 * 24 * 3600)},
       // Accounts and ratings (issue 12).
       {"admins", "NAMES",
-       "registered names (comma-separated) that are admins once logged in with their password",
+       "names (comma-separated) that are admins once logged in with their password; reserved: "
+       "made only with `gammond admin create NAME`",
        [](const server_config& c) {
          std::string joined;
          for (const auto& name : c.admins) joined += (joined.empty() ? "" : ",") + name;
@@ -546,6 +547,14 @@ std::vector<setting> settings() {
       {"auth-queue", "N",
        "logins, registrations and password changes waiting for those threads (more: auth_busy)",
        number(&server_config::auth_queue), integer_field(&server_config::auth_queue, 1, 1'000'000)},
+      {"auth-queue-per-address", "N",
+       "of those, the most one client address may have waiting (more: auth_busy)",
+       number(&server_config::auth_queue_per_address),
+       integer_field(&server_config::auth_queue_per_address, 1, 1'000'000)},
+      {"register-per-hour", "N",
+       "registrations per client address and hour (more: register_limited); 0: unlimited",
+       number(&server_config::register_per_hour),
+       integer_field(&server_config::register_per_hour, 0, 1'000'000)},
       {"max-password-bytes", "BYTES", "longest password accepted",
        number(&server_config::max_password_bytes),
        integer_field(&server_config::max_password_bytes, 8, 4096)},
@@ -565,6 +574,14 @@ std::vector<setting> settings() {
       {"login-lock", "SECONDS", "how long a name or address stays locked",
        number(&server_config::login_lock),
        seconds_field(&server_config::login_lock, 1, 7ULL * 24 * 3600)},
+      {"login-forgive", "SECONDS",
+       "one counted failed login of a name (or an address) is forgiven each this many seconds",
+       number(&server_config::login_forgive),
+       seconds_field(&server_config::login_forgive, 1, 7ULL * 24 * 3600)},
+      {"login-known-addresses", "N",
+       "addresses remembered per name as its owner's, which the name's lock does not apply to",
+       number(&server_config::login_known_addresses),
+       integer_field(&server_config::login_known_addresses, 0, 64)},
       {"login-throttle-entries", "N", "names, and addresses, whose failed logins are tracked",
        number(&server_config::login_throttle_entries),
        integer_field(&server_config::login_throttle_entries, 1, 10'000'000)},
@@ -637,6 +654,9 @@ std::optional<int> parse_config(std::span<const char* const> args,
                                       "Usage: gammond [options]\n"
                                       "       gammond backup --db FILE --to FILE\n"
                                       "       gammond migrate --from FILE --to URL\n"
+                                      "       gammond tables --db DB [--table NAME]\n"
+                                      "       gammond admin create NAME --db DB   (password on "
+                                      "stdin)\n"
                                       "(each with --help)\n\n"
                                       "Every option can also be set by an environment "
                                       "variable GAMMOND_<OPTION> (e.g. GAMMOND_PORT=8080);\n"

@@ -173,11 +173,15 @@ TEST_CASE("cluster: an administrator's /broadcast on one node reaches every node
   auto flags_one = node(db.url, "n1");
   auto flags_two = node(db.url, "n2");
   for (auto* f : {&flags_one, &flags_two}) f->insert(f->end(), {"--admins", "root"});
+  // An --admins name is made on the host only (nobody registers it over the network).
+  const auto made =
+      bg::test::run_gammond({"admin", "create", "root", "--db", db.url}, "correct horse battery\n");
+  REQUIRE(made.exit_code == 0);
   gammond_process one{flags_one};
   gammond_process two{flags_two};
   ws_client admin;
   admin.connect(gammond_process::host(), one.port());
-  admin.send_json({{"type", "register"}, {"name", "root"}, {"password", "correct horse battery"}});
+  admin.send_json({{"type", "hello"}, {"name", "root"}, {"password", "correct horse battery"}});
   REQUIRE(admin.receive_until([](const json& m) { return m.value("type", "") == "welcome"; }));
   player bob(two.port(), "bob");
   // Said until node 2 hears it: the nodes start listening on their own.

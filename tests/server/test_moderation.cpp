@@ -299,7 +299,8 @@ TEST_CASE(
 TEST_CASE("issue 13: administrators ban and unban names and addresses, strangers are refused",
           "[moderation][gammond]") {
   gammond_process server{flags({"--trusted-proxy", "127.0.0.1"})};
-  player root(server.port(), "root", {}, registering(root_password));
+  server.create_admin("root", root_password);  // an --admins name is made on the host
+  player root(server.port(), "root", {}, json{{"password", root_password}});
   CHECK(root.welcome()["account"]["admin"] == true);
   player mallory(server.port(), "mallory");
   // Strangers are refused
@@ -353,7 +354,8 @@ TEST_CASE("issue 13: administrators ban and unban names and addresses, strangers
 TEST_CASE("issue 13: /broadcast reaches every session and /close ends the match unfinished",
           "[moderation][gammond]") {
   gammond_process server{flags()};
-  player root(server.port(), "root", {}, registering(root_password));
+  server.create_admin("root", root_password);  // an --admins name is made on the host
+  player root(server.port(), "root", {}, json{{"password", root_password}});
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");

@@ -124,6 +124,10 @@ void gammond_process::start() {
     args.emplace_back("--analysis-workers");
     args.emplace_back("0");
   }
+  if (!has_flag(flags_, "--register-per-hour")) {
+    args.emplace_back("--register-per-hour");
+    args.emplace_back("0");
+  }
   args.insert(args.end(), flags_.begin(), flags_.end());
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
@@ -240,6 +244,74 @@ std::string gammond_process::log() const {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+}  // namespace bg::test
+
+namespace bg::test {
+
+gammond_run run_gammond(const std::vector<std::string>& args, const std::string& input) {
+  const auto out_path =
+      std::filesystem::temp_directory_path() /
+      ("gammond-run-" + std::to_string(::getpid()) + "-" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  int in_pipe[2];
+  if (::pipe(in_pipe) != 0) throw std::runtime_error("run_gammond: pipe failed");
+  std::vector<std::string> all{GAMMOND_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+  ::posix_spawn_file_actions_addclose(&actions, in_pipe[1]);
+  const std::string out = out_path.string();
+  ::posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(in_pipe[0]);
+  if (spawned != 0) {
+    ::close(in_pipe[1]);
+    throw std::runtime_error("run_gammond: cannot start " + all[0]);
+  }
+  std::size_t written = 0;
+  while (written < input.size()) {
+    const auto n = ::write(in_pipe[1], input.data() + written, input.size() - written);
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  ::close(in_pipe[1]);
+  gammond_run result;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in{out_path, std::ios::binary};
+  result.output.assign(std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{});
+  std::error_code ec;
+  std::filesystem::remove(out_path, ec);
+  return result;
+}
+
+void gammond_process::create_admin(const std::string& name, const std::string& password) {
+  stop();
+  const auto run = run_gammond({"admin", "create", name, "--db", db()}, password + "\n");
+  if (run.exit_code != 0)
+    throw std::runtime_error("gammond admin create " + name + " exited " +
+                             std::to_string(run.exit_code) + ": " + run.output);
+  start();
 }
 
 }  // namespace bg::test

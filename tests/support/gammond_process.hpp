@@ -36,7 +36,21 @@ namespace bg::test {
 /// One gammond process started with `--port 0 --port-file <dir>/port --db
 /// <dir>/test.db --log-level debug --analysis-workers 0` (or `--db postgresql://...`,
 /// see above) plus the extra flags (which may give --log-level, --db and
-/// --analysis-workers: a test about match analysis turns it on). Not thread-safe.
+/// --analysis-workers: a test about match analysis turns it on), and `--register-per-hour
+/// 0` unless given (tests register many accounts from 127.0.0.1; the tests of that limit
+/// give it). Not thread-safe.
+/// What a run of the gammond binary (a subcommand) did: its exit code (128 + the signal
+/// when one ended it) and its stdout and stderr together.
+struct gammond_run {
+  int exit_code = -1;
+  std::string output;
+};
+
+/// Runs the gammond binary with `args` (after the program name), `input` on its standard
+/// input (a pipe, so not a terminal), and waits up to 60 s for it (then SIGKILL). Throws
+/// std::runtime_error when it cannot be started.
+gammond_run run_gammond(const std::vector<std::string>& args, const std::string& input = {});
+
 class gammond_process {
  public:
   /// Creates a temporary directory and starts gammond with `extra_flags` (which may
@@ -67,6 +81,12 @@ class gammond_process {
   /// stop(signal), then starts gammond again with the same flags and the same
   /// database (a new port: read port() again). Throws as the constructor does.
   void restart(int signal = SIGTERM);
+
+  /// Makes the account `name` with `password` by `gammond admin create NAME --db db()`
+  /// (the only way to make an --admins account): stops gammond, runs the subcommand, and
+  /// starts gammond again on the same database (a new port: read port() again). Throws
+  /// std::runtime_error with the subcommand's output when it does not exit 0.
+  void create_admin(const std::string& name, const std::string& password);
 
   /// GET `target` from this gammond (http_get(host(), port(), target)).
   [[nodiscard]] http_result get(const std::string& target,

@@ -167,8 +167,8 @@ std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t m
 // Registration and login
 
 bool game_service::on_auth_pool(const std::shared_ptr<client>& c, const std::optional<json>& re,
-                                std::function<void()> job) {
-  if (auth_.submit(std::move(job))) return true;
+                                auth_pool::lane l, std::function<void()> job) {
+  if (auth_.submit(c->address(), l, std::move(job))) return true;
   {
     std::lock_guard lock(mutex_);
     players_.end_claim(c->id());
@@ -188,6 +188,14 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   if (bots::is_bot_name(m.name)) {  // issue 14: the computer players' names are theirs
     send_error(c, "reserved_name",
                "the name " + m.name.substr(0, 24) + " belongs to a computer player: choose another",
+               m.id);
+    c->strike("refused name");
+    return;
+  }
+  if (is_admin(name_key(m.name))) {  // --admins names are made on the host only
+    send_error(c, "reserved_name",
+               "the name " + m.name.substr(0, 24) +
+                   " is reserved for an administrator of this server: choose another",
                m.id);
     c->strike("refused name");
     return;
@@ -223,11 +231,25 @@ void game_service::on_register(const std::shared_ptr<client>& c,
       if (code == "name_taken") c->strike("name taken");
       return;
     }
+    // Counted before any hashing: one address registers a few accounts an hour at most.
+    if (const auto wait = throttle_.registration(c->address(), clock_type::now())) {
+      players_.end_claim(c->id());
+      metrics_.error("register_limited");
+      auto e = protocol::error_message("register_limited",
+                                       "too many registrations from your address: try again in " +
+                                           std::to_string(wait->count()) +
+                                           (wait->count() == 1 ? " second" : " seconds"),
+                                       m.id);
+      e["seconds"] = wait->count();
+      c->send(frame_of(e));
+      c->strike("register limited");
+      return;
+    }
     key = std::move(*claimed);
   }
   // Hashed on the auth pool, stored on the storage thread, welcomed back on an I/O
   // thread.
-  on_auth_pool(c, m.id,
+  on_auth_pool(c, m.id, auth_pool::lane::other,
                [self = shared_from_this(), c, key, name = m.name, password = *m.password,
                 re = m.id]() mutable {
                  std::string hash = hash_password(password);
@@ -283,6 +305,7 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
     return;
   }
   std::string key;
+  auto lane = auth_pool::lane::other;
   {
     std::lock_guard lock(mutex_);
     key = name_key(m.name);
@@ -292,7 +315,9 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
       c->strike("banned");
       return;
     }
-    if (const auto wait = throttle_.wait(key, c->address(), clock_type::now())) {
+    // Counted as a failure now, before any hashing, until it succeeds.
+    const auto verdict = throttle_.attempt(key, c->address(), clock_type::now());
+    if (const auto& wait = verdict.wait) {
       metrics_.error("login_locked");
       auto e = protocol::error_message(
           "login_locked",
@@ -304,6 +329,7 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
       c->strike("login locked");
       return;
     }
+    if (verdict.clean) lane = auth_pool::lane::clean;
     auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
     if (!claimed) {
       metrics_.error(claimed.err().code);
@@ -312,7 +338,7 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
     }
   }
   // The account is read on the storage thread, the password checked on the auth pool.
-  writer_->run([self = shared_from_this(), c, key, password = *m.password,
+  writer_->run([self = shared_from_this(), c, key, lane, password = *m.password,
                 re = m.id](store& db) mutable {
     std::optional<account> found;
     std::vector<std::string> ignored;
@@ -330,7 +356,7 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
       return;
     }
     self->on_auth_pool(
-        c, re,
+        c, re, lane,
         [self, c, key, found = std::move(found), password = std::move(password), re,
          ignored = std::move(ignored)]() mutable {
           // An unknown name (or a bot) costs the same check as a wrong password: the answers
@@ -346,8 +372,12 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
                      [self, c, key, found = std::move(found), right, rehashed = std::move(rehashed),
                       re, ignored = std::move(ignored)]() mutable {
                        if (!right) {
-                         self->login_failed(c, key, re);
+                         self->login_failed(c, re);
                          return;
+                       }
+                       {
+                         std::lock_guard lock(self->mutex_);
+                         self->throttle_.succeeded(key, c->address(), clock_type::now());
                        }
                        if (rehashed) {
                          self->writer_->run([key, hash = *rehashed](store& later) {
@@ -361,12 +391,10 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
   });
 }
 
-void game_service::login_failed(const std::shared_ptr<client>& c, const std::string& key,
-                                const std::optional<json>& re) {
+void game_service::login_failed(const std::shared_ptr<client>& c, const std::optional<json>& re) {
   {
     std::lock_guard lock(mutex_);
     players_.end_claim(c->id());
-    throttle_.failed(key, c->address(), clock_type::now());
   }
   send_error(c, "bad_login", "wrong name or password", re);
   c->strike("bad login");
@@ -383,7 +411,7 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
     std::lock_guard lock(mutex_);
     auto w = players_.login(c->id(), a.key, a.name);
     if (!w) return;  // the connection is gone (or was answered meanwhile)
-    throttle_.succeeded(a.key, c->address());
+    throttle_.trust(a.key, c->address(), clock_type::now());  // the owner's address
     ratings_.set(a.key, {a.standings[0].rating, a.standings[1].rating});
     // Issue 13: the account's ignore list, as the database keeps it.
     if (const auto* s = players_.find(c->id()); s != nullptr && s->ignores) {
@@ -508,6 +536,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
                                const std::optional<json>& re) {
   std::string key;
   std::string name;
+  auto lane = auth_pool::lane::other;
   {
     std::lock_guard lock(mutex_);
     const auto* s = players_.find(c->id());
@@ -520,7 +549,15 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
     }
     key = s->key;
     name = s->name;
-    if (const auto wait = throttle_.wait(key, c->address(), clock_type::now())) {
+    if (const auto bad = password_problem(cmd.new_password, name, config_.max_password_bytes)) {
+      metrics_.error(bad->code);
+      c->send(frame_of(protocol::error_message(bad->code, bad->message, re)));
+      return;
+    }
+    // Counted as a failure now, before any hashing, until it succeeds.
+    const auto verdict = throttle_.attempt(key, c->address(), clock_type::now());
+    if (verdict.clean) lane = auth_pool::lane::clean;
+    if (const auto& wait = verdict.wait) {
       metrics_.error("login_locked");
       auto e = protocol::error_message(
           "login_locked",
@@ -532,11 +569,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
       return;
     }
   }
-  if (const auto bad = password_problem(cmd.new_password, name, config_.max_password_bytes)) {
-    send_error(c, bad->code, bad->message, re);
-    return;
-  }
-  writer_->run([self = shared_from_this(), c, key, table, re, old = cmd.text,
+  writer_->run([self = shared_from_this(), c, key, table, re, lane, old = cmd.text,
                 fresh = cmd.new_password](store& db) mutable {
     std::optional<account> found;
     try {
@@ -549,7 +582,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
       return;
     }
     self->on_auth_pool(
-        c, re,
+        c, re, lane,
         [self, c, key, table, re, hash = found->password_hash, old = std::move(old),
          fresh = std::move(fresh)]() mutable {
           const bool right =
@@ -558,11 +591,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
           std::string new_hash = right ? hash_password(fresh) : std::string{};
           wipe(fresh);
           if (!right) {
-            asio::post(self->io_, [self, c, key, re] {
-              {
-                std::lock_guard lock(self->mutex_);
-                self->throttle_.failed(key, c->address(), clock_type::now());
-              }
+            asio::post(self->io_, [self, c, re] {  // counted already by attempt()
               self->send_error(c, "wrong_password", "that is not your password: nothing changed",
                                re);
               c->strike("wrong password");
@@ -589,7 +618,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
               std::vector<std::shared_ptr<table_actor>> seats;
               {
                 std::lock_guard lock(self->mutex_);
-                self->throttle_.succeeded(key, c->address());
+                self->throttle_.succeeded(key, c->address(), clock_type::now());
                 r = self->players_.rotate_token(c->id());
                 if (r) {
                   self->cluster_take(key, true);  // other nodes close the account's sessions

@@ -89,9 +89,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
       steady_at_start_(clock_type::now()),
       gnubg_problem_(bots::gnubg_pool::problem_with(config.gnubg)),
       throttle_(login_limits{config.login_delay_after, config.login_delay, config.login_lock_after,
-                             config.login_lock, config.login_throttle_entries}),
+                             config.login_lock, config.login_throttle_entries, config.login_forgive,
+                             config.login_known_addresses, config.register_per_hour}),
       bans_(config.max_bans),
-      auth_(config.auth_threads, config.auth_queue) {
+      auth_(config.auth_threads, config.auth_queue, config.auth_queue_per_address) {
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
   for (auto& key : storage_->account_keys()) players_.add_registered(key);
@@ -118,8 +119,10 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     const auto key = name_key(admin);
     admin_keys_.insert(key);
     if (!players_.is_registered(key))
-      spdlog::warn("--admins: {} is not a registered account: register it before anyone else does",
-                   admin);
+      spdlog::warn(
+          "--admins: {} is not a registered account: make it on this host with "
+          "`gammond admin create NAME --db DB` (nobody can register it over the network)",
+          admin);
   }
   // Computer players (issue 14): GNU Backgammon's processes start when a bot is first
   // asked something.

@@ -157,15 +157,24 @@ struct server_config {
   /// heavy load). 0: analyses never wait.
   std::uint64_t analysis_busy_rate = 1000;
   // Accounts and ratings (issue 12).
-  /// --admins: registered names (comma-separated, as typed) whose accounts are admins
-  /// once logged in with their password (welcome.account.admin). Register them first:
-  /// gammond warns at start about one that is not registered.
+  /// --admins: names (comma-separated, as typed) whose accounts are admins once logged
+  /// in with their password (welcome.account.admin). They are reserved: nobody registers
+  /// one over the network (`reserved_name`); `gammond admin create NAME` makes it on the
+  /// host. gammond warns at start about one that is not registered.
   std::vector<std::string> admins;
   /// --auth-threads: threads that hash and verify passwords (Argon2id, ~64 MiB each).
   std::size_t auth_threads = 1;
   /// --auth-queue: logins, registrations and password changes waiting for those
-  /// threads; one more is answered `auth_busy`.
+  /// threads, in each of the two lanes (clean logins first, then the rest); one more is
+  /// answered `auth_busy`.
   std::size_t auth_queue = 64;
+  /// --auth-queue-per-address: of those, the most that one client address may have
+  /// waiting (both lanes together); one more is answered `auth_busy`.
+  std::size_t auth_queue_per_address = 4;
+  /// --register-per-hour: registrations one client address may make per hour (a leaky
+  /// bucket: this many at once, then one each 3600/N seconds); more are answered
+  /// `register_limited` before any hashing. 0: unlimited.
+  std::size_t register_per_hour = 5;
   /// --max-password-bytes: the longest password accepted (a longer one: bad_password).
   std::size_t max_password_bytes = 256;
   /// --max-accounts: accounts in all (gammond keeps their names in memory); registering
@@ -179,7 +188,14 @@ struct server_config {
   /// this many seconds (`login_locked`, with the seconds left).
   std::size_t login_lock_after = 10;
   std::chrono::seconds login_lock{60};
-  /// --login-throttle-entries: names, and addresses, whose failures are tracked at most.
+  /// --login-forgive: one counted failure of a name (or an address) is forgiven each this
+  /// many seconds (the leak of the throttle's bucket; see login_throttle.hpp).
+  std::chrono::seconds login_forgive{30};
+  /// --login-known-addresses: addresses remembered per name as the owner's (logged in
+  /// from successfully in the last 30 days), to which the name's lock does not apply.
+  std::size_t login_known_addresses = 4;
+  /// --login-throttle-entries: names, and addresses, whose failures are tracked at most
+  /// (and names with known addresses, and addresses with registrations).
   std::size_t login_throttle_entries = 10000;
   /// --api-max-limit: the most entries one /api answer lists (a larger `limit` is cut).
   std::size_t api_max_limit = 100;

@@ -145,24 +145,27 @@ class game_service final : public service, public std::enable_shared_from_this<g
 
  private:
   // Accounts (accounts.cpp).
-  /// `register`: checks the name and password, claims the name, hashes the password on
-  /// the auth pool, creates the account on the storage thread, then log_in().
+  /// `register`: checks the name (an --admins name is `reserved_name`), the password and
+  /// the address's share of registrations (`register_limited`), claims the name, hashes
+  /// the password on the auth pool, creates the account on the storage thread, then
+  /// log_in().
   void on_register(const std::shared_ptr<client>& c, const protocol::client_message& m);
-  /// `hello` with a password: throttle, claim, the account read on the storage thread,
+  /// `hello` with a password: throttle (the try counted before hashing), claim, the
+  /// account read on the storage thread,
   /// the password checked on the auth pool (an unknown name against a decoy hash), then
   /// log_in() or login_failed().
   void on_login(const std::shared_ptr<client>& c, const protocol::client_message& m);
-  /// Runs `job` on the auth pool; false (the client answered `auth_busy`, its claim
-  /// released) when the pool's queue is full.
+  /// Runs `job` on the auth pool in lane `l` for `c`'s address; false (the client
+  /// answered `auth_busy`, its claim released) when the lane or the address's share of
+  /// it is full.
   bool on_auth_pool(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re,
-                    std::function<void()> job);
+                    auth_pool::lane l, std::function<void()> job);
   /// A checked login or registration of `c` as account `a`: takes the name and welcomes.
   /// `ignored`: the names the account ignores (issue 13), read with the account.
   void log_in(const std::shared_ptr<client>& c, const account& a,
               const std::optional<nlohmann::json>& re, std::vector<std::string> ignored = {});
-  /// A refused login: counted by the throttle, a strike, `bad_login`.
-  void login_failed(const std::shared_ptr<client>& c, const std::string& key,
-                    const std::optional<nlohmann::json>& re);
+  /// A refused login (counted by the throttle when it was tried): a strike, `bad_login`.
+  void login_failed(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   /// /whois, /ratings, /history, /password from `c` (called `name`) in the lobby or at
   /// `table`.
   void on_account_command(const std::shared_ptr<client>& c, const std::string& name,
