@@ -13,6 +13,8 @@
 // Screenshots go to <build-dir>/e2e/accounts/. Exits non-zero (never skips) when
 // anything is missing or wrong.
 
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { harness } from './harness.mjs';
 
 const h = await harness('accounts', { timeLimitMs: 150_000 });
@@ -43,10 +45,22 @@ async function ratingShown(page, scope, name) {
 }
 
 await h.main(async () => {
-  // An --admins name is made on the host only (`gammond admin create`, tested in
-  // accounts_tests); alice registers in the browser as anyone does.
+  // An --admins name is made on the host only (`gammond admin create`); alice registers
+  // in the browser as anyone does.
+  const made = spawnSync(process.argv[2], ['admin', 'create', 'boss', '--db', path.join(h.tmp, 'e2e.db')],
+    { input: 'boss-secret-1\n', encoding: 'utf8' });
+  check(made.status === 0, `gammond admin create boss made the account (exit ${made.status}: ${made.stderr})`);
   const base = await h.startServer(['--admins', 'boss']);
   log(`gammond at ${base}`);
+
+  // boss, made on the host, logs in from the browser and is an administrator.
+  const boss = await h.newPage('boss');
+  await boss.goto(base);
+  await submitLogin(boss, 'boss', 'boss-secret-1');
+  await boss.waitForSelector('#lobby:not([hidden])');
+  check(await boss.evaluate(() => window.gammond.account?.admin === true), 'boss (in --admins, made on the host) is an admin');
+  await boss.context().close();
+  delete h.pages.boss;
 
   // alice creates her account: the header shows her name and her rating.
   const first = await h.newPage('alice-first');
