@@ -192,6 +192,11 @@ void game_service::on_register(const std::shared_ptr<client>& c,
     c->strike("refused name");
     return;
   }
+  if (const auto why = reserved_name_problem(m.name)) {  // gnubg_x, nardy.1: theirs too
+    send_error(c, "reserved_name", *why, m.id);
+    c->strike("refused name");
+    return;
+  }
   if (const auto bad = password_problem(*m.password, m.name, config_.max_password_bytes)) {
     send_error(c, bad->code, bad->message, m.id);
     return;
@@ -220,7 +225,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
       const auto& code = claimed.err().code;
       metrics_.error(code);
       c->send(frame_of(protocol::error_message(code, claimed.err().message, m.id)));
-      if (code == "name_taken") c->strike("name taken");
+      if (code == "name_taken" || code == "name_confusable") c->strike("name taken");
       return;
     }
     key = std::move(*claimed);
@@ -259,7 +264,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
                      }
                      {
                        std::lock_guard lock(self->mutex_);
-                       self->players_.add_registered(key);
+                       self->players_.add_registered(key, made->name);
                      }
                      spdlog::info("account {} registered", made->name);
                      self->log_in(c, *made, re);

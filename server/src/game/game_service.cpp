@@ -768,7 +768,7 @@ void game_service::open_bot_accounts() {
     const std::string key = name_key(name);
     auto a = storage_->create_account(key, name, account::kind::bot, "");
     if (a) {
-      players_.add_registered(key);
+      players_.add_registered(key, name);
       spdlog::info("account {} registered for the computer player", name);
     } else {
       a = storage_->find_account(key);
@@ -1229,7 +1229,27 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
       c->strike("refused name");
       return;
     }
-    if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+    // A person may not take a name kept for the computer players either.
+    if (!players_.knows_token(m.resume) && !name_problem_of(m.name)) {
+      if (const auto why = reserved_name_problem(m.name)) {
+        undo();
+        metrics_.error("reserved_name");
+        c->send(frame_of(protocol::error_message("reserved_name", *why, m.id)));
+        c->strike("refused name");
+        return;
+      }
+    }
+    // The ban is checked against the name the connection becomes: the resumed one when
+    // the token resumes a name (whatever name the hello says), the banned name's when
+    // the token is one a ban revoked, else the hello's name.
+    std::string becomes = name_problem_of(m.name) ? std::string() : name_key(m.name);
+    if (auto resumed = players_.key_of_token(m.resume)) {
+      becomes = std::move(*resumed);
+    } else if (!m.resume.empty()) {
+      if (auto banned = bans_.name_of_token(resume_tokens::hash_hex(m.resume)))
+        becomes = std::move(*banned);
+    }
+    if (auto refused = refusal_if_banned(becomes, c->address(), m.id)) {
       undo();
       metrics_.error("banned");
       c->send(frame_of(*refused));
@@ -1247,6 +1267,7 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
       if (code == "bad_name") c->strike("refused name");
       if (code == "name_taken") c->strike("name taken");
       if (code == "name_registered") c->strike("name registered");
+      if (code == "name_confusable") c->strike("name taken");
       return;
     }
     name = w->name;
@@ -1329,7 +1350,7 @@ void game_service::claimed(const std::shared_ptr<client>& c, cluster_bus::claim_
       s->hello_pending = false;
     } else {
       players_.revoke(c->id());
-      if (r == result::registered) players_.add_registered(key);  // registered on another node
+      if (r == result::registered) players_.add_registered(key, name);  // registered on another node
     }
   }
   switch (r) {
