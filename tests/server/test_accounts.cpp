@@ -769,3 +769,21 @@ TEST_CASE("names beginning gnubg or nardy and a non-letter are refused to people
   CHECK(bg::test::database_query(
             server, "SELECT count(*) FROM accounts WHERE name_key = 'gnubg-expert'") == "1");
 }
+
+TEST_CASE("an account stored under an older name key is moved to its folded key at start",
+          "[accounts][gammond][names]") {
+  gammond_process server{flags()};
+  REQUIRE(first_answer(server, {{"type", "register"},
+                                {"name", "Žan"},
+                                {"password", "a long password"}})["type"] == "welcome");
+  REQUIRE(bg::test::database_query(server, "SELECT name_key FROM accounts WHERE name = 'Žan'") ==
+          "žan");
+  // As the tables before Unicode's full case folding kept it (Ž was not folded).
+  bg::test::database_query(server, "UPDATE accounts SET name_key = 'Žan' WHERE name = 'Žan'");
+  server.restart();
+  CHECK(bg::test::database_query(server, "SELECT name_key FROM accounts WHERE name = 'Žan'") ==
+        "žan");
+  CHECK(first_answer(server, login_message("žan", "a long password"))["type"] == "welcome");
+  CHECK(first_answer(server, login_message("Žan", "a long password"))["name"] == "Žan");
+  CHECK(first_answer(server, {{"type", "hello"}, {"name", "ŽAN"}})["code"] == "name_registered");
+}

@@ -35,6 +35,11 @@ using nlohmann::json;
 
 namespace {
 
+/// True when `s` is plain ASCII (its name_key() is the same under every version).
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 /// The options of both backends from gammond's flags.
 store_options store_options_of(const server_config& config) {
   const sync_mode sync = config.sync == "normal" ? sync_mode::normal : sync_mode::full;
@@ -90,9 +95,34 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
                              config.login_lock, config.login_throttle_entries}),
       bans_(config.max_bans),
       auth_(config.auth_threads, config.auth_queue) {
+  // The key of `name`, stored as `old` by an older name_key(), moved in the database;
+  // `old` when another account has the new key (its owner is told in the log).
+  const auto moved_key = [this](const std::string& old, const std::string& name) {
+    const std::string now = name_key(name);
+    try {
+      if (storage_->move_name_key(old, now)) {
+        spdlog::info("name {}: stored under its new key (Unicode case folding)", log_safe(name));
+        return now;
+      }
+      spdlog::warn("name {}: its key is now another account's; it stays under its old key",
+                   log_safe(name));
+    } catch (const std::exception& e) {
+      spdlog::error("name {}: its key could not be moved: {}", log_safe(name), e.what());
+    }
+    return old;
+  };
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
-  for (auto& key : storage_->account_keys()) players_.add_registered(key);
+  for (auto& key : storage_->account_keys()) {
+    // A key beyond ASCII may be an older name_key()'s (before Unicode's full case
+    // folding): moved to the name's key now, with the name's bans and ignore entries.
+    std::string name;
+    if (!is_ascii(key)) {
+      if (auto a = storage_->find_account(key)) name = std::move(a->name);
+      if (!name.empty() && name_key(name) != key) key = moved_key(key, name);
+    }
+    players_.add_registered(key, name);
+  }
   players_.on_release([this](const std::string& key) {
     ratings_.forget(key);
     if (bus_) bus_->release(key);  // in a cluster: the name is free on every node
@@ -102,7 +132,11 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   players_.set_limits(config.max_ignored, config.remembered_addresses);
   {
     std::map<std::string, std::vector<ban>> by_name;
-    for (auto& b : storage_->active_bans(clock_ms())) by_name[b.name_key].push_back(std::move(b));
+    for (auto& b : storage_->active_bans(clock_ms())) {
+      if (!is_ascii(b.name_key) && name_key(b.name) != b.name_key)
+        b.name_key = moved_key(b.name_key, b.name);  // a guest's ban, as above
+      by_name[b.name_key].push_back(std::move(b));
+    }
     for (const auto& [key, bans] : by_name)
       if (bans_.set(bans, clock_ms()) == ban_list::outcome::full)
         spdlog::warn("--max-bans: the bans of {} are not in force (too many bans)",
