@@ -760,8 +760,8 @@ TEST_CASE("names beginning gnubg or nardy and a non-letter are refused to people
     const auto g = first_answer(server, {{"type", "hello"}, {"name", n}});
     CHECK(g["code"] == "reserved_name");
     CHECK_FALSE(g.value("message", "").empty());
-    const auto r = first_answer(
-        server, {{"type", "register"}, {"name", n}, {"password", "a long password"}});
+    const auto r =
+        first_answer(server, {{"type", "register"}, {"name", n}, {"password", "a long password"}});
     CHECK(r["code"] == "reserved_name");
   }
   CHECK(first_answer(server, {{"type", "hello"}, {"name", "gnubgfan"}})["type"] == "welcome");

@@ -57,8 +57,7 @@ TEST_CASE("names: the key is Unicode's full case folding, beyond the letters a t
   CHECK(name_key("ґалина") != name_key("галина"));
 }
 
-TEST_CASE("names: lookalike names (UTS 39 confusables) share a lookalike key",
-          "[server][names]") {
+TEST_CASE("names: lookalike names (UTS 39 confusables) share a lookalike key", "[server][names]") {
   for (const char* n : {"alice", "аӏісе", "alıce", "aIice", "AIice"}) {
     INFO(n);
     CHECK(name_problem(n, 64) == std::nullopt);  // each is a valid name on its own
@@ -66,8 +65,12 @@ TEST_CASE("names: lookalike names (UTS 39 confusables) share a lookalike key",
     CHECK(collide(n, "alice"));
   }
   // The case pairs of issue 25 collide, by key or by lookalike key.
-  for (const auto& [a, b] : {std::pair{"Žan", "žan"}, {"Ÿves", "ÿves"}, {"Ǆemal", "ǆemal"},
-                             {"Άννα", "άννα"}, {"Ґалина", "ґалина"}, {"Żaneta", "żaneta"}}) {
+  for (const auto& [a, b] : {std::pair{"Žan", "žan"},
+                             {"Ÿves", "ÿves"},
+                             {"Ǆemal", "ǆemal"},
+                             {"Άννα", "άννα"},
+                             {"Ґалина", "ґалина"},
+                             {"Żaneta", "żaneta"}}) {
     INFO(a << " / " << b);
     CHECK(collide(a, b));
   }

@@ -37,7 +37,8 @@ namespace {
 
 /// True when `s` is plain ASCII (its name_key() is the same under every version).
 bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 /// The options of both backends from gammond's flags.
@@ -1384,7 +1385,8 @@ void game_service::claimed(const std::shared_ptr<client>& c, cluster_bus::claim_
       s->hello_pending = false;
     } else {
       players_.revoke(c->id());
-      if (r == result::registered) players_.add_registered(key, name);  // registered on another node
+      if (r == result::registered)
+        players_.add_registered(key, name);  // registered on another node
     }
   }
   switch (r) {

@@ -895,8 +895,8 @@ bool postgres_store::move_name_key(std::string_view from, std::string_view to) {
   begin();
   try {
     const std::vector<pg::param> keys{std::string(from), std::string(to)};
-    if (db_->exec("reading an account's key", "SELECT 1 FROM accounts WHERE name_key = $1 FOR UPDATE",
-                  {std::string(to)})
+    if (db_->exec("reading an account's key",
+                  "SELECT 1 FROM accounts WHERE name_key = $1 FOR UPDATE", {std::string(to)})
             .rows() > 0) {
       db_->command("rolling back", "ROLLBACK");
       return false;

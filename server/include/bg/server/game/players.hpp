@@ -220,8 +220,7 @@ class players {
  private:
   /// The name of key `key` (written `name`) is in use: its lookalike key is remembered
   /// (computed unless `lookalike` is given) until release_if_unused() frees the key.
-  void note_lookalike(const std::string& key, const std::string& name,
-                      std::string lookalike = {});
+  void note_lookalike(const std::string& key, const std::string& name, std::string lookalike = {});
   /// True when a name of another key than `key` with lookalike key `lookalike` is in
   /// use or registered.
   [[nodiscard]] bool looks_taken(const std::string& key, const std::string& lookalike) const;
