@@ -386,6 +386,14 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
   json welcome;
   {
     std::lock_guard lock(mutex_);
+    // A ban made while the password was checked (or the account made) holds too.
+    if (auto refused = refusal_if_banned(a.key, c->address(), re)) {
+      players_.end_claim(c->id());
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
     auto w = players_.login(c->id(), a.key, a.name);
     if (!w) return;  // the connection is gone (or was answered meanwhile)
     throttle_.succeeded(a.key, c->address());
