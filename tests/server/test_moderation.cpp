@@ -434,4 +434,19 @@ TEST_CASE("a ban holds against the name a resume token resumes, and revokes the 
   CHECK(other["type"] == "welcome");
   CHECK(other["name"] == "innocent");
   CHECK(other["resumed"] == false);
+  // After a restart the table gives the seat its token back (from its snapshot): the
+  // ban, kept in the database, still holds against the name that token resumes.
+  player rogue(server.port(), "rogue");
+  player carol(server.port(), "carol");
+  seat(rogue, carol, "t2", "/option match 3");
+  const std::string rogue_token = rogue.token();
+  root.ok("", "/ban rogue");
+  server.restart();
+  ws_client c;
+  c.set_header("X-Forwarded-For", "10.0.0.13");
+  c.connect("127.0.0.1", server.port());
+  c.send_json({{"type", "hello"}, {"name", "innocent2"}, {"resume", rogue_token}, {"id", "r"}});
+  const auto after = c.receive_until([](const json& m) { return m.value("re", json()) == "r"; });
+  REQUIRE(after);
+  CHECK((*after)["code"] == "banned");
 }
