@@ -177,7 +177,7 @@ function onWelcome(msg) {
 /** Errors that refuse a hello or a registration: back to the login form. */
 const LOGIN_ERRORS = ['bad_name', 'name_taken', 'already_hello', 'name_registered', 'bad_login',
   'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy', 'reserved_name', 'banned',
-  'register_limited'];
+  'register_limited', 'name_confusable'];
 /** Errors that keep us out of a table (issue 13): back to the lobby, with the sentence. */
 const TABLE_REFUSALS = ['kicked', 'private_table'];
 

@@ -1053,4 +1053,76 @@ TEST_CASE("figure: checked guesses in a minute from one address that logs into i
   }
   std::cout << "checked guesses in 60 s from one address: " << checked << '\n';
   SUCCEED();
+
+TEST_CASE("names are compared by Unicode case folding and lookalikes, for guests and registrations",
+          "[accounts][gammond][names]") {
+  gammond_process server{flags()};
+  const auto guest = [&](const std::string& name) {
+    return first_answer(server, {{"type", "hello"}, {"name", name}});
+  };
+  const auto registration = [&](const std::string& name) {
+    return first_answer(server,
+                        {{"type", "register"}, {"name", name}, {"password", "a long password"}});
+  };
+  // "žan" registered: "Žan" is the same name (its key, by Unicode's case folding).
+  REQUIRE(registration("žan")["type"] == "welcome");
+  CHECK(guest("Žan")["code"] == "name_registered");
+  CHECK(registration("ŽAN")["code"] == "name_taken");
+  // "żaneta" held by a guest who is here: "Żaneta" is in use.
+  player zaneta(server.port(), "żaneta");
+  CHECK(guest("Żaneta")["code"] == "name_taken");
+  // "alice" here: her lookalikes are refused, as guests and as registrations.
+  {
+    player alice(server.port(), "alice");
+    for (const char* n : {"аӏісе", "alıce", "aIice"}) {
+      INFO(n);
+      const auto g = guest(n);
+      CHECK(g["code"] == "name_confusable");
+      CHECK(g.value("message", "").find("looks like") != std::string::npos);
+      CHECK(registration(n)["code"] == "name_confusable");
+    }
+    CHECK(guest("alicia")["type"] == "welcome");  // a different name is fine
+  }
+  // Once alice is gone her name, and its lookalikes, are free again.
+  CHECK(bg::test::eventually([&] { return guest("аӏісе")["type"] == "welcome"; }));
+  // A registered name's lookalikes are refused even while nobody uses it.
+  REQUIRE(registration("cop")["type"] == "welcome");
+  CHECK(guest("сор")["code"] == "name_confusable");  // all Cyrillic: с, о, р
+  CHECK(guest("COP")["code"] == "name_registered");
+}
+
+TEST_CASE("names beginning gnubg or nardy and a non-letter are refused to people, not to bots",
+          "[accounts][gammond][names]") {
+  gammond_process server{flags()};
+  for (const char* n : {"gnubg_expert", "gnubg.expert", "Gnubg-x", "nardy-expert2", "nardy_1"}) {
+    INFO(n);
+    const auto g = first_answer(server, {{"type", "hello"}, {"name", n}});
+    CHECK(g["code"] == "reserved_name");
+    CHECK_FALSE(g.value("message", "").empty());
+    const auto r =
+        first_answer(server, {{"type", "register"}, {"name", n}, {"password", "a long password"}});
+    CHECK(r["code"] == "reserved_name");
+  }
+  CHECK(first_answer(server, {{"type", "hello"}, {"name", "gnubgfan"}})["type"] == "welcome");
+  // The computer players' own accounts are there still (made at start).
+  CHECK(bg::test::database_query(
+            server, "SELECT count(*) FROM accounts WHERE name_key = 'gnubg-expert'") == "1");
+}
+
+TEST_CASE("an account stored under an older name key is moved to its folded key at start",
+          "[accounts][gammond][names]") {
+  gammond_process server{flags()};
+  REQUIRE(first_answer(server, {{"type", "register"},
+                                {"name", "Žan"},
+                                {"password", "a long password"}})["type"] == "welcome");
+  REQUIRE(bg::test::database_query(server, "SELECT name_key FROM accounts WHERE name = 'Žan'") ==
+          "žan");
+  // As the tables before Unicode's full case folding kept it (Ž was not folded).
+  bg::test::database_query(server, "UPDATE accounts SET name_key = 'Žan' WHERE name = 'Žan'");
+  server.restart();
+  CHECK(bg::test::database_query(server, "SELECT name_key FROM accounts WHERE name = 'Žan'") ==
+        "žan");
+  CHECK(first_answer(server, login_message("žan", "a long password"))["type"] == "welcome");
+  CHECK(first_answer(server, login_message("Žan", "a long password"))["name"] == "Žan");
+  CHECK(first_answer(server, {{"type", "hello"}, {"name", "ŽAN"}})["code"] == "name_registered");
 }

@@ -399,3 +399,56 @@ TEST_CASE("issue 13: table chat has a rate of its own", "[moderation][gammond]")
   dave.refused("t1", "dave's line", "chat_throttled");  // 3 a minute at the table
   dave.ok("t2", "dave at another table");               // other tables are not held up
 }
+
+TEST_CASE("a ban holds against the name a resume token resumes, and revokes the name's token",
+          "[moderation][gammond][ban]") {
+  gammond_process server{flags({"--trusted-proxy", "127.0.0.1"})};
+  player root(server.port(), "root", {}, registering(root_password));
+  player troll(server.port(), "troll");
+  player bob(server.port(), "bob");
+  seat(troll, bob, "t1", "/option match 3");
+  const std::string token = troll.token();
+  REQUIRE_FALSE(token.empty());
+  // The connection of a resume from a new address, with `name` (may be empty).
+  const auto resume = [&](const std::string& name, const std::string& address) {
+    ws_client c;
+    c.set_header("X-Forwarded-For", address);
+    c.connect("127.0.0.1", server.port());
+    json hello{{"type", "hello"}, {"resume", token}, {"id", "first"}};
+    if (!name.empty()) hello["name"] = name;
+    c.send_json(hello);
+    const auto answer =
+        c.receive_until([](const json& m) { return m.value("re", json()) == "first"; });
+    if (!answer) FAIL("no answer to a resume; gammond's log:\n" << server.log());
+    return *answer;
+  };
+  const auto ban = root.ok("", "/ban troll");
+  CHECK(ban["data"]["sessions_closed"] == 1);
+  // The token with another name, from another address: refused as troll's.
+  const auto back = resume("innocent", "10.0.0.9");
+  CHECK(back["code"] == "banned");
+  CHECK(back.value("name", "") != "troll");
+  CHECK(resume("", "10.0.0.10")["code"] == "banned");
+  // Lifted, the ban leaves the token revoked: it resumes nothing.
+  root.ok("", "/unban troll");
+  CHECK(resume("", "10.0.0.11")["code"] == "bad_resume");
+  const auto other = resume("innocent", "10.0.0.12");
+  CHECK(other["type"] == "welcome");
+  CHECK(other["name"] == "innocent");
+  CHECK(other["resumed"] == false);
+  // After a restart the table gives the seat its token back (from its snapshot): the
+  // ban, kept in the database, still holds against the name that token resumes.
+  player rogue(server.port(), "rogue");
+  player carol(server.port(), "carol");
+  seat(rogue, carol, "t2", "/option match 3");
+  const std::string rogue_token = rogue.token();
+  root.ok("", "/ban rogue");
+  server.restart();
+  ws_client c;
+  c.set_header("X-Forwarded-For", "10.0.0.13");
+  c.connect("127.0.0.1", server.port());
+  c.send_json({{"type", "hello"}, {"name", "innocent2"}, {"resume", rogue_token}, {"id", "r"}});
+  const auto after = c.receive_until([](const json& m) { return m.value("re", json()) == "r"; });
+  REQUIRE(after);
+  CHECK((*after)["code"] == "banned");
+}

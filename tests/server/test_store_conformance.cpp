@@ -932,3 +932,35 @@ TEMPLATE_TEST_CASE("issue 13: a match closed before it finished is stored as unf
   CHECK_FALSE(other->unfinished);
   CHECK(other->closed_by.empty());
 }
+
+TEMPLATE_TEST_CASE(
+    "a name's key moves with its account, bans and ignore entries, never onto "
+    "another account's",
+    "[store][accounts][names]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  // Keys as an older name_key() made them (Ž and Ż not folded).
+  REQUIRE(db->create_account("Žan", "Žan", account::kind::player, some_hash));
+  REQUIRE(db->create_account("alice", "alice", account::kind::player, some_hash));
+  REQUIRE(db->create_account("żaneta", "żaneta", account::kind::player, some_hash));
+  REQUIRE(db->create_account("Żaneta", "Żaneta", account::kind::player, some_hash));
+  db->save_bans({ban_of("Žan", "Žan", "", 0), ban_of("Žan", "Žan", "10.0.0.1", 0)},
+                action("ban", "admin", "Žan"));
+  db->set_ignored("alice", "Žan", "Žan", true);
+  CHECK(db->move_name_key("Žan", "žan"));
+  CHECK_FALSE(db->find_account("Žan"));
+  const auto moved = db->find_account("žan");
+  REQUIRE(moved);
+  CHECK(moved->name == "Žan");
+  CHECK(moved->password_hash == some_hash);
+  const auto bans = db->active_bans(0);
+  CHECK(bans.size() == 2);
+  for (const auto& b : bans) CHECK(b.name_key == "žan");
+  CHECK(backend.sql("SELECT ignored_key FROM ignores") == "žan");
+  // Onto another account's key: refused, nothing changed.
+  CHECK_FALSE(db->move_name_key("Żaneta", "żaneta"));
+  CHECK(db->find_account("Żaneta"));
+  CHECK(db->find_account("żaneta"));
+  // A key with nothing under it moves nothing, and that is no error.
+  CHECK(db->move_name_key("nobody", "nobody2"));
+}

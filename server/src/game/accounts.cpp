@@ -192,6 +192,11 @@ void game_service::on_register(const std::shared_ptr<client>& c,
     c->strike("refused name");
     return;
   }
+  if (const auto why = reserved_name_problem(m.name)) {  // gnubg_x, nardy.1: theirs too
+    send_error(c, "reserved_name", *why, m.id);
+    c->strike("refused name");
+    return;
+  }
   if (is_admin(name_key(m.name))) {  // --admins names are made on the host only
     send_error(c, "reserved_name",
                "the name " + m.name.substr(0, 24) +
@@ -228,7 +233,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
       const auto& code = claimed.err().code;
       metrics_.error(code);
       c->send(frame_of(protocol::error_message(code, claimed.err().message, m.id)));
-      if (code == "name_taken") c->strike("name taken");
+      if (code == "name_taken" || code == "name_confusable") c->strike("name taken");
       return;
     }
     // Counted before any hashing: one address registers a few accounts an hour at most.
@@ -281,7 +286,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
                      }
                      {
                        std::lock_guard lock(self->mutex_);
-                       self->players_.add_registered(key);
+                       self->players_.add_registered(key, made->name);
                      }
                      spdlog::info("account {} registered", made->name);
                      self->log_in(c, *made, re);
@@ -409,6 +414,14 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
   json welcome;
   {
     std::lock_guard lock(mutex_);
+    // A ban made while the password was checked (or the account made) holds too.
+    if (auto refused = refusal_if_banned(a.key, c->address(), re)) {
+      players_.end_claim(c->id());
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
     auto w = players_.login(c->id(), a.key, a.name);
     if (!w) return;  // the connection is gone (or was answered meanwhile)
     throttle_.trust(a.key, c->address(), clock_type::now());  // the owner's address

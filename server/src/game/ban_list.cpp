@@ -33,7 +33,25 @@ std::size_t ban_list::lift(const std::string& name_key) {
   }
   by_name_.erase(it);
   entries_ -= n;
+  if (const auto t = revoked_token_of_.find(name_key); t != revoked_token_of_.end()) {
+    revoked_tokens_.erase(t->second);
+    revoked_token_of_.erase(t);
+  }
   return n;
+}
+
+void ban_list::revoke_token(const std::string& name_key, const std::string& token_hash) {
+  if (by_name_.count(name_key) == 0 || token_hash.empty()) return;
+  if (const auto t = revoked_token_of_.find(name_key); t != revoked_token_of_.end())
+    revoked_tokens_.erase(t->second);
+  revoked_token_of_[name_key] = token_hash;
+  revoked_tokens_[token_hash] = name_key;
+}
+
+std::optional<std::string> ban_list::name_of_token(const std::string& token_hash) const {
+  const auto it = revoked_tokens_.find(token_hash);
+  if (it == revoked_tokens_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<ban> ban_list::of_name(const std::string& name_key, std::int64_t now_ms) const {

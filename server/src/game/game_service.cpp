@@ -37,6 +37,12 @@ using nlohmann::json;
 
 namespace {
 
+/// True when `s` is plain ASCII (its name_key() is the same under every version).
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 /// The options of both backends from gammond's flags.
 store_options store_options_of(const server_config& config) {
   const sync_mode sync = config.sync == "normal" ? sync_mode::normal : sync_mode::full;
@@ -93,9 +99,34 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
                              config.login_known_addresses, config.register_per_hour}),
       bans_(config.max_bans),
       auth_(config.auth_threads, config.auth_queue, config.auth_queue_per_address) {
+  // The key of `name`, stored as `old` by an older name_key(), moved in the database;
+  // `old` when another account has the new key (its owner is told in the log).
+  const auto moved_key = [this](const std::string& old, const std::string& name) {
+    const std::string now = name_key(name);
+    try {
+      if (storage_->move_name_key(old, now)) {
+        spdlog::info("name {}: stored under its new key (Unicode case folding)", log_safe(name));
+        return now;
+      }
+      spdlog::warn("name {}: its key is now another account's; it stays under its old key",
+                   log_safe(name));
+    } catch (const std::exception& e) {
+      spdlog::error("name {}: its key could not be moved: {}", log_safe(name), e.what());
+    }
+    return old;
+  };
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
-  for (auto& key : storage_->account_keys()) players_.add_registered(key);
+  for (auto& key : storage_->account_keys()) {
+    // A key beyond ASCII may be an older name_key()'s (before Unicode's full case
+    // folding): moved to the name's key now, with the name's bans and ignore entries.
+    std::string name;
+    if (!is_ascii(key)) {
+      if (auto a = storage_->find_account(key)) name = std::move(a->name);
+      if (!name.empty() && name_key(name) != key) key = moved_key(key, name);
+    }
+    players_.add_registered(key, name);
+  }
   players_.on_release([this](const std::string& key) {
     ratings_.forget(key);
     if (bus_) bus_->release(key);  // in a cluster: the name is free on every node
@@ -105,7 +136,11 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   players_.set_limits(config.max_ignored, config.remembered_addresses);
   {
     std::map<std::string, std::vector<ban>> by_name;
-    for (auto& b : storage_->active_bans(clock_ms())) by_name[b.name_key].push_back(std::move(b));
+    for (auto& b : storage_->active_bans(clock_ms())) {
+      if (!is_ascii(b.name_key) && name_key(b.name) != b.name_key)
+        b.name_key = moved_key(b.name_key, b.name);  // a guest's ban, as above
+      by_name[b.name_key].push_back(std::move(b));
+    }
     for (const auto& [key, bans] : by_name)
       if (bans_.set(bans, clock_ms()) == ban_list::outcome::full)
         spdlog::warn("--max-bans: the bans of {} are not in force (too many bans)",
@@ -774,7 +809,7 @@ void game_service::open_bot_accounts() {
     const std::string key = name_key(name);
     auto a = storage_->create_account(key, name, account::kind::bot, "");
     if (a) {
-      players_.add_registered(key);
+      players_.add_registered(key, name);
       spdlog::info("account {} registered for the computer player", name);
     } else {
       a = storage_->find_account(key);
@@ -1237,7 +1272,27 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
       c->strike("refused name");
       return;
     }
-    if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+    // A person may not take a name kept for the computer players either.
+    if (!players_.knows_token(m.resume) && !name_problem_of(m.name)) {
+      if (const auto why = reserved_name_problem(m.name)) {
+        undo();
+        metrics_.error("reserved_name");
+        c->send(frame_of(protocol::error_message("reserved_name", *why, m.id)));
+        c->strike("refused name");
+        return;
+      }
+    }
+    // The ban is checked against the name the connection becomes: the resumed one when
+    // the token resumes a name (whatever name the hello says), the banned name's when
+    // the token is one a ban revoked, else the hello's name.
+    std::string becomes = name_problem_of(m.name) ? std::string() : name_key(m.name);
+    if (auto resumed = players_.key_of_token(m.resume)) {
+      becomes = std::move(*resumed);
+    } else if (!m.resume.empty()) {
+      if (auto banned = bans_.name_of_token(resume_tokens::hash_hex(m.resume)))
+        becomes = std::move(*banned);
+    }
+    if (auto refused = refusal_if_banned(becomes, c->address(), m.id)) {
       undo();
       metrics_.error("banned");
       c->send(frame_of(*refused));
@@ -1255,6 +1310,7 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
       if (code == "bad_name") c->strike("refused name");
       if (code == "name_taken") c->strike("name taken");
       if (code == "name_registered") c->strike("name registered");
+      if (code == "name_confusable") c->strike("name taken");
       return;
     }
     name = w->name;
@@ -1337,7 +1393,8 @@ void game_service::claimed(const std::shared_ptr<client>& c, cluster_bus::claim_
       s->hello_pending = false;
     } else {
       players_.revoke(c->id());
-      if (r == result::registered) players_.add_registered(key);  // registered on another node
+      if (r == result::registered)
+        players_.add_registered(key, name);  // registered on another node
     }
   }
   switch (r) {

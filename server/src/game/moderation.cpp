@@ -259,6 +259,12 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
     {
       std::lock_guard lock(self->mutex_);
       gone = self->players_.connections_of(key);
+      // The name's resume token is revoked: it resumes nothing any more (a seat the
+      // name holds waits out its clock), and a hello that shows it is refused as the
+      // banned name's while the ban lasts.
+      if (const auto hash = self->players_.token_hash_of(a.target))
+        self->bans_.revoke_token(key, *hash);
+      self->players_.drop_token(key);
     }
     for (auto& s : gone) s->close_for_policy("banned");
     json data{{"name", a.target}, {"sessions_closed", gone.size()}, {"addresses", bans.size() - 1}};

@@ -1,6 +1,10 @@
 #include "bg/server/game/names.hpp"
 
+#include <unicode/unistr.h>
+#include <unicode/uspoof.h>
+
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bg::server {
@@ -77,34 +81,51 @@ const char* script_name(script s) {
   return "no";
 }
 
-char32_t fold(char32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 0x20;
-  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
-  if (c >= 0x100 && c <= 0x137 && c % 2 == 0) return c + 1;
-  if (c >= 0x139 && c <= 0x148 && c % 2 == 1) return c + 1;
-  if (c >= 0x14A && c <= 0x177 && c % 2 == 0) return c + 1;
-  if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 0x20;
-  if (c >= 0x410 && c <= 0x42F) return c + 0x20;
-  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
-  return c;
+/// `name` (valid UTF-8) as ICU's UTF-16 string.
+icu::UnicodeString utf16(std::string_view name) {
+  return icu::UnicodeString::fromUTF8(
+      icu::StringPiece(name.data(), static_cast<std::int32_t>(name.size())));
 }
 
-void encode(char32_t c, std::string& out) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
+std::string utf8(const icu::UnicodeString& s) {
+  std::string out;
+  s.toUTF8String(out);
+  return out;
+}
+
+/// ICU's spoof checker, made once (thread-safe to use from many threads once made:
+/// getting a skeleton does not change it). Null when ICU cannot open its data.
+const USpoofChecker* spoof_checker() {
+  static const std::unique_ptr<USpoofChecker, void (*)(USpoofChecker*)> checker = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    USpoofChecker* sc = uspoof_open(&status);
+    if (U_FAILURE(status)) {
+      if (sc != nullptr) uspoof_close(sc);
+      sc = nullptr;
+    }
+    return std::unique_ptr<USpoofChecker, void (*)(USpoofChecker*)>(sc, uspoof_close);
+  }();
+  return checker.get();
+}
+
+/// The UTS #39 skeleton of `s` (`s` itself when ICU fails).
+icu::UnicodeString skeleton(const icu::UnicodeString& s) {
+  const USpoofChecker* sc = spoof_checker();
+  if (sc == nullptr) return s;
+  UErrorCode status = U_ZERO_ERROR;
+  icu::UnicodeString out;
+  uspoof_getSkeletonUnicodeString(sc, 0, s, out, &status);
+  return U_FAILURE(status) ? s : out;
+}
+
+/// True when the key `folded` starts with `prefix` followed by nothing or a character
+/// that is not a letter (ASCII letters and every non-ASCII character, which in a valid
+/// name is a letter, count as letters).
+bool has_reserved_prefix(std::string_view folded, std::string_view prefix) {
+  if (folded.substr(0, prefix.size()) != prefix) return false;
+  if (folded.size() == prefix.size()) return true;
+  const auto next = static_cast<unsigned char>(folded[prefix.size()]);
+  return !((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z') || next >= 0x80);
 }
 
 }  // namespace
@@ -141,11 +162,37 @@ std::string name_key(std::string_view name) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 0x20);
   }
   if (ascii) return out;
-  const auto points = decode(name);
-  if (!points) return std::string(name);
-  out.clear();
-  for (const char32_t c : *points) encode(fold(c), out);
-  return out;
+  // Beyond ASCII: Unicode's full case folding (CaseFolding.txt, C + F), so that "Ǆemal"
+  // and "ǆemal", "Άννα" and "άννα", "STRASSE" and "straße" are one name.
+  if (!decode(name)) return std::string(name);
+  return utf8(utf16(name).foldCase(U_FOLD_CASE_DEFAULT));
+}
+
+std::string name_lookalike_key(std::string_view name) {
+  if (!decode(name)) return std::string(name);
+  // The skeleton of the name as written first (so that a capital I, drawn as an l in
+  // many fonts, is an l), then case-folded, then the skeleton again (so that the folded
+  // letters' lookalikes meet too).
+  // ICU's data maps the capital palochka "Ӏ" to l but the small one "ӏ" to i: both are
+  // a bar like l, so the small one is taken as its capital.
+  auto s = utf16(name);
+  s.findAndReplace(icu::UnicodeString(static_cast<UChar>(0x04CF)),
+                   icu::UnicodeString(static_cast<UChar>(0x04C0)));
+  s = skeleton(s);
+  s.foldCase(U_FOLD_CASE_DEFAULT);
+  return utf8(skeleton(s));
+}
+
+std::optional<std::string> reserved_name_problem(std::string_view name) {
+  static constexpr std::string_view prefixes[] = {"gnubg", "nardy"};
+  const std::string folded = name_key(name);
+  const std::string lookalike = name_lookalike_key(name);
+  for (const auto prefix : prefixes)
+    if (has_reserved_prefix(folded, prefix) || has_reserved_prefix(lookalike, prefix))
+      return "names beginning with " + std::string(prefix) +
+             " (or a lookalike) followed by anything but a letter are kept for the computer "
+             "players: choose another";
+  return std::nullopt;
 }
 
 }  // namespace bg::server

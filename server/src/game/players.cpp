@@ -42,6 +42,7 @@ players::welcomed players::take_name(session& s, std::uint64_t id, const std::st
   s.key = key;
   s.registered = w.registered;
   online_[key] = id;
+  note_lookalike(key, w.name);
   // Issue 13: the name's ignore list lives as long as the name is in use.
   auto& list = ignores_[key];
   if (!list) list = std::make_shared<ignore_list>(max_ignored_);
@@ -73,6 +74,7 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
     return engine::make_error("already_hello", "your hello is being checked: wait for welcome");
   std::string key;
   std::string shown = name;
+  std::string lookalike;
   bool resumed = false;
   if (!resume_token.empty()) {
     if (const auto holder = tokens_.find(resume_token)) {
@@ -99,10 +101,18 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
       return engine::make_error("name_taken", "the name " + name +
                                                   " is in use: choose another, or resume "
                                                   "with its token");
+    // Nor may it look like one (a Cyrillic "аӏісе" beside "alice").
+    lookalike = name_lookalike_key(name);
+    if (looks_taken(key, lookalike))
+      return engine::make_error("name_confusable",
+                                "the name " + name +
+                                    " looks like the name of a player who is here or registered: "
+                                    "choose another");
   } else if (const auto c = claimed_.find(key); c != claimed_.end() && c->second != id) {
     return engine::make_error("name_taken",
                               "a login for " + shown + " is being checked: try again in a moment");
   }
+  if (!lookalike.empty()) note_lookalike(key, shown, std::move(lookalike));
   return take_name(s, id, shown, key, resumed);
 }
 
@@ -123,6 +133,15 @@ engine::result<std::string> players::begin_claim(std::uint64_t id, const std::st
                        registered_.count(key) != 0))
     return engine::make_error("name_taken",
                               "the name " + name + " is registered or in use: choose another");
+  if (for_register) {
+    auto lookalike = name_lookalike_key(name);
+    if (looks_taken(key, lookalike))
+      return engine::make_error("name_confusable",
+                                "the name " + name +
+                                    " looks like the name of a player who is here or registered: "
+                                    "choose another");
+    note_lookalike(key, name, std::move(lookalike));
+  }
   claimed_[key] = id;
   s.hello_pending = true;
   s.claim = key;
@@ -183,7 +202,11 @@ std::optional<players::session> players::close(std::uint64_t id) {
 
 void players::holds_changed(const std::string& table, const std::vector<std::string>& before,
                             const std::vector<std::string>& after) {
-  for (const auto& n : after) held_[name_key(n)].insert(table);
+  for (const auto& n : after) {
+    const std::string key = name_key(n);
+    held_[key].insert(table);
+    note_lookalike(key, n);
+  }
   for (const auto& n : before) {
     if (std::find(after.begin(), after.end(), n) != after.end()) continue;
     const std::string key = name_key(n);
@@ -199,6 +222,7 @@ bool players::restore_hold(const std::string& table, const std::string& name,
                            const std::string& token_hash) {
   const std::string key = name_key(name);
   held_[key].insert(table);
+  note_lookalike(key, name);
   if (token_hash.empty()) return true;
   return tokens_.adopt(key, name, token_hash);
 }
@@ -212,7 +236,37 @@ void players::release_if_unused(const std::string& key) {
     return;
   tokens_.drop(key);
   ignores_.erase(key);
+  if (const auto l = lookalike_of_.find(key); l != lookalike_of_.end()) {
+    if (const auto u = in_use_lookalikes_.find(l->second); u != in_use_lookalikes_.end()) {
+      u->second.erase(key);
+      if (u->second.empty()) in_use_lookalikes_.erase(u);
+    }
+    lookalike_of_.erase(l);
+  }
   if (released_) released_(key);
+}
+
+void players::add_registered(const std::string& key, const std::string& name) {
+  registered_.insert(key);
+  registered_lookalikes_[name_lookalike_key(name.empty() ? key : name)].insert(key);
+}
+
+void players::note_lookalike(const std::string& key, const std::string& name,
+                             std::string lookalike) {
+  if (key.empty() || lookalike_of_.count(key) != 0) return;
+  if (lookalike.empty()) lookalike = name_lookalike_key(name);
+  in_use_lookalikes_[lookalike].insert(key);
+  lookalike_of_.emplace(key, std::move(lookalike));
+}
+
+bool players::looks_taken(const std::string& key, const std::string& lookalike) const {
+  for (const auto* index : {&in_use_lookalikes_, &registered_lookalikes_}) {
+    const auto it = index->find(lookalike);
+    if (it == index->end()) continue;
+    for (const auto& other : it->second)
+      if (other != key) return true;
+  }
+  return false;
 }
 
 bool players::may_create(const session& s, std::size_t limit) const {

@@ -890,6 +890,38 @@ void postgres_store::set_last_seen(std::string_view key) {
   });
 }
 
+bool postgres_store::move_name_key(std::string_view from, std::string_view to) {
+  const std::lock_guard lock(mutex_);
+  begin();
+  try {
+    const std::vector<pg::param> keys{std::string(from), std::string(to)};
+    if (db_->exec("reading an account's key",
+                  "SELECT 1 FROM accounts WHERE name_key = $1 FOR UPDATE", {std::string(to)})
+            .rows() > 0) {
+      db_->command("rolling back", "ROLLBACK");
+      return false;
+    }
+    db_->exec("moving a name's key", "UPDATE accounts SET name_key = $2 WHERE name_key = $1", keys);
+    // A ban or an ignore list's entry already under the new key wins over the old one.
+    db_->exec("moving a name's key",
+              "DELETE FROM bans b WHERE b.name_key = $1 AND EXISTS (SELECT 1 FROM bans n WHERE "
+              "n.name_key = $2 AND n.address = b.address)",
+              keys);
+    db_->exec("moving a name's key", "UPDATE bans SET name_key = $2 WHERE name_key = $1", keys);
+    db_->exec("moving a name's key",
+              "DELETE FROM ignores i WHERE i.ignored_key = $1 AND EXISTS (SELECT 1 FROM ignores n "
+              "WHERE n.account_id = i.account_id AND n.ignored_key = $2)",
+              keys);
+    db_->exec("moving a name's key", "UPDATE ignores SET ignored_key = $2 WHERE ignored_key = $1",
+              keys);
+    db_->command("committing", "COMMIT");
+    return true;
+  } catch (...) {
+    roll_back(*db_);
+    throw;
+  }
+}
+
 std::vector<std::string> postgres_store::account_keys() {
   const std::lock_guard lock(mutex_);
   const auto r = read([&] { return db_->run("listing the accounts", account_keys_sql); });

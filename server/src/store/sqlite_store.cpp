@@ -907,6 +907,38 @@ std::vector<std::string> sqlite_store::account_keys() {
   return keys;
 }
 
+bool sqlite_store::move_name_key(std::string_view from, std::string_view to) {
+  const std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    {
+      prepared taken(db_, "SELECT 1 FROM accounts WHERE name_key = ?1");
+      use u(taken);
+      u.bind(1, to);
+      if (u.step("reading an account's key")) {
+        exec("ROLLBACK");
+        return false;
+      }
+    }
+    // A ban or an ignore list's entry already under the new key wins over the old one.
+    for (const char* sql : {"UPDATE accounts SET name_key = ?2 WHERE name_key = ?1",
+                            "UPDATE OR IGNORE bans SET name_key = ?2 WHERE name_key = ?1",
+                            "DELETE FROM bans WHERE name_key = ?1 AND ?2 IS NOT NULL",
+                            "UPDATE OR IGNORE ignores SET ignored_key = ?2 WHERE ignored_key = ?1",
+                            "DELETE FROM ignores WHERE ignored_key = ?1 AND ?2 IS NOT NULL"}) {
+      prepared update(db_, sql);
+      use u(update);
+      u.bind(1, from).bind(2, to);
+      u.step("moving a name's key");
+    }
+    exec("COMMIT");
+    return true;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
 std::vector<account_match> sqlite_store::account_matches(std::string_view key,
                                                          std::int64_t before_id,
                                                          std::size_t limit) {

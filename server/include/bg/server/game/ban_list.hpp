@@ -38,6 +38,14 @@ class ban_list {
   /// The ban in force at `now_ms` on `address`, if any (the one ending last).
   [[nodiscard]] std::optional<ban> of_address(const std::string& address,
                                               std::int64_t now_ms) const;
+  /// The resume token of the banned name of key `name_key` was revoked: `token_hash`
+  /// (its SHA-256, 64 hex digits) is remembered while the name's bans are kept, so that
+  /// a hello that shows the token (under any name) is refused as the banned name's.
+  /// At most one token per banned name (the last one); no-op when the name has no ban.
+  void revoke_token(const std::string& name_key, const std::string& token_hash);
+  /// The key of the banned name whose revoked resume token has SHA-256 `token_hash`,
+  /// or nullopt.
+  [[nodiscard]] std::optional<std::string> name_of_token(const std::string& token_hash) const;
   /// Entries kept (names and addresses, ended ones not yet forgotten).
   [[nodiscard]] std::size_t size() const noexcept { return entries_; }
 
@@ -51,6 +59,9 @@ class ban_list {
   std::unordered_map<std::string, std::vector<ban>> by_name_;
   /// address -> the name keys banned with it
   std::unordered_map<std::string, std::vector<std::string>> by_address_;
+  /// revoked token hash -> banned name key, and back (one per banned name at most)
+  std::unordered_map<std::string, std::string> revoked_tokens_;
+  std::unordered_map<std::string, std::string> revoked_token_of_;
 };
 
 }  // namespace bg::server

@@ -18,9 +18,24 @@ namespace bg::server {
 /// Cyrillic "а" in a Latin "alice").
 [[nodiscard]] std::optional<std::string> name_problem(std::string_view name, std::size_t max_bytes);
 
-/// The key two names are compared by: `name` case-folded (ASCII, Latin-1, Latin
-/// Extended-A, Greek and Cyrillic capitals to small letters), so "Alice" and "ALICE"
-/// are the same player. `name` must have passed name_problem().
+/// The key two names are compared by (and accounts, bans and ratings are stored under):
+/// `name` with Unicode's full case folding (ICU), so "Alice" and "ALICE", "Žan" and
+/// "žan", "Ǆemal" and "ǆemal" are the same player. Plain ASCII names are folded
+/// without ICU (this runs on every command). `name` must have passed name_problem();
+/// a string that is not UTF-8 is returned as it is.
 [[nodiscard]] std::string name_key(std::string_view name);
+
+/// The key under which two names LOOK the same: the Unicode confusable skeleton
+/// (UTS #39, ICU's uspoof) of `name`, case-folded, skeleton again. "аӏісе" (Cyrillic),
+/// "alıce", "aIice" and "alice" have one lookalike key. Two names of one name_key()
+/// may have different lookalike keys ("ALICE" is not drawn like "alice"): compare
+/// both. Costs ICU calls even for ASCII: for taking a name, not for every command.
+[[nodiscard]] std::string name_lookalike_key(std::string_view name);
+
+/// Why a person may not take `name` (as a guest or when registering), or nullopt: its
+/// case-folded or lookalike form begins with "gnubg" or "nardy" followed by nothing or
+/// a character that is not a letter (`gnubg_expert`, `Gnubg-x`, `nardy_1`), the
+/// computer players' names. `name` must have passed name_problem().
+[[nodiscard]] std::optional<std::string> reserved_name_problem(std::string_view name);
 
 }  // namespace bg::server

@@ -80,6 +80,8 @@ class players {
   /// Connection `id` says hello as `name`, or resumes with `resume_token` (which wins
   /// when it is known; with an unknown token and a name, the name is tried). Names are
   /// checked with name_problem() against `max_name_bytes`. Errors: "already_hello",
+  /// "name_confusable" (a new name that looks like one in use or registered:
+  /// name_lookalike_key()),
   /// "bad_resume" (unknown token and no name), "bad_name", "name_taken" (connected,
   /// seated or claimed, in any letter case), "name_registered" (an account's name, with
   /// no token: log in with its password). A resumed account's name is logged in
@@ -91,7 +93,8 @@ class players {
   /// `name`: the name's key is claimed until finish_claim(), so nobody else takes it
   /// meanwhile. Returns the key. Errors: "already_hello" (a hello answered or pending),
   /// "bad_name", "name_taken" (claimed by another connection; for a registration also a
-  /// name in use or registered).
+  /// name in use or registered), "name_confusable" (a registration of a name that looks
+  /// like one in use or registered).
   engine::result<std::string> begin_claim(std::uint64_t id, const std::string& name,
                                           bool for_register, std::size_t max_name_bytes);
   /// The check of connection `id`'s claim is over (either way): the claim is released.
@@ -114,8 +117,11 @@ class players {
   };
   std::optional<rotated> rotate_token(std::uint64_t id);
 
-  /// The registered names' keys (loaded at start, one added per registration).
-  void add_registered(const std::string& key) { registered_.insert(key); }
+  /// The registered names' keys (loaded at start, one added per registration); `name`
+  /// is the name as registered (its lookalike key is kept too: a guest or a new
+  /// account may not take a name that looks like it), or empty when only the key is
+  /// known (the key's lookalike key is used).
+  void add_registered(const std::string& key, const std::string& name = {});
   [[nodiscard]] bool is_registered(const std::string& key) const {
     return registered_.count(key) != 0;
   }
@@ -141,6 +147,13 @@ class players {
   [[nodiscard]] bool knows_token(std::string_view token) const {
     return !token.empty() && tokens_.find(token).has_value();
   }
+  /// The key of the name that the live resume token `token` resumes, or nullopt.
+  [[nodiscard]] std::optional<std::string> key_of_token(std::string_view token) const {
+    if (token.empty()) return std::nullopt;
+    auto h = tokens_.find(token);
+    if (!h) return std::nullopt;
+    return std::move(h->key);
+  }
   /// The SHA-256 of `name`'s resume token (64 hex digits), or nullopt.
   [[nodiscard]] std::optional<std::string> token_hash_of(const std::string& name) const;
 
@@ -149,7 +162,9 @@ class players {
   /// `key`), found in the cluster's sessions (issued by another node): a hello with the
   /// token then resumes the name here. False when the hash is malformed.
   bool adopt_token(const std::string& key, const std::string& name, const std::string& token_hash) {
-    return tokens_.adopt(key, name, token_hash);
+    if (!tokens_.adopt(key, name, token_hash)) return false;
+    note_lookalike(key, name);
+    return true;
   }
   /// Forgets the resume token of the name of key `key` here: another node of the cluster
   /// took the name and rotated its token, so the one this node knew is stale (a hello
@@ -203,6 +218,13 @@ class players {
   [[nodiscard]] std::shared_ptr<ignore_list> ignores_of(const std::string& key) const;
 
  private:
+  /// The name of key `key` (written `name`) is in use: its lookalike key is remembered
+  /// (computed unless `lookalike` is given) until release_if_unused() frees the key.
+  void note_lookalike(const std::string& key, const std::string& name, std::string lookalike = {});
+  /// True when a name of another key than `key` with lookalike key `lookalike` is in
+  /// use or registered.
+  [[nodiscard]] bool looks_taken(const std::string& key, const std::string& lookalike) const;
+
   struct creator {
     std::string key;
     std::string address;
@@ -232,6 +254,12 @@ class players {
   std::unordered_map<std::string, std::string> last_address_;
   std::deque<std::string> address_order_;
   std::size_t remembered_addresses_ = 100'000;
+  /// Lookalike keys (names.hpp) of the names in use (as many as those names: freed
+  /// with them) and of the registered names (one per account): key -> lookalike key,
+  /// and lookalike key -> the keys that have it.
+  std::unordered_map<std::string, std::string> lookalike_of_;
+  std::unordered_map<std::string, std::set<std::string>> in_use_lookalikes_;
+  std::unordered_map<std::string, std::set<std::string>> registered_lookalikes_;
 };
 
 }  // namespace bg::server

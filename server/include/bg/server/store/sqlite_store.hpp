@@ -120,6 +120,7 @@ class sqlite_store final : public store {
   bool set_password_hash(std::string_view key, const std::string& password_hash) override;
   void set_last_seen(std::string_view key) override;
   [[nodiscard]] std::vector<std::string> account_keys() override;
+  bool move_name_key(std::string_view from, std::string_view to) override;
   [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,
                                                            std::int64_t before_id,
                                                            std::size_t limit) override;

@@ -191,6 +191,11 @@ class store {
   /// The key of every account (gammond keeps them in memory to refuse guests a
   /// registered name without a read per hello).
   [[nodiscard]] virtual std::vector<std::string> account_keys() = 0;
+  /// Moves what is stored under the name key `from` to the key `to`: the account of
+  /// `from` (if any), the bans of `from`, and the ignore lists' entries of `from`. For
+  /// keys an older name_key() made (names.hpp: Unicode's full case folding now), at
+  /// start. False, and nothing changed, when another account has the key `to`.
+  virtual bool move_name_key(std::string_view from, std::string_view to) = 0;
   /// The matches of account `key`, newest (highest match id) first: at most `limit`,
   /// with ids below `before_id` (0: from the newest). Empty for an unknown key.
   [[nodiscard]] virtual std::vector<account_match> account_matches(std::string_view key,
