@@ -1053,6 +1053,7 @@ TEST_CASE("figure: checked guesses in a minute from one address that logs into i
   }
   std::cout << "checked guesses in 60 s from one address: " << checked << '\n';
   SUCCEED();
+}
 
 TEST_CASE("names are compared by Unicode case folding and lookalikes, for guests and registrations",
           "[accounts][gammond][names]") {
