@@ -397,3 +397,59 @@ TEST_CASE("issue 13: table chat has a rate of its own", "[moderation][gammond]")
   dave.refused("t1", "dave's line", "chat_throttled");  // 3 a minute at the table
   dave.ok("t2", "dave at another table");               // other tables are not held up
 }
+
+TEST_CASE(
+    "an invitation from a name the invitee /ignores is not delivered, and the owner is "
+    "told the same as for anyone",
+    "[moderation][gammond][holes]") {
+  gammond_process server{flags()};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  player carol(server.port(), "carol");
+  bob.ok("", "/ignore alice");
+  alice.ok("t1", "/option private on");
+  const auto to_bob = alice.ok("t1", "/invite bob");
+  const auto to_carol = alice.ok("t1", "/invite carol");
+  // The owner's answers differ only in the name: ignoring is not revealed.
+  CHECK(to_bob["type"] == to_carol["type"]);
+  CHECK(to_bob["invited"] == json::array({"bob"}));
+  CHECK(to_carol["invited"] == json::array({"bob", "carol"}));
+  // carol (who ignores nobody) is told; bob is not. The notices are sent before the
+  // owner's answer, so bob's answer to a later command comes after any notice to him.
+  carol.await([](const json& m) { return m.value("topic", "") == "invitation"; });
+  bob.ok("", "/who");
+  for (const auto& m : bob.received()) CHECK(m.value("topic", "") != "invitation");
+  // The invitation itself stands: bob may still enter the private table.
+  bob.ok("t1", "/board");
+}
+
+TEST_CASE(
+    "chat lines lose bidirectional overrides and zero-width characters; a line of "
+    "nothing else is refused (empty_line)",
+    "[moderation][gammond][holes]") {
+  gammond_process server{flags({"--lobby-chat-interval", "0", "--table-chat-interval", "0"})};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  alice.ok("t1", "/board");
+  bob.ok("t1", "/board");
+  // RLO ... PDF, an LRI/PDI pair, a zero-width space, joiner, word joiner, BOM, ALM.
+  const std::string tricky =
+      "pay \u202Egnp.exe\u202C to \u2066me\u2069\u200B\u200D\u2060\uFEFF\u061C\u200E now";
+  const std::string clean = "pay gnp.exe to me now";
+  alice.ok("t1", tricky);
+  alice.send("", tricky);
+  bob.await([&](const json& m) {
+    return m.value("type", "") == "chat" && !m.contains("table") && m.value("text", "") == clean;
+  });
+  CHECK(heard(bob, "alice", clean));
+  for (const auto& m : bob.received())
+    if (m.value("type", "") == "chat") CHECK(m.value("text", "") == clean);
+  alice.refused("t1", "\u202E\u200B", "empty_line");
+  alice.refused("", "\u2066 \uFEFF", "empty_line");
+  // Other scripts, right-to-left ones included, pass untouched.
+  alice.ok("t1", "\u05E9\u05DC\u05D5\u05DD \u0645\u0631\u062D\u0628\u0627");
+  CHECK(eventually([&] {
+    bob.ok("", "/who");
+    return heard(bob, "alice", "\u05E9\u05DC\u05D5\u05DD \u0645\u0631\u062D\u0628\u0627");
+  }));
+}

@@ -1046,10 +1046,16 @@ void table::pass_ownership(table_outcome& o) {
                                     : next + " owns the table now (" + before + " left it)"}});
 }
 
-table_outcome table::chat(const std::string& who, const std::string& text) {
-  if (text.size() > hooks_.max_chat_bytes)
+table_outcome table::chat(const std::string& who, const std::string& typed) {
+  if (typed.size() > hooks_.max_chat_bytes)
     return refuse("too_long",
                   "a chat line is at most " + std::to_string(hooks_.max_chat_bytes) + " bytes");
+  // Bidirectional overrides and zero-width characters are taken out (they could make a
+  // line read as something else); a line with nothing else is refused.
+  const std::string text = strip_invisible(typed);
+  if (blank(text))
+    return refuse("empty_line",
+                  "that chat line holds only invisible or direction characters: nothing to say");
   const std::int64_t t = now();
   if (hooks_.chat_interval_ms > 0) {
     const auto last = last_chat_.find(who);
