@@ -90,6 +90,17 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
                              config.login_lock, config.login_throttle_entries}),
       bans_(config.max_bans),
       auth_(config.auth_threads, config.auth_queue) {
+  // The HTTP reads get a connection and a thread of their own (issue 25): a flood of
+  // them never waits in line with the table writes.
+  try {
+    reader_ = std::make_unique<storage_reader>(open_store(config.db, store_options_of(config)),
+                                               config.read_queue);
+  } catch (const std::exception& e) {
+    spdlog::warn(
+        "a second database connection for the HTTP reads could not be opened ({}): "
+        "they run on the writer's thread",
+        e.what());
+  }
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
   for (auto& key : storage_->account_keys()) players_.add_registered(key);
@@ -249,7 +260,22 @@ game_service::~game_service() {
   if (long_bots_) long_bots_->stop();  // its answers go to table actors
   if (analysis_) analysis_->stop();    // its handler writes through the writer
   auth_.stop();
+  if (reader_) reader_->stop();
   writer_->stop();
+}
+
+void game_service::read_for_http(http_callback reply,
+                                 std::function<void(store& db, http_callback& reply)> t) {
+  if (!reader_) {
+    writer_->run([reply = std::move(reply), t = std::move(t)](store& db) mutable { t(db, reply); });
+    return;
+  }
+  auto shared = std::make_shared<http_callback>(std::move(reply));
+  if (reader_->run([shared, t = std::move(t)](store& db) { t(db, *shared); })) return;
+  metrics_.error("busy");
+  (*shared)(http_reply{503, "application/json",
+                       R"({"error":"busy","message":"the server has too many reads waiting: )"
+                       R"(try again in a moment"})"});
 }
 
 void game_service::start_analysis() {
@@ -268,6 +294,7 @@ void game_service::start_analysis() {
   o.gnubg = config_.gnubg;
   o.workers = config_.analysis_workers;
   o.capacity = config_.analysis_queue;
+  o.per_owner = config_.analysis_per_player;
   o.level = bots::analysis_level_from_string(config_.analysis_level)
                 .value_or(bots::analysis_level::worldclass);
   o.timeout = config_.analysis_timeout;
@@ -311,10 +338,15 @@ void game_service::start_analysis() {
     failed.status = analysis_status::failed;
     if (!m || !can_export_mat(m->options)) {
       failed.reason = "the match could not be read for analysis";
-    } else if (analysis_->submit({id, m->table, to_mat(*m), m->players}) ==
-               bots::analysis_queue::submitted::full) {
+    } else if (const auto s =
+                   analysis_->submit({id, m->table, to_mat(*m), m->players, owners_of(m->players)});
+               s == bots::analysis_queue::submitted::full ||
+               s == bots::analysis_queue::submitted::owner_full) {
       metrics_.analysis_refused();
-      failed.reason = "the analysis queue was full when the server started again";
+      failed.reason = s == bots::analysis_queue::submitted::full
+                          ? "the analysis queue was full when the server started again"
+                          : "its player had as many matches waiting for analysis as the server "
+                            "takes when it started again";
     } else {
       ++queued;
       continue;
@@ -333,6 +365,7 @@ void game_service::queue_analysis(bots::analysis_queue::job j) {
   if (!analysis_) return;
   const auto id = j.match_id;
   const auto table = j.table;
+  if (j.owners.empty()) j.owners = owners_of(j.players);
   switch (analysis_->submit(std::move(j))) {
     case bots::analysis_queue::submitted::queued:
       break;
@@ -350,10 +383,36 @@ void game_service::queue_analysis(bots::analysis_queue::job j) {
         store_analysis(std::move(failed), table);
       }
       break;
+    case bots::analysis_queue::submitted::owner_full:
+      spdlog::info(
+          "a player of match {} has {} matches waiting for analysis (--analysis-per-player): "
+          "it is not analysed",
+          id, config_.analysis_per_player);
+      metrics_.analysis_refused();
+      {
+        analysis_record failed;
+        failed.match_id = id;
+        failed.status = analysis_status::failed;
+        failed.reason = "its player had " + std::to_string(config_.analysis_per_player) +
+                        " matches waiting for analysis already when it ended";
+        store_analysis(std::move(failed), table);
+      }
+      break;
     case bots::analysis_queue::submitted::duplicate:
     case bots::analysis_queue::submitted::stopped:  // stays pending: queued at the next start
       break;
   }
+}
+
+std::vector<std::string> game_service::owners_of(const std::array<std::string, 2>& players) const {
+  std::vector<std::string> owners;
+  for (const auto& p : players) {
+    if (p.empty() || bots::is_bot_name(p) || name_problem_of(p)) continue;
+    auto key = name_key(p);
+    if (std::find(owners.begin(), owners.end(), key) == owners.end())
+      owners.push_back(std::move(key));
+  }
+  return owners;
 }
 
 void game_service::analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o) {
@@ -1436,6 +1495,14 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
         send_error(c, "too_long", "a chat line is too long", m.id);
         return;
       }
+      // Like table chat: bidirectional overrides and zero-width characters taken out.
+      parsed->text = strip_invisible(parsed->text);
+      if (blank(parsed->text)) {
+        send_error(c, "empty_line",
+                   "that chat line holds only invisible or direction characters: nothing to say",
+                   m.id);
+        return;
+      }
       auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", parsed->text}});
       std::vector<std::shared_ptr<client>> all;
       {
@@ -1570,8 +1637,9 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
       reply(std::nullopt);
       return;
     }
-    // Read on the storage thread, like the .mat export.
-    writer_->run([id = *id, on = analysing(), reply = std::move(reply)](store& db) {
+    // Read on the reader thread, like the .mat export.
+    read_for_http(std::move(reply), [id = *id, on = analysing()](store& db,
+                                                                 http_callback& respond) {
       std::optional<http_reply> answer;
       try {
         const auto match = db.load_match(id);
@@ -1584,7 +1652,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
             http_reply{500, "application/json",
                        R"({"error":"storage_error","message":"the analysis could not be read"})"};
       }
-      reply(std::move(answer));
+      respond(std::move(answer));
     });
     return;
   }
@@ -1623,8 +1691,8 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
     }
     id = id * 10 + (ch - '0');
   }
-  // Read on the storage thread: an I/O thread never waits on SQLite.
-  writer_->run([id, as_json, reply = std::move(reply)](store& db) {
+  // Read on the reader thread: an I/O thread never waits on SQLite, nor does the writer.
+  read_for_http(std::move(reply), [id, as_json](store& db, http_callback& respond) {
     std::optional<http_reply> answer;
     try {
       if (const auto record = db.load_match(id)) {
@@ -1638,7 +1706,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
       spdlog::error("match {}: {}", id, e.what());
       answer = http_reply{500, "text/plain; charset=utf-8", "the match could not be read\n"};
     }
-    reply(std::move(answer));
+    respond(std::move(answer));
   });
 }
 
@@ -1660,6 +1728,7 @@ void game_service::shutdown() {
       spdlog::warn("table {} did not flush in time", actor->name());
   }
   auth_.stop();                // no login is checked any more
+  if (reader_) reader_->stop();
   writer_->stop();             // everything queued is on disk when this returns
   if (gnubg_) gnubg_->stop();  // GNU Backgammon's processes end with the server
   long_bots_->stop();          // and the long nardy bots' thread
