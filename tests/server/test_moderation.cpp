@@ -453,3 +453,54 @@ TEST_CASE(
     return heard(bob, "alice", "\u05E9\u05DC\u05D5\u05DD \u0645\u0631\u062D\u0628\u0627");
   }));
 }
+
+TEST_CASE("a private table's finished match is read only by its players and administrators",
+          "[moderation][gammond][holes]") {
+  gammond_process server{flags()};
+  player root(server.port(), "root", {}, registering(root_password));
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  player carol(server.port(), "carol");
+  alice.ok("t1", "/option private on");
+  alice.ok("t1", "/invite bob");
+  seat(alice, bob, "t1", "/option match 1");
+  // The player to move resigns a single game; the other accepts: the match is over.
+  alice.say("t1", "/roll");  // the opening roll decides who moves
+  const std::string turn = alice.ok("t1", "/board")["turn"];
+  player& mover = turn == "red" ? alice : bob;
+  player& other = turn == "red" ? bob : alice;
+  mover.ok("t1", "/resign");
+  other.ok("t1", "/accept");
+  const auto over = alice.await_event("t1", "match_over");
+  REQUIRE(over["match_id"].is_number_integer());
+  const std::string id = std::to_string(over["match_id"].get<std::int64_t>());
+  for (const std::string& route :
+       {"/matches/" + id + ".mat", "/api/matches/" + id, "/api/matches/" + id + "/analysis"}) {
+    INFO(route);
+    // Nobody's, a stranger's token: not found, as if there were no such match.
+    CHECK(server.get(route).status == 404);
+    CHECK(server.get(route + "?token=" + carol.token()).status == 404);
+    CHECK(server.get(route + "?token=0123456789abcdef0123456789abcdef").status == 404);
+    // Its players and an administrator read it.
+    CHECK(server.get(route + "?token=" + alice.token()).status == 200);
+    CHECK(server.get(route + "?token=" + bob.token()).status == 200);
+    CHECK(server.get(route + "?token=" + root.token()).status == 200);
+  }
+  // Over the WebSocket, /analysis likewise.
+  carol.refused("", "/analysis " + id, "unknown_match");
+  alice.ok("", "/analysis " + id);
+  root.ok("", "/analysis " + id);
+  // A public table's match is anyone's (unchanged).
+  player dave(server.port(), "dave");
+  player erin(server.port(), "erin");
+  seat(dave, erin, "t2", "/option match 1");
+  dave.say("t2", "/roll");
+  const std::string turn2 = dave.ok("t2", "/board")["turn"];
+  player& mover2 = turn2 == "red" ? dave : erin;
+  player& other2 = turn2 == "red" ? erin : dave;
+  mover2.ok("t2", "/resign");
+  other2.ok("t2", "/accept");
+  const auto over2 = dave.await_event("t2", "match_over");
+  CHECK(server.get("/matches/" + std::to_string(over2["match_id"].get<std::int64_t>()) + ".mat")
+            .status == 200);
+}

@@ -264,6 +264,31 @@ game_service::~game_service() {
   writer_->stop();
 }
 
+bool game_service::may_read(const match_record& m, const std::string& reader) const {
+  if (!m.private_table) return true;
+  if (reader.empty()) return false;
+  for (const auto& p : m.players)
+    if (!name_problem_of(p) && name_key(p) == reader) return true;
+  return is_admin(reader);
+}
+
+std::string game_service::reader_of(std::string_view target) const {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return {};
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (pair.substr(0, 6) == "token=") {
+      std::lock_guard lock(mutex_);
+      return players_.key_of_token(pair.substr(6)).value_or(std::string{});
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
 void game_service::read_for_http(http_callback reply,
                                  std::function<void(store& db, http_callback& reply)> t) {
   if (!reader_) {
@@ -450,29 +475,35 @@ void game_service::store_analysis(analysis_record rec, std::string table) {
 
 void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
                                    std::optional<json> re, std::string table) {
-  writer_->run(
-      [this, c, id, re = std::move(re), table = std::move(table), on = analysing()](store& db) {
-        json msg;
-        try {
-          const auto match = db.load_match(id);
-          const auto analysis = match ? db.load_analysis(id) : std::nullopt;
-          const auto v = view_analysis(id, match, analysis, on);
-          if (!v.found) {
-            metrics_.error("unknown_match");
-            msg = protocol::error_message("unknown_match", v.text, re);
-          } else {
-            msg = json{{"type", "info"}, {"topic", "analysis"}, {"text", v.text}, {"data", v.data}};
-            if (!table.empty()) msg["table"] = table;
-            if (re) msg["re"] = *re;
-          }
-        } catch (const std::exception& e) {
-          spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
-          metrics_.error("storage_error");
-          msg = protocol::error_message("storage_error",
-                                        "the analysis could not be read: try again later", re);
-        }
-        c->send(frame_of(msg));
-      });
+  std::string reader;
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto* s = players_.find(c->id())) reader = s->key;
+  }
+  writer_->run([this, c, id, re = std::move(re), table = std::move(table), on = analysing(),
+                reader = std::move(reader)](store& db) {
+    json msg;
+    try {
+      auto match = db.load_match(id);
+      if (match && !may_read(*match, reader)) match.reset();  // private: not found
+      const auto analysis = match ? db.load_analysis(id) : std::nullopt;
+      const auto v = view_analysis(id, match, analysis, on);
+      if (!v.found) {
+        metrics_.error("unknown_match");
+        msg = protocol::error_message("unknown_match", v.text, re);
+      } else {
+        msg = json{{"type", "info"}, {"topic", "analysis"}, {"text", v.text}, {"data", v.data}};
+        if (!table.empty()) msg["table"] = table;
+        if (re) msg["re"] = *re;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
+      metrics_.error("storage_error");
+      msg = protocol::error_message("storage_error",
+                                    "the analysis could not be read: try again later", re);
+    }
+    c->send(frame_of(msg));
+  });
 }
 
 void game_service::start() {
@@ -1638,11 +1669,12 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
       return;
     }
     // Read on the reader thread, like the .mat export.
-    read_for_http(std::move(reply), [id = *id, on = analysing()](store& db,
-                                                                 http_callback& respond) {
+    read_for_http(std::move(reply), [this, id = *id, on = analysing(), reader = reader_of(target)](
+                                        store& db, http_callback& respond) {
       std::optional<http_reply> answer;
       try {
-        const auto match = db.load_match(id);
+        auto match = db.load_match(id);
+        if (match && !may_read(*match, reader)) match.reset();  // a private match: not found
         const auto analysis = match ? db.load_analysis(id) : std::nullopt;
         const auto v = view_analysis(id, match, analysis, on);
         answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
@@ -1662,15 +1694,16 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
   // The account routes (issue 12) answer every other /api/ path, with a JSON 404 when
   // none fits.
   if (target.substr(0, api_prefix.size()) != api_prefix && on_api_request(target, reply)) return;
-  // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file.
-  const bool as_json = target.substr(0, api_prefix.size()) == api_prefix;
+  // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file
+  // (either with ?token=RESUME_TOKEN for a private table's match).
+  const bool as_json = path.substr(0, api_prefix.size()) == api_prefix;
   std::string_view digits;
   if (as_json) {
-    digits = target.substr(api_prefix.size());
-  } else if (target.substr(0, prefix.size()) == prefix &&
-             target.size() > prefix.size() + suffix.size() &&
-             target.substr(target.size() - suffix.size()) == suffix) {
-    digits = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+    digits = path.substr(api_prefix.size());
+  } else if (path.substr(0, prefix.size()) == prefix &&
+             path.size() > prefix.size() + suffix.size() &&
+             path.substr(path.size() - suffix.size()) == suffix) {
+    digits = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
   } else {
     reply(std::nullopt);
     return;
@@ -1692,10 +1725,11 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
     id = id * 10 + (ch - '0');
   }
   // Read on the reader thread: an I/O thread never waits on SQLite, nor does the writer.
-  read_for_http(std::move(reply), [id, as_json](store& db, http_callback& respond) {
+  read_for_http(std::move(reply), [this, id, as_json, reader = reader_of(target)](
+                                      store& db, http_callback& respond) {
     std::optional<http_reply> answer;
     try {
-      if (const auto record = db.load_match(id)) {
+      if (const auto record = db.load_match(id); record && may_read(*record, reader)) {
         if (as_json) {
           answer = http_reply{200, "application/json", to_json_text(*record)};
         } else {

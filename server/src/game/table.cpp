@@ -836,6 +836,7 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
       record_->dice.player_seeds = match_dice_->player_seeds();
     }
     std::int64_t id = 0;
+    record_->private_table = private_;  // read by its players and administrators only
     if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
     if (id > 0) {  // stored by the host with this change's snapshot
@@ -1207,6 +1208,7 @@ table_outcome table::close_impl(const std::string& by) {
       record_->dice.player_seeds = match_dice_->player_seeds();
     }
     std::int64_t id = 0;
+    record_->private_table = private_;  // read by its players and administrators only
     if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
     if (id > 0) {

@@ -195,6 +195,12 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// nothing when `name` ignores the name in `message`'s `data.by`, e.g. the owner who
   /// sends an invitation: /ignore covers notices as it covers chat).
   void notify(const std::string& name, const nlohmann::json& message);
+  /// Whether the name of key `reader` ("" for nobody) may read the stored match `m`:
+  /// anyone a public table's, only its players and the administrators a private one's.
+  [[nodiscard]] bool may_read(const match_record& m, const std::string& reader) const;
+  /// The name key whose live resume token is the `token=` parameter of `target`'s
+  /// query ("" when there is none or it is not a live token).
+  [[nodiscard]] std::string reader_of(std::string_view target) const;
   /// Runs the HTTP read `t` (which answers through `reply`) on the reader thread, off
   /// the writer's; when --read-queue reads are waiting already, answers 503 `busy` at
   /// once instead.

@@ -141,6 +141,13 @@ class players {
   [[nodiscard]] bool knows_token(std::string_view token) const {
     return !token.empty() && tokens_.find(token).has_value();
   }
+  /// The name key holding the live resume token `token`, or nullopt.
+  [[nodiscard]] std::optional<std::string> key_of_token(std::string_view token) const {
+    if (token.empty()) return std::nullopt;
+    const auto h = tokens_.find(token);
+    if (!h) return std::nullopt;
+    return h->key;
+  }
   /// The SHA-256 of `name`'s resume token (64 hex digits), or nullopt.
   [[nodiscard]] std::optional<std::string> token_hash_of(const std::string& name) const;
 
