@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     std::size_t decisions = 0;
     for (int r = 0; r < runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      queue.submit({++id, "bench", text.str(), {"red", "black"}});
+      queue.submit({++id, "bench", text.str(), {"red", "black"}, {}});
       analysis_queue::outcome o;
       {
         std::unique_lock lock(mutex);

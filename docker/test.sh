@@ -100,7 +100,11 @@ free_port() {
 http_get() {  # http_get PATH: body on stdout, fails unless HTTP 200
   python3 - "$port" "$1" <<'EOF'
 import sys, urllib.request
-with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}{sys.argv[2]}", timeout=5) as r:
+# /metrics answers only loopback clients or the bearer token: from the host, the
+# container sees another address, so the test's container is given a token.
+req = urllib.request.Request(f"http://127.0.0.1:{sys.argv[1]}{sys.argv[2]}",
+                             headers={"Authorization": "Bearer container-test-token"})
+with urllib.request.urlopen(req, timeout=5) as r:
     sys.stdout.buffer.write(r.read())
 EOF
 }
@@ -163,7 +167,8 @@ hc=$(podman image inspect --format '{{json .HealthCheck}}' "$image" 2>/dev/null 
 port="${GAMMOND_TEST_PORT:-$(free_port)}"
 step "running $c1 on 127.0.0.1:$port with volume $vol"
 podman volume create "$vol" >/dev/null
-podman run -d --name "$c1" -p "127.0.0.1:$port:8080" -v "$vol:/data" "$image" >/dev/null
+podman run -d --name "$c1" -p "127.0.0.1:$port:8080" -v "$vol:/data" \
+  -e GAMMOND_METRICS_TOKEN=container-test-token "$image" >/dev/null
 wait_healthy "$c1"
 metrics=$(http_get /metrics)
 grep -q '^gammond_' <<<"$metrics" || fail "/metrics has no gammond_ counters"

@@ -4,12 +4,15 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 
+#include "bg/bots/bot_names.hpp"
 #include "bg/bots/child_process.hpp"
 #include "bg/bots/gnubg_analysis.hpp"
 
@@ -75,6 +78,8 @@ const char* to_string(analysis_queue::submitted s) noexcept {
       return "queued";
     case analysis_queue::submitted::full:
       return "full";
+    case analysis_queue::submitted::owner_full:
+      return "owner_full";
     case analysis_queue::submitted::duplicate:
       return "duplicate";
     case analysis_queue::submitted::stopped:
@@ -87,6 +92,7 @@ analysis_queue::analysis_queue(options opts, done_handler on_done)
     : options_(std::move(opts)), on_done_(std::move(on_done)) {
   if (options_.workers < 1) throw std::invalid_argument("analysis_queue: no worker");
   if (options_.capacity < 1) throw std::invalid_argument("analysis_queue: no room");
+  if (options_.per_owner < 1) throw std::invalid_argument("analysis_queue: no room per owner");
   if (options_.scratch.empty()) options_.scratch = fs::temp_directory_path();
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
@@ -104,11 +110,50 @@ analysis_queue::submitted analysis_queue::submit(job j) {
   if (stopping_) return submitted::stopped;
   if (known_.count(j.match_id) != 0) return submitted::duplicate;
   if (waiting_.size() >= options_.capacity) return submitted::full;
+  if (j.owners.empty()) {
+    for (const auto& p : j.players)
+      if (!p.empty() && !is_bot_name(p) &&
+          std::find(j.owners.begin(), j.owners.end(), p) == j.owners.end())
+        j.owners.push_back(p);
+    if (j.owners.empty()) j.owners.emplace_back();
+  }
+  for (const auto& o : j.owners) {
+    const auto it = owners_.find(o);
+    if (it != owners_.end() && it->second.waiting >= options_.per_owner)
+      return submitted::owner_full;
+  }
+  for (const auto& o : j.owners) ++owners_[o].waiting;
   known_.insert(j.match_id);
   waiting_.push_back(std::move(j));
   changed();
   wake_.notify_one();
   return submitted::queued;
+}
+
+analysis_queue::job analysis_queue::take_next() {
+  // The match whose owners were served least recently (the most recent of its owners
+  // counts); the first in the queue among equals.
+  auto best = waiting_.begin();
+  std::uint64_t best_served = std::numeric_limits<std::uint64_t>::max();
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    std::uint64_t served = 0;
+    for (const auto& o : it->owners) served = std::max(served, owners_[o].served);
+    if (served < best_served) {
+      best_served = served;
+      best = it;
+      if (served == 0) break;
+    }
+  }
+  job j = std::move(*best);
+  waiting_.erase(best);
+  ++serial_;
+  for (const auto& o : j.owners) {
+    auto& share = owners_[o];
+    --share.waiting;
+    ++share.running;
+    share.served = serial_;
+  }
+  return j;
 }
 
 void analysis_queue::changed() {
@@ -121,6 +166,10 @@ void analysis_queue::stop() {
     if (stopping_ && workers_.empty()) return;
     stopping_ = true;
     waiting_.clear();
+    for (auto it = owners_.begin(); it != owners_.end();) {
+      it->second.waiting = 0;
+      it = it->second.running == 0 ? owners_.erase(it) : std::next(it);
+    }
     changed();
     wake_.notify_all();
   }
@@ -158,8 +207,7 @@ void analysis_queue::work() {
         wake_.wait_for(lock, options_.busy_poll, [this] { return stopping_; });
         continue;
       }
-      j = std::move(waiting_.front());
-      waiting_.pop_front();
+      j = take_next();
       ++running_;
       changed();
     }
@@ -176,6 +224,12 @@ void analysis_queue::work() {
       std::lock_guard lock(mutex_);
       --running_;
       known_.erase(j.match_id);
+      for (const auto& owner : j.owners) {
+        const auto it = owners_.find(owner);
+        if (it == owners_.end()) continue;
+        --it->second.running;
+        if (it->second.running == 0 && it->second.waiting == 0) owners_.erase(it);
+      }
       changed();
       report = !stopping_;  // a run cut short by stop() stays pending
     }

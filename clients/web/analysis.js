@@ -54,11 +54,14 @@ function decisionText(d, players) {
 export class AnalysisPage {
   /**
    * @param {HTMLElement} root where the page is drawn
-   * @param {{onBack: () => void, fetch?: typeof fetch}} options onBack: the "back" link
+   * @param {{onBack: () => void, fetch?: typeof fetch, query?: () => string}} options onBack:
+   *   the "back" link; query: the query string for the match's reads ("?token=…": a private
+   *   table's match is read only with a resume token of its players, PROTOCOL.md)
    */
-  constructor(root, { onBack, fetch: fetchFn = (...a) => fetch(...a) }) {
+  constructor(root, {onBack, fetch: fetchFn = (...a) => fetch(...a), query = () => ''}) {
     this.root = root;
     this.onBack = onBack;
+    this.query = query;
     this.fetch = fetchFn;
     this.id = null;
     this.timer = null;
@@ -97,7 +100,7 @@ export class AnalysisPage {
     let body = null;
     let status = 0;
     try {
-      const r = await this.fetch(`/api/matches/${encodeURIComponent(id)}/analysis`);
+      const r = await this.fetch(`/api/matches/${encodeURIComponent(id)}/analysis${this.query()}`);
       status = r.status;
       body = await r.json();
     } catch (e) {
@@ -133,7 +136,10 @@ export class AnalysisPage {
       parts.push(`final ${m.score.red}–${m.score.black}`);
       if (m.table) parts.push(`table ${m.table}`);
     }
-    const mat = h('a', { href: `/matches/${encodeURIComponent(this.id)}.mat`, text: 'the match (.mat)' });
+    const mat = h('a', {
+      href: `/matches/${encodeURIComponent(this.id)}.mat${this.query()}`,
+      text: 'the match (.mat)'
+    });
     return h('div', { class: 'analysis-head' }, back, title, h('span', { class: 'muted', text: parts.join(' · ') }), mat);
   }
 

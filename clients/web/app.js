@@ -83,9 +83,16 @@ const app = {
   ignored: new Set(), // issue 13: lower-case names we /ignore (from the server's answers)
 };
 
+/**
+ * "?token=…" with this tab's resume token ("" without one): a private table's match
+ *  (every /play bot table's) is read only with a token of its players (PROTOCOL.md).
+ */
+function tokenQuery() { return store.token ? `?token=${encodeURIComponent(store.token)}` : ''; }
+
 /** The analysis page (#analysis/<id>), shown without the chat. */
 const analysis = new AnalysisPage(document.getElementById('analysis'), {
   onBack: () => (app.me ? showLobby() : show('login')),
+  query: tokenQuery,
 });
 app.analysis = analysis;
 
@@ -735,7 +742,7 @@ function drawDialog(st, mine) {
       const links = document.createElement('p');
       links.className = 'links';
       const a = document.createElement('a');
-      a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat`;
+      a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat${tokenQuery()}`;
       a.textContent = 'download the match (.mat)';
       if (st.variant !== 'long') {
         // GNU Backgammon analyses standard matches only (PROTOCOL.md, Match analysis).

@@ -385,6 +385,33 @@ std::vector<setting> settings() {
        integer_field(&server_config::max_name_bytes, 1, unlimited)},
       {"trusted-proxy", "ADDR", "honour X-Forwarded-For only from this peer address",
        text(&server_config::trusted_proxy), address_field(&server_config::trusted_proxy, true)},
+      {"metrics-token", "TOKEN",
+       "/metrics answers `Authorization: Bearer TOKEN` from any address; loopback clients "
+       "always (without a token: loopback clients only)",
+       [](const server_config& c) { return std::string{c.metrics_token.empty() ? "" : "(set)"}; },
+       [](std::string_view v, server_config& c) -> problem {
+         if (v.size() > 256 ||
+             v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                                 "VWXYZ0123456789-._~+/=") != std::string_view::npos)
+           return std::string{"is not a token of at most 256 letters, digits and -._~+/="};
+         c.metrics_token = std::string{v};
+         return std::nullopt;
+       }},
+      {"api-reads-per-second", "N",
+       "HTTP reads (/api/..., /matches/ID.mat) per client address a second, sustained; more "
+       "are answered 429",
+       number(&server_config::api_reads_per_second),
+       integer_field(&server_config::api_reads_per_second, 1, 1'000'000)},
+      {"api-read-burst", "N", "HTTP reads an address may make at once above the rate",
+       number(&server_config::api_read_burst),
+       integer_field(&server_config::api_read_burst, 1, 1'000'000)},
+      {"api-clients", "N", "client addresses whose HTTP read rate is remembered at most",
+       number(&server_config::api_clients),
+       integer_field(&server_config::api_clients, 1, 10'000'000)},
+      {"read-queue", "N",
+       "HTTP reads waiting for the reader thread (its own database connection) at most; more "
+       "are answered 503",
+       number(&server_config::read_queue), integer_field(&server_config::read_queue, 1, 1'000'000)},
       {"dice-seed", "N",
        "0: each match's dice seed from the OS (production); N: seeds derived from N, the "
        "table and the match (reproducible dice, for tests only)",
@@ -511,6 +538,11 @@ std::vector<setting> settings() {
        "finished matches waiting for analysis at most (more are not analysed)",
        number(&server_config::analysis_queue),
        integer_field(&server_config::analysis_queue, 1, 1'000'000)},
+      {"analysis-per-player", "N",
+       "finished matches waiting for analysis at most per player (the queue serves players "
+       "in turn)",
+       number(&server_config::analysis_per_player),
+       integer_field(&server_config::analysis_per_player, 1, 1'000'000)},
       {"analysis-level", "LEVEL",
        "expert (0-ply, fast), worldclass (2-ply, gnubg's default) or grandmaster (3-ply)",
        text(&server_config::analysis_level),

@@ -76,7 +76,8 @@ analysis_queue::job blunder_job(std::int64_t id) {
   return {id,
           "t1",
           read_text(fs::path(BG_SERVER_TEST_DATA) / "analysis_blunder.mat"),
-          {"alice", "bob"}};
+          {"alice", "bob"},
+          {}};
 }
 
 /// The outcomes reported by a queue, in the order they came.
@@ -325,4 +326,48 @@ TEST_CASE("a file gnubg cannot import fails its analysis at once, without a seco
   CHECK_FALSE(o.done);
   CHECK(o.crashes == 0);
   CHECK(o.reason == "GNU Backgammon could not analyse the match");
+}
+
+TEST_CASE(
+    "the queue is fair per player: at most per_owner waiting each, and players are "
+    "served in turn, so many tiny matches of one cannot starve another's",
+    "[analysis][fairness]") {
+  scratch dir;
+  const auto gate = (dir.path / "open").string();
+  // gnubg waits for the gate, then answers at once with an error (one run per match,
+  // no retry): the order of the reports is the order the worker took the matches.
+  const auto wrapper =
+      dir.script("gnubg", "while [ ! -e " + gate + " ]; do [ -d " + dir.path.string() +
+                              " ] || exit 1; sleep 0.05; done\necho '{\"error\":\"test\"}' > "
+                              "\"$GAMMOND_ANALYSIS_OUT\"");
+  reports got;
+  auto opts = fast(wrapper, dir.path);
+  opts.capacity = 100;
+  opts.per_owner = 3;
+  analysis_queue queue(opts, got.handler());
+  const auto match = [](std::int64_t id, const std::string& person) {
+    auto j = blunder_job(id);
+    j.players = {person, "gnubg-expert"};  // a computer player counts for no one
+    return j;
+  };
+  // The spammer's first match holds the only worker; three more wait, a fifth is refused.
+  REQUIRE(queue.submit(match(1, "spammer")) == analysis_queue::submitted::queued);
+  REQUIRE(bg::test::eventually([&] { return queue.running() == 1; }));
+  for (std::int64_t id = 2; id <= 4; ++id)
+    CHECK(queue.submit(match(id, "spammer")) == analysis_queue::submitted::queued);
+  CHECK(queue.submit(match(5, "spammer")) == analysis_queue::submitted::owner_full);
+  // alice's one real match comes after them, and is not refused.
+  CHECK(queue.submit(match(10, "alice")) == analysis_queue::submitted::queued);
+  CHECK(queue.waiting() == 4);
+  std::ofstream(gate).put('\n');
+  REQUIRE(bg::test::eventually([&] { return got.size() == 5; }, 120s));
+  // alice's match is taken next, ahead of the spammer's waiting ones.
+  std::vector<std::int64_t> ids;
+  {
+    std::lock_guard lock(got.mutex);
+    for (const auto& [id, o] : got.all) ids.push_back(id);
+  }
+  CHECK(ids == std::vector<std::int64_t>{1, 10, 2, 3, 4});
+  // Once the spammer's matches have gone, more of theirs are taken again.
+  CHECK(queue.submit(match(5, "spammer")) == analysis_queue::submitted::queued);
 }

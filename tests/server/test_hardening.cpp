@@ -4,7 +4,10 @@
 // rate limits, slow readers, idle and HTTP timeouts) are in test_network.cpp.
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -823,4 +826,103 @@ TEST_CASE(
   forwarded.set_header("X-Forwarded-For", "203.0.113.5");
   CHECK_NOTHROW(forwarded.connect("127.0.0.1", server.port()));
   CHECK(a.ask({{"type", "ping"}})["type"] == "pong");
+}
+
+TEST_CASE("a flood of WebSocket pings is counted in the rate limit and closed like commands",
+          "[server][hardening]") {
+  gammond_process server{
+      {"--commands-per-second", "20", "--command-burst", "20", "--rate-limit-strikes", "10"}};
+  client a(server.port(), "alice");
+  ws_client flood;
+  flood.connect("127.0.0.1", server.port());
+  flood.send_json({{"type", "hello"}, {"name", "pinger"}});
+  for (int i = 0; i < 400 && flood.is_open(); ++i) {
+    try {
+      flood.send_ping();
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  CHECK(flood.wait_closed(bg::test::generous_deadline));
+  CHECK(flood.close_code() == 1008);
+  CHECK(flood.close_reason() == "rate limit");
+  // Everyone else is still served.
+  CHECK(a.line("", "/who")["type"] != "error");
+}
+
+TEST_CASE("/metrics answers loopback clients, and others only with the bearer token",
+          "[server][hardening]") {
+  const std::map<std::string, std::string> remote{{"X-Forwarded-For", "203.0.113.7"}};
+  {
+    // No token: a client from elsewhere (through the trusted proxy) is refused.
+    gammond_process server{{"--trusted-proxy", "127.0.0.1"}};
+    CHECK(server.get("/metrics").status == 200);
+    const auto refused =
+        bg::test::http_request("127.0.0.1", server.port(), "/metrics", "GET", remote);
+    CHECK(refused.status == 403);
+    CHECK(json::parse(refused.body)["error"] == "forbidden");
+    CHECK(refused.body.find("gammond_") == std::string::npos);
+  }
+  gammond_process server{{"--trusted-proxy", "127.0.0.1", "--metrics-token", "s3cret-token"}};
+  auto with = remote;
+  with["Authorization"] = "Bearer s3cret-token";
+  const auto ok = bg::test::http_request("127.0.0.1", server.port(), "/metrics", "GET", with);
+  CHECK(ok.status == 200);
+  CHECK(ok.body.find("gammond_") != std::string::npos);
+  with["Authorization"] = "Bearer s3cret-tokeX";
+  CHECK(bg::test::http_request("127.0.0.1", server.port(), "/metrics", "GET", with).status == 403);
+  CHECK(bg::test::http_request("127.0.0.1", server.port(), "/metrics", "GET", remote).status ==
+        403);
+  // The token is not shown where the flags are (the log of the start).
+  CHECK(server.log().find("s3cret-token") == std::string::npos);
+}
+
+TEST_CASE("HTTP reads are throttled per client address with 429 rate_limited",
+          "[server][hardening]") {
+  gammond_process server{
+      {"--trusted-proxy", "127.0.0.1", "--api-reads-per-second", "1", "--api-read-burst", "5"}};
+  const auto from = [&](const std::string& address, const std::string& target) {
+    return bg::test::http_request("127.0.0.1", server.port(), target, "GET",
+                                  {{"X-Forwarded-For", address}});
+  };
+  int answered = 0;
+  bg::test::http_result last;
+  for (int i = 0; i < 30; ++i) {
+    last = from("203.0.113.7", i % 2 == 0 ? "/api/ratings" : "/matches/1.mat");
+    if (last.status == 429) break;
+    ++answered;
+  }
+  // The burst (5), and perhaps one or two more as the bucket refills: never all 30.
+  CHECK(answered >= 5);
+  CHECK(answered < 30);
+  REQUIRE(last.status == 429);
+  const auto body = json::parse(last.body);
+  CHECK(body["error"] == "rate_limited");
+  CHECK(body["message"].get<std::string>().size() > 5);
+  CHECK(last.fields["retry-after"] == "1");
+  // Another address is served; static files and /healthz are not throttled.
+  CHECK(from("198.51.100.1", "/api/ratings").status == 200);
+  CHECK(from("203.0.113.7", "/healthz").status == 200);
+}
+
+TEST_CASE("HTTP reads are served while the storage writer waits for the database",
+          "[server][hardening][sqlite]") {
+  gammond_process server{flags(31)};
+  if (server.uses_postgres()) return;  // a SQLite file's write lock is what stalls the writer
+  client a(server.port(), "alice");
+  // Another connection takes SQLite's write lock: the writer's next commit waits for it
+  // (up to its busy timeout, 5 s).
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(server.db().c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  a.ws.send_json({{"type", "line"}, {"table", "t"}, {"text", "/join red"}, {"id", "j"}});
+  // The reads do not queue behind that write: they are answered while it still waits.
+  CHECK(server.get("/api/ratings").status == 200);
+  CHECK(server.get("/api/players/alice").status != 500);
+  const bool command_waiting =
+      !a.ws.receive_until([](const json& m) { return m.value("re", json()) == "j"; }, 0ms);
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  CHECK(command_waiting);  // the read above really was served during the stalled write
+  CHECK(a.ws.receive_until([](const json& m) { return m.value("re", json()) == "j"; }));
 }

@@ -403,7 +403,8 @@ TEST_CASE("issue 13: table chat has a rate of its own", "[moderation][gammond]")
 TEST_CASE("a ban holds against the name a resume token resumes, and revokes the name's token",
           "[moderation][gammond][ban]") {
   gammond_process server{flags({"--trusted-proxy", "127.0.0.1"})};
-  player root(server.port(), "root", {}, registering(root_password));
+  server.create_admin("root", root_password);  // an --admins name is made on the host
+  player root(server.port(), "root", {}, json{{"password", root_password}});
   player troll(server.port(), "troll");
   player bob(server.port(), "bob");
   seat(troll, bob, "t1", "/option match 3");
@@ -451,4 +452,111 @@ TEST_CASE("a ban holds against the name a resume token resumes, and revokes the 
   const auto after = c.receive_until([](const json& m) { return m.value("re", json()) == "r"; });
   REQUIRE(after);
   CHECK((*after)["code"] == "banned");
+
+TEST_CASE(
+    "an invitation from a name the invitee /ignores is not delivered, and the owner is "
+    "told the same as for anyone",
+    "[moderation][gammond]") {
+  gammond_process server{flags()};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  player carol(server.port(), "carol");
+  bob.ok("", "/ignore alice");
+  alice.ok("t1", "/option private on");
+  const auto to_bob = alice.ok("t1", "/invite bob");
+  const auto to_carol = alice.ok("t1", "/invite carol");
+  // The owner's answers differ only in the name: ignoring is not revealed.
+  CHECK(to_bob["type"] == to_carol["type"]);
+  CHECK(to_bob["invited"] == json::array({"bob"}));
+  CHECK(to_carol["invited"] == json::array({"bob", "carol"}));
+  // carol (who ignores nobody) is told; bob is not. The notices are sent before the
+  // owner's answer, so bob's answer to a later command comes after any notice to him.
+  carol.await([](const json& m) { return m.value("topic", "") == "invitation"; });
+  bob.ok("", "/who");
+  for (const auto& m : bob.received()) CHECK(m.value("topic", "") != "invitation");
+  // The invitation itself stands: bob may still enter the private table.
+  bob.ok("t1", "/board");
+}
+
+TEST_CASE(
+    "chat lines lose bidirectional overrides and zero-width characters; a line of "
+    "nothing else is refused (empty_line)",
+    "[moderation][gammond]") {
+  gammond_process server{flags({"--lobby-chat-interval", "0", "--table-chat-interval", "0"})};
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  alice.ok("t1", "/board");
+  bob.ok("t1", "/board");
+  // RLO ... PDF, an LRI/PDI pair, a zero-width space, joiner, word joiner, BOM, ALM.
+  const std::string tricky =
+      "pay \u202Egnp.exe\u202C to \u2066me\u2069\u200B\u200D\u2060\uFEFF\u061C\u200E now";
+  const std::string clean = "pay gnp.exe to me now";
+  alice.ok("t1", tricky);
+  alice.send("", tricky);
+  bob.await([&](const json& m) {
+    return m.value("type", "") == "chat" && !m.contains("table") && m.value("text", "") == clean;
+  });
+  CHECK(heard(bob, "alice", clean));
+  for (const auto& m : bob.received())
+    if (m.value("type", "") == "chat") CHECK(m.value("text", "") == clean);
+  alice.refused("t1", "\u202E\u200B", "empty_line");
+  alice.refused("", "\u2066 \uFEFF", "empty_line");
+  // Other scripts, right-to-left ones included, pass untouched.
+  alice.ok("t1", "\u05E9\u05DC\u05D5\u05DD \u0645\u0631\u062D\u0628\u0627");
+  CHECK(eventually([&] {
+    bob.ok("", "/who");
+    return heard(bob, "alice", "\u05E9\u05DC\u05D5\u05DD \u0645\u0631\u062D\u0628\u0627");
+  }));
+}
+
+TEST_CASE("a private table's finished match is read only by its players and administrators",
+          "[moderation][gammond]") {
+  gammond_process server{flags()};
+  server.create_admin("root", root_password);  // an --admins name is made on the host
+  player root(server.port(), "root", {}, json{{"password", root_password}});
+  player alice(server.port(), "alice");
+  player bob(server.port(), "bob");
+  player carol(server.port(), "carol");
+  alice.ok("t1", "/option private on");
+  alice.ok("t1", "/invite bob");
+  seat(alice, bob, "t1", "/option match 1");
+  // The player to move resigns a single game; the other accepts: the match is over.
+  alice.say("t1", "/roll");  // the opening roll decides who moves
+  const std::string turn = alice.ok("t1", "/board")["turn"];
+  player& mover = turn == "red" ? alice : bob;
+  player& other = turn == "red" ? bob : alice;
+  mover.ok("t1", "/resign");
+  other.ok("t1", "/accept");
+  const auto over = alice.await_event("t1", "match_over");
+  REQUIRE(over["match_id"].is_number_integer());
+  const std::string id = std::to_string(over["match_id"].get<std::int64_t>());
+  for (const std::string& route :
+       {"/matches/" + id + ".mat", "/api/matches/" + id, "/api/matches/" + id + "/analysis"}) {
+    INFO(route);
+    // Nobody's, a stranger's token: not found, as if there were no such match.
+    CHECK(server.get(route).status == 404);
+    CHECK(server.get(route + "?token=" + carol.token()).status == 404);
+    CHECK(server.get(route + "?token=0123456789abcdef0123456789abcdef").status == 404);
+    // Its players and an administrator read it.
+    CHECK(server.get(route + "?token=" + alice.token()).status == 200);
+    CHECK(server.get(route + "?token=" + bob.token()).status == 200);
+    CHECK(server.get(route + "?token=" + root.token()).status == 200);
+  }
+  // Over the WebSocket, /analysis likewise.
+  carol.refused("", "/analysis " + id, "unknown_match");
+  alice.ok("", "/analysis " + id);
+  root.ok("", "/analysis " + id);
+  // A public table's match is anyone's (unchanged).
+  player dave(server.port(), "dave");
+  player erin(server.port(), "erin");
+  seat(dave, erin, "t2", "/option match 1");
+  dave.say("t2", "/roll");
+  const std::string turn2 = dave.ok("t2", "/board")["turn"];
+  player& mover2 = turn2 == "red" ? dave : erin;
+  player& other2 = turn2 == "red" ? erin : dave;
+  mover2.ok("t2", "/resign");
+  other2.ok("t2", "/accept");
+  const auto over2 = dave.await_event("t2", "match_over");
+  CHECK(server.get("/matches/" + std::to_string(over2["match_id"].get<std::int64_t>()) + ".mat")
+            .status == 200);
 }

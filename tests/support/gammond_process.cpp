@@ -128,6 +128,16 @@ void gammond_process::start() {
     args.emplace_back("--register-per-hour");
     args.emplace_back("0");
   }
+  // Tests poll the HTTP reads (eventually): only the tests about the per-address read
+  // rate set it.
+  if (!has_flag(flags_, "--api-reads-per-second")) {
+    args.emplace_back("--api-reads-per-second");
+    args.emplace_back("100000");
+  }
+  if (!has_flag(flags_, "--api-read-burst")) {
+    args.emplace_back("--api-read-burst");
+    args.emplace_back("100000");
+  }
   args.insert(args.end(), flags_.begin(), flags_.end());
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);

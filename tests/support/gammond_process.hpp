@@ -34,7 +34,8 @@
 namespace bg::test {
 
 /// One gammond process started with `--port 0 --port-file <dir>/port --db
-/// <dir>/test.db --log-level debug --analysis-workers 0` (or `--db postgresql://...`,
+/// <dir>/test.db --log-level debug --analysis-workers 0 --api-reads-per-second 100000
+/// --api-read-burst 100000` (or `--db postgresql://...`,
 /// see above) plus the extra flags (which may give --log-level, --db and
 /// --analysis-workers: a test about match analysis turns it on), and `--register-per-hour
 /// 0` unless given (tests register many accounts from 127.0.0.1; the tests of that limit

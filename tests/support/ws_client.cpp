@@ -106,6 +106,20 @@ struct ws_client::impl {
     if (op->ec) throw std::runtime_error("ws_client: send failed: " + op->ec.message());
   }
 
+  void ping() {
+    if (!open) throw std::runtime_error("ws_client: ping on a closed connection");
+    start_read();
+    auto op = std::make_shared<op_state>();
+    ws.async_ping({}, [op](beast::error_code ec) {
+      op->done = true;
+      op->ec = ec;
+    });
+    if (!await(op, clock_type::now() + timeout)) {
+      throw std::runtime_error("ws_client: ping did not finish in time");
+    }
+    if (op->ec) throw std::runtime_error("ws_client: ping failed: " + op->ec.message());
+  }
+
   std::optional<std::string> next(clock_type::time_point deadline) {
     start_read();
     run_until([&] { return !inbox.empty() || ended; }, deadline);
@@ -195,6 +209,9 @@ void ws_client::send_text(const std::string& text) {
 }
 void ws_client::send_binary(const std::string& bytes) {
   impl_->write(bytes, false);
+}
+void ws_client::send_ping() {
+  impl_->ping();
 }
 void ws_client::send_json(const nlohmann::json& message) {
   impl_->write(message.dump(), true);

@@ -57,6 +57,8 @@ class ws_client {
   void send_text(const std::string& text);
   /// Sends one binary frame (same errors as send_text).
   void send_binary(const std::string& bytes);
+  /// Sends one ping control frame with an empty payload (same errors as send_text).
+  void send_ping();
   /// Sends `message` serialised as one text frame (same errors as send_text).
   void send_json(const nlohmann::json& message);
 

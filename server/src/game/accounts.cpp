@@ -708,12 +708,12 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
       reply(api_error(400, "bad_parameter", problem));
       return true;
     }
-    writer_->run([v, limit, reply = std::move(reply)](store& db) {
+    read_for_http(std::move(reply), [v, limit](store& db, http_callback& respond) {
       try {
-        reply(api_ok(leaderboard_json(v, db.leaderboard(v, static_cast<std::size_t>(limit)))));
+        respond(api_ok(leaderboard_json(v, db.leaderboard(v, static_cast<std::size_t>(limit)))));
       } catch (const std::exception& e) {
         spdlog::error("GET /api/ratings: {}", e.what());
-        reply(api_error(500, "storage_error", "the ratings cannot be read now"));
+        respond(api_error(500, "storage_error", "the ratings cannot be read now"));
       }
     });
     return true;
@@ -768,17 +768,17 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
             api_error(404, "unknown_player", "nobody called " + name + " is registered or online"));
       return true;
     }
-    writer_->run([key, name, online, reply = std::move(reply)](store& db) {
+    read_for_http(std::move(reply), [key, name, online](store& db, http_callback& respond) {
       try {
         const auto a = db.find_account(key);
         if (a) {
-          reply(api_ok(profile_json(*a, online)));
+          respond(api_ok(profile_json(*a, online)));
         } else {
-          reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+          respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
         }
       } catch (const std::exception& e) {
         spdlog::error("GET /api/players: {}", e.what());
-        reply(api_error(500, "storage_error", "the player cannot be read now"));
+        respond(api_error(500, "storage_error", "the player cannot be read now"));
       }
     });
     return true;
@@ -802,21 +802,21 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
     reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
     return true;
   }
-  writer_->run([key, name, before, limit, reply = std::move(reply)](store& db) {
+  read_for_http(std::move(reply), [key, name, before, limit](store& db, http_callback& respond) {
     try {
       const auto a = db.find_account(key);
       if (!a) {
-        reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+        respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
         return;
       }
       // One more than asked tells whether there is a next page.
       auto list = db.account_matches(key, before, static_cast<std::size_t>(limit) + 1);
       const bool more = list.size() > static_cast<std::size_t>(limit);
       if (more) list.pop_back();
-      reply(api_ok(history_json(a->name, list, more)));
+      respond(api_ok(history_json(a->name, list, more)));
     } catch (const std::exception& e) {
       spdlog::error("GET /api/players/.../matches: {}", e.what());
-      reply(api_error(500, "storage_error", "the matches cannot be read now"));
+      respond(api_error(500, "storage_error", "the matches cannot be read now"));
     }
   });
   return true;

@@ -115,6 +115,17 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
     }
     return old;
   };
+  // The HTTP reads get a connection and a thread of their own (issue 25): a flood of
+  // them never waits in line with the table writes.
+  try {
+    reader_ = std::make_unique<storage_reader>(open_store(config.db, store_options_of(config)),
+                                               config.read_queue);
+  } catch (const std::exception& e) {
+    spdlog::warn(
+        "a second database connection for the HTTP reads could not be opened ({}): "
+        "they run on the writer's thread",
+        e.what());
+  }
   // Accounts: the registered names' keys (a guest may not take one), the admins, and
   // the ratings of the names in use (forgotten with the name).
   for (auto& key : storage_->account_keys()) {
@@ -290,7 +301,47 @@ game_service::~game_service() {
   if (long_bots_) long_bots_->stop();  // its answers go to table actors
   if (analysis_) analysis_->stop();    // its handler writes through the writer
   auth_.stop();
+  if (reader_) reader_->stop();
   writer_->stop();
+}
+
+bool game_service::may_read(const match_record& m, const std::string& reader) const {
+  if (!m.private_table) return true;
+  if (reader.empty()) return false;
+  for (const auto& p : m.players)
+    if (!name_problem_of(p) && name_key(p) == reader) return true;
+  return is_admin(reader);
+}
+
+std::string game_service::reader_of(std::string_view target) const {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return {};
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (pair.substr(0, 6) == "token=") {
+      std::lock_guard lock(mutex_);
+      return players_.key_of_token(pair.substr(6)).value_or(std::string{});
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
+void game_service::read_for_http(http_callback reply,
+                                 std::function<void(store& db, http_callback& reply)> t) {
+  if (!reader_) {
+    writer_->run([reply = std::move(reply), t = std::move(t)](store& db) mutable { t(db, reply); });
+    return;
+  }
+  auto shared = std::make_shared<http_callback>(std::move(reply));
+  if (reader_->run([shared, t = std::move(t)](store& db) { t(db, *shared); })) return;
+  metrics_.error("busy");
+  (*shared)(http_reply{503, "application/json",
+                       R"({"error":"busy","message":"the server has too many reads waiting: )"
+                       R"(try again in a moment"})"});
 }
 
 void game_service::start_analysis() {
@@ -309,6 +360,7 @@ void game_service::start_analysis() {
   o.gnubg = config_.gnubg;
   o.workers = config_.analysis_workers;
   o.capacity = config_.analysis_queue;
+  o.per_owner = config_.analysis_per_player;
   o.level = bots::analysis_level_from_string(config_.analysis_level)
                 .value_or(bots::analysis_level::worldclass);
   o.timeout = config_.analysis_timeout;
@@ -352,10 +404,15 @@ void game_service::start_analysis() {
     failed.status = analysis_status::failed;
     if (!m || !can_export_mat(m->options)) {
       failed.reason = "the match could not be read for analysis";
-    } else if (analysis_->submit({id, m->table, to_mat(*m), m->players}) ==
-               bots::analysis_queue::submitted::full) {
+    } else if (const auto s =
+                   analysis_->submit({id, m->table, to_mat(*m), m->players, owners_of(m->players)});
+               s == bots::analysis_queue::submitted::full ||
+               s == bots::analysis_queue::submitted::owner_full) {
       metrics_.analysis_refused();
-      failed.reason = "the analysis queue was full when the server started again";
+      failed.reason = s == bots::analysis_queue::submitted::full
+                          ? "the analysis queue was full when the server started again"
+                          : "its player had as many matches waiting for analysis as the server "
+                            "takes when it started again";
     } else {
       ++queued;
       continue;
@@ -374,6 +431,7 @@ void game_service::queue_analysis(bots::analysis_queue::job j) {
   if (!analysis_) return;
   const auto id = j.match_id;
   const auto table = j.table;
+  if (j.owners.empty()) j.owners = owners_of(j.players);
   switch (analysis_->submit(std::move(j))) {
     case bots::analysis_queue::submitted::queued:
       break;
@@ -391,10 +449,36 @@ void game_service::queue_analysis(bots::analysis_queue::job j) {
         store_analysis(std::move(failed), table);
       }
       break;
+    case bots::analysis_queue::submitted::owner_full:
+      spdlog::info(
+          "a player of match {} has {} matches waiting for analysis (--analysis-per-player): "
+          "it is not analysed",
+          id, config_.analysis_per_player);
+      metrics_.analysis_refused();
+      {
+        analysis_record failed;
+        failed.match_id = id;
+        failed.status = analysis_status::failed;
+        failed.reason = "its player had " + std::to_string(config_.analysis_per_player) +
+                        " matches waiting for analysis already when it ended";
+        store_analysis(std::move(failed), table);
+      }
+      break;
     case bots::analysis_queue::submitted::duplicate:
     case bots::analysis_queue::submitted::stopped:  // stays pending: queued at the next start
       break;
   }
+}
+
+std::vector<std::string> game_service::owners_of(const std::array<std::string, 2>& players) const {
+  std::vector<std::string> owners;
+  for (const auto& p : players) {
+    if (p.empty() || bots::is_bot_name(p) || name_problem_of(p)) continue;
+    auto key = name_key(p);
+    if (std::find(owners.begin(), owners.end(), key) == owners.end())
+      owners.push_back(std::move(key));
+  }
+  return owners;
 }
 
 void game_service::analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o) {
@@ -432,29 +516,35 @@ void game_service::store_analysis(analysis_record rec, std::string table) {
 
 void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
                                    std::optional<json> re, std::string table) {
-  writer_->run(
-      [this, c, id, re = std::move(re), table = std::move(table), on = analysing()](store& db) {
-        json msg;
-        try {
-          const auto match = db.load_match(id);
-          const auto analysis = match ? db.load_analysis(id) : std::nullopt;
-          const auto v = view_analysis(id, match, analysis, on);
-          if (!v.found) {
-            metrics_.error("unknown_match");
-            msg = protocol::error_message("unknown_match", v.text, re);
-          } else {
-            msg = json{{"type", "info"}, {"topic", "analysis"}, {"text", v.text}, {"data", v.data}};
-            if (!table.empty()) msg["table"] = table;
-            if (re) msg["re"] = *re;
-          }
-        } catch (const std::exception& e) {
-          spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
-          metrics_.error("storage_error");
-          msg = protocol::error_message("storage_error",
-                                        "the analysis could not be read: try again later", re);
-        }
-        c->send(frame_of(msg));
-      });
+  std::string reader;
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto* s = players_.find(c->id())) reader = s->key;
+  }
+  writer_->run([this, c, id, re = std::move(re), table = std::move(table), on = analysing(),
+                reader = std::move(reader)](store& db) {
+    json msg;
+    try {
+      auto match = db.load_match(id);
+      if (match && !may_read(*match, reader)) match.reset();  // private: not found
+      const auto analysis = match ? db.load_analysis(id) : std::nullopt;
+      const auto v = view_analysis(id, match, analysis, on);
+      if (!v.found) {
+        metrics_.error("unknown_match");
+        msg = protocol::error_message("unknown_match", v.text, re);
+      } else {
+        msg = json{{"type", "info"}, {"topic", "analysis"}, {"text", v.text}, {"data", v.data}};
+        if (!table.empty()) msg["table"] = table;
+        if (re) msg["re"] = *re;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
+      metrics_.error("storage_error");
+      msg = protocol::error_message("storage_error",
+                                    "the analysis could not be read: try again later", re);
+    }
+    c->send(frame_of(msg));
+  });
 }
 
 void game_service::start() {
@@ -1501,6 +1591,14 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
         send_error(c, "too_long", "a chat line is too long", m.id);
         return;
       }
+      // Like table chat: bidirectional overrides and zero-width characters taken out.
+      parsed->text = strip_invisible(parsed->text);
+      if (blank(parsed->text)) {
+        send_error(c, "empty_line",
+                   "that chat line holds only invisible or direction characters: nothing to say",
+                   m.id);
+        return;
+      }
       auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", parsed->text}});
       std::vector<std::shared_ptr<client>> all;
       {
@@ -1635,11 +1733,13 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
       reply(std::nullopt);
       return;
     }
-    // Read on the storage thread, like the .mat export.
-    writer_->run([id = *id, on = analysing(), reply = std::move(reply)](store& db) {
+    // Read on the reader thread, like the .mat export.
+    read_for_http(std::move(reply), [this, id = *id, on = analysing(), reader = reader_of(target)](
+                                        store& db, http_callback& respond) {
       std::optional<http_reply> answer;
       try {
-        const auto match = db.load_match(id);
+        auto match = db.load_match(id);
+        if (match && !may_read(*match, reader)) match.reset();  // a private match: not found
         const auto analysis = match ? db.load_analysis(id) : std::nullopt;
         const auto v = view_analysis(id, match, analysis, on);
         answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
@@ -1649,7 +1749,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
             http_reply{500, "application/json",
                        R"({"error":"storage_error","message":"the analysis could not be read"})"};
       }
-      reply(std::move(answer));
+      respond(std::move(answer));
     });
     return;
   }
@@ -1659,15 +1759,16 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
   // The account routes (issue 12) answer every other /api/ path, with a JSON 404 when
   // none fits.
   if (target.substr(0, api_prefix.size()) != api_prefix && on_api_request(target, reply)) return;
-  // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file.
-  const bool as_json = target.substr(0, api_prefix.size()) == api_prefix;
+  // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file
+  // (either with ?token=RESUME_TOKEN for a private table's match).
+  const bool as_json = path.substr(0, api_prefix.size()) == api_prefix;
   std::string_view digits;
   if (as_json) {
-    digits = target.substr(api_prefix.size());
-  } else if (target.substr(0, prefix.size()) == prefix &&
-             target.size() > prefix.size() + suffix.size() &&
-             target.substr(target.size() - suffix.size()) == suffix) {
-    digits = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+    digits = path.substr(api_prefix.size());
+  } else if (path.substr(0, prefix.size()) == prefix &&
+             path.size() > prefix.size() + suffix.size() &&
+             path.substr(path.size() - suffix.size()) == suffix) {
+    digits = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
   } else {
     reply(std::nullopt);
     return;
@@ -1688,11 +1789,12 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
     }
     id = id * 10 + (ch - '0');
   }
-  // Read on the storage thread: an I/O thread never waits on SQLite.
-  writer_->run([id, as_json, reply = std::move(reply)](store& db) {
+  // Read on the reader thread: an I/O thread never waits on SQLite, nor does the writer.
+  read_for_http(std::move(reply), [this, id, as_json, reader = reader_of(target)](
+                                      store& db, http_callback& respond) {
     std::optional<http_reply> answer;
     try {
-      if (const auto record = db.load_match(id)) {
+      if (const auto record = db.load_match(id); record && may_read(*record, reader)) {
         if (as_json) {
           answer = http_reply{200, "application/json", to_json_text(*record)};
         } else {
@@ -1703,7 +1805,7 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
       spdlog::error("match {}: {}", id, e.what());
       answer = http_reply{500, "text/plain; charset=utf-8", "the match could not be read\n"};
     }
-    reply(std::move(answer));
+    respond(std::move(answer));
   });
 }
 
@@ -1750,7 +1852,8 @@ void game_service::shutdown(std::function<void()> saved) {
       }
     }
     st->deadline->cancel();
-    self->auth_.stop();                      // no login is checked any more
+    self->auth_.stop();  // no login is checked any more
+    if (self->reader_) self->reader_->stop();
     self->writer_->stop();                   // everything queued is on disk when this returns
     if (self->gnubg_) self->gnubg_->stop();  // GNU Backgammon's processes end with the server
     self->long_bots_->stop();                // and the long nardy bots' thread

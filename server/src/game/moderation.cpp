@@ -59,12 +59,21 @@ void game_service::left_table(std::uint64_t client_id, const std::string& table)
 
 void game_service::notify(const std::string& name, const json& message) {
   if (name_problem_of(name)) return;
+  std::string by;
+  if (const auto data = message.find("data"); data != message.end() && data->is_object())
+    by = data->value("by", "");
   std::vector<std::shared_ptr<client>> to;
+  std::shared_ptr<ignore_list> ignores;
   {
     std::lock_guard lock(mutex_);
-    to = players_.connections_of(name_key(name));
+    const std::string key = name_key(name);
+    to = players_.connections_of(key);
+    ignores = players_.ignores_of(key);
   }
   if (to.empty()) return;
+  // An invitation from a name `name` ignores is not delivered; the sender is told
+  // nothing different, so that ignoring someone is not revealed to them.
+  if (ignores && !by.empty() && !name_problem_of(by) && ignores->ignores(name_key(by))) return;
   const auto frame = frame_of(message);
   for (auto& c : to) c->send(frame);
 }

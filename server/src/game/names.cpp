@@ -195,4 +195,38 @@ std::optional<std::string> reserved_name_problem(std::string_view name) {
   return std::nullopt;
 }
 
+std::string strip_invisible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0U;
+    };
+    // Every character stripped is two (U+061C) or three bytes long in UTF-8.
+    if (b(0) == 0xD8 && b(1) == 0x9C) {  // U+061C arabic letter mark
+      i += 2;
+      continue;
+    }
+    if (b(0) == 0xE2 && b(1) == 0x80 &&
+        ((b(2) >= 0x8B && b(2) <= 0x8F) || (b(2) >= 0xAA && b(2) <= 0xAE))) {
+      i += 3;  // U+200B..U+200F, U+202A..U+202E
+      continue;
+    }
+    if (b(0) == 0xE2 && b(1) == 0x81 && (b(2) == 0xA0 || (b(2) >= 0xA6 && b(2) <= 0xA9))) {
+      i += 3;  // U+2060, U+2066..U+2069
+      continue;
+    }
+    if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) {  // U+FEFF
+      i += 3;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+bool blank(std::string_view text) noexcept {
+  return text.find_first_not_of(" \t") == std::string_view::npos;
+}
+
 }  // namespace bg::server

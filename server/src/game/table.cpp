@@ -841,6 +841,7 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
       record_->dice.player_seeds = match_dice_->player_seeds();
     }
     std::int64_t id = 0;
+    record_->private_table = private_;  // read by its players and administrators only
     if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
     if (id > 0) {  // stored by the host with this change's snapshot
@@ -1058,10 +1059,16 @@ void table::pass_ownership(table_outcome& o) {
                                     : next + " owns the table now (" + before + " left it)"}});
 }
 
-table_outcome table::chat(const std::string& who, const std::string& text) {
-  if (text.size() > hooks_.max_chat_bytes)
+table_outcome table::chat(const std::string& who, const std::string& typed) {
+  if (typed.size() > hooks_.max_chat_bytes)
     return refuse("too_long",
                   "a chat line is at most " + std::to_string(hooks_.max_chat_bytes) + " bytes");
+  // Bidirectional overrides and zero-width characters are taken out (they could make a
+  // line read as something else); a line with nothing else is refused.
+  const std::string text = strip_invisible(typed);
+  if (blank(text))
+    return refuse("empty_line",
+                  "that chat line holds only invisible or direction characters: nothing to say");
   const std::int64_t t = now();
   if (hooks_.chat_interval_ms > 0) {
     const auto last = last_chat_.find(who);
@@ -1213,6 +1220,7 @@ table_outcome table::close_impl(const std::string& by) {
       record_->dice.player_seeds = match_dice_->player_seeds();
     }
     std::int64_t id = 0;
+    record_->private_table = private_;  // read by its players and administrators only
     if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
     if (id > 0) {

@@ -701,7 +701,8 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     if (o.finished_match && svc_.analysing() && can_export_mat(o.finished_match->options)) {
       try {
         analysis = bots::analysis_queue::job{o.finished_match->id, table_->name(),
-                                             to_mat(*o.finished_match), o.finished_match->players};
+                                             to_mat(*o.finished_match), o.finished_match->players,
+                                             svc_.owners_of(o.finished_match->players)};
       } catch (const std::exception& e) {
         spdlog::error("table {}: match {} is not analysed: its .mat export failed: {}",
                       table_->name(), o.finished_match->id, e.what());

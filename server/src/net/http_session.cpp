@@ -19,6 +19,7 @@
 
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
+#include "bg/server/net/read_throttle.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/net/websocket_session.hpp"
 #include "bg/server/server_config.hpp"
@@ -214,6 +215,30 @@ std::string client_address(const request& req, const std::string& peer,
   return ec ? peer : address.to_string();
 }
 
+/// Whether `req` from `client` may read /metrics: a loopback client always; another
+/// only with `Authorization: Bearer <token>` when a token is configured (compared in
+/// constant time).
+bool metrics_allowed(const request& req, const std::string& client, const std::string& token) {
+  beast::error_code ec;
+  const auto address = net::ip::make_address(client, ec);
+  if (!ec) {
+    if (address.is_loopback()) return true;
+    if (address.is_v6() && address.to_v6().is_v4_mapped() &&
+        net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6())
+            .is_loopback())  // ::ffff:127.0.0.1
+      return true;
+  }
+  if (token.empty()) return false;
+  constexpr std::string_view bearer = "Bearer ";
+  const std::string_view given = req[http::field::authorization];
+  if (given.size() != bearer.size() + token.size() || given.substr(0, bearer.size()) != bearer)
+    return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < token.size(); ++i)
+    diff |= static_cast<unsigned char>(given[bearer.size() + i] ^ token[i]);
+  return diff == 0;
+}
+
 }  // namespace
 
 http_session::http_session(net::ip::tcp::socket&& socket,
@@ -296,6 +321,13 @@ void http_session::handle(request&& req) {
     return write(make_response(req, http::status::ok, "application/json", R"({"status":"ok"})"));
   }
   if (path == "/metrics") {
+    if (!metrics_allowed(req, client, config.metrics_token)) {
+      spdlog::debug("http {}: /metrics refused (not loopback, no valid token)", client);
+      return write(make_response(
+          req, http::status::forbidden, "application/json",
+          R"({"error":"forbidden","message":"/metrics answers loopback clients, and others )"
+          R"(only with Authorization: Bearer and the --metrics-token"})"));
+    }
     return write(make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                                context_->counters.render()));
   }
@@ -336,6 +368,17 @@ void http_session::handle(request&& req) {
         return write(std::move(res));
       }
     }
+  }
+
+  // What is left reads the database (/api/..., /matches/ID.mat): a bounded rate per
+  // client address, so that one address cannot keep the reader busy for everyone.
+  if (!context_->reads->allow(client)) {
+    context_->counters.error("rate_limited");
+    auto res = make_response(
+        req, http::status::too_many_requests, "application/json",
+        R"({"error":"rate_limited","message":"too many reads from your address: slow down"})");
+    res.set(http::field::retry_after, "1");
+    return write(std::move(res));
   }
 
   // The service may answer later from another thread (a .mat read on the storage

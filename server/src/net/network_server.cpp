@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "bg/server/net/listener.hpp"
+#include "bg/server/net/read_throttle.hpp"
 #include "bg/server/net/server_context.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/net/websocket_session.hpp"
@@ -33,8 +34,12 @@ network_server::network_server(net::io_context& io, server_config config,
                                                    config.max_connections_per_address)},
       game_{game ? std::move(game)
                  : throw std::invalid_argument("network_server: no game service")},
-      context_{std::make_shared<const server_context>(
-          server_context{std::move(config), *game_, counters, registry_})},
+      context_{std::make_shared<const server_context>([&config, this, &counters] {
+        auto reads = std::make_shared<read_throttle>(
+            static_cast<double>(config.api_reads_per_second),
+            static_cast<double>(config.api_read_burst), config.api_clients);
+        return server_context{std::move(config), *game_, counters, registry_, std::move(reads)};
+      }())},
       listener_{std::make_shared<listener>(io, context_)},
       flush_timer_{io} {}
 

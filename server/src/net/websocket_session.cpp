@@ -99,6 +99,14 @@ void websocket_session::on_accept(beast::error_code ec) {
   context_->registry->add(id_, weak_from_this());
   spdlog::info("client {} connected from {}", id_, address_);
   start_hello_timer();
+  // Pings and pongs cost a token like a message (Beast answers each ping with a pong):
+  // a flood of control frames earns strikes and is cut off like a flood of commands.
+  // The callback runs inside a read: the strike (which may start the close) is posted.
+  ws_.control_callback([this](websocket::frame_type kind, beast::string_view /*payload*/) {
+    if (kind == websocket::frame_type::close || take_token()) return;
+    net::post(ws_.get_executor(),
+              [self = shared_from_this()] { self->add_strike("ping rate limit", true); });
+  });
   try {
     context_->game.on_open(shared_from_this());
   } catch (const std::exception& e) {

@@ -260,6 +260,7 @@ void to_json(json& j, const match_record& m) {
     j["unfinished"] = true;
     j["closed_by"] = m.closed_by;
   }
+  if (m.private_table) j["private"] = true;
 }
 
 void from_json(const json& j, match_record& m) {
@@ -282,6 +283,7 @@ void from_json(const json& j, match_record& m) {
                                                   it->at("black").get<rating_change>()};
   parsed.unfinished = j.value("unfinished", false);
   if (parsed.unfinished) parsed.closed_by = j.value("closed_by", std::string{});
+  parsed.private_table = j.value("private", false);
   m = std::move(parsed);
 }
 

@@ -13,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -37,6 +38,10 @@ class analysis_queue {
     /// Matches waiting (not counting those being analysed) at most; submit() refuses
     /// more (>= 1).
     std::size_t capacity = 100;
+    /// Matches waiting at most per owner (job::owners): submit() refuses one more of
+    /// an owner who has as many waiting already (>= 1). With the round-robin below, one
+    /// player's many tiny matches cannot keep another's from being analysed.
+    std::size_t per_owner = 5;
     analysis_level level = analysis_level::worldclass;
     /// Time limit of one gnubg run: past it the process group is killed and the
     /// analysis fails (no retry).
@@ -66,6 +71,11 @@ class analysis_queue {
     std::string table;                   ///< the table it was played at (for the ready event)
     std::string mat;                     ///< its .mat text (store/mat_export), red = left column
     std::array<std::string, 2> players;  ///< [red, black] names
+    /// The names the match counts against for fairness (per_owner, and the round-robin
+    /// between owners when a worker takes the next match), e.g. the name keys of its
+    /// human players. Empty: both `players`, except computer players (is_bot_name);
+    /// a match of computer players only counts against the owner "".
+    std::vector<std::string> owners;
   };
 
   /// What became of one job.
@@ -85,10 +95,11 @@ class analysis_queue {
 
   /// What submit() did.
   enum class submitted : unsigned char {
-    queued,     ///< it waits for a worker
-    full,       ///< refused: `capacity` matches are waiting already
-    duplicate,  ///< refused: that match is waiting or being analysed already
-    stopped,    ///< refused: stop() was called
+    queued,      ///< it waits for a worker
+    full,        ///< refused: `capacity` matches are waiting already
+    owner_full,  ///< refused: one of its owners has `per_owner` matches waiting already
+    duplicate,   ///< refused: that match is waiting or being analysed already
+    stopped,     ///< refused: stop() was called
   };
 
   /// Starts `opts.workers` worker threads. Throws std::invalid_argument when workers or
@@ -98,8 +109,10 @@ class analysis_queue {
   analysis_queue(const analysis_queue&) = delete;
   analysis_queue& operator=(const analysis_queue&) = delete;
 
-  /// Queues `j` unless the queue is full, has it already, or is stopped. Never blocks on
-  /// gnubg (a mutex held for a push only).
+  /// Queues `j` unless the queue is full, one of its owners has `per_owner` matches
+  /// waiting, the queue has it already, or is stopped. Never blocks on gnubg (a mutex
+  /// held for a push only). Workers take the waiting match whose owners were served
+  /// least recently (round-robin between owners; first come, first served among equals).
   submitted submit(job j);
   /// Stops the workers: running gnubg processes are killed, waiting jobs are dropped
   /// (their on_done is not called: they stay pending in the database and are queued
@@ -117,6 +130,16 @@ class analysis_queue {
   outcome analyse(const job& j);
   [[nodiscard]] bool stopping() const;
   void changed();  ///< mutex_ held
+  /// Takes the next match by the round-robin between owners; mutex_ held, waiting_ not empty.
+  job take_next();
+
+  /// One owner's share of the queue: matches waiting and running, and when it was last
+  /// served (0: never). Kept only while it has a match waiting or running.
+  struct owner_share {
+    std::size_t waiting = 0;
+    std::size_t running = 0;
+    std::uint64_t served = 0;
+  };
 
   options options_;
   done_handler on_done_;
@@ -125,12 +148,15 @@ class analysis_queue {
   std::condition_variable wake_;
   std::deque<job> waiting_;
   std::set<std::int64_t> known_;  ///< ids waiting or running
+  /// Owners with a match waiting or running: at most 2 * (capacity + workers) entries.
+  std::map<std::string, owner_share> owners_;
+  std::uint64_t serial_ = 0;  ///< the last `served` given
   std::size_t running_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> workers_;  // last: started once everything above is ready
 };
 
-/// "queued", "full", "duplicate", "stopped".
+/// "queued", "full", "owner_full", "duplicate", "stopped".
 [[nodiscard]] const char* to_string(analysis_queue::submitted s) noexcept;
 
 }  // namespace bg::bots

@@ -53,6 +53,19 @@ struct server_config {
   std::size_t max_chat_bytes = 500;             ///< --max-chat-bytes: one chat line
   std::size_t max_name_bytes = 24;              ///< --max-name-bytes: a player or table name
   std::string trusted_proxy;                    ///< --trusted-proxy: honour X-Forwarded-For from it
+  /// --metrics-token: /metrics answers a request with `Authorization: Bearer TOKEN`
+  /// from any address; without it (and always) it answers loopback clients only.
+  std::string metrics_token;
+  /// --api-reads-per-second: HTTP reads (/api/..., /matches/ID.mat) per client address
+  /// a second, sustained; over it they are answered 429 rate_limited.
+  std::size_t api_reads_per_second = 20;
+  /// --api-read-burst: HTTP reads an address may bank (the bucket's size).
+  std::size_t api_read_burst = 40;
+  /// --api-clients: addresses whose HTTP read rate is remembered at most.
+  std::size_t api_clients = 10000;
+  /// --read-queue: HTTP reads waiting for the reader thread at most; more are answered
+  /// 503 busy.
+  std::size_t read_queue = 256;
   /// --dice-seed: 0 = each match's seed from the OS (randombytes_buf); N = each match's
   /// seed derived from N, the table and the match (derived_dice::test_seed; tests only)
   std::uint64_t dice_seed = 0;
@@ -139,6 +152,10 @@ struct server_config {
   /// --analysis-queue: finished matches waiting for a worker at most; a match that
   /// finds the queue full is not analysed (its analysis fails with that reason).
   std::size_t analysis_queue = 100;
+  /// --analysis-per-player: of those, waiting at most per player (name key; computer
+  /// players do not count); one more of that player's is not analysed. Workers take
+  /// the players' matches in turn, so one player's many matches cannot starve another's.
+  std::size_t analysis_per_player = 5;
   /// --analysis-level: expert (0-ply), worldclass (2-ply, gnubg's own default) or
   /// grandmaster (3-ply); see bots/analysis_level.hpp.
   std::string analysis_level = "worldclass";

@@ -41,6 +41,7 @@
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/cluster_bus.hpp"
 #include "bg/server/store/cluster_node.hpp"
+#include "bg/server/store/storage_reader.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
 
@@ -197,8 +198,23 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// Connection `client_id` was sent away from `table` (kicked, or the table closed): it
   /// is no longer counted at that table.
   void left_table(std::uint64_t client_id, const std::string& table);
-  /// Sends `message` to every connection of the name `name` (nothing when offline).
+  /// Sends `message` to every connection of the name `name` (nothing when offline, and
+  /// nothing when `name` ignores the name in `message`'s `data.by`, e.g. the owner who
+  /// sends an invitation: /ignore covers notices as it covers chat).
   void notify(const std::string& name, const nlohmann::json& message);
+  /// Whether the name of key `reader` ("" for nobody) may read the stored match `m`:
+  /// anyone a public table's, only its players and the administrators a private one's.
+  [[nodiscard]] bool may_read(const match_record& m, const std::string& reader) const;
+  /// The name key whose live resume token is the `token=` parameter of `target`'s
+  /// query ("" when there is none or it is not a live token).
+  [[nodiscard]] std::string reader_of(std::string_view target) const;
+  /// Runs the HTTP read `t` (which answers through `reply`) on the reader thread, off
+  /// the writer's; when --read-queue reads are waiting already, answers 503 `busy` at
+  /// once instead.
+  void read_for_http(http_callback reply, std::function<void(store& db, http_callback& reply)> t);
+  /// The name keys a finished match between `players` ([red, black]) counts against in
+  /// the analysis queue (--analysis-per-player): its players, computer players left out.
+  [[nodiscard]] std::vector<std::string> owners_of(const std::array<std::string, 2>& players) const;
   /// Writes moderation action `a` to the server's log (spdlog, info): what, who, whom,
   /// where; the detail is escaped as a JSON string.
   static void log_moderation(const moderation_action& a);
@@ -326,6 +342,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   boost::asio::io_context& io_;
   std::unique_ptr<store> storage_;
   std::unique_ptr<storage_writer> writer_;  // after storage_: stopped before it closes
+  /// The HTTP reads' thread and database connection (--read-queue); null when the
+  /// second connection could not be opened (then they run on the writer's thread).
+  std::unique_ptr<storage_reader> reader_;
   // The anchor of clock_ms(): wall time and steady time at the start.
   std::int64_t epoch_ms_at_start_ = 0;
   clock_type::time_point steady_at_start_;

@@ -38,4 +38,14 @@ namespace bg::server {
 /// computer players' names. `name` must have passed name_problem().
 [[nodiscard]] std::optional<std::string> reserved_name_problem(std::string_view name);
 
+/// `text` without the characters that reorder or hide text: the bidirectional
+/// embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069), the direction
+/// marks (U+200E, U+200F, U+061C) and the zero-width characters (U+200B..U+200D,
+/// U+2060, U+FEFF). Everything else, invalid UTF-8 included, is kept as it is. Used on
+/// chat lines (table and lobby) before they are sent on.
+[[nodiscard]] std::string strip_invisible(std::string_view text);
+
+/// Whether `text` holds nothing but ASCII spaces and tabs (or nothing at all).
+[[nodiscard]] bool blank(std::string_view text) noexcept;
+
 }  // namespace bg::server

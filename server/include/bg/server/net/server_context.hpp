@@ -12,6 +12,7 @@ namespace bg::server {
 class service;
 class metrics;
 class session_registry;
+class read_throttle;
 
 /// Shared by the listener and every session through a shared_ptr<const
 /// server_context>. The registry is shared, so a session destroyed late (with a
@@ -23,6 +24,8 @@ struct server_context {
   service& game;                               ///< the game service
   metrics& counters;                           ///< process-wide counters (thread-safe)
   std::shared_ptr<session_registry> registry;  ///< connection counts, sessions (never null)
+  /// The HTTP reads' token buckets per address (--api-reads-per-second; never null).
+  std::shared_ptr<read_throttle> reads;
 };
 
 }  // namespace bg::server

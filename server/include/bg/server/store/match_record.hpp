@@ -102,6 +102,10 @@ struct match_record {
   bool unfinished = false;
   /// With `unfinished`: the administrator who closed the table.
   std::string closed_by;
+  /// True when the match was played at a private table (/option private on, and every
+  /// /play bot table): only its players and the administrators may read it (HTTP with
+  /// their resume token, /analysis). Kept in the record's JSON as "private".
+  bool private_table = false;
   friend bool operator==(const match_record&, const match_record&) = default;
 };
 
