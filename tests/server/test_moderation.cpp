@@ -452,6 +452,7 @@ TEST_CASE("a ban holds against the name a resume token resumes, and revokes the 
   const auto after = c.receive_until([](const json& m) { return m.value("re", json()) == "r"; });
   REQUIRE(after);
   CHECK((*after)["code"] == "banned");
+}
 
 TEST_CASE(
     "an invitation from a name the invitee /ignores is not delivered, and the owner is "
