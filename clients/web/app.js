@@ -774,7 +774,7 @@ function diceCheck(id) {
     app.diceChecks.set(id, { state, text });
     drawTable();
   };
-  fetch(`/api/matches/${encodeURIComponent(id)}`)
+  fetch(`/api/matches/${encodeURIComponent(id)}${tokenQuery()}`)
     .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`the server answered ${r.status}`))))
     .then((record) => verifyDice(record))
     .then((v) => (v.verified

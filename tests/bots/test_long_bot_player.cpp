@@ -93,7 +93,7 @@ TEST_CASE("issue 14: the long bot refuses standard backgammon at once: bot_faile
   CHECK(pool.stats().asked == 0);
 }
 
-TEST_CASE("issue 14: a full queue and a stopped pool refuse the question with a sentence",
+TEST_CASE("a full queue answers bot_busy (the table waits and asks again) and a stopped pool refuses",
           "[bots][long_bot]") {
   long_bot_pool pool({1, 1});
   long_bot_player bot(pool, gnubg_level::expert);
@@ -111,7 +111,7 @@ TEST_CASE("issue 14: a full queue and a stopped pool refuse the question with a 
   bot.decide(s, [&answer](result<std::string> a) { answer = std::move(a); });
   REQUIRE(answer.has_value());
   REQUIRE_FALSE(answer->ok());
-  CHECK(answer->err().code == "bot_failed");
+  CHECK(answer->err().code == "bot_busy");
   CHECK_THAT(answer->err().message, Catch::Contains("too many questions"));
   CHECK(pool.stats().refused == 1);
   release.set_value();
