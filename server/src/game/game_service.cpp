@@ -117,9 +117,12 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   };
   // The HTTP reads get a connection and a thread of their own (issue 25): a flood of
   // them never waits in line with the table writes.
+  // It writes nothing, so it checkpoints nothing: the writer's checkpoint thread is the
+  // only one.
   try {
-    reader_ = std::make_unique<storage_reader>(open_store(config.db, store_options_of(config)),
-                                               config.read_queue);
+    store_options reading = store_options_of(config);
+    reading.sqlite.checkpoint_pages = 0;
+    reader_ = std::make_unique<storage_reader>(open_store(config.db, reading), config.read_queue);
   } catch (const std::exception& e) {
     spdlog::warn(
         "a second database connection for the HTTP reads could not be opened ({}): "
