@@ -300,7 +300,8 @@ void http_session::handle(request&& req) {
   const std::string client = client_address(req, peer_address_, config.trusted_proxy);
   const std::string_view target = req.target();
   const std::string_view path = path_of(target);
-  spdlog::debug("http {} {} {}", client, std::string_view{req.method_string()}, target);
+  // The path only: a query may carry a resume token (?token=, a private match's reads).
+  spdlog::debug("http {} {} {}", client, std::string_view{req.method_string()}, log_safe(path));
 
   if (path == "/ws") {
     if (beast::websocket::is_upgrade(req)) return upgrade(std::move(req), client);
@@ -395,8 +396,8 @@ void http_session::handle(request&& req) {
   try {
     context_->game.on_http_request(pending->target(), std::move(answer));
   } catch (const std::exception& e) {
-    spdlog::error("http {} {}: the service failed: {}", client, std::string_view{pending->target()},
-                  e.what());
+    spdlog::error("http {} {}: the service failed: {}", client,
+                  log_safe(path_of(std::string_view{pending->target()})), e.what());
     return write(text_response(*pending, http::status::internal_server_error, "internal error"));
   }
 }
