@@ -93,8 +93,9 @@ TEST_CASE("issue 14: the long bot refuses standard backgammon at once: bot_faile
   CHECK(pool.stats().asked == 0);
 }
 
-TEST_CASE("a full queue answers bot_busy (the table waits and asks again) and a stopped pool refuses",
-          "[bots][long_bot]") {
+TEST_CASE(
+    "a full queue answers bot_busy (the table waits and asks again) and a stopped pool refuses",
+    "[bots][long_bot]") {
   long_bot_pool pool({1, 1});
   long_bot_player bot(pool, gnubg_level::expert);
   // The one place is taken by a job that waits for the test.

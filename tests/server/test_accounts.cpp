@@ -670,7 +670,8 @@ TEST_CASE("issue 12, S1, S3: a forfeit is rated as a loss", "[accounts][gammond]
 }
 
 TEST_CASE(
-    "the names given with --admins are reserved: a stranger's register is refused, `gammond admin create` "
+    "the names given with --admins are reserved: a stranger's register is refused, `gammond admin "
+    "create` "
     "makes the account on the host, and it logs in as an admin",
     "[accounts][gammond][admins]") {
   gammond_process server{flags({"--admins", "Boss,nobody.here"})};

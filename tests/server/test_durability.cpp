@@ -546,15 +546,15 @@ TEST_CASE(
   // Given gammond on a single I/O thread (a 1-vCPU host) with 1,000 tables with someone
   // seated at each, and one clocked match whose clock runs.
   gammond_process server{{"--threads", "1", "--max-tables", "2000", "--max-tables-per-client",
-                          "2000", "--commands-per-second", "100000", "--command-burst",
-                          "100000", "--stop-timeout", "20"}};
+                          "2000", "--commands-per-second", "100000", "--command-burst", "100000",
+                          "--stop-timeout", "20"}};
   std::vector<std::unique_ptr<player>> visitors;
   for (int v = 0; v < 10; ++v) {
     visitors.push_back(std::make_unique<player>(server.port(), "visitor" + std::to_string(v)));
     std::vector<std::string> ids;
     for (int t = 0; t < 100; ++t)
-      ids.push_back(visitors.back()->send("t" + std::to_string(v) + "-" + std::to_string(t),
-                                          "/join red"));
+      ids.push_back(
+          visitors.back()->send("t" + std::to_string(v) + "-" + std::to_string(t), "/join red"));
     for (const auto& id : ids) REQUIRE(visitors.back()->answer(id).value("type", "") == "state");
   }
   player alice(server.port(), "alice");

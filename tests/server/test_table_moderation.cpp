@@ -421,8 +421,7 @@ TEST_CASE(
   CHECK(f.state()["spectators"].dump().find("mallory") == std::string::npos);
 }
 
-TEST_CASE("table_outcome::append keeps every part of the second outcome",
-          "[server][table]") {
+TEST_CASE("table_outcome::append keeps every part of the second outcome", "[server][table]") {
   table_outcome first;
   first.changed = true;
   first.record_log.push_back(json{{"op", "action"}});

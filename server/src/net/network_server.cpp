@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
+#include <memory>
 #include <stdexcept>
 
 #include "bg/server/net/listener.hpp"
@@ -67,8 +67,7 @@ bool network_server::shutdown(std::chrono::milliseconds flush, std::function<voi
       if (once->exchange(true)) return;
       net::post(flush_timer_.get_executor(), [this, flush, done = std::move(done)]() mutable {
         for (const auto& session : registry_->sessions()) {
-          session->close(boost::beast::websocket::close_code::going_away,
-                         "server shutting down");
+          session->close(boost::beast::websocket::close_code::going_away, "server shutting down");
         }
         wait_for_sessions(std::chrono::steady_clock::now() + flush, false, std::move(done));
       });

@@ -42,7 +42,7 @@ struct server_config {
   /// last state (flushed in parallel); past it the server stops anyway (every change was
   /// written before it was announced, so only a running clock's time since then is lost).
   std::chrono::seconds stop_timeout{10};
-  std::size_t max_tables = 5000;           ///< --max-tables: in all
+  std::size_t max_tables = 5000;  ///< --max-tables: in all
   /// --max-tables-per-client: open tables created by one name, and by one address
   std::size_t max_tables_per_client = 20;
   std::size_t max_spectators = 200;    ///< --max-spectators: at one table

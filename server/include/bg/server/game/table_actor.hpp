@@ -77,9 +77,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void play_bot(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
                 clock_type::time_point t0, std::optional<nlohmann::json> re);
   /// Cancels timers once every change is written (shutdown); `done` is called then,
-  /// on the strand (never inline on the caller's thread when that is not the strand). Every change was saved before it was announced; a running clock is
-  /// charged up to now and that snapshot is queued for the writer (S2: the time used
-  /// until a graceful stop is kept), so the writer's stop writes it.
+  /// on the strand (never inline on the caller's thread when that is not the strand). Every change
+  /// was saved before it was announced; a running clock is charged up to now and that snapshot is
+  /// queued for the writer (S2: the time used until a graceful stop is kept), so the writer's stop
+  /// writes it.
   void flush(std::function<void()> done);
 
   /// The analysis of match `match_id` (played here) is stored: everyone present gets
