@@ -1,12 +1,18 @@
 // The WebSocket to gammond: JSON frames in and out, ids on requests, and reconnecting
 // by itself after a drop (the caller says hello again, with its resume token, on
 // every open). In a cluster (PROTOCOL.md "Cluster") it follows `moved` + close 4000 to
-// the node that owns the table and sends the message again there once welcomed, and
-// after close 4001 ("node fenced") or a drop it goes back to the plain /ws after a
-// short random delay.
+// the node that owns the table and sends the message again there once welcomed (once:
+// not when the page sent the same itself), waits `retry_ms` first when the `moved` has
+// it (a node being taken over), and after close 4001 ("node fenced") or a drop it goes
+// back to the plain /ws after a short random delay.
 
 /** Delays before reconnect attempts, in ms; the last one repeats. */
 const BACKOFF = [300, 1000, 2000, 4000, 8000];
+
+/** `msg` as JSON with its keys in order (a flat message), to compare two messages. */
+function canonical(msg) {
+  return JSON.stringify(Object.keys(msg).sort().map((k) => [k, msg[k]]));
+}
 
 export class Connection {
   /**
@@ -30,6 +36,8 @@ export class Connection {
     this.moved = null;
     /** A message to send again once the next connection is welcomed. */
     this.resend = null;
+    /** While a welcome is handled: what the page sent meanwhile (to send `resend` once). */
+    this.sentDuring = null;
   }
 
   /** Opens the socket (again). */
@@ -56,12 +64,19 @@ export class Connection {
         this.moved = msg;
         return;
       }
-      this.onMessage(msg);
       if (msg.type === 'welcome' && this.resend) {
+        // The message a `moved` answered goes again once, unless the page itself sent
+        // the same while it handled the welcome (it enters the table in its address).
         const { id: _old, ...again } = this.resend;
         this.resend = null;
-        this.send(again);
+        this.sentDuring = [];
+        this.onMessage(msg);
+        const already = this.sentDuring.some((m) => canonical(m) === canonical(again));
+        this.sentDuring = null;
+        if (!already) this.send(again);
+        return;
       }
+      this.onMessage(msg);
     };
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
@@ -73,12 +88,17 @@ export class Connection {
       }
       if (e.code === 4000 && this.moved) {
         // The table lives on another node: go there at once, say hello with the token,
-        // then send the message again.
+        // then send the message again. While its node is being taken over (`retry_ms`,
+        // path /ws) wait that long first, with a little spread.
         this.url = `${this.origin}${this.moved.path}`;
         this.resend = this.moved.re && typeof this.moved.re === 'object' ? this.moved.re : null;
+        const wait = Number.isFinite(this.moved.retry_ms) ? Math.min(Math.max(this.moved.retry_ms, 0), 30000) : 0;
         this.moved = null;
         this.onStatus('connecting', 'moved');
-        if (!this.stopped) this.connect();
+        if (this.stopped) return;
+        clearTimeout(this.timer);
+        if (wait > 0) this.timer = setTimeout(() => this.connect(), wait + Math.floor(Math.random() * 250));
+        else this.connect();
         return;
       }
       this.moved = null;
@@ -111,6 +131,7 @@ export class Connection {
   /** Sends `msg` with a fresh id; returns the id, or null when not connected. */
   send(msg) {
     if (!this.isOpen) return null;
+    if (this.sentDuring) this.sentDuring.push(msg);
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ ...msg, id }));
     return id;

@@ -506,6 +506,14 @@ std::vector<setting> settings() {
        "nodes' notifications waiting to be handled, at most (each)",
        number(&server_config::cluster_queue),
        integer_field(&server_config::cluster_queue, 1, 10'000'000)},
+      {"resume-window", "SECONDS",
+       "cluster: a name whose last connection closed without a seat keeps its resume token "
+       "this long, on every node (0: freed at once, as on a single server)",
+       number(&server_config::resume_window),
+       seconds_field(&server_config::resume_window, 0, 3600)},
+      {"resume-window-names", "N", "cluster: names in their resume window at once, at most",
+       number(&server_config::resume_window_names),
+       integer_field(&server_config::resume_window_names, 0, 10'000'000)},
       {"who-limit", "N", "names listed by /who in the lobby (who is online), at most",
        number(&server_config::who_limit), integer_field(&server_config::who_limit, 1, 1'000'000)},
       // Network limits and origins (issue 11, items 5 and 6).

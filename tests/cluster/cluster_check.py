@@ -55,6 +55,24 @@ def main():
     ready = sum(1 for x in tables if x["ready"])
     check(ready == len(tables), f"{ready} of {len(tables)} tables set up and playing")
 
+    # 0. Registered players (issue 26): every welcome, on whatever node, after `moved`,
+    # the kill and the freeze, says registered with the rating the account had; their
+    # tokens are never refused; every state of their tables shows both ratings.
+    if run["options"].get("registered_every", 0) > 0:
+        accounts = sum(1 for x in tables for c in x["clients"] if c.get("registered"))
+        check(t["registered_welcomes"] >= accounts and t["welcomed_as_guest"] == 0,
+              f"{accounts} registered players: {t['registered_welcomes']} welcomes as registered "
+              f"({t['registered_moved_welcomes']} right after a moved), {t['welcomed_as_guest']} "
+              f"as a guest")
+        check(t["registered_moved_welcomes"] > 0,
+              "registered players followed moved and were welcomed as registered on the other node")
+        check(t["rating_changed"] == 0 and t["states_without_rating"] == 0,
+              f"their ratings: {t['rating_changed']} welcomes with another rating, "
+              f"{t['states_without_rating']} states of their tables without both ratings")
+        check(t["registered_resume_refused"] == 0,
+              f"{t['registered_resume_refused']} resume tokens of registered players refused "
+              f"(bad_resume, name_registered)")
+
     # The store, rebuilt as a restart rebuilds it.
     r = subprocess.run([a.gammond, "tables", "--db", a.db], capture_output=True, text=True)
     stored = {}

@@ -96,6 +96,8 @@ struct options {
   double setup_timeout = 120;
   std::string prefix = "ct";
   std::string out;
+  /// Every Nth table's two players are registered accounts (issue 26); 0: none.
+  int registered_every = 0;
 };
 
 [[noreturn]] void usage(int code) {
@@ -113,6 +115,10 @@ struct options {
   --stall SEC       a command unanswered this long closes its connection (20)
   --drain SEC       after the play, wait for outstanding answers (10)
   --prefix TEXT     names: TEXT-t7 (table), TEXT-t7r, TEXT-t7b, TEXT-t7s (ct)
+  --registered-every N  the players of every Nth table (t0, tN, ...) register an
+                    account on their first connection (a login when it exists) and
+                    must be welcomed as registered, with the same rating, on every node
+                    they come back to (0: all guests)
   --out FILE        the results as JSON (required)
 )";
   std::exit(code);
@@ -159,6 +165,8 @@ options parse(int argc, char** argv) {
       o.prefix = value();
     else if (a == "--out")
       o.out = value();
+    else if (a == "--registered-every")
+      o.registered_every = static_cast<int>(to_number(a, value()));
     else {
       std::cerr << "cluster_driver: unknown flag " << a << "\n";
       usage(2);
@@ -189,6 +197,13 @@ struct totals {
   std::uint64_t hello_refused = 0;
   std::uint64_t stalls = 0;
   std::uint64_t conflicts = 0;
+  // Issue 26: the registered players.
+  std::uint64_t registered_welcomes = 0;  ///< welcomes of registered players as registered
+  std::uint64_t registered_moved_welcomes = 0;  ///< of those, right after a `moved`
+  std::uint64_t welcomed_as_guest = 0;  ///< a registered player welcomed as a guest
+  std::uint64_t rating_changed = 0;     ///< welcomed with another rating (free play is unrated)
+  std::uint64_t states_without_rating = 0;  ///< a state (both seated) missing its rating
+  std::uint64_t registered_resume_refused = 0;  ///< a registered player's token refused
 };
 
 struct table_run;
@@ -197,8 +212,14 @@ struct table_run;
 /// as long as the driver runs.
 struct client {
   client(net::io_context& io, const options& o, table_run& t, std::string name, int index,
-         bool spectator)
-      : io_{io}, o_{o}, table_{t}, name_{std::move(name)}, index_{index}, spectator_{spectator} {}
+         bool spectator, bool registered = false)
+      : io_{io},
+        o_{o},
+        table_{t},
+        name_{std::move(name)},
+        index_{index},
+        spectator_{spectator},
+        registered_{registered} {}
 
   net::awaitable<void> run();
   void send(std::string frame);
@@ -212,6 +233,11 @@ struct client {
   const std::string name_;
   const int index_;
   const bool spectator_;
+  const bool registered_;  ///< an account's (issue 26): registers, then logs in or resumes
+  bool account_made_ = false;  ///< the register was answered (welcome, or name taken)
+  double rating_ = -1;         ///< the rating of its first welcome
+  bool after_moved_ = false;   ///< this connection followed a `moved`
+  std::int64_t moved_retry_ms_ = -1;  ///< the `retry_ms` of the last `moved` (-1: none)
   std::shared_ptr<stream> ws_;
   std::string node_;    ///< the node serving the current connection (HAProxy's header)
   std::string resume_;  ///< the resume token of the last welcome
@@ -311,6 +337,7 @@ net::awaitable<void> client::run() {
     ++connections_;
     welcomed_ = false;
     moved_path_.clear();
+    moved_retry_ms_ = -1;
     auto ws = std::make_shared<stream>(io_);
     ws_ = ws;
     out_.clear();
@@ -355,7 +382,15 @@ net::awaitable<void> client::run() {
     if (connected) {
       ws->text(true);
       json hello = {{"type", "hello"}, {"name", name_}};
-      if (!resume_.empty()) hello["resume"] = resume_;
+      if (!resume_.empty()) {
+        hello["resume"] = resume_;
+      } else if (registered_) {
+        // The account's password is its name backwards and a suffix (8+ characters).
+        const std::string password = std::string(name_.rbegin(), name_.rend()) + "-pw-26";
+        hello = {{"type", account_made_ ? "hello" : "register"},
+                 {"name", name_},
+                 {"password", password}};
+      }
       send(hello.dump());
       beast::flat_buffer buffer;
       for (;;) {
@@ -378,11 +413,17 @@ net::awaitable<void> client::run() {
     table_.on_disconnect(*this);
     if (table_.stopping_) co_return;
     std::chrono::milliseconds delay{0};
+    after_moved_ = false;
     if (close_code == 4000 && !moved_path_.empty()) {
       ++table_.totals_.moved;
       ++table_.moved_;
       ++moved_;
       path = moved_path_;
+      after_moved_ = true;
+      // A node being taken over: wait as told (issue 26), with a little spread.
+      if (moved_retry_ms_ >= 0)
+        delay = std::chrono::milliseconds(std::min<std::int64_t>(moved_retry_ms_, 30000) +
+                                          static_cast<std::int64_t>(rng_() % 251));
     } else {
       if (close_code == 4001)
         ++table_.totals_.fenced;
@@ -430,9 +471,34 @@ void client::on_message(std::string_view text) {
   if (type == "welcome") {
     welcomed_ = true;
     resume_ = j.value("resume", "");
+    if (registered_) {
+      account_made_ = true;
+      const json& account = j.contains("account") ? j["account"] : json();
+      if (account.is_object() && account.value("registered", false)) {
+        ++table_.totals_.registered_welcomes;
+        if (after_moved_) ++table_.totals_.registered_moved_welcomes;
+        const double rating = account.contains("rating") && account["rating"].is_object()
+                                  ? account["rating"].value("standard", -1.0)
+                                  : -1.0;
+        if (rating_ < 0) {
+          rating_ = rating;
+        } else if (std::abs(rating - rating_) > 1e-9) {
+          ++table_.totals_.rating_changed;
+          if (table_.error_samples_.size() < 5)
+            table_.error_samples_.push_back("rating changed: " + j.dump());
+        }
+      } else {
+        ++table_.totals_.welcomed_as_guest;
+        if (table_.error_samples_.size() < 5)
+          table_.error_samples_.push_back("welcomed as a guest: " + j.dump());
+      }
+    }
     table_.on_welcome(*this);
   } else if (type == "moved") {
     moved_path_ = j.value("path", "");
+    moved_retry_ms_ = j.contains("retry_ms") && j["retry_ms"].is_number_integer()
+                          ? j["retry_ms"].get<std::int64_t>()
+                          : -1;
   } else if (type == "state") {
     if (j.value("table", "") == table_.name_) table_.on_state(*this, j);
   } else if (type == "error") {
@@ -444,6 +510,18 @@ void client::on_message(std::string_view text) {
       // so it comes back under its name alone. A player keeps its token (its seat's),
       // which works again once a live node has claimed the table.
       if (spectator_ && j.value("code", "") == "bad_resume") resume_.clear();
+      // The account exists already (an earlier run, or a register that was answered
+      // but not seen): log in with the password next time.
+      if (registered_ && resume_.empty()) account_made_ = true;
+      // Issue 26: a registered player's token must keep working on every node; one
+      // refused is counted (and the player logs in with its password instead).
+      if (registered_ && !resume_.empty()) {
+        const std::string code = j.value("code", "");
+        if (code == "bad_resume" || code == "name_registered") {
+          ++table_.totals_.registered_resume_refused;
+          resume_.clear();
+        }
+      }
       drop();  // try again after the delay, with the same token
       return;
     }
@@ -509,6 +587,20 @@ void table_run::on_state(client& c, const json& j) {
   if (&c == spectator_.get()) {
     spectator_in_ = true;
     return;
+  }
+  // Issue 26: both players registered and seated: the state shows both ratings, on
+  // whatever node the table is now.
+  if (c.registered_ && j.contains("players") && j["players"].is_object()) {
+    const json& p = j["players"];
+    const json& r = j.contains("ratings") ? j["ratings"] : json();
+    for (const char* side : {"red", "black"})
+      if (p.contains(side) && p[side].is_string() &&
+          (!r.is_object() || !r.contains(p[side].get<std::string>()))) {
+        ++totals_.states_without_rating;
+        if (error_samples_.size() < 5)
+          error_samples_.push_back("state without a rating on " + c.node_ + ": " + j.dump());
+        break;
+      }
   }
   if (latest_.is_null() || seq >= latest_.value("seq", std::int64_t{-1})) latest_ = j;
   if (outstanding_id_ != 0 && &c == outstanding_on_ && j.contains("re") &&
@@ -654,6 +746,7 @@ json table_run::result() const {
   json clients = json::array();
   for (const client* c : {players_[0].get(), players_[1].get(), spectator_.get()})
     clients.push_back({{"name", c->name_},
+                       {"registered", c->registered_},
                        {"connections", c->connections_},
                        {"moved", c->moved_},
                        {"hello_refused", c->refused_}});
@@ -685,8 +778,10 @@ int main(int argc, char** argv) {
   for (int t = 0; t < o.tables; ++t) {
     auto run = std::make_unique<table_run>(io, o, sum, t);
     const std::string base = run->name_;
-    run->players_[0] = std::make_unique<client>(io, o, *run, base + "r", 3 * t, false);
-    run->players_[1] = std::make_unique<client>(io, o, *run, base + "b", 3 * t + 1, false);
+    const bool registered = o.registered_every > 0 && t % o.registered_every == 0;
+    run->players_[0] = std::make_unique<client>(io, o, *run, base + "r", 3 * t, false, registered);
+    run->players_[1] =
+        std::make_unique<client>(io, o, *run, base + "b", 3 * t + 1, false, registered);
     run->spectator_ = std::make_unique<client>(io, o, *run, base + "s", 3 * t + 2, true);
     tables.push_back(std::move(run));
   }
@@ -799,7 +894,13 @@ int main(int argc, char** argv) {
                 {"connect_failed", sum.connect_failed},
                 {"hello_refused", sum.hello_refused},
                 {"stalls", sum.stalls},
-                {"conflicts", sum.conflicts}}},
+                {"conflicts", sum.conflicts},
+                {"registered_welcomes", sum.registered_welcomes},
+                {"registered_moved_welcomes", sum.registered_moved_welcomes},
+                {"welcomed_as_guest", sum.welcomed_as_guest},
+                {"rating_changed", sum.rating_changed},
+                {"states_without_rating", sum.states_without_rating},
+                {"registered_resume_refused", sum.registered_resume_refused}}},
               {"window",
                {{"seconds", window_s},
                 {"commands", latencies.size()},
@@ -811,6 +912,7 @@ int main(int argc, char** argv) {
                {{"tables", o.tables},
                 {"think_ms", o.think_ms},
                 {"seed", o.seed},
+                {"registered_every", o.registered_every},
                 {"duration", o.duration},
                 {"warmup", o.warmup}}}};
   });

@@ -366,3 +366,238 @@ TEST_CASE(
     return false;
   }));
 }
+
+namespace {
+
+/// A registered player's password in these tests.
+const json password_of(const std::string& name) {
+  return {{"password", name + "-secret-26"}};
+}
+
+/// Registers `name` on `port` (a `register` instead of a hello).
+player register_on(std::uint16_t port, const std::string& name) {
+  json fields = password_of(name);
+  fields["type"] = "register";
+  return player(port, name, "", fields);
+}
+
+/// The standard rating of each named account, "name=rating" joined by ",".
+std::string ratings_of(const database& db) {
+  return db.sql(
+      "SELECT string_agg(a.name || '=' || round(r.rating::numeric, 2), ',' ORDER BY a.name) "
+      "FROM accounts a JOIN ratings r ON r.account_id = a.id AND r.variant = 'standard' WHERE "
+      "a.kind = 'player'");
+}
+
+/// Reads from `ws` until a `welcome` or an `error` (other messages skipped).
+json welcome_or_error(bg::test::ws_client& ws) {
+  const auto m = ws.receive_until([](const json& msg) {
+    const auto type = msg.value("type", "");
+    return type == "welcome" || type == "error";
+  });
+  REQUIRE(m);
+  return *m;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "cluster: a registered player sent on by moved resumes on the table's node as the same "
+    "account, with its rating, sits down and plays a rated match there",
+    "[postgres][cluster]") {
+  database db;
+  gammond_process a{node(db.url, "a")};
+  gammond_process b{node(db.url, "b")};
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  // Each registers on its own node after both started: neither node knew the other's
+  // account at its start.
+  player alice = register_on(a.port(), "alice");
+  player bob = register_on(b.port(), "bob");
+  alice.ok("clu1", "/join red");
+  bob.send("clu1", "/join black");
+  const json moved = bob.await([](const json& m) { return m.value("type", "") == "moved"; });
+  CHECK(moved["node"] == "a");
+  CHECK(moved["path"] == "/n/a/ws");
+  CHECK_FALSE(moved.contains("retry_ms"));
+  REQUIRE(bob.socket().wait_closed(10s));
+  CHECK(bob.socket().close_code() == 4000);
+  // Node b has seen the close (the name is in its resume window, not freed) before bob
+  // says hello on a: the order that failed before (name_registered 1 ms after the close).
+  REQUIRE(eventually([&] { return b.metric("gammond_connections") == 0; }, 10s));
+  player bob_a(a.port(), "bob", bob.token());
+  CHECK(bob_a.welcome()["resumed"] == true);
+  CHECK(bob_a.welcome()["account"]["registered"] == true);
+  CHECK(bob_a.welcome()["account"]["rating"]["standard"] == 1500.0);
+  const json seated = bob_a.ok("clu1", moved["re"]["text"].get<std::string>());
+  CHECK(seated["players"]["black"] == "bob");
+  CHECK(seated["ratings"].contains("alice"));
+  CHECK(seated["ratings"].contains("bob"));
+  alice.ok("clu1", "/option match 1");
+  bob_a.ok("clu1", "/start");
+  duel d{alice, bob_a, "clu1"};
+  const json over = d.play_until([](const json& s) { return s["phase"] == "match_over"; });
+  REQUIRE(over["phase"] == "match_over");
+  // Rated (two accounts): both ratings moved away from 1500.
+  const std::string after = ratings_of(db);
+  CHECK(after.find("alice=1500.00") == std::string::npos);
+  CHECK(after.find("bob=1500.00") == std::string::npos);
+  CHECK(after.find("alice=") != std::string::npos);
+  CHECK(after.find("bob=") != std::string::npos);
+}
+
+TEST_CASE(
+    "cluster: a login on a node without the player's seat is welcomed and sent to the table's "
+    "node in one redirect; after a kill -9 of that node the players wait (moved with retry_ms) "
+    "until the lease runs out, then resume elsewhere as registered with their ratings",
+    "[postgres][cluster]") {
+  database db;
+  // A lease long enough that the wait can be seen between the missed heartbeats and the
+  // lease's end on a loaded machine.
+  gammond_process a{node(db.url, "a", "0.2", "3")};
+  gammond_process b{node(db.url, "b", "0.2", "3")};
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  player alice = register_on(a.port(), "alice");
+  player bob = register_on(a.port(), "bob");
+  seat(alice, bob, "main", "/option match 1");
+  duel d{alice, bob, "main"};
+  d.play_until([](const json& s) { return s["phase"] == "roll"; });
+  // bob comes back in a new browser: he logs in on b, which does not have his table.
+  bob.socket().close();
+  bg::test::ws_client login;
+  login.connect("127.0.0.1", b.port());
+  json hello{{"type", "hello"}, {"name", "bob"}, {"id", "in"}};
+  hello.update(password_of("bob"));
+  login.send_json(hello);
+  const json welcome = welcome_or_error(login);
+  REQUIRE(welcome["type"] == "welcome");
+  CHECK(welcome["account"]["registered"] == true);
+  CHECK(welcome["tables"] == json::array());
+  const auto sent_on = login.receive_until([](const json& m) { return m.value("type", "") == "moved"; });
+  REQUIRE(sent_on);
+  CHECK((*sent_on)["table"] == "main");
+  CHECK((*sent_on)["path"] == "/n/a/ws");
+  CHECK_FALSE(sent_on->contains("re"));
+  REQUIRE(login.wait_closed(10s));
+  CHECK(login.close_code() == 4000);
+  player bob_a(a.port(), "bob", welcome["resume"].get<std::string>());
+  CHECK(bob_a.welcome()["resumed"] == true);
+  CHECK(bob_a.welcome()["tables"] == json::array({"main"}));
+  CHECK(bob_a.welcome()["account"]["registered"] == true);
+
+  // The owner dies. Past two missed heartbeats and before the lease ends, b answers a
+  // resuming hello with a wait: moved to the plain /ws with retry_ms.
+  const std::string alice_token = alice.token();
+  const std::string bob_token = bob_a.token();
+  CHECK(a.stop(SIGKILL) == 137);
+  std::this_thread::sleep_for(800ms);
+  {
+    bg::test::ws_client early;
+    early.connect("127.0.0.1", b.port());
+    early.send_json({{"type", "hello"}, {"resume", alice_token}});
+    const auto wait = early.receive_json(10s);
+    REQUIRE(wait);
+    INFO(wait->dump());
+    // (Unless the machine was so slow that the lease is already over: then the seat is
+    // claimed and the hello welcomed.)
+    if ((*wait)["type"] == "moved") {
+      CHECK((*wait)["path"] == "/ws");
+      CHECK((*wait)["node"] == "a");
+      CHECK((*wait)["retry_ms"].get<std::int64_t>() > 0);
+      CHECK((*wait)["retry_ms"].get<std::int64_t>() <= 3200);
+      REQUIRE(early.wait_closed(10s));
+      CHECK(early.close_code() == 4000);
+    } else {
+      CHECK((*wait)["type"] == "welcome");
+    }
+  }
+  // Once the lease is over, both resume on b: registered, seated, ratings shown.
+  std::optional<player> alice_b;
+  REQUIRE(eventually(
+      [&] {
+        bg::test::ws_client probe;
+        probe.connect("127.0.0.1", b.port());
+        probe.send_json({{"type", "hello"}, {"resume", alice_token}, {"id", "p"}});
+        const auto m = probe.receive_json(10s);
+        if (!m || (*m)["type"] != "welcome") return false;
+        probe.close();
+        return true;
+      },
+      20s));
+  // (The probe's welcome rotated alice's token: she logs in again, as a new browser.)
+  alice_b.emplace(b.port(), "alice", "", password_of("alice"));
+  CHECK(alice_b->welcome()["account"]["registered"] == true);
+  CHECK(alice_b->welcome()["tables"] == json::array({"main"}));
+  player bob_b(b.port(), "", bob_token);
+  CHECK(bob_b.welcome()["account"]["registered"] == true);
+  CHECK(bob_b.welcome()["tables"] == json::array({"main"}));
+  const json board = bob_b.ok("main", "/board");
+  CHECK(board["ratings"]["alice"] == 1500.0);
+  CHECK(board["ratings"]["bob"] == 1500.0);
+  duel d2{*alice_b, bob_b, "main"};
+  const json over = d2.play_until([](const json& s) { return s["phase"] == "match_over"; });
+  REQUIRE(over["phase"] == "match_over");
+  const std::string after = ratings_of(db);
+  CHECK(after.find("alice=1500.00") == std::string::npos);
+  CHECK(after.find("bob=1500.00") == std::string::npos);
+}
+
+TEST_CASE(
+    "cluster: a table is one node's from its first message: entered on another node before any "
+    "heartbeat could tell, it is sent there, never made twice",
+    "[postgres][cluster]") {
+  database db;
+  // Heartbeats far apart: the other node's view of the owners is of no help here.
+  gammond_process a{node(db.url, "a", "3", "10")};
+  gammond_process b{node(db.url, "b", "3", "10")};
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  player alice(a.port(), "alice");
+  player bob(b.port(), "bob");
+  alice.ok("fresh", "/join");
+  CHECK(db.sql("SELECT node || ':' || epoch FROM table_owners WHERE table_name = 'fresh'") ==
+        "a:1");
+  bob.send("fresh", "/join");
+  const json moved = bob.await([](const json& m) { return m.value("type", "") == "moved"; });
+  CHECK(moved["node"] == "a");
+  REQUIRE(bob.socket().wait_closed(10s));
+  CHECK(bob.socket().close_code() == 4000);
+  player bob_a(a.port(), "", bob.token());
+  const json both = bob_a.ok("fresh", "/join");
+  CHECK(both["players"]["red"] == "alice");
+  CHECK(both["players"]["black"] == "bob");
+  CHECK(b.metric("gammond_cluster_claims_lost_total") == 0);
+  CHECK(a.metric("gammond_cluster_claims_lost_total") == 0);
+  CHECK(db.sql("SELECT node || ':' || epoch FROM table_owners WHERE table_name = 'fresh'") ==
+        "a:1");
+  // The first write kept the epoch the first message claimed.
+  CHECK(db.sql("SELECT count(*) FROM table_records WHERE table_name = 'fresh' AND (node <> 'a' "
+               "OR epoch <> 1)") == "0");
+}
+
+TEST_CASE(
+    "cluster: a seat announced in a match survives a kill -9 of its node at once: resumed on "
+    "another node, the player is welcomed with the seat",
+    "[postgres][cluster]") {
+  database db;
+  gammond_process a{node(db.url, "a")};
+  gammond_process b{node(db.url, "b")};
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  player alice(a.port(), "alice");
+  player bob(a.port(), "bob");
+  seat(alice, bob, "now");  // the match's first state is announced
+  const std::string token = alice.token();
+  CHECK(a.stop(SIGKILL) == 137);
+  std::optional<json> welcome;
+  REQUIRE(eventually(
+      [&] {
+        bg::test::ws_client ws;
+        ws.connect("127.0.0.1", b.port());
+        ws.send_json({{"type", "hello"}, {"resume", token}});
+        const auto m = ws.receive_json(10s);
+        if (!m || (*m)["type"] != "welcome") return false;
+        welcome = *m;
+        return true;
+      },
+      20s));
+  CHECK((*welcome)["tables"] == json::array({"now"}));
+  CHECK((*welcome)["resumed"] == true);
+}

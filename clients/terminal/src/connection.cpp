@@ -4,6 +4,8 @@
 
 #include "bg/term/connection.hpp"
 
+#include <algorithm>
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
@@ -239,10 +241,16 @@ void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::st
   if (stopping_) return;
   auto wait = backoff_;
   if (code == 4000 && moved_) {
-    // The table lives on another node: there at once, then the message again.
+    // The table lives on another node: there at once, then the message again. While
+    // that node is being taken over (`retry_ms`, path /ws) wait that long first.
     target_ = moved_->value("path", settings_.target);
     if (moved_->contains("re") && (*moved_)["re"].is_object()) resend_ = (*moved_)["re"];
     wait = 0ms;
+    if (const auto r = moved_->find("retry_ms"); r != moved_->end() && r->is_number()) {
+      const double ms = std::clamp(r->get<double>(), 0.0, 30000.0);
+      std::uniform_int_distribution<int> spread(0, 250);
+      wait = std::chrono::milliseconds{static_cast<std::int64_t>(ms) + spread(random_)};
+    }
   } else {
     target_ = settings_.target;  // a live node answers, and redirects if need be
     if (code == 4001) {

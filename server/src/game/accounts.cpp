@@ -457,7 +457,11 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
   if (replaced) replaced->close("replaced by a new connection");
   writer_->run([key = a.key](store& db) { db.set_last_seen(key); });
   c->identified();
+  const bool seated_here = !rejoin.empty();
   welcome_and_rejoin(c, frame_of(welcome), std::move(rejoin), a.name);
+  // Issue 26: in a cluster the account's seat may be at another node's table: the
+  // player is sent there (one redirect), logged in already.
+  if (!seated_here) follow_seat_after_login(c, a.key);
 }
 
 // ------------------------------------------------------------------------------------

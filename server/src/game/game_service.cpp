@@ -148,6 +148,8 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   // Moderation (issue 13): the bounds of ignore lists and remembered addresses, and the
   // bans still in force, by name.
   players_.set_limits(config.max_ignored, config.remembered_addresses);
+  if (config.cluster())
+    players_.set_resume_window(config.resume_window, config.resume_window_names);
   {
     std::map<std::string, std::vector<ban>> by_name;
     for (auto& b : storage_->active_bans(clock_ms())) {
@@ -276,10 +278,14 @@ bool game_service::restore_saved(const saved_table& saved, std::int64_t epoch) {
                      held);
     }
     for (const auto& held : (*t)->held_seats()) {
+      // Issue 26: in a cluster an account may have been registered on another node
+      // since this one started: the store is asked for every seat's name.
       const auto key = name_key(held);
-      if (!players_.is_registered(key)) continue;
-      if (const auto a = storage_->find_account(key))
+      if (!players_.is_registered(key) && !cluster_) continue;
+      if (const auto a = storage_->find_account(key)) {
+        players_.add_registered(key, a->name);
         ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
+      }
     }
     lobby_entry entry{(*t)->summary_text(), !(*t)->is_private()};
     if (bus_) {
@@ -578,6 +584,7 @@ void game_service::start_cluster() {
   o.lease = config_.lease;
   o.connect_timeout_s = static_cast<int>(config_.db_connect_timeout.count());
   o.max_claims = config_.max_tables;
+  o.queue = config_.cluster_queue;
   cluster_node::callbacks cb;
   const std::weak_ptr<game_service> weak = weak_from_this();
   cb.fenced = [weak] {
@@ -688,42 +695,135 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
   if (!cluster_ || !m.table) return false;
   {
     std::lock_guard lock(mutex_);
-    if (tables_.count(*m.table) != 0) return false;
+    if (tables_.count(*m.table) != 0 || preclaimed_.count(*m.table) != 0) return false;
   }
-  const auto owner = cluster_->owner_of(*m.table);
-  if (!owner) return false;  // nobody else has it: created here
-  if (!owner->alive) {
-    // Its node died: claim it now rather than at the next sweep, then handle the
-    // message again (it is a table of this node by then, or of a live one).
-    cluster_->claim(*m.table, [weak = weak_from_this(), c, text, table = *m.table,
-                               id = m.id](std::optional<claimed_table> t) {
-      const auto self = weak.lock();
-      if (!self) return;
-      if (!t) {
-        // Taken by another node meanwhile, or the database is unreachable: no loop.
-        self->send_error(c, "table_moving",
-                         "table " + table +
-                             " is being taken over by another server: try again "
-                             "in a moment",
-                         id);
-        return;
-      }
-      std::vector<claimed_table> one;
-      one.push_back(std::move(*t));
-      self->adopt(one);
-      // Handled again on an I/O thread, as a message from the network is.
-      asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
-    });
+  if (const auto owner = cluster_->owner_of(*m.table)) {
+    route_to_owner(c, *m.table, *owner, text, m.id);
     return true;
   }
-  send_moved(c, *m.table, *owner, json::parse(text, nullptr, false));
+  // Issue 26: unknown to the last heartbeat (made on another node since, or new): the
+  // store says now, and a new table is this node's from this message on (its ownership
+  // row is written before the table is made), so no second node makes it too.
+  {
+    std::lock_guard lock(mutex_);
+    const auto* s = players_.find(c->id());
+    // A creation that table_for() will refuse claims nothing (it answers the refusal).
+    if (s == nullptr || shutting_down_ || tables_.size() >= config_.max_tables ||
+        !players_.may_create(*s, config_.max_tables_per_client))
+      return false;
+    if (preclaimed_.size() >= config_.max_tables) {
+      send_error(c, "table_moving", "too many tables are being made just now: try again", m.id);
+      return true;
+    }
+  }
+  cluster_->locate(*m.table, true, [weak = weak_from_this(), c, text, table = *m.table,
+                                    id = m.id](std::optional<located_table> where) {
+    const auto self = weak.lock();
+    if (!self) return;
+    if (!where) {
+      self->send_error(c, "table_moving",
+                       "table " + table +
+                           " cannot be looked up in the cluster just now: try again in a moment",
+                       id);
+      return;
+    }
+    asio::post(self->io_, [self, c, text, table, id, where = std::move(*where)] {
+      if (where.elsewhere) {
+        self->route_to_owner(c, table, *where.elsewhere, text, id);
+        return;
+      }
+      {
+        std::lock_guard lock(self->mutex_);
+        if (self->tables_.count(table) == 0)
+          self->preclaimed_[table] = {where.epoch, where.claimed_now};
+      }
+      self->on_text(c, text);  // made here now, at that epoch
+    });
+  });
   return true;
+}
+
+void game_service::route_to_owner(const std::shared_ptr<client>& c, const std::string& table,
+                                  const table_owner& owner, const std::string& text,
+                                  const std::optional<json>& id) {
+  using standing = table_owner::standing;
+  switch (owner.standing_now(cluster_->heartbeat(), cluster_->lease())) {
+    case standing::live:
+    case standing::failing:
+      send_moved(c, table, owner, json::parse(text, nullptr, false));
+      return;
+    case standing::dead:
+      break;
+  }
+  // Its node died: claim it now rather than at the next sweep, then handle the
+  // message again (it is a table of this node by then, or of a live one).
+  cluster_->claim(table, [weak = weak_from_this(), c, text, table,
+                          id](std::optional<claimed_table> t) {
+    const auto self = weak.lock();
+    if (!self) return;
+    if (!t) {
+      // Taken by another node meanwhile, or the database is unreachable: no loop.
+      self->send_error(c, "table_moving",
+                       "table " + table +
+                           " is being taken over by another server: try again "
+                           "in a moment",
+                       id);
+      return;
+    }
+    std::vector<claimed_table> one;
+    one.push_back(std::move(*t));
+    self->adopt(one);
+    // Handled again on an I/O thread, as a message from the network is.
+    asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
+  });
+}
+
+void game_service::follow_seat_after_login(const std::shared_ptr<client>& c,
+                                           const std::string& key) {
+  if (!cluster_ || !bus_) return;
+  cluster_->find_seat(key, [weak = weak_from_this(), c](std::optional<seat_elsewhere> found) {
+    const auto self = weak.lock();
+    if (!self || !found || !found->seat) return;
+    auto [table, owner] = std::move(*found->seat);
+    const auto send_on = [self, c, table](table_owner to) {
+      // Once the cluster's sessions hold the token the welcome gave (queued before).
+      if (!self->bus_->after_queued(
+              [self, c, table, to] { self->send_moved(c, table, to, json()); }))
+        self->send_moved(c, table, to, json());
+    };
+    if (owner.standing_now(self->cluster_->heartbeat(), self->cluster_->lease()) !=
+        table_owner::standing::dead) {
+      send_on(std::move(owner));  // live: there; failing: wait, then any node
+      return;
+    }
+    // A dead node's table: claimed here, then the player comes back here with the
+    // token the welcome gave and finds the seat.
+    self->cluster_->claim(table, [weak, send_on](std::optional<claimed_table> t) {
+      const auto me = weak.lock();
+      if (!me) return;
+      if (t) {
+        std::vector<claimed_table> one;
+        one.push_back(std::move(*t));
+        me->adopt(one);
+      }
+      table_owner here{me->config_.node_id, me->config_.node_path, true, 0};
+      if (!t) here = table_owner{"", "", true, 0};  // taken elsewhere: any node, at once
+      send_on(std::move(here));
+    });
+  });
 }
 
 void game_service::send_moved(const std::shared_ptr<client>& c, const std::string& table,
                               const table_owner& owner, const json& re) {
   json moved{
       {"type", "moved"}, {"table", table}, {"node", owner.node}, {"path", owner.path + "/ws"}};
+  if (cluster_ && owner.standing_now(cluster_->heartbeat(), cluster_->lease()) ==
+                      table_owner::standing::failing) {
+    // Issue 26: its node stopped answering and its lease has not run out: nobody may
+    // take the table yet, and the proxy reports that node down. Wait, then ask any node.
+    moved["path"] = "/ws";
+    moved["retry_ms"] = owner.retry_after(cluster_->heartbeat(), cluster_->lease()).count();
+  }
   if (!re.is_null() && !re.is_discarded()) moved["re"] = re;
   c->send(frame_of(moved));
   c->close_with_code(4000, "moved");
@@ -819,7 +919,8 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
     const auto key = text("key");
     {
       std::lock_guard lock(mutex_);
-      if (key.empty() || !bus_ || !players_.online(key)) return;
+      // Connected here, or in its resume window here (issue 26).
+      if (key.empty() || !bus_ || (!players_.online(key) && !players_.lingers(key))) return;
     }
     // Asked after every statement this node queued before: a name this node took since
     // is not closed by an older announcement.
@@ -831,7 +932,7 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
         replaced = self->players_.connections_of(key);
         // The other node rotated the name's token: the one known here must not resume
         // it any more (before the connections' closes, which may keep it for a while).
-        self->players_.drop_token(key);
+        self->players_.taken_elsewhere(key);
       }
       for (auto& c : replaced) c->close("replaced by a new connection");
     });
@@ -1256,26 +1357,37 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
 std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
                                                      const players::session& s, std::string& code,
                                                      std::string& why) {
+  const auto it = tables_.find(name);
+  if (it != tables_.end() && !shutting_down_) return it->second;
+  // Cluster (issue 26): the ownership row redirect_if_elsewhere() made for it.
+  std::pair<std::int64_t, bool> claimed{0, false};
+  if (const auto p = preclaimed_.find(name); p != preclaimed_.end()) {
+    claimed = p->second;
+    preclaimed_.erase(p);
+  }
+  const auto refuse = [&] {  // a row made for a table not made goes again
+    if (claimed.second && cluster_) cluster_->release(name);
+    return nullptr;
+  };
   if (shutting_down_) {
     code = "shutting_down";
     why = "the server is shutting down";
-    return nullptr;
+    return refuse();
   }
-  const auto it = tables_.find(name);
-  if (it != tables_.end()) return it->second;
   if (tables_.size() >= config_.max_tables) {
     code = "too_many_tables";
     why = "the server has as many tables as it allows: join an existing one";
-    return nullptr;
+    return refuse();
   }
   if (!players_.may_create(s, config_.max_tables_per_client)) {
     code = "too_many_tables";
     why = "you have as many open tables as one player may create (" +
           std::to_string(config_.max_tables_per_client) + "): join an existing one";
-    return nullptr;
+    return refuse();
   }
   players_.created(name, s);
   auto actor = std::make_shared<table_actor>(*this, io_, std::make_unique<table>(name, hooks()));
+  if (claimed.first != 0) actor->set_epoch(claimed.first);
   tables_[name] = actor;
   metrics_.set_tables(tables_.size());
   return actor;
@@ -1296,23 +1408,87 @@ std::vector<std::shared_ptr<table_actor>> game_service::actors_of(
 
 void game_service::on_hello(const std::shared_ptr<client>& c, const protocol::client_message& m) {
   // In a cluster a resume token unknown here may be another node's: looked up in the
-  // cluster's sessions first (on the bus's thread, never here).
+  // cluster's sessions first (on the bus's thread, never here). A token known here
+  // whose name holds no seat here may hold one on another node (issue 26: a login
+  // that was sent on, a name in its resume window): its seat is looked up too.
   if (bus_ && !m.resume.empty()) {
-    bool known = false;
+    std::optional<std::string> key;
+    bool seated_here = false;
     {
       std::lock_guard lock(mutex_);
-      known = players_.knows_token(m.resume);
+      key = players_.key_of_token(m.resume);
+      seated_here = key && players_.holds_seat(*key);
     }
-    if (!known) {
+    if (!key) {
       bus_->find_token(
           resume_tokens::hash_hex(m.resume),
           [self = shared_from_this(), c, m](std::optional<cluster_bus::session_row> row) {
-            self->hello_as(c, m, std::move(row));
+            self->hello_located(c, m, std::move(row), {});
           });
+      return;
+    }
+    if (cluster_ && !seated_here) {
+      hello_located(c, m, std::nullopt, *key);
       return;
     }
   }
   hello_as(c, m, std::nullopt);
+}
+
+void game_service::hello_located(const std::shared_ptr<client>& c,
+                                 const protocol::client_message& m,
+                                 std::optional<cluster_bus::session_row> row,
+                                 const std::string& known_key) {
+  const std::string key = row ? row->key : known_key;
+  if (!cluster_ || key.empty()) {
+    hello_as(c, m, std::move(row));
+    return;
+  }
+  // Issue 26: where the name's seat is, as the store says now (the heartbeat's view may
+  // be a heartbeat old: a table just claimed, a seat just taken).
+  cluster_->find_seat(key, [weak = weak_from_this(), c, m, key,
+                            row = std::move(row)](std::optional<seat_elsewhere> found) mutable {
+    const auto self = weak.lock();
+    if (!self) return;
+    if (!found) {
+      self->send_error(c, "storage_error",
+                       "your seat could not be looked up in the cluster: try again in a moment",
+                       m.id);
+      return;
+    }
+    if (!found->seat) {
+      asio::post(self->io_, [self, c, m, row = std::move(row)]() mutable {
+        self->hello_as(c, m, std::move(row));
+      });
+      return;
+    }
+    auto [table, owner] = std::move(*found->seat);
+    if (owner.standing_now(self->cluster_->heartbeat(), self->cluster_->lease()) !=
+        table_owner::standing::dead) {
+      self->send_moved(c, table, owner, json());  // live: there; failing: wait
+      return;
+    }
+    // Its node is dead: the table is claimed here first, so the hello finds the seat
+    // (never a welcome without it).
+    self->cluster_->claim(table, [weak, c, m, key, row = std::move(row)](
+                                     std::optional<claimed_table> t) mutable {
+      const auto me = weak.lock();
+      if (!me) return;
+      if (t) {
+        std::vector<claimed_table> one;
+        one.push_back(std::move(*t));
+        me->adopt(one);
+      }
+      // Claimed here, or by another node just now: the hello is looked at again.
+      asio::post(me->io_, [me, c, m, key, row = std::move(row), claimed = t.has_value()]() mutable {
+        if (claimed) {
+          me->hello_as(c, m, std::move(row));
+        } else {
+          me->hello_located(c, m, std::move(row), key);
+        }
+      });
+    });
+  });
 }
 
 void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::client_message& m,
@@ -1324,9 +1500,10 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
   json welcome;
   std::string name;
   std::string account_key;
-  if (cluster_ && !m.resume.empty()) {
+  if (cluster_ && !m.resume.empty() && !adopted) {
     // Issue 16: a resuming player whose seat is at another live node's table is sent
-    // there (its resume token is valid on every node); a seat here wins.
+    // there (its resume token is valid on every node); a seat here wins. (A token of
+    // the cluster's sessions was looked up already, in the store: hello_located().)
     bool seated_here = false;
     {
       std::lock_guard lock(mutex_);
@@ -1351,6 +1528,9 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
     if (adopted &&
         !players_.adopt_token(adopted->key, adopted->name, resume_tokens::hash_hex(m.resume)))
       adopted.reset();
+    // Issue 26: an account registered on another node since this one started is an
+    // account here too (every node knows every account).
+    if (adopted && adopted->registered) players_.add_registered(adopted->key, adopted->name);
     const auto undo = [&] {
       if (adopted) players_.release_unused(adopted->key);
     };
@@ -1713,6 +1893,17 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     std::lock_guard lock(mutex_);
     const auto gone = players_.close(c->id());
     if (!gone) return;
+    // Issue 26: a name kept for its resume window is freed when the window ends.
+    if (const auto until = gone->key.empty() ? std::nullopt : players_.lingers(gone->key)) {
+      auto timer = std::make_shared<asio::steady_timer>(io_, *until);
+      timer->async_wait([weak = weak_from_this(), timer, key = gone->key,
+                         until = *until](const boost::system::error_code& ec) {
+        const auto self = weak.lock();
+        if (ec || !self) return;
+        std::lock_guard relock(self->mutex_);
+        self->players_.end_linger(key, until);
+      });
+    }
     // In a cluster a name that still holds a seat stays this node's, not connected.
     if (!gone->key.empty() && !players_.online(gone->key)) cluster_take(gone->key, false);
     if (gone->registered && !gone->key.empty())

@@ -42,6 +42,7 @@ players::welcomed players::take_name(session& s, std::uint64_t id, const std::st
   s.key = key;
   s.registered = w.registered;
   online_[key] = id;
+  lingering_.erase(key);  // said again: its resume window (if any) is over
   note_lookalike(key, w.name);
   // Issue 13: the name's ignore list lives as long as the name is in use.
   auto& list = ignores_[key];
@@ -192,8 +193,12 @@ std::optional<players::session> players::close(std::uint64_t id) {
     const auto on = online_.find(gone.key);
     if (on != online_.end() && on->second == id) {
       online_.erase(on);
-      // The token outlives the connection only while the name holds a seat in a match;
-      // when that seat is released later, holds_changed() drops it.
+      // The token outlives the connection only while the name holds a seat in a match
+      // (when that seat is released later, holds_changed() drops it), or, in a cluster,
+      // for the resume window (issue 26): end_linger() drops it then.
+      if (resume_window_.count() > 0 && held_.count(gone.key) == 0 &&
+          lingering_.size() < max_lingering_ && tokens_.has(gone.key))
+        lingering_[gone.key] = clock_type::now() + resume_window_;
       release_if_unused(gone.key);
     }
   }
@@ -223,7 +228,7 @@ bool players::restore_hold(const std::string& table, const std::string& name,
   const std::string key = name_key(name);
   held_[key].insert(table);
   note_lookalike(key, name);
-  if (token_hash.empty()) return true;
+  if (token_hash.empty() || (online_.count(key) != 0 && tokens_.has(key))) return true;
   return tokens_.adopt(key, name, token_hash);
 }
 
@@ -232,7 +237,8 @@ std::optional<std::string> players::token_hash_of(const std::string& name) const
 }
 
 void players::release_if_unused(const std::string& key) {
-  if (key.empty() || online_.count(key) != 0 || held_.count(key) != 0 || claimed_.count(key) != 0)
+  if (key.empty() || online_.count(key) != 0 || held_.count(key) != 0 ||
+      claimed_.count(key) != 0 || lingering_.count(key) != 0)
     return;
   tokens_.drop(key);
   ignores_.erase(key);
@@ -313,7 +319,7 @@ std::optional<players::in_use> players::name_in_use(const std::string& key) cons
   u.key = key;
   const auto on = online_.find(key);
   u.connected = on != online_.end();
-  if (!u.connected && held_.count(key) == 0) return std::nullopt;
+  if (!u.connected && held_.count(key) == 0 && lingering_.count(key) == 0) return std::nullopt;
   if (const auto h = tokens_.holder_of(key)) u.name = h->name;
   if (u.connected)
     if (const auto s = sessions_.find(on->second); s != sessions_.end()) u.name = s->second.name;
@@ -328,6 +334,9 @@ std::vector<players::in_use> players::names_in_use() const {
     if (auto u = name_in_use(key)) out.push_back(std::move(*u));
   for (const auto& [key, tables] : held_)
     if (online_.count(key) == 0)
+      if (auto u = name_in_use(key)) out.push_back(std::move(*u));
+  for (const auto& [key, until] : lingering_)
+    if (online_.count(key) == 0 && held_.count(key) == 0)
       if (auto u = name_in_use(key)) out.push_back(std::move(*u));
   return out;
 }

@@ -443,6 +443,10 @@ void cluster_bus::take(const std::string& key, const std::string& name,
   });
 }
 
+bool cluster_bus::after_queued(std::function<void()> done) {
+  return enqueue([done = std::move(done)](pg::connection&) { done(); });
+}
+
 void cluster_bus::release(const std::string& key) {
   enqueue([=, this](pg::connection& db) {
     attempt(
@@ -465,14 +469,17 @@ void cluster_bus::find_token(const std::string& token_hash,
         [&] {
           const auto r = db.exec("finding a resume token",
                                  ("SELECT name_key, name, node, " + live("s", 2) +
-                                  " FROM cluster_sessions s WHERE token_hash = decode($1, 'hex')")
+                                  ", EXISTS (SELECT 1 FROM accounts a WHERE a.name_key = "
+                                  "s.name_key) FROM cluster_sessions s WHERE token_hash = "
+                                  "decode($1, 'hex')")
                                      .c_str(),
                                  {token_hash, lease});
           if (r.rows() == 0) {
             done(std::nullopt);
             return;
           }
-          done(session_row{r.text(0, 0), r.text(0, 1), r.text(0, 2), r.text(0, 3) == "t"});
+          done(session_row{r.text(0, 0), r.text(0, 1), r.text(0, 2), r.text(0, 3) == "t",
+                           r.text(0, 4) == "t"});
         },
         [&] { done(std::nullopt); });
   });

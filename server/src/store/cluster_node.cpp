@@ -23,6 +23,12 @@ constexpr const char* snapshot_sql = "cluster_snapshot";
 constexpr const char* journal_sql = "cluster_journal";
 constexpr const char* owners_sql = "cluster_owners";
 constexpr const char* seats_sql = "cluster_seats";
+constexpr const char* locate_claim_sql = "cluster_locate_claim";
+constexpr const char* locate_sql = "cluster_locate";
+constexpr const char* seat_of_sql = "cluster_seat_of";
+
+/// The owner's silence in milliseconds (-1: no heartbeat row), as column SQL.
+#define SILENT "coalesce((extract(epoch FROM now() - n.heartbeat_at) * 1000)::bigint, -1)"
 
 /// `$n` milliseconds as an interval, for "heartbeat_at > now() - lease".
 #define LEASE(n) "$" #n "::bigint * interval '1 millisecond'"
@@ -63,18 +69,39 @@ std::vector<pg::statement> statements() {
       {journal_sql, "SELECT entry FROM table_records WHERE table_name = $1 ORDER BY id"},
       {owners_sql,
        "SELECT o.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() "
-       "- " LEASE(
-           2) ", false) FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE "
-              "o.node <> $1"},
+       "- " LEASE(2) ", false), " SILENT
+       " FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE o.node <> $1"},
       {seats_sql,
        "SELECT s.name_key, s.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > "
-       "now() - " LEASE(2) ", false) FROM table_seats s JOIN table_owners o ON o.table_name = "
-                           "s.table_name LEFT JOIN cluster_nodes n ON n.id = o.node WHERE o.node "
-                           "<> $1"},
+       "now() - " LEASE(2) ", false), " SILENT
+       " FROM table_seats s JOIN table_owners o ON o.table_name = s.table_name LEFT JOIN "
+       "cluster_nodes n ON n.id = o.node WHERE o.node <> $1"},
+      // Issue 26: a new table is this node's from its first message, before any write.
+      {locate_claim_sql,
+       "INSERT INTO table_owners(table_name, node, epoch) VALUES ($2, $1, 1) ON CONFLICT DO "
+       "NOTHING RETURNING epoch"},
+      {locate_sql,
+       "SELECT o.node, o.epoch, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() - " LEASE(
+           2) ", false), " SILENT
+              " FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE "
+              "o.table_name = $1"},
+      {seat_of_sql,
+       "SELECT s.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() - " LEASE(
+           3) ", false), " SILENT
+              " FROM table_seats s JOIN table_owners o ON o.table_name = s.table_name LEFT JOIN "
+              "cluster_nodes n ON n.id = o.node WHERE s.name_key = $1 AND o.node <> $2 ORDER BY "
+              "s.table_name LIMIT 1"},
   };
 }
 
 #undef LEASE
+#undef SILENT
+
+/// The owner in columns `first`.. (node, path, alive, silent ms) of row `row`.
+table_owner owner_at(const pg::result& r, int row, int node, int path, int alive, int silent) {
+  return table_owner{r.text(row, node), r.text(row, path), r.text(row, alive) == "t",
+                     r.integer(row, silent), std::chrono::steady_clock::now()};
+}
 
 }  // namespace
 
@@ -131,15 +158,93 @@ void cluster_node::claim(std::string name, std::function<void(std::optional<clai
   wake_.notify_all();
 }
 
+bool cluster_node::enqueue(std::function<void(pg::connection*)> job) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (stopping_ || jobs_.size() >= options_.queue) return false;
+    jobs_.push_back(std::move(job));
+  }
+  wake_.notify_all();
+  return true;
+}
+
+void cluster_node::locate(std::string name, bool claim_if_free,
+                          std::function<void(std::optional<located_table>)> done) {
+  auto answer = std::make_shared<std::function<void(std::optional<located_table>)>>(done);
+  const bool queued = enqueue([this, name, claim_if_free, answer](pg::connection* db) {
+    if (db == nullptr) return (*answer)(std::nullopt);
+    std::optional<located_table> out;
+    try {
+      if (claim_if_free) {
+        const auto mine = db->run("claiming a new table", locate_claim_sql, {options_.node, name});
+        if (mine.rows() != 0) out = located_table{std::nullopt, mine.integer(0, 0), true};
+      }
+      if (!out) {
+        const auto r = db->run("locating a table", locate_sql,
+                               {name, std::to_string(options_.lease.count())});
+        if (r.rows() == 0) {
+          out = located_table{};  // nobody's (claim_if_free false): made here when asked
+        } else if (r.text(0, 0) == options_.node) {
+          out = located_table{std::nullopt, r.integer(0, 1), false};
+        } else {
+          out = located_table{owner_at(r, 0, 0, 2, 3, 4), 0, false};
+        }
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: cannot locate table {}: {}", name, e.what());
+      db_->drop();
+      out.reset();
+    }
+    (*answer)(std::move(out));
+  });
+  if (!queued) done(std::nullopt);
+}
+
+void cluster_node::find_seat(std::string key,
+                             std::function<void(std::optional<seat_elsewhere>)> done) {
+  auto answer = std::make_shared<std::function<void(std::optional<seat_elsewhere>)>>(done);
+  const bool queued = enqueue([this, key, answer](pg::connection* db) {
+    if (db == nullptr) return (*answer)(std::nullopt);
+    std::optional<seat_elsewhere> out;
+    try {
+      const auto r = db->run("finding a seat", seat_of_sql,
+                             {key, options_.node, std::to_string(options_.lease.count())});
+      out = seat_elsewhere{};
+      if (r.rows() != 0) out->seat = std::make_pair(r.text(0, 0), owner_at(r, 0, 1, 2, 3, 4));
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: cannot read a name's seat: {}", e.what());
+      db_->drop();
+      out.reset();
+    }
+    (*answer)(std::move(out));
+  });
+  if (!queued) done(std::nullopt);
+}
+
+void cluster_node::release(std::string name) {
+  enqueue([this, name](pg::connection* db) {
+    if (db == nullptr) return;
+    try {
+      db->run("releasing a table", release_sql, {name, options_.node});
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: cannot release table {}: {}", name, e.what());
+      db_->drop();
+    }
+  });
+}
+
 void cluster_node::loop() {
   auto next = std::chrono::steady_clock::now();
   for (;;) {
     std::deque<std::pair<std::string, std::function<void(std::optional<claimed_table>)>>> asked;
+    std::deque<std::function<void(pg::connection*)>> jobs;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait_until(lock, next, [this] { return stopping_ || !claims_.empty(); });
+      wake_.wait_until(lock, next,
+                       [this] { return stopping_ || !claims_.empty() || !jobs_.empty(); });
       if (stopping_) break;
       asked.swap(claims_);
+      jobs.swap(jobs_);
     }
     if (std::chrono::steady_clock::now() >= next) {
       next = std::chrono::steady_clock::now() + options_.heartbeat;
@@ -168,14 +273,24 @@ void cluster_node::loop() {
         spdlog::error("cluster: after claiming table {}: {}", name, e.what());
       }
     }
+    for (auto& job : jobs) {
+      try {
+        job(registered_ ? db_.get() : nullptr);
+      } catch (const std::exception& e) {
+        spdlog::error("cluster: a question to the cluster thread failed: {}", e.what());
+      }
+    }
   }
-  // Wake no one still waiting for a claim.
+  // Wake no one still waiting for a claim; questions are answered "no answer".
   std::deque<std::pair<std::string, std::function<void(std::optional<claimed_table>)>>> left;
+  std::deque<std::function<void(pg::connection*)>> jobs;
   {
     const std::lock_guard lock(mutex_);
     left.swap(claims_);
+    jobs.swap(jobs_);
   }
   for (auto& [name, done] : left) done(std::nullopt);
+  for (auto& job : jobs) job(nullptr);
 }
 
 void cluster_node::beat() {
@@ -285,12 +400,9 @@ void cluster_node::refresh() {
   const auto o = db_->run("reading the table owners", owners_sql, {options_.node, lease});
   const auto s = db_->run("reading the seats", seats_sql, {options_.node, lease});
   std::map<std::string, table_owner> owners;
-  for (int i = 0; i < o.rows(); ++i)
-    owners[o.text(i, 0)] = table_owner{o.text(i, 1), o.text(i, 2), o.text(i, 3) == "t"};
+  for (int i = 0; i < o.rows(); ++i) owners[o.text(i, 0)] = owner_at(o, i, 1, 2, 3, 4);
   std::map<std::string, std::pair<std::string, table_owner>> seats;
-  for (int i = 0; i < s.rows(); ++i)
-    seats[s.text(i, 0)] = {s.text(i, 1),
-                           table_owner{s.text(i, 2), s.text(i, 3), s.text(i, 4) == "t"}};
+  for (int i = 0; i < s.rows(); ++i) seats[s.text(i, 0)] = {s.text(i, 1), owner_at(s, i, 2, 3, 4, 5)};
   const std::lock_guard lock(mutex_);
   owners_ = std::move(owners);
   seats_ = std::move(seats);

@@ -124,6 +124,14 @@ struct server_config {
   /// --node-path: the public path prefix the proxy routes to this node ("/n/ID" when
   /// not given); only what `moved` tells clients (the proxy strips it).
   std::string node_path;
+  /// --resume-window: in a cluster (issue 26), how long a name whose last connection
+  /// closed without a seat stays in use with its resume token (a player following
+  /// `moved`, fenced or dropped resumes on the next node as the same player). A single
+  /// server frees the name at once.
+  std::chrono::seconds resume_window{30};
+  /// --resume-window-names: names in their resume window at once, at most (more are
+  /// freed at once).
+  std::size_t resume_window_names = 10000;
   /// True when this node is part of a cluster (a --node-id was given).
   [[nodiscard]] bool cluster() const noexcept { return !node_id.empty(); }
 

@@ -292,9 +292,31 @@ class game_service final : public service, public std::enable_shared_from_this<g
   bool redirect_if_elsewhere(const std::shared_ptr<client>& c, const protocol::client_message& m,
                              const std::string& text);
   /// Cluster: the `moved` message (table, node, path of its /ws, `re`: the message that
-  /// asked, absent for a hello) to `c`, then close 4000 "moved".
+  /// asked, absent for a hello) to `c`, then close 4000 "moved". While the owner is
+  /// failing (issue 26: it missed heartbeats, its lease has not run out) the path is the
+  /// plain `/ws` and `retry_ms` says how long to wait first.
   void send_moved(const std::shared_ptr<client>& c, const std::string& table,
                   const table_owner& owner, const nlohmann::json& re);
+  /// Cluster: a message about table `table` that `owner` (another node) has: `moved`
+  /// there when it is live, `moved` with a wait when it is failing, and when it is dead
+  /// the table is claimed here and `text` handled again (`table_moving` when that fails).
+  void route_to_owner(const std::shared_ptr<client>& c, const std::string& table,
+                      const table_owner& owner, const std::string& text,
+                      const std::optional<nlohmann::json>& id);
+  /// Cluster: a resuming hello whose token the cluster's sessions know (`row`): the
+  /// name's seat is looked up in the store now; a seat at a live node's table sends the
+  /// player there (moved), at a failing one makes it wait, at a dead one claims that
+  /// table here first; then hello_as().
+  /// `known_key`: the name's key when the token is known here (then `row` is empty).
+  void hello_located(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                     std::optional<cluster_bus::session_row> row, const std::string& known_key);
+  /// Cluster: after a password login with no seat here, the name's seat at another
+  /// node's table (if any) is looked up, and the player, welcomed already, is sent there
+  /// with `moved` once the cluster's sessions hold its new token.
+  void follow_seat_after_login(const std::shared_ptr<client>& c, const std::string& key);
+  /// Cluster: the resume window of the name of key `key`, begun for `until`, is over
+  /// (issue 26): the name is freed unless used again meanwhile.
+  void linger_over(const std::string& key, clock_type::time_point until);
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
@@ -371,6 +393,10 @@ class game_service final : public service, public std::enable_shared_from_this<g
   lobby lobby_;
   std::map<std::string, std::shared_ptr<table_actor>> tables_;  // by table name
   std::uint64_t next_bot_table_ = 1;  ///< the number in the next /play bot table's name
+  /// Cluster (issue 26): tables this node claimed in the store for a message that makes
+  /// them, not yet made: name -> {epoch, the row was made by this claim}. Taken by
+  /// table_for(); at most --max-tables.
+  std::map<std::string, std::pair<std::int64_t, bool>> preclaimed_;
   bool shutting_down_ = false;
   login_throttle throttle_;
   std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)

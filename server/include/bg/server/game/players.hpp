@@ -140,9 +140,12 @@ class players {
                      const std::vector<std::string>& after);
   /// After a restart: `name` holds a seat at `table`, with the SHA-256 of its resume
   /// token (`token_hash`, 64 hex digits; empty: unknown). False when the hash is
-  /// malformed (the seat is held all the same, but cannot be resumed).
+  /// malformed (the seat is held all the same, but cannot be resumed). A name connected
+  /// here (a cluster's takeover) keeps the token it has: it is newer than any snapshot.
   bool restore_hold(const std::string& table, const std::string& name,
                     const std::string& token_hash);
+  /// True while the name of key `key` holds a seat in a match here.
+  [[nodiscard]] bool holds_seat(const std::string& key) const { return held_.count(key) != 0; }
   /// True when `token` is a live resume token (a hello with it resumes its name).
   [[nodiscard]] bool knows_token(std::string_view token) const {
     return !token.empty() && tokens_.find(token).has_value();
@@ -166,10 +169,47 @@ class players {
     note_lookalike(key, name);
     return true;
   }
+  /// Forgets the resume token of the name of key `key` (a ban revokes it): it resumes
+  /// nothing any more; its resume window, if any, ends.
+  void drop_token(const std::string& key) {
+    tokens_.drop(key);
+    lingering_.erase(key);
+    release_if_unused(key);
+  }
   /// Forgets the resume token of the name of key `key` here: another node of the cluster
   /// took the name and rotated its token, so the one this node knew is stale (a hello
-  /// with the new one adopts it from the cluster's sessions).
-  void drop_token(const std::string& key) { tokens_.drop(key); }
+  /// with the new one adopts it from the cluster's sessions). Its resume window ends,
+  /// and the name is free here unless it holds a seat here.
+  void taken_elsewhere(const std::string& key) {
+    tokens_.drop(key);
+    lingering_.erase(key);
+    release_if_unused(key);
+  }
+  /// A cluster's resume window (issue 26): a name whose last connection closes while it
+  /// holds no seat stays in use, with its resume token, for `window` (0: not at all, as
+  /// on a single server), so that a player following `moved`, fenced or dropped resumes
+  /// on the next node as the same (registered) player. At most `max_names` names wait
+  /// at once; past that a name is freed at once, as before.
+  void set_resume_window(std::chrono::milliseconds window, std::size_t max_names) {
+    resume_window_ = window;
+    max_lingering_ = max_names;
+  }
+  /// When the name of key `key` is in its resume window: the moment the window ends.
+  [[nodiscard]] std::optional<clock_type::time_point> lingers(const std::string& key) const {
+    const auto it = lingering_.find(key);
+    if (it == lingering_.end()) return std::nullopt;
+    return it->second;
+  }
+  /// The resume window of the name of key `key` that ends at `until` is over: the name
+  /// is freed unless it is in use otherwise (a later window, a connection, a seat).
+  void end_linger(const std::string& key, clock_type::time_point until) {
+    const auto it = lingering_.find(key);
+    if (it == lingering_.end() || it->second != until) return;
+    lingering_.erase(it);
+    release_if_unused(key);
+  }
+  /// Names in their resume window now (metrics, tests).
+  [[nodiscard]] std::size_t lingering() const noexcept { return lingering_.size(); }
   /// Frees the name of key `key` (its token, its ignore list) unless it is in use: after
   /// adopt_token() for a hello that was then refused.
   void release_unused(const std::string& key) { release_if_unused(key); }
@@ -245,6 +285,10 @@ class players {
   std::unordered_map<std::string, std::size_t> created_by_address_;
   std::unordered_set<std::string> registered_;              // account name keys
   std::unordered_map<std::string, std::uint64_t> claimed_;  // name key -> connection id
+  /// name key -> the end of its resume window (issue 26), at most max_lingering_
+  std::unordered_map<std::string, clock_type::time_point> lingering_;
+  std::chrono::milliseconds resume_window_{0};
+  std::size_t max_lingering_ = 0;
   std::function<void(const std::string&)> released_;
   /// name key -> its ignore list, while the name is in use (issue 13)
   std::unordered_map<std::string, std::shared_ptr<ignore_list>> ignores_;

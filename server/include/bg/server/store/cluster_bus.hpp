@@ -78,6 +78,9 @@ class cluster_bus {
     std::string name;
     std::string node;
     bool live = false;  ///< its node's heartbeat is within the lease
+    /// The name is an account's (issue 26: registered on any node, this one may not
+    /// have heard of it yet).
+    bool registered = false;
   };
   /// The answer of claim(): the name was free and is now this node's, or not.
   enum class claim_result { claimed, taken, registered, failed };
@@ -136,6 +139,10 @@ class cluster_bus {
   /// node is kept instead.
   void take(const std::string& key, const std::string& name, const std::string& token_hash,
             bool connected, bool announce, bool unless_live_elsewhere = false);
+  /// Runs `done` on the bus's thread once every statement queued before it has run
+  /// (issue 26: a `moved` after a login waits until the cluster's sessions hold the new
+  /// token). False (and `done` not called) when the queue is full.
+  bool after_queued(std::function<void()> done);
   /// The name of key `key` is free on this node: its row goes, if it is still this
   /// node's.
   void release(const std::string& key);

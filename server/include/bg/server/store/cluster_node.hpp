@@ -7,6 +7,7 @@
 /// All of it on one thread of its own with its own connection: never on an I/O thread,
 /// never behind the storage writer's queue.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -29,11 +30,57 @@ namespace pg {
 class connection;
 }
 
-/// Where a table lives, as the last heartbeat saw it.
+/// Where a table lives, as the database said when it was read.
 struct table_owner {
   std::string node;    ///< the owner's node id
   std::string path;    ///< its public path prefix (--node-path, "/n/b")
   bool alive = false;  ///< its heartbeat is within the lease
+  /// Milliseconds since the owner's last heartbeat when this was read (database clock);
+  /// -1 when the owner has no row in cluster_nodes (dead).
+  std::int64_t silent_ms = -1;
+  /// When this was read (this process's clock): silent_now() adds the time since.
+  std::chrono::steady_clock::time_point read_at = std::chrono::steady_clock::now();
+
+  /// How the owner stands now (issue 26): `live` (its heartbeat is recent: send the
+  /// client there), `failing` (it missed more than two heartbeats of `heartbeat` but its
+  /// lease has not run out: nobody may claim the table yet, and HAProxy already reports
+  /// it down: the client waits), `dead` (its lease ran out: claim the table).
+  enum class standing { live, failing, dead };
+  [[nodiscard]] standing standing_now(std::chrono::milliseconds heartbeat,
+                                      std::chrono::milliseconds lease) const {
+    if (!alive || silent_ms < 0) return standing::dead;
+    const auto silent = silent_now();
+    if (silent >= lease) return standing::dead;
+    return silent > 2 * heartbeat ? standing::failing : standing::live;
+  }
+  /// The owner's silence now: silent_ms plus the time since the read.
+  [[nodiscard]] std::chrono::milliseconds silent_now() const {
+    return std::chrono::milliseconds{silent_ms < 0 ? 0 : silent_ms} +
+           std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now() - read_at);
+  }
+  /// How long a client should wait before asking again while the owner is failing:
+  /// until its lease runs out and one more heartbeat (a sweep, or a claim on demand),
+  /// at least 250 ms.
+  [[nodiscard]] std::chrono::milliseconds retry_after(std::chrono::milliseconds heartbeat,
+                                                      std::chrono::milliseconds lease) const {
+    const auto left = lease - silent_now() + heartbeat;
+    return std::clamp(left, std::chrono::milliseconds{250}, lease + heartbeat);
+  }
+};
+
+/// What cluster_node::locate() found: the table is another node's (`elsewhere`), or
+/// this node's at `epoch` (claimed just now for a new table, or already its own).
+struct located_table {
+  std::optional<table_owner> elsewhere;
+  std::int64_t epoch = 0;      ///< this node's epoch when `elsewhere` is empty
+  bool claimed_now = false;    ///< this call made the ownership row (a new table)
+};
+
+/// What cluster_node::find_seat() found: the table (another node's) where a name holds
+/// a seat, with its owner; no `seat` when it holds none elsewhere.
+struct seat_elsewhere {
+  std::optional<std::pair<std::string, table_owner>> seat;
 };
 
 /// A table this node has just claimed: its epoch and what the store holds of it.
@@ -52,6 +99,9 @@ struct cluster_options {
   int connect_timeout_s = 10;                 ///< --db-connect-timeout
   /// Tables one sweep claims at most (--max-tables bounds what a node holds).
   std::size_t max_claims = 5000;
+  /// Questions (locate, find_seat, release) waiting for the cluster thread, at most
+  /// (--cluster-queue); more are answered nullopt at once.
+  std::size_t queue = 10000;
 };
 
 /// This node in the cluster. Thread-safe; its callbacks run on its own thread.
@@ -97,6 +147,24 @@ class cluster_node {
   /// by a live node, or not stored).
   void claim(std::string name, std::function<void(std::optional<claimed_table>)> done);
 
+  /// Where table `name` lives, read from the store now (not the heartbeat's view), on the
+  /// cluster thread (issue 26: a table exists on one node from its first message). When
+  /// no node owns it and `claim_if_free`, this node claims it at epoch 1 before anything
+  /// is written (its first write then passes the fencing check at that epoch). `done`
+  /// gets nullopt when the database did not answer (or the queue of such questions,
+  /// `--cluster-queue` long, is full).
+  void locate(std::string name, bool claim_if_free,
+              std::function<void(std::optional<located_table>)> done);
+  /// The table of another node where name key `key` holds a seat, read from the store
+  /// now, on the cluster thread; nullopt when the database did not answer.
+  void find_seat(std::string key, std::function<void(std::optional<seat_elsewhere>)> done);
+  /// Gives up this node's ownership row of table `name` (claimed by locate() for a table
+  /// that was then not made: a refused creation). On the cluster thread; no answer.
+  void release(std::string name);
+  /// --heartbeat and --lease, for table_owner::standing_now().
+  [[nodiscard]] std::chrono::milliseconds heartbeat() const noexcept { return options_.heartbeat; }
+  [[nodiscard]] std::chrono::milliseconds lease() const noexcept { return options_.lease; }
+
   /// Heartbeats written so far (metrics).
   [[nodiscard]] std::uint64_t heartbeats() const noexcept { return heartbeats_.load(); }
   /// Times this node found its own lease expired and fenced itself (metrics).
@@ -105,6 +173,8 @@ class cluster_node {
   [[nodiscard]] std::uint64_t tables_claimed() const noexcept { return claimed_.load(); }
 
  private:
+  /// Queues a question for the cluster thread; false (not queued) when the queue is full.
+  bool enqueue(std::function<void(pg::connection*)> job);
   void loop();
   void beat();
   std::vector<claimed_table> claim_where(const char* statement,
@@ -122,6 +192,9 @@ class cluster_node {
   bool stopping_ = false;
   bool first_beat_done_ = false;  ///< the first heartbeat was tried
   std::deque<std::pair<std::string, std::function<void(std::optional<claimed_table>)>>> claims_;
+  /// Questions for the cluster thread (locate, find_seat, release): each runs with the
+  /// thread's connection, or with nullptr when it is not registered (answer nullopt).
+  std::deque<std::function<void(pg::connection*)>> jobs_;
   std::map<std::string, table_owner> owners_;                         ///< other nodes' tables
   std::map<std::string, std::pair<std::string, table_owner>> seats_;  ///< by name key
   std::thread thread_;
