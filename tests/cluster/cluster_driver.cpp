@@ -198,10 +198,10 @@ struct totals {
   std::uint64_t stalls = 0;
   std::uint64_t conflicts = 0;
   // Issue 26: the registered players.
-  std::uint64_t registered_welcomes = 0;  ///< welcomes of registered players as registered
+  std::uint64_t registered_welcomes = 0;        ///< welcomes of registered players as registered
   std::uint64_t registered_moved_welcomes = 0;  ///< of those, right after a `moved`
-  std::uint64_t welcomed_as_guest = 0;  ///< a registered player welcomed as a guest
-  std::uint64_t rating_changed = 0;     ///< welcomed with another rating (free play is unrated)
+  std::uint64_t welcomed_as_guest = 0;          ///< a registered player welcomed as a guest
+  std::uint64_t rating_changed = 0;         ///< welcomed with another rating (free play is unrated)
   std::uint64_t states_without_rating = 0;  ///< a state (both seated) missing its rating
   std::uint64_t registered_resume_refused = 0;  ///< a registered player's token refused
 };
@@ -233,7 +233,7 @@ struct client {
   const std::string name_;
   const int index_;
   const bool spectator_;
-  const bool registered_;  ///< an account's (issue 26): registers, then logs in or resumes
+  const bool registered_;      ///< an account's (issue 26): registers, then logs in or resumes
   bool account_made_ = false;  ///< the register was answered (welcome, or name taken)
   double rating_ = -1;         ///< the rating of its first welcome
   bool after_moved_ = false;   ///< this connection followed a `moved`

@@ -85,6 +85,16 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
   const pages = {}; // name -> page, for screenshots when the test fails
   const pageErrors = [];
   const consoleErrors = [];
+  // Console errors a test expects for a while (allowConsoleErrors): counted, not failed on.
+  let allowedPattern = null;
+  const allowedErrors = [];
+  // What a test started itself (atEnd): stopped after the browser and the gammonds.
+  const endings = [];
+  const runEndings = async () => {
+    while (endings.length) {
+      await Promise.resolve().then(endings.pop()).catch((e) => console.error(`stopping: ${e.message}`));
+    }
+  };
   let checks = 0;
 
   const h = {
@@ -143,6 +153,25 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       h.fail('gammond did not write its port file within 30 s');
       return null;
     },
+    /**
+     * Runs `stop` (async) when the test ends, passed, failed or past its time: for the
+     * processes a test starts itself (a cluster, a proxy). The last registered runs first.
+     */
+    atEnd(stop) {
+      endings.push(stop);
+    },
+    /**
+     * From now on console errors matching `pattern` (a RegExp) are expected, e.g. the
+     * WebSocket handshakes refused while a cluster's node is being replaced: they are
+     * kept in `allowedConsoleErrors` and fail nothing. `null` ends it.
+     */
+    allowConsoleErrors(pattern) {
+      allowedPattern = pattern;
+    },
+    /** The console errors allowed so far (`who: text`). */
+    get allowedConsoleErrors() {
+      return allowedErrors.slice();
+    },
     /** Stops every gammond this test started (SIGTERM, then SIGKILL after 3 s). */
     async stopServer() {
       for (const server of servers) {
@@ -171,7 +200,9 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       pages[who] = page;
       page.on('pageerror', (e) => pageErrors.push(`${who}: ${e.message}`));
       page.on('console', (m) => {
-        if (m.type() === 'error') consoleErrors.push(`${who}: ${m.text()}`);
+        if (m.type() !== 'error') return;
+        if (allowedPattern?.test(m.text())) allowedErrors.push(`${who}: ${m.text()}`);
+        else consoleErrors.push(`${who}: ${m.text()}`);
       });
       page.setDefaultTimeout(10_000);
       return page;
@@ -322,7 +353,7 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
     async main(body) {
       const watchdog = setTimeout(() => {
         console.error(`FAILED: the test ran past ${timeLimitMs / 1000 + 20} s`);
-        h.stopServer().finally(() => process.exit(1));
+        h.stopServer().then(runEndings).finally(() => process.exit(1));
       }, timeLimitMs + 20_000);
       let status = 0;
       try {
@@ -334,7 +365,7 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       } catch (e) {
         status = 1;
         console.error(`FAILED: ${e.stack ?? e}`);
-        console.error(`(gammond's log: ${path.join(outDir, 'gammond.log')})`);
+        console.error(servers.length ? `(gammond's log: ${path.join(outDir, 'gammond.log')})` : `(logs in ${outDir})`);
         for (const [n, p] of Object.entries(pages)) {
           try {
             await p.screenshot({ path: path.join(outDir, `failed-${n}.png`) });
@@ -354,6 +385,7 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
         clearTimeout(watchdog);
         if (browser) await browser.close().catch(() => {});
         await h.stopServer();
+        await runEndings();
         rmSync(tmp, { recursive: true, force: true });
       }
       process.exit(status);

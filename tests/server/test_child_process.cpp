@@ -215,8 +215,8 @@ TEST_CASE(
   const std::string text = "one line\n";
   REQUIRE(::write(in[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
   ::close(in[1]);
-  child_process child({"/bin/sh", "-c", "ls /proc/$$/fd; exec cat"}, {},
-                      dir.path, bg::bots::child_stdio{in[0], out[1], out[1]});
+  child_process child({"/bin/sh", "-c", "ls /proc/$$/fd; exec cat"}, {}, dir.path,
+                      bg::bots::child_stdio{in[0], out[1], out[1]});
   ::close(in[0]);
   ::close(out[1]);
   ::close(leaked);

@@ -472,7 +472,8 @@ TEST_CASE(
   REQUIRE(welcome["type"] == "welcome");
   CHECK(welcome["account"]["registered"] == true);
   CHECK(welcome["tables"] == json::array());
-  const auto sent_on = login.receive_until([](const json& m) { return m.value("type", "") == "moved"; });
+  const auto sent_on =
+      login.receive_until([](const json& m) { return m.value("type", "") == "moved"; });
   REQUIRE(sent_on);
   CHECK((*sent_on)["table"] == "main");
   CHECK((*sent_on)["path"] == "/n/a/ws");

@@ -716,30 +716,33 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
       return true;
     }
   }
-  cluster_->locate(*m.table, true, [weak = weak_from_this(), c, text, table = *m.table,
-                                    id = m.id](std::optional<located_table> where) {
-    const auto self = weak.lock();
-    if (!self) return;
-    if (!where) {
-      self->send_error(c, "table_moving",
-                       "table " + table +
-                           " cannot be looked up in the cluster just now: try again in a moment",
-                       id);
-      return;
-    }
-    asio::post(self->io_, [self, c, text, table, id, where = std::move(*where)] {
-      if (where.elsewhere) {
-        self->route_to_owner(c, table, *where.elsewhere, text, id);
-        return;
-      }
-      {
-        std::lock_guard lock(self->mutex_);
-        if (self->tables_.count(table) == 0)
-          self->preclaimed_[table] = {where.epoch, where.claimed_now};
-      }
-      self->on_text(c, text);  // made here now, at that epoch
-    });
-  });
+  cluster_->locate(
+      *m.table, true,
+      [weak = weak_from_this(), c, text, table = *m.table,
+       id = m.id](std::optional<located_table> where) {
+        const auto self = weak.lock();
+        if (!self) return;
+        if (!where) {
+          self->send_error(
+              c, "table_moving",
+              "table " + table +
+                  " cannot be looked up in the cluster just now: try again in a moment",
+              id);
+          return;
+        }
+        asio::post(self->io_, [self, c, text, table, id, where = std::move(*where)] {
+          if (where.elsewhere) {
+            self->route_to_owner(c, table, *where.elsewhere, text, id);
+            return;
+          }
+          {
+            std::lock_guard lock(self->mutex_);
+            if (self->tables_.count(table) == 0)
+              self->preclaimed_[table] = {where.epoch, where.claimed_now};
+          }
+          self->on_text(c, text);  // made here now, at that epoch
+        });
+      });
   return true;
 }
 
@@ -757,25 +760,25 @@ void game_service::route_to_owner(const std::shared_ptr<client>& c, const std::s
   }
   // Its node died: claim it now rather than at the next sweep, then handle the
   // message again (it is a table of this node by then, or of a live one).
-  cluster_->claim(table, [weak = weak_from_this(), c, text, table,
-                          id](std::optional<claimed_table> t) {
-    const auto self = weak.lock();
-    if (!self) return;
-    if (!t) {
-      // Taken by another node meanwhile, or the database is unreachable: no loop.
-      self->send_error(c, "table_moving",
-                       "table " + table +
-                           " is being taken over by another server: try again "
-                           "in a moment",
-                       id);
-      return;
-    }
-    std::vector<claimed_table> one;
-    one.push_back(std::move(*t));
-    self->adopt(one);
-    // Handled again on an I/O thread, as a message from the network is.
-    asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
-  });
+  cluster_->claim(table,
+                  [weak = weak_from_this(), c, text, table, id](std::optional<claimed_table> t) {
+                    const auto self = weak.lock();
+                    if (!self) return;
+                    if (!t) {
+                      // Taken by another node meanwhile, or the database is unreachable: no loop.
+                      self->send_error(c, "table_moving",
+                                       "table " + table +
+                                           " is being taken over by another server: try again "
+                                           "in a moment",
+                                       id);
+                      return;
+                    }
+                    std::vector<claimed_table> one;
+                    one.push_back(std::move(*t));
+                    self->adopt(one);
+                    // Handled again on an I/O thread, as a message from the network is.
+                    asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
+                  });
 }
 
 void game_service::follow_seat_after_login(const std::shared_ptr<client>& c,
@@ -785,11 +788,9 @@ void game_service::follow_seat_after_login(const std::shared_ptr<client>& c,
     const auto self = weak.lock();
     if (!self || !found || !found->seat) return;
     auto [table, owner] = std::move(*found->seat);
-    const auto send_on = [self, c, table](table_owner to) {
-      // Once the cluster's sessions hold the token the welcome gave (queued before).
-      if (!self->bus_->after_queued(
-              [self, c, table, to] { self->send_moved(c, table, to, json()); }))
-        self->send_moved(c, table, to, json());
+    const auto send_on = [self, c, table](const table_owner& to) {
+      // (send_moved waits until the cluster's sessions hold the welcome's token.)
+      self->send_moved(c, table, to, json());
     };
     if (owner.standing_now(self->cluster_->heartbeat(), self->cluster_->lease()) !=
         table_owner::standing::dead) {
@@ -825,8 +826,17 @@ void game_service::send_moved(const std::shared_ptr<client>& c, const std::strin
     moved["retry_ms"] = owner.retry_after(cluster_->heartbeat(), cluster_->lease()).count();
   }
   if (!re.is_null() && !re.is_discarded()) moved["re"] = re;
-  c->send(frame_of(moved));
-  c->close_with_code(4000, "moved");
+  spdlog::debug("moved: a client of {} sent to {} for table {}", c->address(),
+                moved["path"].get<std::string>(), table);
+  auto frame = frame_of(moved);
+  const auto go = [c, frame] {
+    c->send(frame);
+    c->close_with_code(4000, "moved");
+  };
+  // Issue 26: once the cluster's sessions hold what this node queued for the name (a
+  // token just issued by a login or a registration), so that the next node finds it.
+  if (bus_ && bus_->after_queued(go)) return;
+  go();
 }
 
 void game_service::start_bus() {
@@ -876,10 +886,10 @@ void game_service::republish() {
     bus_->take(u.key, u.name, u.token_hash, u.connected, false);
 }
 
-void game_service::cluster_take(const std::string& key, bool announce) {
+void game_service::cluster_take(const std::string& key, bool announce, bool unless_live_elsewhere) {
   if (!bus_) return;
   if (const auto u = players_.name_in_use(key))
-    bus_->take(u->key, u->name, u->token_hash, u->connected, announce);
+    bus_->take(u->key, u->name, u->token_hash, u->connected, announce, unless_live_elsewhere);
 }
 
 void game_service::on_cluster_event(const cluster_bus::event& e) {
@@ -1470,8 +1480,8 @@ void game_service::hello_located(const std::shared_ptr<client>& c,
     }
     // Its node is dead: the table is claimed here first, so the hello finds the seat
     // (never a welcome without it).
-    self->cluster_->claim(table, [weak, c, m, key, row = std::move(row)](
-                                     std::optional<claimed_table> t) mutable {
+    self->cluster_->claim(table, [weak, c, m, key,
+                                  row = std::move(row)](std::optional<claimed_table> t) mutable {
       const auto me = weak.lock();
       if (!me) return;
       if (t) {
@@ -1576,6 +1586,11 @@ void game_service::hello_as(const std::shared_ptr<client>& c, const protocol::cl
     if (!w) {
       undo();
       const auto& code = w.err().code;
+      // (The name is a stranger's text: escaped. Debug: strangers can send many.)
+      spdlog::debug(
+          "hello of {} from {} refused: {} (a resume token: {}, found in the "
+          "cluster's sessions: {})",
+          log_safe(m.name), c->address(), code, !m.resume.empty(), adopted.has_value());
       metrics_.error(code);
       c->send(frame_of(protocol::error_message(code, w.err().message, m.id)));
       // A refused hello is a strike (issue 11.6): guessing tokens or names costs.
@@ -1905,7 +1920,8 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
       });
     }
     // In a cluster a name that still holds a seat stays this node's, not connected.
-    if (!gone->key.empty() && !players_.online(gone->key)) cluster_take(gone->key, false);
+    if (!gone->key.empty() && !players_.online(gone->key))
+      cluster_take(gone->key, false, /*unless_live_elsewhere=*/true);
     if (gone->registered && !gone->key.empty())
       writer_->run([key = gone->key](store& db) { db.set_last_seen(key); });
     for (const auto& t : gone->tables) {

@@ -237,8 +237,8 @@ std::optional<std::string> players::token_hash_of(const std::string& name) const
 }
 
 void players::release_if_unused(const std::string& key) {
-  if (key.empty() || online_.count(key) != 0 || held_.count(key) != 0 ||
-      claimed_.count(key) != 0 || lingering_.count(key) != 0)
+  if (key.empty() || online_.count(key) != 0 || held_.count(key) != 0 || claimed_.count(key) != 0 ||
+      lingering_.count(key) != 0)
     return;
   tokens_.drop(key);
   ignores_.erase(key);

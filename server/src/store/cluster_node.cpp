@@ -69,13 +69,15 @@ std::vector<pg::statement> statements() {
       {journal_sql, "SELECT entry FROM table_records WHERE table_name = $1 ORDER BY id"},
       {owners_sql,
        "SELECT o.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() "
-       "- " LEASE(2) ", false), " SILENT
-       " FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE o.node <> $1"},
+       "- " LEASE(
+           2) ", false), " SILENT
+              " FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE o.node <> $1"},
       {seats_sql,
        "SELECT s.name_key, s.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > "
-       "now() - " LEASE(2) ", false), " SILENT
-       " FROM table_seats s JOIN table_owners o ON o.table_name = s.table_name LEFT JOIN "
-       "cluster_nodes n ON n.id = o.node WHERE o.node <> $1"},
+       "now() - " LEASE(
+           2) ", false), " SILENT
+              " FROM table_seats s JOIN table_owners o ON o.table_name = s.table_name LEFT JOIN "
+              "cluster_nodes n ON n.id = o.node WHERE o.node <> $1"},
       // Issue 26: a new table is this node's from its first message, before any write.
       {locate_claim_sql,
        "INSERT INTO table_owners(table_name, node, epoch) VALUES ($2, $1, 1) ON CONFLICT DO "
@@ -86,7 +88,8 @@ std::vector<pg::statement> statements() {
               " FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE "
               "o.table_name = $1"},
       {seat_of_sql,
-       "SELECT s.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() - " LEASE(
+       "SELECT s.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() "
+       "- " LEASE(
            3) ", false), " SILENT
               " FROM table_seats s JOIN table_owners o ON o.table_name = s.table_name LEFT JOIN "
               "cluster_nodes n ON n.id = o.node WHERE s.name_key = $1 AND o.node <> $2 ORDER BY "
@@ -180,8 +183,8 @@ void cluster_node::locate(std::string name, bool claim_if_free,
         if (mine.rows() != 0) out = located_table{std::nullopt, mine.integer(0, 0), true};
       }
       if (!out) {
-        const auto r = db->run("locating a table", locate_sql,
-                               {name, std::to_string(options_.lease.count())});
+        const auto r =
+            db->run("locating a table", locate_sql, {name, std::to_string(options_.lease.count())});
         if (r.rows() == 0) {
           out = located_table{};  // nobody's (claim_if_free false): made here when asked
         } else if (r.text(0, 0) == options_.node) {
@@ -402,7 +405,8 @@ void cluster_node::refresh() {
   std::map<std::string, table_owner> owners;
   for (int i = 0; i < o.rows(); ++i) owners[o.text(i, 0)] = owner_at(o, i, 1, 2, 3, 4);
   std::map<std::string, std::pair<std::string, table_owner>> seats;
-  for (int i = 0; i < s.rows(); ++i) seats[s.text(i, 0)] = {s.text(i, 1), owner_at(s, i, 2, 3, 4, 5)};
+  for (int i = 0; i < s.rows(); ++i)
+    seats[s.text(i, 0)] = {s.text(i, 1), owner_at(s, i, 2, 3, 4, 5)};
   const std::lock_guard lock(mutex_);
   owners_ = std::move(owners);
   seats_ = std::move(seats);

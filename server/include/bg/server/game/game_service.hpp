@@ -261,7 +261,9 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// (connected or only seated, its token's hash) to the cluster's sessions; with
   /// `announce`, the node that had the name closes its connections of it. No-op outside
   /// a cluster or when the name is not in use here. Mutex held.
-  void cluster_take(const std::string& key, bool announce);
+  /// (`unless_live_elsewhere`: a row of another live node is kept: a close here must not
+  /// take back a name that resumed on another node meanwhile.)
+  void cluster_take(const std::string& key, bool announce, bool unless_live_elsewhere = false);
   /// A notification from another node (cluster_bus): a lobby chat line or an
   /// administrator's broadcast to deliver here,
   /// a name taken there (this node's connections of it close with "replaced by a new

@@ -56,8 +56,8 @@ struct table_owner {
   /// The owner's silence now: silent_ms plus the time since the read.
   [[nodiscard]] std::chrono::milliseconds silent_now() const {
     return std::chrono::milliseconds{silent_ms < 0 ? 0 : silent_ms} +
-           std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now() - read_at);
+           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 read_at);
   }
   /// How long a client should wait before asking again while the owner is failing:
   /// until its lease runs out and one more heartbeat (a sweep, or a claim on demand),
@@ -73,8 +73,8 @@ struct table_owner {
 /// this node's at `epoch` (claimed just now for a new table, or already its own).
 struct located_table {
   std::optional<table_owner> elsewhere;
-  std::int64_t epoch = 0;      ///< this node's epoch when `elsewhere` is empty
-  bool claimed_now = false;    ///< this call made the ownership row (a new table)
+  std::int64_t epoch = 0;    ///< this node's epoch when `elsewhere` is empty
+  bool claimed_now = false;  ///< this call made the ownership row (a new table)
 };
 
 /// What cluster_node::find_seat() found: the table (another node's) where a name holds
