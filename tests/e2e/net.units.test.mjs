@@ -1,7 +1,9 @@
 // Unit tests of the web client's connection (clients/web/net.js) in a cluster
 // (PROTOCOL.md "Cluster"), run with Node.js (node --test) against a scripted WebSocket:
-// `moved` + close 4000 is followed at once to the node's path, the message is sent again
-// after the welcome, and 4001 or a drop goes back to the plain /ws after 0.2-1 s.
+// `moved` + close 4000 is followed at once to the node's path (after `retry_ms` when the
+// owner is being taken over), the message is sent again after the welcome (once: not
+// when the page sent the same itself), and 4001 or a drop goes back to the plain /ws
+// after 0.2-1 s.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -119,5 +121,67 @@ test('a drop without a close code also returns to /ws after a short random delay
   first.closed(1006, '');
   await waitFor(() => sockets.length === 2);
   assert.equal(sockets.at(-1).url, 'wss://bg.example.org/ws');
+  conn.stop();
+});
+
+test('moved with retry_ms (a node being taken over): waits that long, then the plain /ws', async () => {
+  sockets.length = 0;
+  const { conn } = connection();
+  conn.connect();
+  const first = sockets.at(-1);
+  first.open();
+  first.receive({ type: 'welcome', name: 'alice', resume: 'token' });
+  const enter = { type: 'enter', table: 'main' };
+  const id = conn.send(enter);
+  first.receive({ type: 'moved', table: 'main', node: 'a', path: '/ws', retry_ms: 400, re: { ...enter, id } });
+  const closedAt = Date.now();
+  first.closed(4000, 'moved');
+  assert.equal(sockets.length, 1, 'not at once: the owner is down and not yet replaced');
+  await waitFor(() => sockets.length === 2);
+  const waited = Date.now() - closedAt;
+  assert.ok(waited >= 390 && waited < 1200, `waited ${waited} ms`);
+  const again = sockets.at(-1);
+  assert.equal(again.url, 'wss://bg.example.org/ws');
+  again.open();
+  again.receive({ type: 'welcome', name: 'alice', resume: 'token2' });
+  assert.equal(again.sent.at(-1).type, 'enter', 'the message goes again after the welcome');
+  conn.stop();
+});
+
+test('the message a moved answered goes once, not again when the page sent it itself on the welcome', async () => {
+  sockets.length = 0;
+  let onWelcome = () => {};
+  const conn = new Connection({
+    onOpen: () => conn.send({ type: 'hello', name: 'alice', resume: 'token' }),
+    onMessage: (m) => { if (m.type === 'welcome') onWelcome(); },
+    onStatus: () => {},
+  });
+  conn.connect();
+  const first = sockets.at(-1);
+  first.open();
+  first.receive({ type: 'welcome', name: 'alice', resume: 'token' });
+  const enter = { type: 'enter', table: 'main' };
+  const id = conn.send(enter);
+  // The server echoes the message with its keys in its own order.
+  first.receive({ type: 'moved', table: 'main', node: 'b', path: '/n/b/ws', re: { id, table: 'main', type: 'enter' } });
+  first.closed(4000, 'moved');
+  const second = sockets.at(-1);
+  second.open();
+  // The page enters the table in its address on every welcome (app.js onWelcome).
+  onWelcome = () => conn.send({ type: 'enter', table: 'main' });
+  second.receive({ type: 'welcome', name: 'alice', resume: 'token2' });
+  const enters = second.sent.filter((m) => m.type === 'enter');
+  assert.equal(enters.length, 1, `enter sent ${enters.length} times`);
+  // A different message is sent again as before.
+  onWelcome = () => {};
+  const join = { type: 'line', table: 'main', text: '/join' };
+  const id2 = conn.send(join);
+  second.receive({ type: 'moved', table: 'main', node: 'c', path: '/n/c/ws', re: { ...join, id: id2 } });
+  second.closed(4000, 'moved');
+  const third = sockets.at(-1);
+  third.open();
+  onWelcome = () => conn.send({ type: 'enter', table: 'main' });
+  third.receive({ type: 'welcome', name: 'alice', resume: 'token3' });
+  assert.deepEqual(third.sent.slice(1).map((m) => m.type), ['enter', 'line']);
   conn.stop();
 });
