@@ -659,6 +659,12 @@ void game_service::adopt(std::vector<claimed_table>& claimed) {
   for (const auto& a : adopted) a->arm_timers();
 }
 
+void game_service::adopt_one(claimed_table t) {
+  std::vector<claimed_table> one;
+  one.push_back(std::move(t));
+  adopt(one);
+}
+
 void game_service::node_fenced() {
   std::map<std::string, std::shared_ptr<table_actor>> dropped;
   std::vector<std::shared_ptr<client>> everyone;
@@ -773,9 +779,7 @@ void game_service::route_to_owner(const std::shared_ptr<client>& c, const std::s
                                        id);
                       return;
                     }
-                    std::vector<claimed_table> one;
-                    one.push_back(std::move(*t));
-                    self->adopt(one);
+                    self->adopt_one(std::move(*t));
                     // Handled again on an I/O thread, as a message from the network is.
                     asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
                   });
@@ -802,11 +806,7 @@ void game_service::follow_seat_after_login(const std::shared_ptr<client>& c,
     self->cluster_->claim(table, [weak, send_on](std::optional<claimed_table> t) {
       const auto me = weak.lock();
       if (!me) return;
-      if (t) {
-        std::vector<claimed_table> one;
-        one.push_back(std::move(*t));
-        me->adopt(one);
-      }
+      if (t) me->adopt_one(std::move(*t));
       table_owner here{me->config_.node_id, me->config_.node_path, true, 0};
       if (!t) here = table_owner{"", "", true, 0};  // taken elsewhere: any node, at once
       send_on(std::move(here));
@@ -1484,11 +1484,7 @@ void game_service::hello_located(const std::shared_ptr<client>& c,
                                   row = std::move(row)](std::optional<claimed_table> t) mutable {
       const auto me = weak.lock();
       if (!me) return;
-      if (t) {
-        std::vector<claimed_table> one;
-        one.push_back(std::move(*t));
-        me->adopt(one);
-      }
+      if (t) me->adopt_one(std::move(*t));
       // Claimed here, or by another node just now: the hello is looked at again.
       asio::post(me->io_, [me, c, m, key, row = std::move(row), claimed = t.has_value()]() mutable {
         if (claimed) {

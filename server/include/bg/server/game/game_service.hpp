@@ -286,6 +286,8 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// already here is older than the claim: it is fenced (its members closed with 4001)
   /// and the stored table replaces it.
   void adopt(std::vector<claimed_table>& claimed);
+  /// Cluster: adopt() of one table claimed on demand (a message or a hello asked for it).
+  void adopt_one(claimed_table t);
   /// Cluster: this node's lease expired: every table dropped, every socket closed 4001.
   void node_fenced();
   /// Cluster: when `m` names a table that another live node owns, sends `moved` and
