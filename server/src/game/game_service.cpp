@@ -1039,16 +1039,17 @@ bool game_service::bot_available(const std::string& name) const {
 }
 
 std::string game_service::storage_metrics() const {
+  const auto totals = writer_->totals();  // one snapshot: never more transactions than writes
   std::string out =
       "# HELP gammond_db_transactions_total Transactions the storage writer committed (each "
       "holds every table write waiting: a group commit).\n"
       "# TYPE gammond_db_transactions_total counter\n"
       "gammond_db_transactions_total " +
-      std::to_string(writer_->transactions()) +
+      std::to_string(totals.transactions) +
       "\n# HELP gammond_db_writes_total Table writes (one per change of a table).\n"
       "# TYPE gammond_db_writes_total counter\n"
       "gammond_db_writes_total " +
-      std::to_string(writer_->writes()) + "\n";
+      std::to_string(totals.writes) + "\n";
   if (const auto* sqlite = dynamic_cast<const sqlite_store*>(storage_.get())) {
     out +=
         "# HELP gammond_db_checkpoints_total SQLite write-ahead log checkpoints, by the "
@@ -2064,7 +2065,7 @@ void game_service::shutdown(std::function<void()> saved) {
     if (self->gnubg_) self->gnubg_->stop();  // GNU Backgammon's processes end with the server
     self->long_bots_->stop();                // and the long nardy bots' thread
     spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", count,
-                 self->writer_->writes(), self->writer_->transactions());
+                 self->writer_->totals().writes, self->writer_->totals().transactions);
     if (st->saved) st->saved();
   };
   if (all.empty()) {

@@ -51,14 +51,9 @@ void storage_writer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::uint64_t storage_writer::transactions() const {
+storage_writer::counts storage_writer::totals() const {
   std::lock_guard lock(mutex_);
-  return transactions_;
-}
-
-std::uint64_t storage_writer::writes() const {
-  std::lock_guard lock(mutex_);
-  return writes_;
+  return counts{transactions_, writes_};
 }
 
 void storage_writer::loop() {

@@ -70,9 +70,14 @@ class storage_writer {
   void run(task t);
   /// Writes everything queued, runs its continuations, and ends the thread. Idempotent.
   void stop();
-  /// How many transactions and writes so far (for the metrics and the bench).
-  [[nodiscard]] std::uint64_t transactions() const;
-  [[nodiscard]] std::uint64_t writes() const;
+  /// Transactions committed and table writes they held, counted together.
+  struct counts {
+    std::uint64_t transactions = 0;  ///< group commits (each holds >= 1 write)
+    std::uint64_t writes = 0;        ///< table writes, failed ones included
+  };
+  /// Both counters so far, read under one lock so that a reader never sees a
+  /// transaction without its writes (for the metrics and the shutdown log).
+  [[nodiscard]] counts totals() const;
 
  private:
   struct job {
