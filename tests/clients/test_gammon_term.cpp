@@ -12,6 +12,8 @@
 #include <random>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "gammond_process.hpp"
 #include "piped_process.hpp"
 #include "tcp_proxy.hpp"
@@ -41,13 +43,30 @@ struct state_block {
 /// One gammon-term in script mode and what it has printed.
 class term {
  public:
+  /// Each term keeps its resume token under its own new XDG_STATE_HOME unless
+  /// `state_home` names one (a restart that must find the token).
   term(const std::string& url, const std::string& name, const std::string& table)
       : name_{name},
-        process_{{GAMMON_TERM_BINARY, "--url", url, "--name", name, "--table", table}} {}
+        process_{{GAMMON_TERM_BINARY, "--url", url, "--name", name, "--table", table},
+                 {"XDG_STATE_HOME=" + fresh_state_home().string()}} {}
   /// The same with `extra` arguments after the others (e.g. "--password-file", path).
   term(const std::string& url, const std::string& name, const std::string& table,
-       const std::vector<std::string>& extra)
-      : name_{name}, process_{with(url, name, table, extra)} {}
+       const std::vector<std::string>& extra, const std::filesystem::path& state_home = {})
+      : name_{name},
+        process_{
+            with(url, name, table, extra),
+            {"XDG_STATE_HOME=" + (state_home.empty() ? fresh_state_home() : state_home).string()}} {
+  }
+
+  /// A new empty directory for XDG_STATE_HOME (under the system's temporary one).
+  static std::filesystem::path fresh_state_home() {
+    static int count = 0;
+    auto dir = std::filesystem::temp_directory_path() /
+               ("gammon-term-state-" + std::to_string(::getpid()) + "-" + std::to_string(++count));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+  }
 
   /// Sends one line, as typed.
   void type(const std::string& line) { process_.write_line(line); }
@@ -374,4 +393,86 @@ TEST_CASE(
     CHECK(refused.wait(10s) == 2);
     CHECK(out.find(secret) == std::string::npos);
   }
+}
+
+TEST_CASE(
+    "issue 28: gammon-term follows its player to the table /play bot made, keeps the token in a "
+    "0600 file and resumes the seat after a restart; /go and /lobby change the view",
+    "[clients][term][follow]") {
+  gammond_process server{
+      {"--dice-seed", "4", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 40s;
+  const auto home = term::fresh_state_home();
+  const auto token_file =
+      home / "gammon-term" / ("127.0.0.1_" + std::to_string(server.port())) / "alice.token";
+  INFO("gammond log:\n" << server.log());
+  std::string table;
+  {
+    // Given alice in the lobby
+    term alice{url, "alice", "", {"--no-board"}, home};
+    alice.line_starting("WELCOME alice resumed=no", deadline);
+    // Then her token is kept in a file only she can read
+    REQUIRE(std::filesystem::exists(token_file));
+    CHECK(std::filesystem::status(token_file).permissions() ==
+          (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+    CHECK(std::filesystem::status(token_file.parent_path()).permissions() ==
+          std::filesystem::perms::owner_all);
+    // When she asks to play the computer, her client follows her to the new table
+    alice.type("/play bot beginner long match 1");
+    const auto view = alice.line_starting("VIEW ", deadline);
+    table = view.substr(5);
+    REQUIRE(table.rfind("vs-nardy-", 0) == 0);
+    auto st = alice.state_where([](const state_block& b) { return b["you"] != "-"; }, deadline);
+    CHECK(st.table == table);
+    // And /lobby returns to the lobby, /go goes back to the table
+    alice.type("/lobby");
+    CHECK(alice.line_starting("VIEW ", deadline) == "VIEW -");
+    alice.type("/go " + table);
+    CHECK(alice.line_starting("VIEW ", deadline) == "VIEW " + table);
+    alice.state_where([&](const state_block& b) { return b.table == table; }, deadline);
+    // When she quits in the middle of the match (the server keeps her seat)
+    CHECK(alice.finish() == 0);
+  }
+  {
+    // Then a new gammon-term under her name resumes with the kept token, at her seat
+    term again{url, "alice", "", {"--no-board"}, home};
+    CHECK(again.line_starting("WELCOME", deadline) == "WELCOME alice resumed=yes tables=" + table);
+    CHECK(again.line_starting("VIEW ", deadline) == "VIEW " + table);
+    auto st = again.state_where([](const state_block& b) { return b["you"] != "-"; }, deadline);
+    CHECK(st.table == table);
+    CHECK(again.finish() == 0);
+  }
+  {
+    // And --forget removes the token and exits 0
+    piped_process forget{{GAMMON_TERM_BINARY, "--url", url, "--name", "alice", "--forget"},
+                         {"XDG_STATE_HOME=" + home.string()}};
+    CHECK(forget.wait(10s) == 0);
+    CHECK_FALSE(std::filesystem::exists(token_file));
+  }
+}
+
+TEST_CASE("issue 28: two scripted clients meet at a table through /go from the lobby",
+          "[clients][term][follow]") {
+  gammond_process server{
+      {"--dice-seed", "6", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 30s;
+  INFO("gammond log:\n" << server.log());
+  term alice{url, "alice", "", {"--no-board"}};
+  term bob{url, "bob", "", {"--no-board"}};
+  alice.line_starting("WELCOME alice", deadline);
+  bob.line_starting("WELCOME bob", deadline);
+  alice.type("/go t7");
+  CHECK(alice.line_starting("VIEW ", deadline) == "VIEW t7");
+  alice.type("/join red");
+  alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
+  bob.type("/go t7");
+  CHECK(bob.line_starting("VIEW ", deadline) == "VIEW t7");
+  bob.type("/join black");
+  auto st = bob.state_where([](const state_block& b) { return b["black"] == "bob"; }, deadline);
+  CHECK(st.table == "t7");
+  CHECK(st["red"] == "alice");
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
 }

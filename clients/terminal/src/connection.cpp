@@ -43,6 +43,7 @@ connection::connection(net::io_context& io, settings s, handlers h)
       handlers_{std::move(h)},
       backoff_timer_{strand_},
       finish_timer_{strand_},
+      resume_{settings_.resume},
       target_{settings_.target} {}
 
 connection::~connection() = default;
@@ -79,6 +80,31 @@ void connection::stop() {
     stopping_ = true;
     close_now();
   });
+}
+
+void connection::go(std::string table) {
+  net::post(strand_, [this, table = std::move(table)] {
+    if (table == settings_.table) return;
+    if (welcomed_ && !settings_.table.empty())
+      write(nlohmann::json{{"type", "exit"}, {"table", settings_.table}}.dump());
+    set_view(table);
+    if (welcomed_ && !table.empty()) {
+      const std::string id = "enter" + std::to_string(++next_id_);
+      awaiting_.insert(id);
+      write(nlohmann::json{{"type", "enter"}, {"table", table}, {"id", id}}.dump());
+    }
+  });
+}
+
+void connection::set_view(const std::string& table) {
+  settings_.table = table;
+  if (handlers_.on_view) handlers_.on_view(table);
+}
+
+void connection::set_token(const std::string& token) {
+  if (token == resume_) return;
+  resume_ = token;
+  if (handlers_.on_token) handlers_.on_token(token);
 }
 
 void connection::report(status st, const std::string& detail) {
@@ -171,14 +197,24 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
     welcomed_ = true;
     ever_welcomed_ = true;
     backoff_ = 250ms;
-    if (m.contains("resume") && m["resume"].is_string()) resume_ = m["resume"].get<std::string>();
+    if (m.contains("resume") && m["resume"].is_string()) set_token(m["resume"].get<std::string>());
   }
   // A password change hands out a new token: the old one no longer resumes.
   if (type == "info" && m.value("topic", "") == "password" && m.contains("data") &&
       m["data"].is_object() && m["data"].contains("resume") && m["data"]["resume"].is_string())
-    resume_ = m["data"]["resume"].get<std::string>();
+    set_token(m["data"]["resume"].get<std::string>());
   if (handlers_.on_message) handlers_.on_message(m);
+  // The server seated the player at a new table (`/play bot`, a pairing): follow it.
+  if (type == "info" && m.value("topic", "") == "play" && m.contains("data") &&
+      m["data"].is_object() && m["data"].contains("table") && m["data"]["table"].is_string()) {
+    const std::string seated = m["data"]["table"].get<std::string>();
+    if (!seated.empty() && seated != settings_.table) set_view(seated);
+  }
   if (type == "welcome") {
+    // A resumed seat with no table asked for: go back to the seat's table.
+    if (settings_.table.empty() && m.contains("tables") && m["tables"].is_array() &&
+        !m["tables"].empty() && m["tables"][0].is_string())
+      set_view(m["tables"][0].get<std::string>());
     if (!settings_.table.empty()) {
       const std::string id = "enter" + std::to_string(++next_id_);
       awaiting_.insert(id);
@@ -202,7 +238,7 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
   } else if (type == "error" && !welcomed_ && m.value("re", nlohmann::json()) == "hello") {
     const std::string code = m.value("code", "");
     if (code == "bad_resume") {
-      resume_.clear();  // the next attempt logs in afresh
+      set_token("");  // the next attempt logs in afresh
       beast::get_lowest_layer(s->ws).close();
     } else {
       stopping_ = true;

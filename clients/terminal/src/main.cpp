@@ -10,8 +10,10 @@
 #include <cerrno>
 #include <csignal>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -20,18 +22,37 @@
 #include "bg/term/screen.hpp"
 #include "bg/term/script_writer.hpp"
 #include "bg/term/term_options.hpp"
+#include "bg/term/token_store.hpp"
 
 namespace {
 
 using bg::term::connection;
 
 /// Sends each complete line of `buffer` (and removes it); blank lines are skipped.
-void send_lines(std::string& buffer, connection& link) {
+/// `/go TABLE` and `/lobby` change the table followed; `say` prints a misuse.
+void send_lines(std::string& buffer, connection& link,
+                const std::function<void(const std::string&)>& say) {
   for (auto end = buffer.find('\n'); end != std::string::npos; end = buffer.find('\n')) {
     std::string line = buffer.substr(0, end);
     buffer.erase(0, end + 1);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") != std::string::npos) link.send_line(std::move(line));
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    std::istringstream words{line};
+    std::string command;
+    std::string table;
+    std::string extra;
+    words >> command >> table >> extra;
+    if (command == "/lobby") {
+      link.go("");
+    } else if (command == "/go") {
+      if (table.empty() || !extra.empty()) {
+        say("ERROR usage: /go TABLE enters one table (see /tables); /lobby returns\n");
+      } else {
+        link.go(table);
+      }
+    } else {
+      link.send_line(std::move(line));
+    }
   }
 }
 
@@ -40,6 +61,15 @@ void send_lines(std::string& buffer, connection& link) {
 int main(int argc, char** argv) {
   auto o = bg::term::term_options::parse(argc, argv, std::cout, std::cerr);
   if (o.exit_now) return *o.exit_now;
+  const auto token_file = bg::term::token_path(o.host, o.port, o.name);
+  if (o.forget) {
+    if (token_file && !bg::term::forget_token(*token_file)) {
+      std::cerr << "gammon-term: cannot remove " << token_file->string() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  const std::string kept_token = token_file ? bg::term::load_token(*token_file) : "";
   std::string password;
   if (o.login || o.register_account) {
     auto got = o.password_file.empty()
@@ -71,11 +101,23 @@ int main(int argc, char** argv) {
     if (st == connection::status::failed || st == connection::status::closed) over = true;
   };
 
+  handlers.on_token = [&](const std::string& token) {
+    if (!token_file) return;
+    if (token.empty()) {
+      bg::term::forget_token(*token_file);
+    } else if (!bg::term::save_token(*token_file, token)) {
+      print("gammon-term: cannot keep the resume token in " + token_file->string() + "\n");
+    }
+  };
+  handlers.on_view = [&](const std::string& table) {
+    print(o.script ? bg::term::script_writer::view(table) : view.view(table));
+  };
+
   boost::asio::io_context io;
-  connection link{
-      io,
-      {o.host, o.port, o.target, o.name, o.table, o.max_backoff, password, o.register_account},
-      handlers};
+  connection link{io,
+                  {o.host, o.port, o.target, o.name, o.table, o.max_backoff, password,
+                   o.register_account, kept_token},
+                  handlers};
   link.start();
   std::thread io_thread{[&] {
     try {
@@ -103,11 +145,11 @@ int main(int argc, char** argv) {
       break;
     }
     buffer.append(chunk, static_cast<std::size_t>(n));
-    send_lines(buffer, link);
+    send_lines(buffer, link, print);
   }
   if (input_ended) {
     buffer += "\n";
-    send_lines(buffer, link);
+    send_lines(buffer, link, print);
     for (auto waited = std::chrono::milliseconds{0}; waited < o.linger && !over;
          waited += std::chrono::milliseconds{20}) {
       std::this_thread::sleep_for(std::chrono::milliseconds{20});

@@ -174,4 +174,11 @@ std::string screen::redraw() const {
   return out;
 }
 
+std::string screen::view(const std::string& table) {
+  style_.table = table;
+  state_ = nlohmann::json{};
+  log(table.empty() ? "now in the lobby" : "now at table " + table + " (/lobby to leave)");
+  return redraw();
+}
+
 }  // namespace bg::term

@@ -185,4 +185,8 @@ std::string script_writer::state_block(const json& m) const {
   return out;
 }
 
+std::string script_writer::view(const std::string& table) {
+  return "VIEW " + (table.empty() ? std::string{"-"} : table) + "\n";
+}
+
 }  // namespace bg::term

@@ -23,6 +23,10 @@ Without a password you play as a guest. --register creates the account --name an
 asked on the terminal without echo (never given on the command line).
 End of input (Ctrl-D) waits for the replies to the lines sent, then quits.
 The connection is resumed with the server's token when it drops (the seat is kept).
+The token is kept in $XDG_STATE_HOME/gammon-term/HOST_PORT/NAME.token (mode 0600;
+~/.local/state by default), so a restarted gammon-term resumes the seat; --forget
+removes it and exits 0. /go TABLE follows another table, /lobby returns; when the
+server seats you at a new table (/play bot), gammon-term follows it.
 
 Script mode (stdin is not a terminal, or --script): one plain-text line per message,
 never coloured, in this format:
@@ -47,6 +51,7 @@ never coloured, in this format:
   INFO <table|-> <topic>: <text>   one line per line of text
   TABLE <name> phase=P red=NAME black=NAME score_red=N score_black=N spectators=N
   ERROR <code>: <message>          e.g. ERROR illegal_play: point 5 is blocked
+  VIEW <table|->                   the table followed changed ("-": the lobby)
   CLOSED                           the client is done
 S is a side (red, black) or "-". Any other message: MESSAGE <json>.
 
@@ -115,6 +120,7 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
     ("register", "create the account --name and log in (asks for a password)")
     ("password-file", po::value(&o.password_file),
        "read the account's password from the first line of this file")
+    ("forget", "remove the kept resume token of --name on this server and exit 0")
     ("script", "plain-text lines for scripts even when stdin is a terminal")
     ("no-board", "script mode: leave the text board out of STATE blocks")
     ("no-color", "no colours (also when NO_COLOR is set or stdout is not a terminal)")
@@ -167,6 +173,7 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
   if ((o.login || o.register_account) && o.password_file.empty() && !is_terminal(STDIN_FILENO)) {
     return fail("--login and --register need --password-file FILE when stdin is not a terminal");
   }
+  o.forget = vm.count("forget") != 0U;
   o.script = vm.count("script") != 0U || !is_terminal(STDIN_FILENO);
   o.board = vm.count("no-board") == 0U;
   const char* no_color = std::getenv("NO_COLOR");

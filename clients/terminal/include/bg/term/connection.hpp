@@ -52,6 +52,8 @@ class connection {
     /// printed.
     std::string password;
     bool register_account = false;  ///< the first hello is a `register`
+    /// A token kept from an earlier run ("" = none): the first hello resumes with it.
+    std::string resume;
   };
 
   /// What the link reports about itself (besides the server's messages).
@@ -67,6 +69,12 @@ class connection {
   struct handlers {
     std::function<void(const nlohmann::json&)> on_message;  ///< every server message
     std::function<void(status, const std::string&)> on_status;
+    /// The resume token changed (a welcome, a password change); "" : it was refused
+    /// (`bad_resume`), so a kept copy must go.
+    std::function<void(const std::string&)> on_token;
+    /// The table followed changed: `/go`, `/lobby`, or the server seated the player
+    /// (`info` topic `play`); "" = the lobby.
+    std::function<void(const std::string&)> on_view;
   };
 
   /// Prepares the link; nothing happens before start().
@@ -85,6 +93,9 @@ class connection {
   void finish(std::chrono::milliseconds timeout);
   /// Closes the link now and stops reconnecting (thread-safe).
   void stop();
+  /// Follows `table` from now on ("" = back to the lobby): `exit` of the table
+  /// followed, `enter` of the new one; later lines go there (thread-safe).
+  void go(std::string table);
 
  private:
   struct stream_holder;
@@ -101,6 +112,8 @@ class connection {
   void check_finished();
   void close_now();
   void report(status st, const std::string& detail);
+  void set_token(const std::string& token);
+  void set_view(const std::string& table);
 
   boost::asio::io_context& io_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;

@@ -39,6 +39,9 @@ class screen {
   [[nodiscard]] std::string message(const nlohmann::json& m);
   /// Takes in a change of the connection; returns the text that redraws the screen.
   [[nodiscard]] std::string status(connection::status st, const std::string& detail);
+  /// Draws `table` from now on ("" = the lobby), forgetting the old table's state;
+  /// returns the text that redraws the screen.
+  [[nodiscard]] std::string view(const std::string& table);
 
  private:
   void log(std::string line);

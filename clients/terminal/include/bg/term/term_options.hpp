@@ -32,6 +32,7 @@ struct term_options {
   std::string password_file;
   /// Plain-text lines for scripts (stdin not a terminal, or --script) instead of a
   /// redrawn screen.
+  bool forget = false;  ///< --forget: remove the kept resume token and exit
   bool script = false;
   /// ANSI colours (stdout is a terminal, NO_COLOR unset, no --no-color).
   bool colour = false;
