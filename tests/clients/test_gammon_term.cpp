@@ -397,7 +397,7 @@ TEST_CASE(
 
 TEST_CASE(
     "issue 28: gammon-term follows its player to the table /play bot made, keeps the token in a "
-    "0600 file and resumes the seat after a restart; /go and /lobby change the view",
+    "0600 file and resumes the seat after a restart, /go and /lobby change the view",
     "[clients][term][follow]") {
   gammond_process server{
       {"--dice-seed", "4", "--commands-per-second", "1000", "--command-burst", "1000"}};

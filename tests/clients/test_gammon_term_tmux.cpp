@@ -109,8 +109,8 @@ std::string first_play(const std::string& screen) {
 }  // namespace
 
 TEST_CASE(
-    "issue 28 in tmux: /play bot in the lobby shows the new table's board; a restart "
-    "resumes the seat; the match is played to its end",
+    "issue 28 in tmux: /play bot in the lobby shows the new table's board, a restart "
+    "resumes the seat and the match is played to its end",
     "[clients][term][tmux]") {
   REQUIRE(std::system("command -v tmux >/dev/null") == 0);
   gammond_process server{
