@@ -295,3 +295,49 @@ TEST_CASE("the screen says a computer player is thinking while the match waits f
   // Then red reads that the bot is thinking
   CHECK(theirs.find("gnubg-expert is thinking...") != std::string::npos);
 }
+
+TEST_CASE(
+    "the lobby view draws each listed table as a row (seats with ratings, bots by name, "
+    "variant, match, watchers), who is online and the viewer's rating; the prompt says where",
+    "[clients][term][lobby]") {
+  screen s{{false, false, "carol", "", 12}};
+  CHECK(s.prompt() == "lobby> ");
+  (void)s.message(json{{"type", "welcome"},
+                       {"name", "carol"},
+                       {"account",
+                        {{"registered", true},
+                         {"rating", {{"standard", 1612.5}, {"long", 1500.0}}}}}});
+  (void)s.message(json::parse(R"({"type":"tables","page":1,"pages":1,"total":2,"tables":[
+    {"name":"t1","players":{"red":"alice","black":"bob"},"bots":{"red":null,"black":null},
+     "ratings":{"red":1544.4,"black":null},"spectators":3,"phase":"move",
+     "options":{"match":7,"variant":"standard","private":false}},
+    {"name":"long-one","players":{"red":"dave","black":null},"bots":{"red":null,"black":"nardy-expert"},
+     "ratings":{"red":null,"black":null},"spectators":0,"phase":"waiting",
+     "options":{"match":"off","variant":"long","private":false}}]})"));
+  (void)s.message(json::parse(
+      R"({"type":"info","topic":"who","text":"3 online: alice, bob, carol",
+          "data":{"online":["alice","bob","carol"],"total":3}})"));
+  const auto lines = s.lobby_lines();
+  REQUIRE(lines.size() >= 6);
+  CHECK(lines[0] == "lobby - carol, rating: standard 1612.50, long 1500.00");
+  const auto row_of = [&](const std::string& name) {
+    const auto it = std::find_if(lines.begin(), lines.end(),
+                                 [&](const std::string& l) { return l.rfind(name + " ", 0) == 0; });
+    REQUIRE(it != lines.end());
+    return *it;
+  };
+  const std::string t1 = row_of("t1");
+  CHECK(t1.find("alice (1544)") != std::string::npos);
+  CHECK(t1.find("bob ") != std::string::npos);
+  CHECK(t1.find("7 pt") != std::string::npos);
+  CHECK(t1.substr(t1.size() - 3) == "3  ");
+  const std::string long_one = row_of("long-one");
+  CHECK(long_one.find("nardy-expert") != std::string::npos);
+  CHECK(long_one.find("long") != std::string::npos);
+  CHECK(long_one.find("free play") != std::string::npos);
+  for (const auto& l : lines) CHECK(l.size() <= 78);
+  CHECK(std::find(lines.begin(), lines.end(), "online (3): alice, bob, carol") != lines.end());
+  // At a table the prompt names it and /tables answers go to the log instead
+  (void)s.view("t1");
+  CHECK(s.prompt() == "t1> ");
+}

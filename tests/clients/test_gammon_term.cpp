@@ -136,12 +136,15 @@ class term {
   }
   [[nodiscard]] std::string transcript() const { return process_.transcript(); }
   [[nodiscard]] const std::string& name() const { return name_; }
+  /// While true, an ERROR line is read like any other (a test of a refusal).
+  void allow_errors(bool allowed) { errors_allowed_ = allowed; }
 
  private:
   /// Takes in one line of output: events, errors and STATE blocks.
   void absorb(const std::string& line) {
     all_.push_back(line);
-    if (line.rfind("ERROR ", 0) == 0) FAIL(name_ << " got " << line << "\n" << transcript());
+    if (line.rfind("ERROR ", 0) == 0 && !errors_allowed_)
+      FAIL(name_ << " got " << line << "\n" << transcript());
     if (line.rfind("EVENT ", 0) == 0) {
       std::istringstream words{line};
       std::string keyword, table, event;
@@ -190,6 +193,7 @@ class term {
   piped_process process_;
   std::vector<std::string> events_;
   std::vector<std::string> all_;
+  bool errors_allowed_ = false;
   std::size_t cursor_ = 0;          ///< all_ before it was searched by line_starting
   std::deque<state_block> states_;  ///< complete blocks not yet taken
   state_block block_;               ///< the block being read
@@ -420,16 +424,16 @@ TEST_CASE(
           std::filesystem::perms::owner_all);
     // When she asks to play the computer, her client follows her to the new table
     alice.type("/play bot beginner long match 1");
-    const auto view = alice.line_starting("VIEW ", deadline);
-    table = view.substr(5);
+    const auto view = alice.line_starting("TABLE ", deadline);
+    table = view.substr(6);
     REQUIRE(table.rfind("vs-nardy-", 0) == 0);
     auto st = alice.state_where([](const state_block& b) { return b["you"] != "-"; }, deadline);
     CHECK(st.table == table);
     // And /lobby returns to the lobby, /go goes back to the table
     alice.type("/lobby");
-    CHECK(alice.line_starting("VIEW ", deadline) == "VIEW -");
+    CHECK(alice.line_starting("TABLE ", deadline) == "TABLE -");
     alice.type("/go " + table);
-    CHECK(alice.line_starting("VIEW ", deadline) == "VIEW " + table);
+    CHECK(alice.line_starting("TABLE ", deadline) == "TABLE " + table);
     alice.state_where([&](const state_block& b) { return b.table == table; }, deadline);
     // When she quits in the middle of the match (the server keeps her seat)
     CHECK(alice.finish() == 0);
@@ -438,7 +442,7 @@ TEST_CASE(
     // Then a new gammon-term under her name resumes with the kept token, at her seat
     term again{url, "alice", "", {"--no-board"}, home};
     CHECK(again.line_starting("WELCOME", deadline) == "WELCOME alice resumed=yes tables=" + table);
-    CHECK(again.line_starting("VIEW ", deadline) == "VIEW " + table);
+    CHECK(again.line_starting("TABLE ", deadline) == "TABLE " + table);
     auto st = again.state_where([](const state_block& b) { return b["you"] != "-"; }, deadline);
     CHECK(st.table == table);
     CHECK(again.finish() == 0);
@@ -464,15 +468,57 @@ TEST_CASE("issue 28: two scripted clients meet at a table through /go from the l
   alice.line_starting("WELCOME alice", deadline);
   bob.line_starting("WELCOME bob", deadline);
   alice.type("/go t7");
-  CHECK(alice.line_starting("VIEW ", deadline) == "VIEW t7");
+  CHECK(alice.line_starting("TABLE ", deadline) == "TABLE t7");
   alice.type("/join red");
   alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
+  // bob finds t7 in the lobby's list (a header, then rows with fields)
+  bob.type("/tables");
+  CHECK(bob.line_starting("TABLES ", deadline) == "TABLES total=1 page=1 pages=1");
+  const auto row = bob.line_starting("TABLE ", deadline);
+  CHECK(row.rfind("TABLE t7 phase=waiting red=alice black=- ", 0) == 0);
+  CHECK(row.find(" variant=standard match=off") != std::string::npos);
   bob.type("/go t7");
-  CHECK(bob.line_starting("VIEW ", deadline) == "VIEW t7");
+  CHECK(bob.line_starting("TABLE ", deadline) == "TABLE t7");
   bob.type("/join black");
   auto st = bob.state_where([](const state_block& b) { return b["black"] == "bob"; }, deadline);
   CHECK(st.table == "t7");
   CHECK(st["red"] == "alice");
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
+}
+
+TEST_CASE(
+    "issue 28: an invitation to a private table is entered with /go alone; /go with no "
+    "invitation is a usage error that sends nothing",
+    "[clients][term][follow]") {
+  gammond_process server{
+      {"--dice-seed", "6", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 30s;
+  INFO("gammond log:\n" << server.log());
+  term alice{url, "alice", "", {"--no-board"}};
+  term bob{url, "bob", "", {"--no-board"}};
+  alice.line_starting("WELCOME alice", deadline);
+  bob.line_starting("WELCOME bob", deadline);
+  // Given bob with no invitation, /go alone is refused by gammon-term itself
+  bob.allow_errors(true);
+  bob.type("/go");
+  CHECK(bob.line_starting("ERROR ", deadline).rfind("ERROR usage: /go TABLE", 0) == 0);
+  bob.allow_errors(false);
+  // When alice opens a private table and invites bob
+  alice.type("/go den");
+  CHECK(alice.line_starting("TABLE ", deadline) == "TABLE den");
+  alice.type("/join red");
+  alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
+  alice.type("/option private on");
+  alice.type("/invite bob");
+  CHECK(bob.line_starting("INFO den invitation: ", deadline).find("alice invites you") != std::string::npos);
+  // Then /go alone takes bob there, and he can sit down
+  bob.type("/go");
+  CHECK(bob.line_starting("TABLE ", deadline) == "TABLE den");
+  bob.type("/join black");
+  auto st = bob.state_where([](const state_block& b) { return b["black"] == "bob"; }, deadline);
+  CHECK(st.table == "den");
   CHECK(alice.finish() == 0);
   CHECK(bob.finish() == 0);
 }

@@ -16,8 +16,10 @@
 #include <thread>
 
 #include "gammond_process.hpp"
+#include "piped_process.hpp"
 
 using bg::test::gammond_process;
+using bg::test::piped_process;
 using namespace std::chrono_literals;
 
 namespace {
@@ -109,10 +111,11 @@ std::string first_play(const std::string& screen) {
 }  // namespace
 
 TEST_CASE(
-    "issue 28 in tmux: /play bot in the lobby shows the new table's board, a restart "
-    "resumes the seat and the match is played to its end",
+    "issue 28 in tmux: the lobby draws the tables and who is online, /play bot standard shows the "
+    "new table's board, a restart resumes the seat and the match is played to its end",
     "[clients][term][tmux]") {
   REQUIRE(std::system("command -v tmux >/dev/null") == 0);
+  REQUIRE(std::filesystem::exists("/usr/games/gnubg"));  // scripts/setup installs it
   gammond_process server{
       {"--dice-seed", "8", "--commands-per-second", "1000", "--command-burst", "1000"}};
   const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
@@ -125,16 +128,36 @@ TEST_CASE(
                               quoted(url);
   const auto deadline = std::chrono::steady_clock::now() + 50s;
   INFO("gammond log:\n" << server.log());
+  // Given bob seated at table t1 (a scripted gammon-term)
+  piped_process bob{{GAMMON_TERM_BINARY, "--url", url, "--name", "bob", "--table", "t1", "--no-board"},
+                    {"XDG_STATE_HOME=" + home.string()}};
+  bob.write_line("/join red");
+  bob.write_line("/option match 5");
   tmux_session tmux{command};
 
-  // Given the lobby on screen
-  tmux.wait_for_text("lobby", deadline);
+  // When the player starts gammon-term, the lobby shows t1's row, who is online,
+  // that the player is a guest, and a prompt that says "lobby"
+  auto s = tmux.wait_for(
+      [](const std::string& x) {
+        return x.find("online (2): bob, termtester") != std::string::npos &&
+               x.find("5 pt") != std::string::npos;
+      },
+      deadline, "the lobby view with t1 and both names");
+  CHECK(s.find("watchers") != std::string::npos);
+  CHECK(s.find("a guest") != std::string::npos);
+  CHECK(s.find("\nlobby>") != std::string::npos);  // tmux drops the trailing space
+  const auto row = s.find("\nt1 ");
+  REQUIRE(row != std::string::npos);
+  const std::string t1 = s.substr(row + 1, s.find('\n', row + 1) - row - 1);
+  CHECK(t1.find("bob") != std::string::npos);
+  CHECK(t1.find("standard") != std::string::npos);
   // When the player asks for a computer match there
-  tmux.type("/play bot beginner long match 1");
-  // Then the new table's board is on screen
-  auto s = tmux.wait_for_text("now at table vs-nardy-", deadline);
-  const auto at = s.find("vs-nardy-");
+  tmux.type("/play bot beginner standard match 1");
+  // Then the new table's board is on screen, and the prompt names the table
+  s = tmux.wait_for_text("now at table vs-gnubg-", deadline);
+  const auto at = s.find("vs-gnubg-");
   const std::string table = s.substr(at, s.find_first_of(" \n", at) - at);
+  tmux.wait_for_text("\n" + table + ">", deadline);
   tmux.wait_for(
       [](const std::string& x) {
         return x.find("/roll") != std::string::npos || x.find("waiting for") != std::string::npos ||
@@ -176,5 +199,6 @@ TEST_CASE(
   }
   CHECK(s.find("wins the match") != std::string::npos);
   tmux.end_input();
+  bob.close_stdin();
   std::filesystem::remove_all(home);
 }

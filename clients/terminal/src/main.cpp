@@ -29,9 +29,11 @@ namespace {
 using bg::term::connection;
 
 /// Sends each complete line of `buffer` (and removes it); blank lines are skipped.
-/// `/go TABLE` and `/lobby` change the table followed; `say` prints a misuse.
+/// `/go TABLE` and `/lobby` change the table followed, `/go` alone enters the table of
+/// the newest invitation (`invited()`, "" = none); `say` prints a misuse.
 void send_lines(std::string& buffer, connection& link,
-                const std::function<void(const std::string&)>& say) {
+                const std::function<void(const std::string&)>& say,
+                const std::function<std::string()>& invited) {
   for (auto end = buffer.find('\n'); end != std::string::npos; end = buffer.find('\n')) {
     std::string line = buffer.substr(0, end);
     buffer.erase(0, end + 1);
@@ -45,8 +47,10 @@ void send_lines(std::string& buffer, connection& link,
     if (command == "/lobby") {
       link.go("");
     } else if (command == "/go") {
+      if (table.empty()) table = invited();
       if (table.empty() || !extra.empty()) {
-        say("ERROR usage: /go TABLE enters one table (see /tables); /lobby returns\n");
+        say("ERROR usage: /go TABLE enters one table (see /tables), /go alone the table you "
+            "were invited to; /lobby returns\n");
       } else {
         link.go(table);
       }
@@ -91,11 +95,34 @@ int main(int argc, char** argv) {
     std::cout << text << std::flush;
   };
 
+  // Where the link is (the table followed, "" = the lobby), the table of the newest
+  // invitation, and when the lobby view last asked for /tables and /who.
+  std::mutex where_mutex;
+  std::string where = o.table;
+  std::string invited_to;
+  std::atomic<bool> lobby_stale{true};
+  std::atomic<bool> welcomed{false};  // nothing is asked while the link is down
+  const auto invited = [&] {
+    const std::lock_guard lock{where_mutex};
+    return invited_to;
+  };
+
   connection::handlers handlers;
   handlers.on_message = [&](const nlohmann::json& m) {
+    if (m.value("type", "") == "info" && m.value("topic", "") == "invitation" &&
+        m.contains("data") && m["data"].is_object() && m["data"].contains("table") &&
+        m["data"]["table"].is_string()) {
+      const std::lock_guard lock{where_mutex};
+      invited_to = m["data"]["table"].get<std::string>();
+    }
+    if (m.value("type", "") == "welcome") {
+      lobby_stale = true;
+      welcomed = true;
+    }
     print(o.script ? writer.message(m) : view.message(m));
   };
   handlers.on_status = [&](connection::status st, const std::string& detail) {
+    if (st != connection::status::connected) welcomed = false;
     print(o.script ? writer.status(st, detail) : view.status(st, detail));
     if (st == connection::status::failed) exit_code = 1;
     if (st == connection::status::failed || st == connection::status::closed) over = true;
@@ -110,7 +137,33 @@ int main(int argc, char** argv) {
     }
   };
   handlers.on_view = [&](const std::string& table) {
+    {
+      const std::lock_guard lock{where_mutex};
+      where = table;
+    }
+    lobby_stale = true;
     print(o.script ? bg::term::script_writer::view(table) : view.view(table));
+  };
+  // The lobby view is kept fresh by asking, as the browser does: /tables every 5 s and
+  // /who every 15 s while a person looks at the lobby (a script asks for itself).
+  auto asked_tables = std::chrono::steady_clock::time_point{};
+  auto asked_who = std::chrono::steady_clock::time_point{};
+  const auto refresh_lobby = [&](connection& link) {
+    if (o.script || !welcomed) return;
+    {
+      const std::lock_guard lock{where_mutex};
+      if (!where.empty()) return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    const bool fresh = lobby_stale.exchange(false);
+    if (fresh || now - asked_tables >= std::chrono::seconds{5}) {
+      link.send_line("/tables");
+      asked_tables = now;
+    }
+    if (fresh || now - asked_who >= std::chrono::seconds{15}) {
+      link.send_line("/who");
+      asked_who = now;
+    }
   };
 
   boost::asio::io_context io;
@@ -133,6 +186,7 @@ int main(int argc, char** argv) {
   std::string buffer;
   bool input_ended = false;
   while (!over && !input_ended) {
+    refresh_lobby(link);
     pollfd in{STDIN_FILENO, POLLIN, 0};
     const int ready = ::poll(&in, 1, 200);
     if (ready < 0 && errno != EINTR) break;
@@ -145,11 +199,11 @@ int main(int argc, char** argv) {
       break;
     }
     buffer.append(chunk, static_cast<std::size_t>(n));
-    send_lines(buffer, link, print);
+    send_lines(buffer, link, print, invited);
   }
   if (input_ended) {
     buffer += "\n";
-    send_lines(buffer, link, print);
+    send_lines(buffer, link, print, invited);
     for (auto waited = std::chrono::milliseconds{0}; waited < o.linger && !over;
          waited += std::chrono::milliseconds{20}) {
       std::this_thread::sleep_for(std::chrono::milliseconds{20});

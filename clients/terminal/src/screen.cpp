@@ -2,6 +2,7 @@
 
 #include "bg/term/screen.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include <sstream>
@@ -19,6 +20,50 @@ std::string text_of(const json& j, const char* key) {
   if (!j.is_object()) return {};
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+/// `text` cut or padded with spaces to exactly `n` columns (a cut ends in '~').
+std::string cell(const std::string& text, std::size_t n) {
+  if (text.size() > n) return text.substr(0, n - 1) + "~";
+  return text + std::string(n - text.size(), ' ');
+}
+
+/// A seat of a `tables` entry: the name (a bot's name for a computer player), with
+/// the rating in the table's variant rounded to a whole number when there is one;
+/// "-" for a free seat.
+std::string seat_text(const json& entry, const char* side) {
+  const json empty = json::object();
+  const json& players = entry.contains("players") && entry["players"].is_object()
+                            ? entry["players"] : empty;
+  const json& bots = entry.contains("bots") && entry["bots"].is_object() ? entry["bots"] : empty;
+  std::string name = text_of(bots, side);
+  if (name.empty()) name = text_of(players, side);
+  if (name.empty()) return "-";
+  if (entry.contains("ratings") && entry["ratings"].is_object() &&
+      entry["ratings"].contains(side) && entry["ratings"][side].is_number()) {
+    name += " (" + std::to_string(std::lround(entry["ratings"][side].get<double>())) + ")";
+  }
+  return name;
+}
+
+/// A `tables` entry's match as a player says it: "7 points", "basis", "free play".
+std::string match_text(const json& options) {
+  if (!options.is_object() || !options.contains("match")) return "-";
+  const json& m = options["match"];
+  if (m.is_number_integer()) return std::to_string(m.get<int>()) + " pt";
+  if (m.is_string() && m.get<std::string>() == "off") return "free play";
+  return m.is_string() ? m.get<std::string>() : "-";
+}
+
+/// One `tables` entry as a line of the lobby view's table.
+std::string table_row(const json& entry) {
+  const json options = entry.value("options", json::object());
+  std::string row = cell(text_of(entry, "name"), 14) + " " + cell(seat_text(entry, "red"), 15) +
+                    " " + cell(seat_text(entry, "black"), 15) + " " +
+                    cell(text_of(options, "variant"), 8) + " " + cell(match_text(options), 9) +
+                    " " + cell(std::to_string(entry.value("spectators", 0)), 3);
+  if (options.is_object() && options.value("private", false)) row += " private";
+  return row;
 }
 
 }  // namespace
@@ -67,7 +112,14 @@ std::string screen::message(const json& m) {
   } else if (type == "chat") {
     log(where + "<" + text_of(m, "from") + "> " + m.value("text", ""));
   } else if (type == "info") {
-    log(where + m.value("text", ""));
+    const std::string topic = text_of(m, "topic");
+    if (topic == "who" && m.contains("data") && m["data"].is_object()) online_ = m["data"];
+    if (topic == "who" && style_.table.empty() && online_.is_object()) return redraw();
+    if (topic == "invitation") {  // /go alone enters the table invited to
+      log(where + m.value("text", "") + " (/go to enter)");
+    } else {
+      log(where + m.value("text", ""));
+    }
   } else if (type == "broadcast") {  // an administrator's /broadcast (issue 13)
     log("** " + text_of(m, "from") + " (administrator): " + m.value("text", ""));
   } else if (type == "error") {
@@ -87,25 +139,86 @@ std::string screen::message(const json& m) {
       std::snprintf(buf, sizeof buf, " (registered: standard %.2f, long %.2f)", rating("standard"),
                     rating("long"));
       account = buf;
+      std::snprintf(buf, sizeof buf, "rating: standard %.2f, long %.2f", rating("standard"),
+                    rating("long"));
+      rating_ = buf;
+    } else {
+      rating_ = "a guest: register to be rated";
     }
     log("* welcome, " + text_of(m, "name") + account +
         (m.value("resumed", false) ? " (resumed: seats kept)" : ""));
   } else if (type == "tables") {
-    std::string list = "tables:";
-    if (m.contains("tables") && m["tables"].is_array()) {
-      for (const auto& t : m["tables"]) {
-        list += "\n  " + text_of(t, "name") + " (" + text_of(t, "phase") + ")";
+    tables_ = m;
+    if (!style_.table.empty()) {  // drawn in the lobby view; logged at a table
+      std::string list = "tables:";
+      if (m.contains("tables") && m["tables"].is_array()) {
+        for (const auto& t : m["tables"]) list += "\n  " + table_row(t);
       }
+      log(list);
     }
-    log(list);
   } else if (type == "pong") {
     return {};
   }
   return redraw();
 }
 
+std::vector<std::string> screen::lobby_lines() const {
+  std::vector<std::string> out;
+  out.push_back("lobby - " + style_.viewer + ", " + rating_);
+  out.emplace_back();
+  out.push_back(cell("table", 14) + " " + cell("red", 15) + " " + cell("black", 15) + " " +
+                cell("variant", 8) + " " + cell("match", 9) + " " + "watchers");
+  constexpr std::size_t shown_tables = 12;
+  std::size_t rows = 0;
+  std::size_t listed = 0;
+  if (tables_.contains("tables") && tables_["tables"].is_array()) {
+    listed = tables_["tables"].size();
+    for (const auto& t : tables_["tables"]) {
+      if (rows == shown_tables) break;
+      out.push_back(table_row(t));
+      ++rows;
+    }
+  }
+  if (!tables_.is_object()) {
+    out.emplace_back("  (asking the server...)");
+  } else if (listed == 0) {
+    out.emplace_back("  no table yet: /go NAME opens one, /play bot plays the computer");
+  }
+  const std::size_t total = tables_.is_object() ? tables_.value("total", listed) : 0;
+  if (total > rows) {
+    out.push_back("  ... " + std::to_string(total - rows) + " more (/tables shows them in the log)");
+  }
+  out.emplace_back();
+  if (online_.is_object() && online_.contains("online") && online_["online"].is_array()) {
+    std::string line = "online (" + std::to_string(online_.value("total", online_["online"].size())) + "):";
+    bool first = true;
+    for (const auto& n : online_["online"]) {
+      if (!n.is_string()) continue;
+      const std::string item = (first ? " " : ", ") + n.get<std::string>();
+      if (line.size() + item.size() > width - 4) {
+        line += ", ...";
+        break;
+      }
+      line += item;
+      first = false;
+    }
+    out.push_back(line);
+  } else {
+    out.emplace_back("online: (asking the server...)");
+  }
+  return out;
+}
+
+std::string screen::prompt() const {
+  return (style_.table.empty() ? std::string{"lobby"} : style_.table) + "> ";
+}
+
 std::string screen::hints() const {
-  if (!state_.is_object()) return style_.table.empty() ? "lobby: /tables, /help, chat" : "";
+  if (!state_.is_object())
+    return style_.table.empty()
+               ? "lobby: /go TABLE enters a table, /play bot [LEVEL] [standard|long] [match N], "
+                 "/help, chat"
+               : "";
   const std::string you = board_view::side_of(state_, style_.viewer);
   const std::string phase = text_of(state_, "phase");
   const std::string to_act = text_of(state_, "to_act");
@@ -161,16 +274,19 @@ std::string screen::redraw() const {
   std::string out = style_.clear ? "\x1b[H\x1b[2J" : "\n";
   if (state_.is_object()) {
     for (const auto& line : board_.render(state_)) out += line + "\n";
+  } else if (style_.table.empty()) {
+    for (const auto& line : lobby_lines()) out += line + "\n";
   } else {
-    out += style_.table.empty() ? "lobby\n" : "table " + style_.table + " (no state yet)\n";
+    out += "table " + style_.table + " (no state yet)\n";
   }
   out += "\n";
   const std::size_t from = log_.size() > style_.log_lines ? log_.size() - style_.log_lines : 0;
   for (std::size_t i = from; i < log_.size(); ++i) out += log_[i] + "\n";
-  out += "-- " + style_.viewer + " - " + link_ + " - Ctrl-D quits\n";
+  out += "-- " + style_.viewer + (style_.table.empty() ? " in the lobby" : " at " + style_.table) +
+         " - " + link_ + " - Ctrl-D quits\n";
   const std::string h = hints();
   if (!h.empty()) out += h + "\n";
-  out += "> ";
+  out += prompt();
   return out;
 }
 

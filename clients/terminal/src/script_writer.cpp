@@ -114,18 +114,23 @@ std::string script_writer::message(const json& m) const {
     return out;
   }
   if (type == "tables") {
-    std::string out;
+    // A header, then one row per table; a row always has fields after the name, which
+    // tells it from the view's `TABLE name` line.
+    std::string out = "TABLES total=" + word(m, "total") + " page=" + word(m, "page") +
+                      " pages=" + word(m, "pages") + "\n";
     if (m.contains("tables") && m["tables"].is_array()) {
       for (const auto& t : m["tables"]) {
         const json players = object(t, "players");
         const json score = object(t, "score");
+        const json options = object(t, "options");
         out += "TABLE " + word(t, "name") + " phase=" + word(t, "phase") +
                " red=" + word(players, "red") + " black=" + word(players, "black") +
                " score_red=" + word(score, "red") + " score_black=" + word(score, "black") +
-               " spectators=" + word(t, "spectators") + "\n";
+               " spectators=" + word(t, "spectators") + " variant=" + word(options, "variant") +
+               " match=" + word(options, "match") + "\n";
       }
     }
-    return out.empty() ? "TABLE -\n" : out;
+    return out;
   }
   if (type == "pong") return {};
   return "MESSAGE " + m.dump() + "\n";
@@ -186,7 +191,7 @@ std::string script_writer::state_block(const json& m) const {
 }
 
 std::string script_writer::view(const std::string& table) {
-  return "VIEW " + (table.empty() ? std::string{"-"} : table) + "\n";
+  return "TABLE " + (table.empty() ? std::string{"-"} : table) + "\n";
 }
 
 }  // namespace bg::term

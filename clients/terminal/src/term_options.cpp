@@ -25,8 +25,10 @@ End of input (Ctrl-D) waits for the replies to the lines sent, then quits.
 The connection is resumed with the server's token when it drops (the seat is kept).
 The token is kept in $XDG_STATE_HOME/gammon-term/HOST_PORT/NAME.token (mode 0600;
 ~/.local/state by default), so a restarted gammon-term resumes the seat; --forget
-removes it and exits 0. /go TABLE follows another table, /lobby returns; when the
-server seats you at a new table (/play bot), gammon-term follows it.
+removes it and exits 0. /go TABLE follows another table, /go alone the table of the
+newest invitation, /lobby returns; when the server seats you at a new table
+(/play bot), gammon-term follows it. The lobby view draws the tables (refreshed every
+5 s), who is online and your rating; the prompt says where you are.
 
 Script mode (stdin is not a terminal, or --script): one plain-text line per message,
 never coloured, in this format:
@@ -49,9 +51,12 @@ never coloured, in this format:
   EVENT <table> <event>: <text>    e.g. EVENT t1 rolled: black rolls 6-3
   CHAT <table|-> <from>: <text>
   INFO <table|-> <topic>: <text>   one line per line of text
+  TABLES total=N page=N pages=N   the answer to /tables, then one TABLE row a table:
   TABLE <name> phase=P red=NAME black=NAME score_red=N score_black=N spectators=N
+        variant=standard|long match=N|basis|off
+  TABLE <table|->                  (the name alone) the table followed changed:
+                                   /go, /lobby, or the server seated you ("-": lobby)
   ERROR <code>: <message>          e.g. ERROR illegal_play: point 5 is blocked
-  VIEW <table|->                   the table followed changed ("-": the lobby)
   CLOSED                           the client is done
 S is a side (red, black) or "-". Any other message: MESSAGE <json>.
 

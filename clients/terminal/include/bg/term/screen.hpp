@@ -2,7 +2,10 @@
 /// @file screen.hpp
 /// Interactive mode's display: the board of the followed table, what the viewer may
 /// type now (from `phase`, `to_act`, `may_double` and `legal`: no rule is computed),
-/// the tail of the event log and chat, and a prompt, redrawn after every message.
+/// the tail of the event log and chat, and a prompt that says where the viewer is,
+/// redrawn after every message. In the lobby the board's place holds the lobby view:
+/// the viewer's rating, the newest `/tables` page drawn as a table (players with
+/// their ratings, variant, match, watchers, phase) and who is online (`/who`).
 ///
 /// Usage:
 /// @code
@@ -14,6 +17,7 @@
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "bg/term/board_view.hpp"
 #include "bg/term/connection.hpp"
@@ -42,6 +46,11 @@ class screen {
   /// Draws `table` from now on ("" = the lobby), forgetting the old table's state;
   /// returns the text that redraws the screen.
   [[nodiscard]] std::string view(const std::string& table);
+  /// The lobby view alone (no log, no prompt), one string per line of at most 78
+  /// columns: what redraw() shows in the board's place while in the lobby.
+  [[nodiscard]] std::vector<std::string> lobby_lines() const;
+  /// The prompt: "lobby> " or "TABLE> ".
+  [[nodiscard]] std::string prompt() const;
 
  private:
   void log(std::string line);
@@ -53,6 +62,9 @@ class screen {
   nlohmann::json state_;         ///< the newest state of the table
   std::deque<std::string> log_;  ///< events, chat, errors and info, oldest first
   std::string link_ = "connecting";
+  nlohmann::json tables_;            ///< the newest `tables` message (null: none yet)
+  nlohmann::json online_;            ///< `/who`'s `data` (null: none yet)
+  std::string rating_ = "guest";     ///< the viewer's ratings, from `welcome.account`
 };
 
 }  // namespace bg::term

@@ -34,8 +34,8 @@ class script_writer {
   [[nodiscard]] std::string message(const nlohmann::json& m) const;
   /// The line for a change of the connection, ending in '\n'.
   [[nodiscard]] std::string status(connection::status st, const std::string& detail) const;
-  /// The line that says the table followed changed: "VIEW <table>", "VIEW -" for
-  /// the lobby.
+  /// The line that says the table followed changed: "TABLE <table>" (the name alone,
+  /// where a `/tables` row has fields), "TABLE -" for the lobby.
   [[nodiscard]] static std::string view(const std::string& table);
 
  private:
