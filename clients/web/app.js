@@ -14,6 +14,8 @@ import { AnalysisPage } from './analysis.js';
 import { nameWithRating, ratingChanges, showPlayer, showLeaders } from './account.js';
 import { openNameMenu, closeNameMenu, drawOwnerControls } from './moderation.js';
 import { botLabel, playedTable, setupPlayComputer } from './bots.js';
+import { drawResignDialog } from './resign.js';
+import { settings, setupSettings } from './settings.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -68,6 +70,10 @@ const app = {
   input: null, // MoveInput for the play being entered, or null
   inputSeq: -1, // state.seq the input was built for
   sentMove: false, // a /move is on its way
+  pendingPlay: null, // a complete play waiting for Confirm (settings.confirmPlay), or null
+  resignOpen: false, // the resign dialog is open (nothing is sent before its Resign)
+  closedMatchBox: new Map(), // table -> the last_match_id whose end-of-match box was closed
+  lastLine: null, // {text, table}: the last chat or command line typed, for a throttled chat
   lastPass: null, // {table, text, until}
   lastResult: null, // {table, text}: the last game_over/match_over sentence
   tablesTimer: null,
@@ -118,6 +124,7 @@ const conn = new Connection({
   },
 });
 app.conn = conn;
+app.redraw = () => drawTable(); // the table on screen drawn again (the console, the tests)
 window.gammond = app; // for the console and the end-to-end test
 
 // ---------------------------------------------------------------- connection
@@ -217,6 +224,12 @@ function onError(msg) {
     app.sentMove = false;
     app.inputSeq = -1; // start the play again
     if (app.table) drawTable();
+  }
+  // A chat line refused for speed goes back in the box (unless something new is typed
+  // there), to be sent again once the wait the sentence gives is over.
+  if (msg.code === 'chat_throttled' && app.lastLine && !$('line').value) {
+    $('line').value = app.lastLine.text;
+    $('line').dataset.throttled = 'yes';
   }
   showError(msg.message);
 }
@@ -462,6 +475,8 @@ function onEvent(msg) {
     return;
   }
   if (msg.event === 'analysis_ready') analysis.ready(msg.match_id);
+  // A pass's banner goes with the next roll (the opponent's dice are news of their own).
+  if (msg.event === 'rolled' && app.lastPass?.table === msg.table) app.lastPass = null;
   if (msg.event === 'passed') {
     app.lastPass = {
       table: msg.table,
@@ -517,6 +532,7 @@ function currentInput(st, mine) {
     app.input = new MoveInput(st.legal ?? [], st.legal_moves ?? [], mine, st.board);
     app.inputSeq = st.seq;
     app.selected = null;
+    app.pendingPlay = null;
   }
   return app.input;
 }
@@ -557,8 +573,13 @@ function drawTable() {
   drawDialog(st, mine);
   drawControls(st, mine, input);
   drawOwnerControls($('owner-controls'), st, app.me, (line) => sendLine(line));
-  const myTurn = mine && st.to_act === mine;
-  document.title = `${myTurn ? '● ' : ''}${st.table} — gammond`;
+  drawTitle(st, mine);
+}
+
+/** The tab's title: the table, and "your turn" first when a move or answer is ours. */
+function drawTitle(st, mine) {
+  const myTurn = Boolean(mine) && st.to_act === mine && !['waiting', 'match_over'].includes(st.phase);
+  document.title = `${myTurn ? '● your turn — ' : ''}${st.table} — gammond`;
 }
 
 /** The mark of the table's owner (issue 13). */
@@ -698,7 +719,19 @@ function drawDialog(st, mine) {
     el.appendChild(d);
     return d;
   };
-  if (st.phase === 'cube_offered' && mine && st.to_act === mine) {
+  const mayResign = Boolean(mine) && (st.phase === 'roll' || st.phase === 'move');
+  if (app.resignOpen && !mayResign) app.resignOpen = false; // the moment has passed
+  const boxClosed = st.phase === 'match_over' && app.closedMatchBox.get(st.table) === (st.last_match_id ?? 'none');
+  if (app.resignOpen) {
+    kind = 'resign-choice';
+    drawResignDialog(el, st, mine, {
+      send: (line) => sendLine(line),
+      close: () => {
+        app.resignOpen = false;
+        drawTable();
+      },
+    });
+  } else if (st.phase === 'cube_offered' && mine && st.to_act === mine) {
     kind = 'cube';
     add('div', String(st.cube.value * 2), 'dialog-cube');
     add('p', `${st.players[st.cube.offered_by]} (${st.cube.offered_by}) doubles to ${st.cube.value * 2}.`);
@@ -716,8 +749,16 @@ function drawDialog(st, mine) {
     add('p', 'Continue?', 'question');
     const r = row();
     r.append(cmdButton('continue', 'Continue'), cmdButton('stop', '✕ Stop'));
-  } else if (st.phase === 'match_over') {
+  } else if (st.phase === 'match_over' && !boxClosed) {
     kind = 'match-over';
+    // The box closes to show the final position; the controls' "Match result" reopens it.
+    const x = button('✕', () => {
+      app.closedMatchBox.set(st.table, st.last_match_id ?? 'none');
+      drawTable();
+    }, 'close-box');
+    x.dataset.cmd = 'close-box';
+    x.setAttribute('aria-label', 'close: show the final position');
+    el.appendChild(x);
     add('h3', matchOverText(st));
     add('p', `score: red ${st.score.red} – black ${st.score.black}`, 'final-score');
     if (st.last_result?.reason === 'time') {
@@ -759,6 +800,12 @@ function drawDialog(st, mine) {
   }
   el.hidden = kind === null;
   el.dataset.kind = kind ?? '';
+  if (kind === 'resign-choice') {
+    el.setAttribute('role', 'dialog');
+  } else {
+    el.removeAttribute('role');
+    el.removeAttribute('aria-labelledby');
+  }
 }
 
 /**
@@ -821,15 +868,33 @@ function drawControls(st, mine, input) {
   const seated = mine !== null;
   const both = Boolean(st.players?.red && st.players?.black);
   if (!seated && (!st.players?.red || !st.players?.black)) el.append(cmdButton('join', 'Join'));
-  if (seated && both && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('start', 'Start'));
+  // One of Start / Play again at a time: after a match, "Play again" is in the
+  // end-of-match box, and here only while that box is closed (with "Match result").
+  const boxClosed = p === 'match_over' && app.closedMatchBox.get(st.table) === (st.last_match_id ?? 'none');
+  if (seated && both && p === 'waiting') el.append(cmdButton('start', 'Start'));
+  if (seated && both && p === 'match_over' && boxClosed) el.append(cmdButton('start', 'Play again'));
+  if (boxClosed) {
+    const reopen = button('Match result', () => {
+      app.closedMatchBox.delete(st.table);
+      drawTable();
+    });
+    reopen.dataset.cmd = 'reopen-box';
+    el.append(reopen);
+  }
   if (seated && (p === 'opening' || (p === 'roll' && st.turn === mine))) el.append(cmdButton('roll', 'Roll'));
   if (seated && p === 'roll' && st.turn === mine && st.may_double) el.append(cmdButton('double', 'Double'));
   if (seated && p === 'cube_offered' && st.to_act === mine) el.append(cmdButton('take', 'Take'), cmdButton('drop', 'Drop'));
   if (seated && p === 'resign_offered' && st.to_act === mine) el.append(cmdButton('accept', 'Accept'), cmdButton('reject', 'Reject'));
   if (seated && p === 'game_over' && !(st.continuing?.[mine])) el.append(cmdButton('continue', 'Continue'), cmdButton('stop', 'Stop'));
   if (input) {
+    if (app.pendingPlay !== null) {
+      const confirm = button(`Confirm ${app.pendingPlay}`, confirmPlay, 'primary');
+      confirm.dataset.cmd = 'confirm';
+      el.append(confirm);
+    }
     const undo = button('Undo', () => {
       app.input = app.input.undo();
+      app.pendingPlay = null;
       app.selected = null;
       drawTable();
     });
@@ -838,10 +903,20 @@ function drawControls(st, mine, input) {
     el.append(undo);
     const hint = document.createElement('span');
     hint.className = 'hint';
-    hint.textContent = app.selected != null ? 'now pick where it goes' : 'pick a checker to move';
+    if (app.pendingPlay !== null) hint.textContent = 'confirm the play, or undo';
+    else hint.textContent = app.selected != null ? 'now pick where it goes' : 'pick a checker to move';
     el.append(hint);
   }
-  if (seated && (p === 'roll' || p === 'move')) el.append(cmdButton('resign', 'Resign'));
+  // Resign opens a dialog (what to offer, what it costs); its own button sends it.
+  if (seated && (p === 'roll' || p === 'move') && !app.resignOpen) {
+    const resign = button('Resign…', () => {
+      app.resignOpen = true;
+      drawTable();
+    }, 'quiet');
+    resign.dataset.cmd = 'resign';
+    resign.setAttribute('aria-haspopup', 'dialog');
+    el.append(resign);
+  }
   if (seated && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('leave', 'Leave seat'));
   for (const b of el.querySelectorAll('button[data-cmd="roll"]')) b.classList.add('primary');
   if (!seated && !el.children.length) {
@@ -870,9 +945,23 @@ function makeStep(from, to) {
   app.selected = null;
   const done = next.complete();
   if (done !== null) {
-    app.sentMove = true;
-    sendLine(`/move ${done}`);
+    if (settings.confirmPlay) app.pendingPlay = done; // sent by Confirm (Undo until then)
+    else sendPlay(done);
   }
+  drawTable();
+}
+
+/** Sends the complete play `play` ("24/18 13/11") once. */
+function sendPlay(play) {
+  app.pendingPlay = null;
+  app.sentMove = true;
+  sendLine(`/move ${play}`);
+}
+
+/** Confirm: sends the play waiting for it. */
+function confirmPlay() {
+  if (app.pendingPlay === null || app.sentMove) return;
+  sendPlay(app.pendingPlay);
   drawTable();
 }
 
@@ -985,6 +1074,8 @@ function setup() {
     $('error').textContent = '';
     history.push(text);
     back = 0;
+    app.lastLine = { text, table: app.view === 'table' ? app.table : null };
+    delete $('line').dataset.throttled;
     sendLine(text, app.view === 'table' ? app.table : null);
     $('line').value = '';
   });
@@ -995,6 +1086,9 @@ function setup() {
     e.preventDefault();
   });
   setupBoardInput();
+  setupSettings($('settings-button'), $('settings'), () => app.view === 'table' && drawTable());
+  // "Your turn" in the title is for a tab in the background; drawn again on a return.
+  document.addEventListener('visibilitychange', () => app.view === 'table' && drawTable());
   // The clocks tick between states (the server sends none while a player thinks).
   setInterval(() => {
     const st = app.states.get(app.table);

@@ -126,7 +126,7 @@ await h.main(async () => {
 
   // The opening roll, then alice resigns and bob accepts: bob wins the rated match.
   await command(alice, '#controls button[data-cmd="roll"]');
-  await command(alice, '#controls button[data-cmd="resign"]');
+  await h.resign(alice);
   await bob.waitForFunction(() => document.querySelector('#dialog')?.dataset.kind === 'resign');
   await bob.click('#dialog button[data-cmd="accept"]');
   for (const [n, p] of [['alice', alice], ['bob', bob], ['carol', carol]]) {

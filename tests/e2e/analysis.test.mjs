@@ -72,7 +72,7 @@ async function run() {
         acted = true;
       } else if (await visible(page, '#controls button[data-cmd="roll"]')) {
         if (plays >= PLAYS && name === 'alice' && !resigned) {
-          await command(page, '#controls button[data-cmd="resign"]');
+          await h.resign(page);
           resigned = true;
           log(`alice resigns after ${plays} plays`);
         } else {

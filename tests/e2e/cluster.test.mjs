@@ -350,7 +350,7 @@ await h.main(async () => {
     await shot(bob, 'cluster-after-kill.png');
 
     // alice resigns, bob accepts: bob wins the rated match on the new owner.
-    await command(alice, '#controls button[data-cmd="resign"]');
+    await h.resign(alice);
     await bob.waitForFunction(() => document.querySelector('#dialog')?.dataset.kind === 'resign');
     await bob.click('#dialog button[data-cmd="accept"]');
     for (const [n, p] of [['alice', alice], ['bob', bob]]) {

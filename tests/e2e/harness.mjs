@@ -273,6 +273,30 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       await page.click(selector);
       await h.waitSeqAfter(page, seq);
     },
+    /**
+     * Resigns through the dialog: Resign… opens it (nothing is sent: the state stays),
+     * `kind` is picked, its Resign button sends it; waits for the state it causes.
+     */
+    async resign(page, kind = 'single') {
+      const seq = await h.seqOf(page);
+      await page.click('#controls button[data-cmd="resign"]');
+      await page.waitForFunction(() => document.querySelector('#dialog')?.dataset.kind === 'resign-choice');
+      await page.check(`#dialog input[name="resign-kind"][value="${kind}"]`);
+      await page.click('#dialog button[data-cmd="resign-confirm"]');
+      await h.waitSeqAfter(page, seq);
+    },
+    /**
+     * When a complete play waits for Confirm (the default setting), clicks Confirm and
+     * resolves to true; false when nothing waits.
+     */
+    async confirmPending(page) {
+      const pending = await page.evaluate(() => window.gammond.pendingPlay);
+      if (pending === null || pending === undefined) return false;
+      const label = await page.textContent('#controls button[data-cmd="confirm"]');
+      h.check(label === `Confirm ${pending}`, `the Confirm button names the play waiting (${label} for ${pending})`);
+      await page.click('#controls button[data-cmd="confirm"]');
+      return true;
+    },
     /** The destination closest to home among those offered for the picked checker. */
     async chooseTarget(page, side, from, own) {
       const targets = await page.$$eval('#board .target', (els) => els.map((e) => e.dataset.place));
@@ -336,6 +360,7 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
           undone = true;
           continue;
         }
+        if (await h.confirmPending(page)) break;
         const sent = await page.evaluate(
           (s) => window.gammond.sentMove || Number(document.querySelector('#board').dataset.seq) > s, seq);
         if (sent) break;

@@ -124,7 +124,7 @@ async function run() {
           doubled = true;
           log(`${name} doubles`);
         } else if (game >= 2 && game2Plays >= 6 && !resigned && (await trailing(page, side))) {
-          await command(page, '#controls button[data-cmd="resign"]');
+          await h.resign(page);
           resigned = true;
           log(`${name} resigns game ${game}`);
         } else {
@@ -278,8 +278,8 @@ async function longNardy(alice, bob, aliceSide, bobSide) {
   await shot(mover, 'web-long.png');
   const seq = await seqOf(mover);
   await mover.click(`#board .point[data-place="${targets[0]}"]`);
-  const sent = await mover.evaluate(
-    (s) => window.gammond.sentMove || Number(document.querySelector('#board').dataset.seq) > s, seq);
+  const sent = (await h.confirmPending(mover)) || (await mover.evaluate(
+    (s) => window.gammond.sentMove || Number(document.querySelector('#board').dataset.seq) > s, seq));
   if (!sent) await playByClicking(mover, moverSide, { long: true, seq });
   await waitSeqAfter(mover, seq);
   const after = await readBoard(watcher);
@@ -291,7 +291,7 @@ async function longNardy(alice, bob, aliceSide, bobSide) {
   // "continue?" in a dialog; one stops and the session ends.
   const roller = watcher;
   await roller.waitForSelector('#controls button[data-cmd="resign"]');
-  await command(roller, '#controls button[data-cmd="resign"]');
+  await h.resign(roller);
   await mover.waitForFunction(() => document.querySelector('#dialog').dataset.kind === 'resign');
   await command(mover, '#dialog button[data-cmd="accept"]');
   for (const page of [alice, bob]) {

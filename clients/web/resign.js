@@ -1,0 +1,95 @@
+// The resign dialog (R18): a player picks what to offer (a single game, a gammon, a
+// backgammon; long nardy: oyn or mars, L7) and sees what it costs at this cube and
+// score before anything is sent. The choices are the rule book's; whether the offer is
+// allowed now is the server's (phase roll or move, PROTOCOL.md `/resign`).
+
+/**
+ * What each resignation would cost `mine` ('red'|'black') at table state `st`:
+ * [{kind, label, points, text}], `points` = the kind's value (1, 2, 3) × the cube's
+ * value; `text` says the score it leaves, or that it loses the match when the
+ * opponent's score reaches the match length (state.match_length > 0; a basis session
+ * and free play have no end by points). Long nardy has no backgammon (L7).
+ */
+export function resignChoices(st, mine) {
+  const cube = st.cube?.in_play === false ? 1 : Math.max(1, st.cube?.value ?? 1);
+  const them = mine === 'red' ? 'black' : 'red';
+  const long = st.variant === 'long';
+  const kinds = long
+    ? [['single', 'a single game (oyn)', 1], ['gammon', 'a mars', 2]]
+    : [['single', 'a single game', 1], ['gammon', 'a gammon', 2], ['backgammon', 'a backgammon', 3]];
+  return kinds.map(([kind, label, value]) => {
+    const points = value * cube;
+    const theirs = (st.score?.[them] ?? 0) + points;
+    const length = st.match_length ?? 0;
+    let text = `${points} point${points === 1 ? '' : 's'}`;
+    if (cube > 1) text += ` (${value} × the cube at ${cube})`;
+    if (length > 0 && theirs >= length) text += ': you lose the match';
+    else if (length > 0 || st.options?.match === 'basis') {
+      text += `: the score becomes ${st.score?.[mine] ?? 0}–${theirs}`;
+    }
+    return { kind, label, points, text };
+  });
+}
+
+/**
+ * Fills `el` (the board's dialog box) with the resign dialog for `mine` at `st`: one
+ * radio button a kind (single checked), "Resign" that calls send('/resign KIND'), and
+ * "Cancel" that calls close(). Nothing is sent before "Resign" is clicked.
+ */
+export function drawResignDialog(el, st, mine, { send, close }) {
+  const title = document.createElement('h3');
+  title.textContent = 'Resign this game?';
+  title.id = 'resign-title';
+  el.setAttribute('aria-labelledby', 'resign-title');
+  const form = document.createElement('form');
+  form.className = 'resign-form';
+  const set = document.createElement('fieldset');
+  const legend = document.createElement('legend');
+  legend.textContent = 'offer to lose';
+  set.append(legend);
+  for (const [i, c] of resignChoices(st, mine).entries()) {
+    const label = document.createElement('label');
+    label.className = 'resign-choice';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'resign-kind';
+    radio.value = c.kind;
+    radio.checked = i === 0;
+    const what = document.createElement('strong');
+    what.textContent = c.label;
+    const cost = document.createElement('span');
+    cost.className = 'cost muted';
+    cost.dataset.points = c.points;
+    cost.textContent = ` ${c.text}`;
+    label.append(radio, ' ', what, cost);
+    set.append(label);
+  }
+  const note = document.createElement('p');
+  note.className = 'muted small';
+  note.textContent = 'Your opponent may accept (the game ends) or reject (play goes on).';
+  const buttons = document.createElement('div');
+  buttons.className = 'buttons';
+  const yes = document.createElement('button');
+  yes.type = 'submit';
+  yes.className = 'danger';
+  yes.dataset.cmd = 'resign-confirm';
+  yes.textContent = 'Resign';
+  const no = document.createElement('button');
+  no.type = 'button';
+  no.dataset.cmd = 'resign-cancel';
+  no.textContent = 'Cancel';
+  no.addEventListener('click', close);
+  buttons.append(yes, no);
+  form.append(set, note, buttons);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const kind = form.querySelector('input[name="resign-kind"]:checked')?.value ?? 'single';
+    close();
+    send(`/resign ${kind}`);
+  });
+  form.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') close();
+  });
+  el.append(title, form);
+  queueMicrotask(() => no.focus()); // the safe answer has the focus
+}

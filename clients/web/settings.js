@@ -1,0 +1,62 @@
+// The player's settings in this browser (localStorage, per site): for now whether a
+// play waits for Confirm. Read with settings.confirmPlay; changed by the header's
+// settings panel (setupSettings), which calls onChange after every change.
+
+const KEY = 'gammond.settings';
+const DEFAULTS = {
+  /** A complete play is sent only when Confirm is clicked (Undo until then). */
+  confirmPlay: true,
+};
+
+/** The stored settings over the defaults (a damaged entry is ignored). */
+function load() {
+  try {
+    return { ...DEFAULTS, ...JSON.parse(localStorage.getItem(KEY) ?? '{}') };
+  } catch {
+    return { ...DEFAULTS };
+  }
+}
+
+/** The current settings: {confirmPlay: bool}. */
+export const settings = load();
+
+/** Changes setting `name` to `value` and stores every setting. */
+export function setSetting(name, value) {
+  settings[name] = value;
+  try {
+    localStorage.setItem(KEY, JSON.stringify(settings));
+  } catch {
+    // Storage refused: the setting holds for this page only.
+  }
+}
+
+/**
+ * Wires the header's settings button (`toggle`) to its panel (`panel`): each checkbox
+ * with data-setting="NAME" shows and changes settings[NAME]; onChange() follows.
+ */
+export function setupSettings(toggle, panel, onChange) {
+  const sync = () => {
+    for (const box of panel.querySelectorAll('input[type="checkbox"][data-setting]')) {
+      box.checked = Boolean(settings[box.dataset.setting]);
+    }
+  };
+  sync();
+  toggle.addEventListener('click', () => {
+    panel.hidden = !panel.hidden;
+    toggle.setAttribute('aria-expanded', String(!panel.hidden));
+    if (!panel.hidden) sync();
+  });
+  panel.addEventListener('change', (e) => {
+    const box = e.target.closest('input[data-setting]');
+    if (!box) return;
+    setSetting(box.dataset.setting, box.checked);
+    onChange();
+  });
+  panel.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') {
+      panel.hidden = true;
+      toggle.setAttribute('aria-expanded', 'false');
+      toggle.focus();
+    }
+  });
+}
