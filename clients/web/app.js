@@ -16,6 +16,7 @@ import { openNameMenu, closeNameMenu, drawOwnerControls } from './moderation.js'
 import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 import { drawResignDialog } from './resign.js';
 import { settings, setupSettings } from './settings.js';
+import { accountExists, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -129,18 +130,9 @@ window.gammond = app; // for the console and the end-to-end test
 
 // ---------------------------------------------------------------- connection
 
+/** The first message of a connection (session.js): a login, a resume, a remembered sign-in. */
 function sayHello() {
-  const p = app.pending;
-  if (p) {
-    // A login or a registration; later reconnections resume with the token.
-    conn.send(p.kind === 'register'
-      ? { type: 'register', name: store.name, password: p.password }
-      : { type: 'hello', name: store.name, password: p.password });
-    return;
-  }
-  const hello = { type: 'hello', name: store.name };
-  if (store.token) hello.resume = store.token;
-  conn.send(hello);
+  conn.send(helloFor(store.name, store.token, app.pending));
 }
 
 function send(msg) {
@@ -171,8 +163,15 @@ function receive(msg) {
 }
 
 function onWelcome(msg) {
+  const loggedIn = app.pending;
   app.me = msg.name;
   app.pending = null;
+  // A remembered sign-in is kept (or renewed); a login without "Stay signed in" forgets
+  // an older one of this browser.
+  if (msg.session) remember(msg.name, msg.session);
+  else if (loggedIn) remember(null);
+  $('login-password').value = '';
+  $('login-hint').hidden = true;
   app.account = msg.account ?? null;
   store.name = msg.name;
   store.token = msg.resume;
@@ -191,7 +190,7 @@ function onWelcome(msg) {
 /** Errors that refuse a hello or a registration: back to the login form. */
 const LOGIN_ERRORS = ['bad_name', 'name_taken', 'already_hello', 'name_registered', 'bad_login',
   'login_locked', 'weak_password', 'bad_password', 'too_many_accounts', 'auth_busy', 'reserved_name', 'banned',
-  'register_limited', 'name_confusable'];
+  'register_limited', 'name_confusable', 'bad_session'];
 /** Errors that keep us out of a table (issue 13): back to the lobby, with the sentence. */
 const TABLE_REFUSALS = ['kicked', 'private_table'];
 
@@ -199,14 +198,19 @@ function onError(msg) {
   app.playComputer?.done();
   // name_registered also comes after a reload whose token the server forgot: an
   // account's name needs its password again.
-  if (LOGIN_ERRORS.includes(msg.code) && (!app.me || msg.code === 'name_registered')) {
+  if (LOGIN_ERRORS.includes(msg.code) && (!app.me || msg.code === 'name_registered' || msg.code === 'bad_session')) {
+    const tried = app.pending;
     conn.stop();
     store.token = null;
     app.me = null;
     app.pending = null;
+    if (msg.code === 'bad_session') remember(null); // signed out elsewhere, expired, new password
     $('login-error').textContent = msg.message;
-    if (msg.code === 'name_registered') $('login-password').focus();
+    if (msg.code === 'name_registered' || msg.code === 'bad_session') $('login-password').focus();
     show('login');
+    // A new name with a password: say there is no such account and offer to create it
+    // (the password typed stays in its box).
+    if (msg.code === 'bad_login' && tried?.kind === 'login') offerNewAccount(store.name);
     return;
   }
   if (TABLE_REFUSALS.includes(msg.code) && app.view === 'table' && !app.states.has(app.table)) {
@@ -261,8 +265,15 @@ function tableNameMenu(name, anchor) {
 
 function onInfo(msg) {
   if (msg.topic === 'ignore' && Array.isArray(msg.data?.ignored)) app.ignored = new Set(msg.data.ignored.map((n) => n.toLowerCase()));
-  // A password change hands out the session's new resume token (the old one is dead).
+  // A password change hands out the session's new resume token (the old one is dead),
+  // and a new remembered sign-in when this browser had one (all the others ended).
   if (msg.topic === 'password' && typeof msg.data?.resume === 'string') store.token = msg.data.resume;
+  if (msg.topic === 'password' && typeof msg.data?.session === 'string') remember(app.me, msg.data.session);
+  // /signout (the header's button or typed) that ended this browser's sign-in.
+  if (msg.topic === 'signout' && (msg.data?.current || msg.data?.all)) {
+    finishSignOut(msg.text);
+    return;
+  }
   // Moderation answers and invitations (issue 13) carry no table: shown where we are.
   const here = ['ignore', 'ban', 'unban', 'close', 'invitation'].includes(msg.topic) ? app.table ?? '' : '';
   addLog(msg.table ?? here, 'info', msg.text);
@@ -273,10 +284,54 @@ function onInfo(msg) {
   }
 }
 
+/**
+ * After a failed login of `name`: when no account has that name, "No account named
+ * NAME: create it?" with a button that registers it with the password still typed.
+ */
+async function offerNewAccount(name) {
+  const exists = await accountExists(name);
+  if (exists !== false || app.me || $('login-name').value.trim() !== name) return;
+  $('login-error').textContent = '';
+  $('login-hint-text').textContent = `No account named ${name}: create it?`;
+  $('login-hint').hidden = false;
+  $('login-create').textContent = `Create the account ${name}`;
+}
+
+/** The header's "Sign out": ends this browser's remembered sign-in on the server first. */
+function signOut() {
+  const kept = rememberedSignIn();
+  if (kept && conn.isOpen && app.me) {
+    sendLine('/signout', null); // answered by info topic signout: finishSignOut()
+    setTimeout(() => app.me && finishSignOut(''), 3000); // no answer: sign out here anyway
+    return;
+  }
+  // This page's connection is down (or another tab took the name over): the sign-in is
+  // ended over a connection of its own, then forgotten here.
+  if (kept) endOnServer(kept).finally(() => finishSignOut(''));
+  else finishSignOut('');
+}
+
+/** Forgets the sign-in here (credential, resume token) and shows the login form. */
+function finishSignOut(text) {
+  remember(null);
+  store.token = null;
+  sessionStorage.removeItem('gammond.name'); // a reload shows the login form (the name stays in it)
+  app.me = null;
+  app.account = null;
+  app.pending = null;
+  app.table = null;
+  conn.stop();
+  drawWho();
+  $('nav').hidden = true;
+  show('login');
+  $('login-error').textContent = text ? `${text}` : 'signed out';
+}
+
 /** The header's name, with the account's standard rating. */
 function drawWho() {
   const who = $('who');
   who.replaceChildren();
+  $('signout').hidden = !app.me;
   if (!app.me) return;
   const registered = app.account?.registered;
   who.append(nameWithRating(app.me, registered ? app.account.rating?.standard : undefined));
@@ -1033,9 +1088,11 @@ function setup() {
     }
     if (name !== store.name || password) store.token = null;
     store.name = name;
-    app.pending = password || kind === 'register' ? { kind, password } : null;
-    $('login-password').value = '';
+    const stay = $('login-remember').checked;
+    app.pending = password || kind === 'register' ? { kind, password, remember: stay } : null;
+    // The password stays in its box until the welcome (a failed try keeps it).
     $('login-error').textContent = '';
+    $('login-hint').hidden = true;
     conn.stop();
     conn.connect();
   };
@@ -1046,6 +1103,8 @@ function setup() {
   $('register-button').addEventListener('click', () => {
     if ($('login-form').reportValidity()) start('register');
   });
+  $('login-create').addEventListener('click', () => start('register'));
+  $('signout').addEventListener('click', signOut);
   $('who').addEventListener('click', () => app.me && openPlayer(app.me));
   $('to-leaders').addEventListener('click', () => openLeaders('standard'));
   for (const b of document.querySelectorAll('#leaders button.variant')) {
@@ -1103,6 +1162,9 @@ function setup() {
   if (analysisInHash() !== null) showAnalysis(analysisInHash());
   // Keep the connection warm and notice a dead one.
   setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
+  // A remembered sign-in (or this tab's resume token) connects at once.
+  const kept = rememberedSignIn();
+  if (!store.name && kept) store.name = kept.name;
   if (store.name) conn.connect();
   else if (app.view !== 'analysis') show('login');
 }

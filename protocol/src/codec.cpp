@@ -99,6 +99,20 @@ engine::result<std::optional<std::string>> string_field(const nlohmann::json& j,
   return std::optional<std::string>{std::move(v)};
 }
 
+/// Reads the optional session fields of a hello or register (issue 27): "remember"
+/// (a boolean) and "label" (at most 32 bytes, what kind of client: "browser").
+std::optional<engine::error> session_fields(const nlohmann::json& j, client_message& m) {
+  if (const auto it = j.find("remember"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) return bad_message("\"remember\" must be true or false");
+    m.remember = it->get<bool>();
+  }
+  auto label = string_field(j, "label");
+  if (!label) return label.err();
+  if (*label && (*label)->size() > 32) return bad_message("\"label\" is at most 32 bytes");
+  m.label = label->value_or("");
+  return std::nullopt;
+}
+
 }  // namespace
 
 engine::result<client_message> decode(std::string_view frame) {
@@ -132,9 +146,16 @@ engine::result<client_message> decode(std::string_view frame) {
     auto password = string_field(j, "password");
     if (!password) return password.err();
     if (*password && !*name) return bad_message("a hello with a \"password\" needs a \"name\"");
+    auto session = string_field(j, "session");
+    if (!session) return session.err();
+    if (*session && !*name) return bad_message("a hello with a \"session\" needs a \"name\"");
+    if (*session && *password)
+      return bad_message("a hello has a \"password\" or a \"session\", not both");
+    if (auto bad = session_fields(j, m)) return *bad;
     m.name = name->value_or("");
     m.resume = resume->value_or("");
     m.password = std::move(*password);
+    m.session = session->value_or("");
     return m;
   }
   if (type == "register") {
@@ -144,6 +165,7 @@ engine::result<client_message> decode(std::string_view frame) {
     auto password = string_field(j, "password");
     if (!password) return password.err();
     if (!*name || !*password) return bad_message("register needs a \"name\" and a \"password\"");
+    if (auto bad = session_fields(j, m)) return *bad;
     m.name = std::move(**name);
     m.password = std::move(*password);
     return m;

@@ -98,6 +98,10 @@ std::string_view to_string(command_kind k) noexcept {
       return "broadcast";
     case command_kind::close_table:
       return "close";
+    case command_kind::sessions:
+      return "sessions";
+    case command_kind::signout:
+      return "signout";
   }
   return "chat";
 }
@@ -134,7 +138,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 42> help_entries{{
+constexpr std::array<help_entry, 44> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -188,7 +192,13 @@ constexpr std::array<help_entry, 42> help_entries{{
      "the last 10 matches of NAME (yours without a name): date, opponent, length, score, "
      "rating change and the .mat link"},
     {"password", "/password OLD NEW",
-     "change your account's password (no spaces in either); other sessions are closed"},
+     "change your account's password (no spaces in either); other sessions are closed and "
+     "every remembered sign-in ends"},
+    {"sessions", "/sessions",
+     "your account's remembered sign-ins (browsers and terminals that stay signed in): "
+     "id, kind, last used, expiry"},
+    {"signout", "/signout [all|ID]",
+     "end this remembered sign-in (all: every one of your account's; ID: that one)"},
     {"bot", "/bot [LEVEL]",
      "seat the computer opposite you before /start (GNU Backgammon in standard, the long "
      "nardy bot in long); LEVEL is beginner, intermediate, advanced, expert (the default) "
@@ -362,6 +372,22 @@ engine::result<command> parse_line(std::string_view line) {
       c.game_variant = *v;
       c.text = std::string(engine::to_string(*v));
     }
+    return c;
+  }
+  if (name == "sessions") {
+    if (args != 0) return bad("/sessions takes nothing: it lists your remembered sign-ins");
+    c.kind = command_kind::sessions;
+    return c;
+  }
+  if (name == "signout") {
+    const std::string what = args == 1 ? arg(0) : std::string{};
+    const bool digits = !what.empty() && what.size() <= 18 &&
+                        std::all_of(what.begin(), what.end(),
+                                    [](unsigned char ch) { return std::isdigit(ch) != 0; });
+    if (args > 1 || (args == 1 && what != "all" && !digits))
+      return bad("/signout takes nothing (this sign-in), all, or the id /sessions lists");
+    c.kind = command_kind::signout;
+    c.text = what;
     return c;
   }
   if (name == "password") {

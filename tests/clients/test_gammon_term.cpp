@@ -522,3 +522,46 @@ TEST_CASE(
   CHECK(alice.finish() == 0);
   CHECK(bob.finish() == 0);
 }
+
+TEST_CASE(
+    "issue 27: gammon-term keeps the remembered sign-in of --register in a 0600 file: the next "
+    "run logs in without the password, /signout ends it and removes the file",
+    "[clients][term][accounts]") {
+  gammond_process server{
+      {"--dice-seed", "3", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 30s;
+  const auto file = server.directory() / "dora.password";
+  std::ofstream{file} << "dora-Zq7-secret\n";
+  const auto home = term::fresh_state_home();
+  const auto session_file =
+      home / "gammon-term" / ("127.0.0.1_" + std::to_string(server.port())) / "dora.session";
+  INFO("gammond log:\n" << server.log());
+  {
+    // Given dora registers from gammon-term
+    term dora{url, "dora", "", {"--register", "--password-file", file.string(), "--no-board"}, home};
+    CHECK(dora.line_starting("ACCOUNT", deadline).find("registered=yes") != std::string::npos);
+    CHECK(dora.finish() == 0);
+  }
+  // Then the sign-in is kept in a file only she can read
+  REQUIRE(std::filesystem::exists(session_file));
+  CHECK(std::filesystem::status(session_file).permissions() ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  std::filesystem::remove(session_file.parent_path() / "dora.token");  // not a resume: a login
+  {
+    // When she starts gammon-term again with no password at all
+    term again{url, "dora", "", {"--no-board"}, home};
+    // Then she is logged in to her account
+    again.line_starting("WELCOME dora resumed=no", deadline);
+    CHECK(again.line_starting("ACCOUNT", deadline).find("registered=yes") != std::string::npos);
+    again.type("/sessions");
+    CHECK(again.line_starting("INFO - sessions: ", deadline) ==
+          "INFO - sessions: 1 remembered sign-in:");
+    // And /signout ends it: the file goes
+    again.type("/signout");
+    CHECK(again.line_starting("INFO - signout: ", deadline).find("signed out") !=
+          std::string::npos);
+    CHECK(again.finish() == 0);
+  }
+  CHECK_FALSE(std::filesystem::exists(session_file));
+}

@@ -160,6 +160,10 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/broadcast " + c.text;
     case command_kind::close_table:
       return "/close " + c.text;
+    case command_kind::sessions:
+      return "/sessions";
+    case command_kind::signout:  // "", "all" or the id's digits
+      return c.text.empty() ? "/signout" : "/signout " + c.text;
   }
   return "/?";
 }

@@ -43,7 +43,7 @@ TEST_CASE("storage: issue 13: a version 4 database gets the moderation tables an
   // Given a version 4 database (this schema without what version 5 adds) with a match
   { sqlite_store made(path); }
   REQUIRE(raw_exec(path,
-                   "DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
+                   "DROP TABLE sessions; DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
                    "ALTER TABLE matches DROP COLUMN unfinished; PRAGMA user_version = 4;") ==
           SQLITE_OK);
   REQUIRE(raw_exec(path,
@@ -56,7 +56,7 @@ TEST_CASE("storage: issue 13: a version 4 database gets the moderation tables an
   // Then it is at the current version, the old match is there and finished, and the new
   // tables are empty and usable
   CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
-  CHECK(sqlite_store::schema_version == 5);
+  CHECK(sqlite_store::schema_version == 6);
   CHECK(raw_query(path, "SELECT unfinished FROM matches WHERE id = 7") == "0");
   const auto loaded = db.load_match(7);
   REQUIRE(loaded);

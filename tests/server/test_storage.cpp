@@ -651,7 +651,8 @@ TEST_CASE("storage: issue 14: a version 2 database gets the analyses table and k
     id = archive(db, play_random_match(points(1), 5), false);
   }
   // Back to version 2: the analyses table (version 3), the accounts' tables (version
-  // 4) and moderation's (version 5) did not exist yet.
+  // 4), moderation's (version 5) and the sessions (version 6) did not exist yet.
+  raw_query(path, "DROP TABLE sessions");
   raw_query(path, "DROP TABLE moderation");
   raw_query(path, "DROP TABLE bans");
   raw_query(path, "DROP TABLE ignores");

@@ -964,3 +964,62 @@ TEMPLATE_TEST_CASE(
   // A key with nothing under it moves nothing, and that is no error.
   CHECK(db->move_name_key("nobody", "nobody2"));
 }
+
+TEMPLATE_TEST_CASE(
+    "issue 27: a session is found by its hash while it lasts, each use moves its end on, an "
+    "expired one is forgotten, and an account keeps its most recently used ones only",
+    "[store][sessions]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "Alice", account::kind::player, some_hash));
+  REQUIRE(db->create_account("bob", "bob", account::kind::player, some_hash));
+  REQUIRE(db->create_account("gnubg-expert", "gnubg-expert", account::kind::bot, ""));
+  const std::string h1(64, 'a');
+  const std::string h2(64, 'b');
+  // A new session, found by its hash until it ends; each use moves the end on
+  const auto id1 = db->create_session("alice", h1, "browser", 1'000, 2'000, 3);
+  REQUIRE(id1 > 0);
+  const auto used = db->use_session(h1, 1'500, 3'500);
+  REQUIRE(used);
+  CHECK(used->id == id1);
+  CHECK(used->account_key == "alice");
+  CHECK(used->label == "browser");
+  CHECK(used->created_ms == 1'000);
+  CHECK(used->used_ms == 1'500);
+  CHECK(used->expires_ms == 3'500);
+  CHECK(db->use_session(h1, 3'000, 5'000));  // still within the moved end
+  CHECK_FALSE(db->use_session(h2, 3'000, 5'000));
+  // Past its end it is gone for good
+  CHECK_FALSE(db->use_session(h1, 5'000, 7'000));
+  CHECK_FALSE(db->use_session(h1, 4'000, 7'000));
+  CHECK(db->sessions_of("alice", 4'000).empty());
+  // An unknown account and a computer player's get none
+  CHECK(db->create_session("zed", h2, "x", 1'000, 9'000, 3) == 0);
+  CHECK(db->create_session("gnubg-expert", h2, "x", 1'000, 9'000, 3) == 0);
+  // Three kept at most: the least recently used goes
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(db->create_session("alice", std::string(63, 'c') + char('0' + i), "t",
+                                     10'000 + i, 100'000, 3));
+  auto listed = db->sessions_of("alice", 20'000);
+  REQUIRE(listed.size() == 3);
+  CHECK(listed[0].id == ids[3]);  // the most recently used first
+  CHECK(listed[2].id == ids[1]);
+  CHECK_FALSE(db->use_session(std::string(63, 'c') + '0', 20'000, 100'000));
+  // Using an older one makes it the most recent
+  REQUIRE(db->use_session(std::string(63, 'c') + '1', 20'000, 100'000));
+  listed = db->sessions_of("alice", 20'000);
+  CHECK(listed[0].id == ids[1]);
+  // Ending one, then all; another account's are untouched
+  REQUIRE(db->create_session("bob", h2, "t", 10'000, 100'000, 3) > 0);
+  CHECK(db->end_sessions("alice", ids[2]) == 1);
+  CHECK(db->end_sessions("alice", ids[2]) == 0);
+  CHECK(db->end_sessions("bob", ids[3]) == 0);  // not bob's
+  CHECK(db->end_sessions("alice", 0) == 2);
+  CHECK(db->sessions_of("alice", 20'000).empty());
+  CHECK(db->sessions_of("bob", 20'000).size() == 1);
+  // They survive closing the store
+  db.reset();
+  db = backend.open();
+  CHECK(db->use_session(h2, 30'000, 100'000));
+}

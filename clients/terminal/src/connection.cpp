@@ -44,6 +44,7 @@ connection::connection(net::io_context& io, settings s, handlers h)
       backoff_timer_{strand_},
       finish_timer_{strand_},
       resume_{settings_.resume},
+      session_{settings_.session},
       target_{settings_.target} {}
 
 connection::~connection() = default;
@@ -101,6 +102,12 @@ void connection::set_view(const std::string& table) {
   if (handlers_.on_view) handlers_.on_view(table);
 }
 
+void connection::set_session(const std::string& credential) {
+  if (credential == session_) return;
+  session_ = credential;
+  if (handlers_.on_session) handlers_.on_session(credential);
+}
+
 void connection::set_token(const std::string& token) {
   if (token == resume_) return;
   resume_ = token;
@@ -155,10 +162,18 @@ void connection::on_connected(const std::shared_ptr<stream_holder>& s) {
   nlohmann::json hello{{"type", "hello"}, {"name", settings_.name}, {"id", "hello"}};
   if (!resume_.empty()) {
     hello["resume"] = resume_;
+  } else if (!session_.empty()) {
+    // A remembered sign-in of the account (issue 27): no password needed.
+    hello["session"] = session_;
+    hello["label"] = "gammon-term";
   } else if (!settings_.password.empty()) {
     // An account: registered once (the first time), logged in afterwards.
     if (settings_.register_account && !ever_welcomed_) hello["type"] = "register";
     hello["password"] = settings_.password;
+    if (settings_.remember) {
+      hello["remember"] = true;
+      hello["label"] = "gammon-term";
+    }
   }
   write(hello.dump());
   read_next(s);
@@ -198,7 +213,18 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
     ever_welcomed_ = true;
     backoff_ = 250ms;
     if (m.contains("resume") && m["resume"].is_string()) set_token(m["resume"].get<std::string>());
+    if (m.contains("session") && m["session"].is_string())
+      set_session(m["session"].get<std::string>());
   }
+  // /password ends every remembered sign-in and gives this one a new credential;
+  // /signout (this one, or all) ends it.
+  if (type == "info" && m.value("topic", "") == "password" && m.contains("data") &&
+      m["data"].is_object() && m["data"].contains("session") && m["data"]["session"].is_string())
+    set_session(m["data"]["session"].get<std::string>());
+  if (type == "info" && m.value("topic", "") == "signout" && m.contains("data") &&
+      m["data"].is_object() &&
+      (m["data"].value("current", false) || m["data"].value("all", false)))
+    set_session("");
   // A password change hands out a new token: the old one no longer resumes.
   if (type == "info" && m.value("topic", "") == "password" && m.contains("data") &&
       m["data"].is_object() && m["data"].contains("resume") && m["data"]["resume"].is_string())
@@ -240,7 +266,11 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
     if (code == "bad_resume") {
       set_token("");  // the next attempt logs in afresh
       beast::get_lowest_layer(s->ws).close();
+    } else if (code == "bad_session" && !settings_.password.empty()) {
+      set_session("");  // ended elsewhere: the next attempt uses the password
+      beast::get_lowest_layer(s->ws).close();
     } else {
+      if (code == "bad_session") set_session("");
       stopping_ = true;
       done_ = true;
       report(status::failed, code + ": " + m.value("message", ""));

@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <csignal>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -66,16 +68,24 @@ int main(int argc, char** argv) {
   auto o = bg::term::term_options::parse(argc, argv, std::cout, std::cerr);
   if (o.exit_now) return *o.exit_now;
   const auto token_file = bg::term::token_path(o.host, o.port, o.name);
+  // The remembered sign-in of a registered account (issue 27) beside the token.
+  std::optional<std::filesystem::path> session_file;
+  if (token_file) session_file = std::filesystem::path(*token_file).replace_extension(".session");
   if (o.forget) {
-    if (token_file && !bg::term::forget_token(*token_file)) {
-      std::cerr << "gammon-term: cannot remove " << token_file->string() << "\n";
-      return 1;
+    for (const auto& file : {token_file, session_file}) {
+      if (file && !bg::term::forget_token(*file)) {
+        std::cerr << "gammon-term: cannot remove " << file->string() << "\n";
+        return 1;
+      }
     }
     return 0;
   }
   const std::string kept_token = token_file ? bg::term::load_token(*token_file) : "";
+  // A kept sign-in logs in without the password (not for a new registration).
+  const std::string kept_session =
+      session_file && !o.register_account ? bg::term::load_token(*session_file) : "";
   std::string password;
-  if (o.login || o.register_account) {
+  if ((o.login && kept_session.empty()) || o.register_account) {
     auto got = o.password_file.empty()
                    ? bg::term::password_from_terminal(o.name, o.register_account, std::cerr)
                    : bg::term::password_from_file(o.password_file, std::cerr);
@@ -136,6 +146,14 @@ int main(int argc, char** argv) {
       print("gammon-term: cannot keep the resume token in " + token_file->string() + "\n");
     }
   };
+  handlers.on_session = [&](const std::string& credential) {
+    if (!session_file) return;
+    if (credential.empty()) {
+      bg::term::forget_token(*session_file);
+    } else if (!bg::term::save_token(*session_file, credential)) {
+      print("gammon-term: cannot keep the sign-in in " + session_file->string() + "\n");
+    }
+  };
   handlers.on_view = [&](const std::string& table) {
     {
       const std::lock_guard lock{where_mutex};
@@ -169,7 +187,7 @@ int main(int argc, char** argv) {
   boost::asio::io_context io;
   connection link{io,
                   {o.host, o.port, o.target, o.name, o.table, o.max_backoff, password,
-                   o.register_account, kept_token},
+                   o.register_account, kept_token, kept_session, o.login || o.register_account},
                   handlers};
   link.start();
   std::thread io_thread{[&] {

@@ -25,7 +25,10 @@ End of input (Ctrl-D) waits for the replies to the lines sent, then quits.
 The connection is resumed with the server's token when it drops (the seat is kept).
 The token is kept in $XDG_STATE_HOME/gammon-term/HOST_PORT/NAME.token (mode 0600;
 ~/.local/state by default), so a restarted gammon-term resumes the seat; --forget
-removes it and exits 0. /go TABLE follows another table, /go alone the table of the
+removes it (and a kept sign-in) and exits 0. --login and --register also keep a
+remembered sign-in of the account in NAME.session beside it (mode 0600): the next
+gammon-term --name NAME logs in with it, without the password, until /signout, a
+/password change or its expiry. /go TABLE follows another table, /go alone the table of the
 newest invitation, /lobby returns; when the server seats you at a new table
 (/play bot), gammon-term follows it. The lobby view draws the tables (refreshed every
 5 s), who is online and your rating; the prompt says where you are.
@@ -125,7 +128,8 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
     ("register", "create the account --name and log in (asks for a password)")
     ("password-file", po::value(&o.password_file),
        "read the account's password from the first line of this file")
-    ("forget", "remove the kept resume token of --name on this server and exit 0")
+    ("forget",
+     "remove the kept resume token and sign-in of --name on this server and exit 0")
     ("script", "plain-text lines for scripts even when stdin is a terminal")
     ("no-board", "script mode: leave the text board out of STATE blocks")
     ("no-color", "no colours (also when NO_COLOR is set or stdout is not a terminal)")

@@ -8,9 +8,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <charconv>
+#include <ctime>
+#include <limits>
 #include <map>
 
 #include "account_views.hpp"
@@ -19,6 +22,7 @@
 #include "bg/server/game/game_service.hpp"
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/password_hash.hpp"
+#include "bg/server/game/resume_tokens.hpp"
 #include "bg/server/game/table_actor.hpp"
 #include "frames.hpp"
 
@@ -161,6 +165,74 @@ std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t m
   return value;
 }
 
+/// A new session credential (issue 27): 256 random bits from the operating system
+/// (libsodium's randombytes) as 64 lowercase hex digits.
+std::string new_session_credential() {
+  std::array<unsigned char, 32> raw{};
+  randombytes_buf(raw.data(), raw.size());
+  std::array<char, 65> hex{};
+  sodium_bin2hex(hex.data(), hex.size(), raw.data(), raw.size());
+  return std::string(hex.data(), 64);
+}
+
+/// True when `text` has a session credential's shape: 64 lowercase hex digits.
+bool credential_shaped(std::string_view text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char ch) {
+           return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+         });
+}
+
+/// Now in ms since the Unix epoch.
+std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// A client's label for its sign-in, kept to letters, digits and " .-_" (others become
+/// '?'), "client" when empty.
+std::string clean_label(std::string_view label) {
+  std::string out;
+  for (const char ch : label) {
+    const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                       (ch >= '0' && ch <= '9') || ch == ' ' || ch == '.' || ch == '-' || ch == '_';
+    out += plain ? ch : '?';
+  }
+  return out.empty() ? std::string("client") : out;
+}
+
+/// A time in ms since the Unix epoch as "2026-11-27 04:50 UTC".
+std::string utc_minute(std::int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::array<char, 32> buf{};
+  std::strftime(buf.data(), buf.size(), "%Y-%m-%d %H:%M UTC", &tm);
+  return buf.data();
+}
+
+/// What /sessions answers: one line a remembered sign-in, and the same as data.
+std::pair<std::string, json> sessions_answer(const std::vector<login_session>& list,
+                                             std::int64_t current) {
+  std::string text = list.empty() ? std::string("no remembered sign-in")
+                                   : std::to_string(list.size()) +
+                                         (list.size() == 1 ? " remembered sign-in:"
+                                                           : " remembered sign-ins:");
+  json items = json::array();
+  for (const auto& one : list) {
+    text += "\n  #" + std::to_string(one.id) + " " + one.label + ", last used " +
+            utc_minute(one.used_ms) + ", ends " + utc_minute(one.expires_ms) +
+            (one.id == current ? " (this one)" : "");
+    items.push_back(json{{"id", one.id},
+                         {"label", one.label},
+                         {"created_ms", one.created_ms},
+                         {"used_ms", one.used_ms},
+                         {"expires_ms", one.expires_ms},
+                         {"current", one.id == current}});
+  }
+  return {text, json{{"sessions", std::move(items)}}};
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------
@@ -256,10 +328,11 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   // thread.
   on_auth_pool(c, m.id, auth_pool::lane::other,
                [self = shared_from_this(), c, key, name = m.name, password = *m.password,
-                re = m.id]() mutable {
+                re = m.id, remember = m.remember, label = m.label]() mutable {
                  std::string hash = hash_password(password);
                  wipe(password);
-                 self->writer_->run([self, c, key, name, hash = std::move(hash), re](store& db) {
+                 self->writer_->run([self, c, key, name, hash = std::move(hash), re, remember,
+                                     label](store& db) {
                    std::optional<account> made;
                    bool failed = false;
                    try {
@@ -268,7 +341,10 @@ void game_service::on_register(const std::shared_ptr<client>& c,
                      spdlog::error("registering {}: {}", name, e.what());
                      failed = true;
                    }
-                   asio::post(self->io_, [self, c, key, made = std::move(made), failed, re] {
+                   std::optional<signed_in> session;
+                   if (made && remember) session = self->start_session(db, key, label);
+                   asio::post(self->io_, [self, c, key, made = std::move(made), failed, re,
+                                          session = std::move(session)] {
                      if (!made) {
                        {
                          std::lock_guard lock(self->mutex_);
@@ -289,7 +365,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
                        self->players_.add_registered(key, made->name);
                      }
                      spdlog::info("account {} registered", made->name);
-                     self->log_in(c, *made, re);
+                     self->log_in(c, *made, re, {}, session);
                    });
                  });
                });
@@ -343,8 +419,8 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
     }
   }
   // The account is read on the storage thread, the password checked on the auth pool.
-  writer_->run([self = shared_from_this(), c, key, lane, password = *m.password,
-                re = m.id](store& db) mutable {
+  writer_->run([self = shared_from_this(), c, key, lane, password = *m.password, re = m.id,
+                remember = m.remember, label = m.label](store& db) mutable {
     std::optional<account> found;
     std::vector<std::string> ignored;
     try {
@@ -363,7 +439,7 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
     self->on_auth_pool(
         c, re, lane,
         [self, c, key, found = std::move(found), password = std::move(password), re,
-         ignored = std::move(ignored)]() mutable {
+         ignored = std::move(ignored), remember, label]() mutable {
           // An unknown name (or a bot) costs the same check as a wrong password: the answers
           // are the same bad_login.
           const bool can_log_in = found && found->what == account::kind::player &&
@@ -375,7 +451,7 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
           wipe(password);
           asio::post(self->io_,
                      [self, c, key, found = std::move(found), right, rehashed = std::move(rehashed),
-                      re, ignored = std::move(ignored)]() mutable {
+                      re, ignored = std::move(ignored), remember, label]() mutable {
                        if (!right) {
                          self->login_failed(c, re);
                          return;
@@ -390,7 +466,20 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
                              spdlog::info("a password hash was renewed with today's parameters");
                          });
                        }
-                       self->log_in(c, *found, re, std::move(ignored));
+                       if (!remember || self->config_.session_days == 0) {
+                         self->log_in(c, *found, re, std::move(ignored));
+                         return;
+                       }
+                       // A remembered sign-in is stored first: the welcome carries it.
+                       self->writer_->run([self, c, key, found = std::move(found), re,
+                                           ignored = std::move(ignored), label](store& later) mutable {
+                         auto session = self->start_session(later, key, label);
+                         asio::post(self->io_, [self, c, found = std::move(found), re,
+                                                ignored = std::move(ignored),
+                                                session = std::move(session)]() mutable {
+                           self->log_in(c, *found, re, std::move(ignored), std::move(session));
+                         });
+                       });
                      });
         });
   });
@@ -405,8 +494,116 @@ void game_service::login_failed(const std::shared_ptr<client>& c, const std::opt
   c->strike("bad login");
 }
 
+std::optional<game_service::signed_in> game_service::start_session(store& db,
+                                                                   const std::string& key,
+                                                                   const std::string& label) {
+  if (config_.session_days == 0) return std::nullopt;
+  signed_in s;
+  s.credential = new_session_credential();
+  s.label = clean_label(label);
+  const std::int64_t now = unix_ms_now();
+  s.expires_ms = now + static_cast<std::int64_t>(config_.session_days) * 86'400'000;
+  try {
+    s.id = db.create_session(key, resume_tokens::hash_hex(s.credential), s.label, now,
+                             s.expires_ms, config_.max_sessions_per_account);
+  } catch (const std::exception& e) {
+    spdlog::error("storing a remembered sign-in: {}", e.what());
+    return std::nullopt;
+  }
+  if (s.id == 0) return std::nullopt;
+  return s;
+}
+
+void game_service::on_session_login(const std::shared_ptr<client>& c,
+                                    const protocol::client_message& m) {
+  if (const auto why = name_problem_of(m.name)) {
+    send_error(c, "bad_name", *why, m.id);
+    c->strike("refused name");
+    return;
+  }
+  const auto refuse = [this, &c, &m] {
+    metrics_.error("bad_session");
+    c->send(frame_of(protocol::error_message(
+        "bad_session",
+        "this sign-in has ended (signed out, expired, or the password changed): log in with "
+        "your password",
+        m.id)));
+    c->strike("bad session");
+  };
+  if (config_.session_days == 0 || !credential_shaped(m.session) || bots::is_bot_name(m.name)) {
+    refuse();
+    return;
+  }
+  std::string key;
+  {
+    std::lock_guard lock(mutex_);
+    key = name_key(m.name);
+    if (auto refused = refusal_if_banned(key, c->address(), m.id)) {
+      metrics_.error("banned");
+      c->send(frame_of(*refused));
+      c->strike("banned");
+      return;
+    }
+    auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
+    if (!claimed) {
+      metrics_.error(claimed.err().code);
+      c->send(frame_of(protocol::error_message(claimed.err().code, claimed.err().message, m.id)));
+      return;
+    }
+  }
+  const std::int64_t now = unix_ms_now();
+  const std::int64_t until = now + static_cast<std::int64_t>(config_.session_days) * 86'400'000;
+  writer_->run([self = shared_from_this(), c, key, credential = m.session, re = m.id, now,
+                until](store& db) {
+    std::optional<login_session> session;
+    std::optional<account> found;
+    std::vector<std::string> ignored;
+    bool failed = false;
+    try {
+      session = db.use_session(resume_tokens::hash_hex(credential), now, until);
+      if (session && session->account_key == key) {
+        found = db.find_account(key);
+        if (found) ignored = db.ignored_by(key);
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("login with a remembered sign-in: {}", e.what());
+      failed = true;
+    }
+    asio::post(self->io_, [self, c, key, credential, re, session = std::move(session),
+                           found = std::move(found), ignored = std::move(ignored),
+                           failed]() mutable {
+      if (failed) {
+        {
+          std::lock_guard lock(self->mutex_);
+          self->players_.end_claim(c->id());
+        }
+        self->send_error(c, "storage_error", "the server cannot check logins now: try again later",
+                         re);
+        return;
+      }
+      if (!session || !found || found->what != account::kind::player) {
+        {
+          std::lock_guard lock(self->mutex_);
+          self->players_.end_claim(c->id());
+        }
+        self->metrics_.error("bad_session");
+        c->send(frame_of(protocol::error_message(
+            "bad_session",
+            "this sign-in has ended (signed out, expired, or the password changed): log in "
+            "with your password",
+            re)));
+        c->strike("bad session");
+        return;
+      }
+      self->log_in(c, *found, re, std::move(ignored),
+                   signed_in{credential, session->id, session->expires_ms, session->label});
+    });
+  });
+}
+
 void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
-                          const std::optional<json>& re, std::vector<std::string> ignored) {
+                          const std::optional<json>& re, std::vector<std::string> ignored,
+                          std::optional<signed_in> session) {
   std::vector<std::shared_ptr<table_actor>> rejoin;
   std::vector<std::shared_ptr<table_actor>> leave;
   std::uint64_t replaced_id = 0;
@@ -426,6 +623,10 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
     if (!w) return;  // the connection is gone (or was answered meanwhile)
     throttle_.trust(a.key, c->address(), clock_type::now());  // the owner's address
     ratings_.set(a.key, {a.standings[0].rating, a.standings[1].rating});
+    if (auto* s = players_.find(c->id()); s != nullptr) {  // issue 27
+      s->login_session = session ? session->id : 0;
+      s->session_label = session ? session->label : std::string{};
+    }
     // Issue 13: the account's ignore list, as the database keeps it.
     if (const auto* s = players_.find(c->id()); s != nullptr && s->ignores) {
       std::vector<std::pair<std::string, std::string>> names;
@@ -450,6 +651,11 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
                    {"server", std::string("gammond ") + GAMMOND_VERSION},
                    {"tables", seated},
                    {"account", account_json(a, is_admin(a.key))}};
+    if (session) {  // issue 27: the remembered sign-in, to send instead of the password
+      welcome["session"] = session->credential;
+      welcome["session_id"] = session->id;
+      welcome["session_expires_ms"] = session->expires_ms;
+    }
     if (re) welcome["re"] = *re;
     cluster_take(a.key, true);  // in a cluster: the node that had the account closes it
   }
@@ -478,6 +684,10 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
   const std::string kind(protocol::to_string(cmd.kind));
   if (cmd.kind == k::password) {
     on_password(c, cmd, table, re);
+    return;
+  }
+  if (cmd.kind == k::sessions || cmd.kind == k::signout) {
+    on_session_command(c, cmd, table, re, t0);
     return;
   }
   if (cmd.kind == k::ratings) {
@@ -553,6 +763,8 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
                                const std::optional<json>& re) {
   std::string key;
   std::string name;
+  bool had_session = false;  // issue 27: this connection stays signed in with a new one
+  std::string session_label;
   auto lane = auth_pool::lane::other;
   {
     std::lock_guard lock(mutex_);
@@ -566,6 +778,8 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
     }
     key = s->key;
     name = s->name;
+    had_session = s->login_session != 0;
+    session_label = s->session_label;
     if (const auto bad = password_problem(cmd.new_password, name, config_.max_password_bytes)) {
       metrics_.error(bad->code);
       c->send(frame_of(protocol::error_message(bad->code, bad->message, re)));
@@ -587,7 +801,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
     }
   }
   writer_->run([self = shared_from_this(), c, key, table, re, lane, old = cmd.text,
-                fresh = cmd.new_password](store& db) mutable {
+                fresh = cmd.new_password, had_session, session_label](store& db) mutable {
     std::optional<account> found;
     try {
       found = db.find_account(key);
@@ -601,7 +815,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
     self->on_auth_pool(
         c, re, lane,
         [self, c, key, table, re, hash = found->password_hash, old = std::move(old),
-         fresh = std::move(fresh)]() mutable {
+         fresh = std::move(fresh), had_session, session_label]() mutable {
           const bool right =
               old.size() <= self->config_.max_password_bytes && verify_password(hash, old);
           wipe(old);
@@ -615,55 +829,179 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
             });
             return;
           }
-          self->writer_->run([self, c, key, table, re,
-                              new_hash = std::move(new_hash)](store& later) {
+          self->writer_->run([self, c, key, table, re, new_hash = std::move(new_hash), had_session,
+                              session_label](store& later) {
             bool changed = false;
+            std::optional<signed_in> session;
             try {
               changed = later.set_password_hash(key, new_hash);
+              // Issue 27: every remembered sign-in ends with the old password; this
+              // connection's, if it had one, is replaced by a new one.
+              if (changed) later.end_sessions(key, 0);
             } catch (const std::exception& e) {
               spdlog::error("/password: {}", e.what());
             }
-            asio::post(self->io_, [self, c, key, table, re, changed] {
+            if (changed && had_session) session = self->start_session(later, key, session_label);
+            asio::post(self->io_, [self, c, key, table, re, changed, session] {
               if (!changed) {
                 self->send_error(c, "storage_error",
                                  "the server could not save the new password: nothing changed", re);
                 return;
               }
-              // Every other session of the account ends: the old resume token stops working
-              // and any other connection of the name is closed.
-              std::optional<players::rotated> r;
-              std::vector<std::shared_ptr<table_actor>> seats;
               {
                 std::lock_guard lock(self->mutex_);
                 self->throttle_.succeeded(key, c->address(), clock_type::now());
-                r = self->players_.rotate_token(c->id());
-                if (r) {
-                  self->cluster_take(key, true);  // other nodes close the account's sessions
-                  for (const auto& t : r->seated)
-                    if (const auto it = self->tables_.find(t); it != self->tables_.end())
-                      seats.push_back(it->second);
+                if (auto* s = self->players_.find(c->id())) {
+                  s->login_session = session ? session->id : 0;
+                  if (!session) s->session_label.clear();
                 }
               }
               spdlog::info("client {} changed its account's password", c->id());
-              if (!r) return;  // the connection is gone
-              for (const auto& other : r->others) other->close("password changed");
-              auto answer =
-                  info_frame("password", "your password is changed; your other sessions are closed",
-                             json{{"resume", r->token}}, table, re);
-              if (seats.empty()) {
-                c->send(answer);
-                return;
-              }
-              // The seats' snapshots keep the new token's hash before the client hears of it.
-              auto waiting = std::make_shared<std::atomic<std::size_t>>(seats.size());
-              for (const auto& actor : seats) {
-                actor->save_now([c, answer, waiting](bool) {
-                  if (--*waiting == 0) c->send(answer);
-                });
-              }
+              // Every other session of the account ends: the old resume token stops working
+              // and any other connection of the name is closed.
+              self->close_other_sessions(c, key, "password changed", [&](const std::string& token) {
+                json data{{"resume", token}};
+                if (session) {
+                  data["session"] = session->credential;
+                  data["session_id"] = session->id;
+                  data["session_expires_ms"] = session->expires_ms;
+                }
+                return info_frame("password",
+                                  "your password is changed; your other sessions are closed and "
+                                  "every remembered sign-in has ended" +
+                                      std::string(session ? " (this one goes on with a new one)"
+                                                          : ""),
+                                  std::move(data), table, re);
+              });
             });
           });
         });
+  });
+}
+
+void game_service::close_other_sessions(
+    const std::shared_ptr<client>& c, const std::string& key, const char* why,
+    const std::function<std::shared_ptr<const std::string>(const std::string&)>& answer_of) {
+  std::optional<players::rotated> r;
+  std::vector<std::shared_ptr<table_actor>> seats;
+  {
+    std::lock_guard lock(mutex_);
+    r = players_.rotate_token(c->id());
+    if (r) {
+      cluster_take(key, true);  // other nodes close the account's sessions
+      for (const auto& t : r->seated)
+        if (const auto it = tables_.find(t); it != tables_.end()) seats.push_back(it->second);
+    }
+  }
+  if (!r) return;  // the connection is gone
+  for (const auto& other : r->others) other->close(why);
+  auto answer = answer_of(r->token);
+  if (seats.empty()) {
+    c->send(answer);
+    return;
+  }
+  // The seats' snapshots keep the new token's hash before the client hears of it.
+  auto waiting = std::make_shared<std::atomic<std::size_t>>(seats.size());
+  for (const auto& actor : seats) {
+    actor->save_now([c, answer, waiting](bool) {
+      if (--*waiting == 0) c->send(answer);
+    });
+  }
+}
+
+void game_service::on_session_command(const std::shared_ptr<client>& c,
+                                      const protocol::command& cmd,
+                                      const std::optional<std::string>& table,
+                                      const std::optional<json>& re, clock_type::time_point t0) {
+  using k = protocol::command_kind;
+  std::string key;
+  std::int64_t current = 0;
+  {
+    std::lock_guard lock(mutex_);
+    const auto* s = players_.find(c->id());
+    if (s == nullptr) return;
+    if (!s->registered) {
+      metrics_.error("not_registered");
+      c->send(frame_of(protocol::error_message(
+          "not_registered", "guests do not sign in: register an account to stay signed in", re)));
+      return;
+    }
+    key = s->key;
+    current = s->login_session;
+  }
+  const std::string kind(protocol::to_string(cmd.kind));
+  if (cmd.kind == k::sessions) {
+    writer_->run([self = shared_from_this(), c, key, current, table, re, kind, t0](store& db) {
+      try {
+        const auto [text, data] = sessions_answer(db.sessions_of(key, unix_ms_now()), current);
+        c->send(info_frame("sessions", text, data, table, re));
+        self->metrics_.command(kind, clock_type::now() - t0);
+      } catch (const std::exception& e) {
+        spdlog::error("/sessions: {}", e.what());
+        self->send_error(c, "storage_error", "the sign-ins cannot be read now: try again later",
+                         re);
+      }
+    });
+    return;
+  }
+  // /signout: this sign-in (""), all of the account's ("all"), or one by its id.
+  const bool all = cmd.text == "all";
+  std::int64_t id = current;
+  if (!all && !cmd.text.empty()) {
+    const auto n = whole_number(cmd.text, 1, std::numeric_limits<std::int64_t>::max());
+    if (!n) {
+      send_error(c, "no_session", "no sign-in has that number: /sessions lists yours", re);
+      return;
+    }
+    id = *n;
+  }
+  if (!all && id == 0) {
+    send_error(c, "no_session",
+               "this connection did not sign in to be remembered: /signout all ends every "
+               "remembered sign-in of your account",
+               re);
+    return;
+  }
+  writer_->run([self = shared_from_this(), c, key, id = all ? 0 : id, all, current, table, re,
+                kind, t0](store& db) {
+    std::size_t ended = 0;
+    try {
+      ended = db.end_sessions(key, id);
+    } catch (const std::exception& e) {
+      spdlog::error("/signout: {}", e.what());
+      self->send_error(c, "storage_error", "the server cannot sign out now: try again later", re);
+      return;
+    }
+    asio::post(self->io_, [self, c, key, id, all, current, table, re, kind, t0, ended] {
+      if (!all && ended == 0) {
+        self->send_error(c, "no_session", "no sign-in numbered " + std::to_string(id) +
+                                              " is yours: /sessions lists them", re);
+        return;
+      }
+      json data{{"ended", ended}, {"all", all}, {"current", all || id == current}};
+      std::string text = all ? "signed out everywhere: " + std::to_string(ended) +
+                                   " remembered sign-in(s) ended and your other connections "
+                                   "are closed"
+                             : (id == current ? std::string("signed out: this sign-in is no "
+                                                            "longer remembered")
+                                              : "sign-in #" + std::to_string(id) + " ended");
+      if (all || id == current) {
+        std::lock_guard lock(self->mutex_);
+        if (auto* s = self->players_.find(c->id())) s->login_session = 0;
+      }
+      if (!all) {
+        c->send(info_frame("signout", text, data, table, re));
+        self->metrics_.command(kind, clock_type::now() - t0);
+        return;
+      }
+      // Everywhere: the account's other connections close and the resume token changes,
+      // as with /password, so no browser comes back without the password.
+      self->metrics_.command(kind, clock_type::now() - t0);
+      self->close_other_sessions(c, key, "signed out everywhere", [&](const std::string& token) {
+        data["resume"] = token;
+        return info_frame("signout", text, data, table, re);
+      });
+    });
   });
 }
 

@@ -1254,6 +1254,8 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     case protocol::client_message::kind::hello:
       if (m.password) {
         on_login(c, m);
+      } else if (!m.session.empty()) {  // a remembered sign-in (issue 27)
+        on_session_login(c, m);
       } else {
         on_hello(c, m);
       }
@@ -1326,6 +1328,8 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       case protocol::command_kind::ratings:
       case protocol::command_kind::history:
       case protocol::command_kind::password:
+      case protocol::command_kind::sessions:
+      case protocol::command_kind::signout:
         on_account_command(c, name, *parsed, m.table, m.id, t0);
         return;
       case protocol::command_kind::ignore:
@@ -1842,6 +1846,8 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
     case protocol::command_kind::ratings:
     case protocol::command_kind::history:
     case protocol::command_kind::password:
+    case protocol::command_kind::sessions:
+    case protocol::command_kind::signout:
       on_account_command(c, name, *parsed, std::nullopt, m.id, t0);
       return;  // counted when answered
     case protocol::command_kind::play_bot:

@@ -181,6 +181,21 @@ CREATE TABLE cluster_lobby(
 );
 CREATE INDEX cluster_lobby_by_node ON cluster_lobby(node);
 )sql",
+    // 6 -> 7: sessions (issue 27): an account's remembered sign-ins, each under its
+    // credential's SHA-256 (64 hex digits), times in ms since the Unix epoch. Shared by
+    // the nodes of a cluster: a session works on every node.
+    R"sql(
+CREATE TABLE sessions(
+  id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  account_id bigint NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  token_hash text NOT NULL UNIQUE,
+  label      text NOT NULL DEFAULT '',
+  created_ms bigint NOT NULL,
+  used_ms    bigint NOT NULL,
+  expires_ms bigint NOT NULL
+);
+CREATE INDEX sessions_by_account ON sessions(account_id);
+)sql",
 };
 
 /// `column` (a timestamptz) as ISO 8601 UTC text with milliseconds, as SQLite's
@@ -232,6 +247,10 @@ constexpr const char* active_bans_sql = "active_bans";
 constexpr const char* ignored_by_sql = "ignored_by";
 constexpr const char* add_ignored_sql = "add_ignored";
 constexpr const char* remove_ignored_sql = "remove_ignored";
+constexpr const char* insert_session_sql = "insert_session";
+constexpr const char* use_session_sql = "use_session";
+constexpr const char* account_sessions_sql = "account_sessions";
+constexpr const char* end_session_sql = "end_session";
 
 std::vector<pg::statement> statements() {
   static const std::string find_account_text =
@@ -357,6 +376,37 @@ std::vector<pg::statement> statements() {
       {remove_ignored_sql,
        "DELETE FROM ignores WHERE ignored_key = $2 AND account_id = (SELECT id FROM accounts "
        "WHERE name_key = $1)"},
+      // A new session, then the account's expired ones and all but the `keep` most
+      // recently used go (the new one is the most recent). Idempotent: a retry on a new
+      // connection finds the credential stored and adds nothing.
+      {insert_session_sql,
+       "WITH acc AS (SELECT id FROM accounts WHERE name_key = $1 AND kind = 'player'), "
+       "made AS (INSERT INTO sessions(account_id, token_hash, label, created_ms, used_ms, "
+       "expires_ms) SELECT id, $2, $3, $4, $4, $5 FROM acc ON CONFLICT (token_hash) DO NOTHING "
+       "RETURNING id), "
+       "kept AS (SELECT s.id FROM sessions s, acc WHERE s.account_id = acc.id AND s.expires_ms "
+       "> $4 ORDER BY s.used_ms DESC, s.id DESC LIMIT greatest($6::bigint - 1, 0)), "
+       "gone AS (DELETE FROM sessions s USING acc WHERE s.account_id = acc.id AND s.id NOT IN "
+       "(SELECT id FROM kept) AND s.id NOT IN (SELECT id FROM made)) "
+       "SELECT coalesce((SELECT id FROM made), (SELECT id FROM sessions WHERE token_hash = $2), "
+       "0)"},
+      // The session under $1 marked used when not expired at $2; an expired one deleted.
+      {use_session_sql,
+       "WITH found AS (SELECT s.id, s.expires_ms FROM sessions s WHERE s.token_hash = $1), "
+       "gone AS (DELETE FROM sessions WHERE id IN (SELECT id FROM found WHERE expires_ms <= $2)), "
+       "used AS (UPDATE sessions SET used_ms = $2, expires_ms = $3 WHERE id IN (SELECT id FROM "
+       "found WHERE expires_ms > $2) RETURNING id, account_id, label, created_ms, used_ms, "
+       "expires_ms) "
+       "SELECT u.id, a.name_key, u.label, u.created_ms, u.used_ms, u.expires_ms FROM used u "
+       "JOIN accounts a ON a.id = u.account_id"},
+      {account_sessions_sql,
+       "SELECT s.id, a.name_key, s.label, s.created_ms, s.used_ms, s.expires_ms FROM sessions s "
+       "JOIN accounts a ON a.id = s.account_id WHERE a.name_key = $1 AND s.expires_ms > $2 "
+       "ORDER BY s.used_ms DESC, s.id DESC"},
+      {end_session_sql,
+       "WITH d AS (DELETE FROM sessions WHERE account_id = (SELECT id FROM accounts WHERE "
+       "name_key = $1) AND ($2::bigint = 0 OR id = $2::bigint) RETURNING 1) SELECT count(*) "
+       "FROM d"},
   };
 }
 
@@ -1093,6 +1143,66 @@ std::string postgres_store::server_version() {
 std::uint64_t postgres_store::reconnections() {
   const std::lock_guard lock(mutex_);
   return db_->reconnections();
+}
+
+namespace {
+
+/// Row `row` of a sessions result (id, name_key, label, created_ms, used_ms, expires_ms).
+login_session session_row(const pg::result& r, int row) {
+  login_session out;
+  out.id = r.integer(row, 0);
+  out.account_key = r.text(row, 1);
+  out.label = r.text(row, 2);
+  out.created_ms = r.integer(row, 3);
+  out.used_ms = r.integer(row, 4);
+  out.expires_ms = r.integer(row, 5);
+  return out;
+}
+
+}  // namespace
+
+std::int64_t postgres_store::create_session(std::string_view key, const std::string& token_hash,
+                                            const std::string& label, std::int64_t now_ms,
+                                            std::int64_t expires_ms, std::size_t keep) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("storing a session", insert_session_sql,
+                    {std::string(key), token_hash, label, std::to_string(now_ms),
+                     std::to_string(expires_ms), std::to_string(keep)});
+  });
+  return r.rows() > 0 ? r.integer(0, 0) : 0;
+}
+
+std::optional<login_session> postgres_store::use_session(const std::string& token_hash,
+                                                         std::int64_t now_ms,
+                                                         std::int64_t expires_ms) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("reading a session", use_session_sql,
+                    {token_hash, std::to_string(now_ms), std::to_string(expires_ms)});
+  });
+  if (r.rows() == 0) return std::nullopt;
+  return session_row(r, 0);
+}
+
+std::vector<login_session> postgres_store::sessions_of(std::string_view key, std::int64_t now_ms) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("reading an account's sessions", account_sessions_sql,
+                    {std::string(key), std::to_string(now_ms)});
+  });
+  std::vector<login_session> out;
+  out.reserve(static_cast<std::size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) out.push_back(session_row(r, i));
+  return out;
+}
+
+std::size_t postgres_store::end_sessions(std::string_view key, std::int64_t id) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("ending sessions", end_session_sql, {std::string(key), std::to_string(id)});
+  });
+  return r.rows() > 0 ? static_cast<std::size_t>(r.integer(0, 0)) : 0;
 }
 
 }  // namespace bg::server

@@ -138,6 +138,20 @@ CREATE TABLE ignores(
 ) WITHOUT ROWID;
 ALTER TABLE matches ADD COLUMN unfinished INTEGER NOT NULL DEFAULT 0 CHECK (unfinished IN (0, 1));
 )sql",
+    // 5 -> 6: sessions (issue 27): an account's remembered sign-ins, each under its
+    // credential's SHA-256 (64 hex digits), with its times in ms since the Unix epoch.
+    R"sql(
+CREATE TABLE sessions(
+  id         INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  token_hash TEXT NOT NULL UNIQUE,
+  label      TEXT NOT NULL DEFAULT '',
+  created_ms INTEGER NOT NULL,
+  used_ms    INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_account ON sessions(account_id);
+)sql",
 };
 
 /// SQLite's clock as ISO 8601 UTC with milliseconds.
@@ -332,7 +346,30 @@ struct sqlite_store::statements {
                             now_sql + " FROM accounts WHERE name_key = ?1 ON CONFLICT DO NOTHING"),
         remove_ignored(db,
                        "DELETE FROM ignores WHERE ignored_key = ?2 AND account_id = (SELECT id "
-                       "FROM accounts WHERE name_key = ?1)") {}
+                       "FROM accounts WHERE name_key = ?1)"),
+        insert_session(db,
+                       "INSERT INTO sessions(account_id, token_hash, label, created_ms, used_ms, "
+                       "expires_ms) SELECT id, ?2, ?3, ?4, ?4, ?5 FROM accounts WHERE name_key = "
+                       "?1 AND kind = 'player' ON CONFLICT DO NOTHING RETURNING id"),
+        prune_sessions(db,
+                       "DELETE FROM sessions WHERE account_id = (SELECT id FROM accounts WHERE "
+                       "name_key = ?1) AND (expires_ms <= ?2 OR id NOT IN (SELECT s.id FROM "
+                       "sessions s WHERE s.account_id = sessions.account_id ORDER BY s.used_ms "
+                       "DESC, s.id DESC LIMIT ?3))"),
+        find_session(db,
+                     "SELECT s.id, a.name_key, s.label, s.created_ms, s.used_ms, s.expires_ms "
+                     "FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash "
+                     "= ?1"),
+        touch_session(db, "UPDATE sessions SET used_ms = ?2, expires_ms = ?3 WHERE id = ?1"),
+        delete_session(db, "DELETE FROM sessions WHERE id = ?1"),
+        account_sessions(db,
+                         "SELECT s.id, a.name_key, s.label, s.created_ms, s.used_ms, "
+                         "s.expires_ms FROM sessions s JOIN accounts a ON a.id = s.account_id "
+                         "WHERE a.name_key = ?1 AND s.expires_ms > ?2 ORDER BY s.used_ms DESC, "
+                         "s.id DESC"),
+        end_session(db,
+                    "DELETE FROM sessions WHERE account_id = (SELECT id FROM accounts WHERE "
+                    "name_key = ?1) AND (?2 = 0 OR id = ?2)") {}
 
   prepared save_table;
   prepared delete_table;
@@ -375,6 +412,13 @@ struct sqlite_store::statements {
   prepared ignored_by;
   prepared add_ignored;
   prepared remove_ignored;
+  prepared insert_session;
+  prepared prune_sessions;
+  prepared find_session;
+  prepared touch_session;
+  prepared delete_session;
+  prepared account_sessions;
+  prepared end_session;
 };
 
 sqlite_store::sqlite_store(const std::string& path, int busy_timeout_ms)
@@ -1176,6 +1220,89 @@ void sqlite_store::set_ignored(std::string_view key, const std::string& ignored_
   u.bind(1, key).bind(2, ignored_key);
   if (on) u.bind(3, ignored_name);
   u.step(on ? "ignoring a name" : "no longer ignoring a name");
+}
+
+namespace {
+
+/// A sessions row (id, name_key, label, created_ms, used_ms, expires_ms) of `stmt`.
+login_session session_row(sqlite3_stmt* stmt) {
+  login_session out;
+  out.id = sqlite3_column_int64(stmt, 0);
+  out.account_key = column_text(stmt, 1);
+  out.label = column_text(stmt, 2);
+  out.created_ms = sqlite3_column_int64(stmt, 3);
+  out.used_ms = sqlite3_column_int64(stmt, 4);
+  out.expires_ms = sqlite3_column_int64(stmt, 5);
+  return out;
+}
+
+}  // namespace
+
+std::int64_t sqlite_store::create_session(std::string_view key, const std::string& token_hash,
+                                          const std::string& label, std::int64_t now_ms,
+                                          std::int64_t expires_ms, std::size_t keep) {
+  const std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    std::int64_t id = 0;
+    {
+      use u(stmts_->insert_session);
+      u.bind(1, key).bind(2, token_hash).bind(3, label).bind(4, now_ms).bind(5, expires_ms);
+      if (u.step("storing a session")) id = sqlite3_column_int64(u.get(), 0);
+    }
+    {
+      use u(stmts_->prune_sessions);
+      u.bind(1, key).bind(2, now_ms).bind(3, static_cast<std::int64_t>(keep));
+      u.step("forgetting old sessions");
+    }
+    exec("COMMIT");
+    return id;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<login_session> sqlite_store::use_session(const std::string& token_hash,
+                                                       std::int64_t now_ms,
+                                                       std::int64_t expires_ms) {
+  const std::lock_guard lock(mutex_);
+  std::optional<login_session> found;
+  {
+    use u(stmts_->find_session);
+    u.bind(1, token_hash);
+    if (u.step("reading a session")) found = session_row(u.get());
+  }
+  if (!found) return std::nullopt;
+  if (found->expires_ms <= now_ms) {
+    use u(stmts_->delete_session);
+    u.bind(1, found->id);
+    u.step("forgetting an expired session");
+    return std::nullopt;
+  }
+  use u(stmts_->touch_session);
+  u.bind(1, found->id).bind(2, now_ms).bind(3, expires_ms);
+  u.step("marking a session used");
+  found->used_ms = now_ms;
+  found->expires_ms = expires_ms;
+  return found;
+}
+
+std::vector<login_session> sqlite_store::sessions_of(std::string_view key, std::int64_t now_ms) {
+  const std::lock_guard lock(mutex_);
+  std::vector<login_session> out;
+  use u(stmts_->account_sessions);
+  u.bind(1, key).bind(2, now_ms);
+  while (u.step("reading an account's sessions")) out.push_back(session_row(u.get()));
+  return out;
+}
+
+std::size_t sqlite_store::end_sessions(std::string_view key, std::int64_t id) {
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->end_session);
+  u.bind(1, key).bind(2, id);
+  u.step("ending sessions");
+  return static_cast<std::size_t>(sqlite3_changes(db_));
 }
 
 }  // namespace bg::server

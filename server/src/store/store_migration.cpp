@@ -265,6 +265,17 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
                    v);
           ++report.ignores;
         });
+    // Sessions (schema 6 of SQLite): the players signed in stay signed in.
+    src.each_row(
+        "SELECT account_id, token_hash, label, created_ms, used_ms, expires_ms FROM sessions "
+        "ORDER BY id",
+        [&](const std::vector<pg::param>& v) {
+          dst.exec("copying a session",
+                   "INSERT INTO sessions(account_id, token_hash, label, created_ms, used_ms, "
+                   "expires_ms) VALUES ($1, $2, $3, $4, $5, $6)",
+                   v);
+          ++report.sessions;
+        });
     if (!ids.empty())
       dst.exec(
           "moving the match id sequence past the copied matches",

@@ -41,6 +41,13 @@ struct client_message {
   /// hello (absent: a guest, or a resume) and register (always set; may be empty). Never
   /// logged nor echoed.
   std::optional<std::string> password;
+  /// hello: a session credential (issue 27) that logs in to the account `name` instead
+  /// of its password ("" = none). Never logged nor echoed.
+  std::string session;
+  /// hello with a password, and register: also start a remembered sign-in (the welcome
+  /// carries its credential in `session`).
+  bool remember = false;
+  std::string label;                 ///< hello/register: what kind of client ("browser")
   std::optional<std::string> table;  ///< line/enter/exit
   std::string text;                  ///< line
 };

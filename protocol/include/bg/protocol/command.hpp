@@ -63,6 +63,9 @@ enum class command_kind : unsigned char {
   unban,           ///< /unban NAME (an admin): `text` is the name
   broadcast,       ///< /broadcast TEXT (an admin): `text` is the rest of the line as typed
   close_table,     ///< /close TABLE (an admin): `text` is the table's name
+  // Sessions (issue 27).
+  sessions,  ///< /sessions: the account's remembered sign-ins
+  signout,   ///< /signout [all|ID]: `text` is "" (this one), "all", or the id's digits
 };
 
 /// The longest ban /ban takes, in hours (ten years); without HOURS a ban lasts until

@@ -216,6 +216,12 @@ struct server_config {
   /// --login-forgive: one counted failure of a name (or an address) is forgiven each this
   /// many seconds (the leak of the throttle's bucket; see login_throttle.hpp).
   std::chrono::seconds login_forgive{30};
+  /// --session-days: a remembered sign-in (issue 27) ends this long after its last use
+  /// (0: none is made; `remember` is ignored and a session credential logs in nobody).
+  std::size_t session_days = 30;
+  /// --max-sessions-per-account: remembered sign-ins one account keeps; a new one beyond
+  /// ends the least recently used.
+  std::size_t max_sessions_per_account = 20;
   /// --login-known-addresses: addresses remembered per name as the owner's (logged in
   /// from successfully in the last 30 days), to which the name's lock does not apply.
   std::size_t login_known_addresses = 4;

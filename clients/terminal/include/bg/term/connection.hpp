@@ -54,6 +54,11 @@ class connection {
     bool register_account = false;  ///< the first hello is a `register`
     /// A token kept from an earlier run ("" = none): the first hello resumes with it.
     std::string resume;
+    /// A remembered sign-in kept from an earlier run (issue 27; "" = none): without a
+    /// resume token, the hello logs in to the account `name` with it, no password.
+    std::string session;
+    /// A password login or registration asks for a remembered sign-in (`remember`).
+    bool remember = false;
   };
 
   /// What the link reports about itself (besides the server's messages).
@@ -72,6 +77,9 @@ class connection {
     /// The resume token changed (a welcome, a password change); "" : it was refused
     /// (`bad_resume`), so a kept copy must go.
     std::function<void(const std::string&)> on_token;
+    /// The remembered sign-in changed (a welcome or /password gave one); "" : it ended
+    /// (`bad_session`, /signout), so a kept copy must go.
+    std::function<void(const std::string&)> on_session;
     /// The table followed changed: `/go`, `/lobby`, or the server seated the player
     /// (`info` topic `play`); "" = the lobby.
     std::function<void(const std::string&)> on_view;
@@ -113,6 +121,7 @@ class connection {
   void close_now();
   void report(status st, const std::string& detail);
   void set_token(const std::string& token);
+  void set_session(const std::string& credential);
   void set_view(const std::string& table);
 
   boost::asio::io_context& io_;
@@ -124,6 +133,7 @@ class connection {
 
   std::shared_ptr<stream_holder> stream_;  ///< the current connection, if any
   std::string resume_;                     ///< the token from the last welcome
+  std::string session_;                    ///< the remembered sign-in ("" = none)
   std::chrono::milliseconds backoff_{250};
   bool welcomed_ = false;             ///< the current connection got its welcome
   bool ever_welcomed_ = false;        ///< some connection got a welcome

@@ -161,10 +161,43 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// it is full.
   bool on_auth_pool(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re,
                     auth_pool::lane l, std::function<void()> job);
+  /// A remembered sign-in (issue 27) as its client holds it: the credential (64 hex
+  /// digits; only its SHA-256 is stored), its id in the store, when it ends (ms since the
+  /// Unix epoch) and its label.
+  struct signed_in {
+    std::string credential;
+    std::int64_t id = 0;
+    std::int64_t expires_ms = 0;
+    std::string label;
+  };
+  /// On the storage thread: a new remembered sign-in of account `key` (--session-days
+  /// long, the account keeping --max-sessions-per-account), or nullopt when sessions are
+  /// off or it could not be stored (logged).
+  std::optional<signed_in> start_session(store& db, const std::string& key,
+                                         const std::string& label);
+  /// `hello` with a `session` credential: the name checked and claimed, the session and
+  /// the account read on the storage thread (the session's end moved on), then log_in();
+  /// an unknown, expired or other account's credential is `bad_session` and a strike.
+  void on_session_login(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// After /password or /signout all of `c` (account `key`): the account's other
+  /// connections close with `why` (on every node), `c` gets a new resume token, and
+  /// answer_of(token) is sent to `c` once the seats' snapshots hold the token's hash.
+  /// Nothing when `c` is gone.
+  void close_other_sessions(
+      const std::shared_ptr<client>& c, const std::string& key, const char* why,
+      const std::function<std::shared_ptr<const std::string>(const std::string&)>& answer_of);
+  /// /sessions and /signout [all|ID] of `c` (a registered player) in the lobby or at
+  /// `table` (issue 27).
+  void on_session_command(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                          const std::optional<std::string>& table,
+                          const std::optional<nlohmann::json>& re,
+                          std::chrono::steady_clock::time_point t0);
   /// A checked login or registration of `c` as account `a`: takes the name and welcomes.
-  /// `ignored`: the names the account ignores (issue 13), read with the account.
+  /// `ignored`: the names the account ignores (issue 13), read with the account;
+  /// `session`: the remembered sign-in it used or started (the welcome carries it).
   void log_in(const std::shared_ptr<client>& c, const account& a,
-              const std::optional<nlohmann::json>& re, std::vector<std::string> ignored = {});
+              const std::optional<nlohmann::json>& re, std::vector<std::string> ignored = {},
+              std::optional<signed_in> session = std::nullopt);
   /// A refused login (counted by the throttle when it was tried): a strike, `bad_login`.
   void login_failed(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   /// /whois, /ratings, /history, /password from `c` (called `name`) in the lobby or at

@@ -54,6 +54,10 @@ class players {
     /// The names this player ignores (issue 13): the name's list, shared by its
     /// connections and kept while the name is in use; null until hello.
     std::shared_ptr<ignore_list> ignores;
+    /// The remembered sign-in this connection logged in with or started (issue 27): its
+    /// id in the store (0: none) and its label, for /signout and /password.
+    std::int64_t login_session = 0;
+    std::string session_label;
   };
 
   /// What a successful hello did.

@@ -107,7 +107,7 @@ class claim_lost : public fenced_write {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 6;
+  static constexpr int schema_version = 7;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -177,6 +177,14 @@ class postgres_store final : public store {
   /// Idempotent, so retried once on a new connection when the old one was lost.
   void set_ignored(std::string_view key, const std::string& ignored_key,
                    const std::string& ignored_name, bool on) override;
+  std::int64_t create_session(std::string_view key, const std::string& token_hash,
+                              const std::string& label, std::int64_t now_ms,
+                              std::int64_t expires_ms, std::size_t keep) override;
+  std::optional<login_session> use_session(const std::string& token_hash, std::int64_t now_ms,
+                                           std::int64_t expires_ms) override;
+  [[nodiscard]] std::vector<login_session> sessions_of(std::string_view key,
+                                                       std::int64_t now_ms) override;
+  std::size_t end_sessions(std::string_view key, std::int64_t id) override;
 
   /// The session's synchronous_commit as the server reports it ("on" or "off").
   [[nodiscard]] std::string synchronous_commit();

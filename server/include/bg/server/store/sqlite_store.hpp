@@ -76,7 +76,7 @@ struct sqlite_options {
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 5;
+  static constexpr int schema_version = 6;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -133,6 +133,14 @@ class sqlite_store final : public store {
   [[nodiscard]] std::vector<std::string> ignored_by(std::string_view key) override;
   void set_ignored(std::string_view key, const std::string& ignored_key,
                    const std::string& ignored_name, bool on) override;
+  std::int64_t create_session(std::string_view key, const std::string& token_hash,
+                              const std::string& label, std::int64_t now_ms,
+                              std::int64_t expires_ms, std::size_t keep) override;
+  std::optional<login_session> use_session(const std::string& token_hash, std::int64_t now_ms,
+                                           std::int64_t expires_ms) override;
+  [[nodiscard]] std::vector<login_session> sessions_of(std::string_view key,
+                                                       std::int64_t now_ms) override;
+  std::size_t end_sessions(std::string_view key, std::int64_t id) override;
 
   /// `PRAGMA synchronous` as SQLite reports it: 2 (FULL) or 1 (NORMAL).
   [[nodiscard]] int synchronous();

@@ -111,6 +111,18 @@ struct saved_table {
   std::vector<std::string> record_journal;
 };
 
+/// A remembered sign-in of an account (issue 27): the server-issued session credential
+/// a client sends in `hello` instead of the password. Only the credential's SHA-256 is
+/// stored. Times are ms since the Unix epoch.
+struct login_session {
+  std::int64_t id = 0;       ///< the session's number (what `/signout ID` names)
+  std::string account_key;   ///< the account's name key (names.hpp)
+  std::string label;         ///< what the client said it is ("browser", "gammon-term")
+  std::int64_t created_ms = 0;
+  std::int64_t used_ms = 0;     ///< the last login with it
+  std::int64_t expires_ms = 0;  ///< it stops working then (each use moves it on)
+};
+
 /// How hard a commit waits for the disk (`--sync`).
 enum class sync_mode : unsigned char {
   /// Every commit is on stable storage before it returns: survives kill -9, an OS
@@ -228,6 +240,27 @@ class store {
   /// already (on) or not ignored (off).
   virtual void set_ignored(std::string_view key, const std::string& ignored_key,
                            const std::string& ignored_name, bool on) = 0;
+
+  // Sessions (issue 27): remembered sign-ins.
+
+  /// Stores a new session of account `key` under `token_hash` (the credential's SHA-256
+  /// as 64 hex digits), used now (`now_ms`) and ending at `expires_ms`; then forgets the
+  /// account's expired sessions and all but its `keep` most recently used. Returns the
+  /// new session's id, 0 for an unknown account. Throws storage_error.
+  virtual std::int64_t create_session(std::string_view key, const std::string& token_hash,
+                                      const std::string& label, std::int64_t now_ms,
+                                      std::int64_t expires_ms, std::size_t keep) = 0;
+  /// The session stored under `token_hash` when it has not expired at `now_ms`, marked
+  /// used now and ending at `expires_ms` from now on; nullopt for an unknown or expired
+  /// one (an expired one is forgotten).
+  virtual std::optional<login_session> use_session(const std::string& token_hash,
+                                                   std::int64_t now_ms,
+                                                   std::int64_t expires_ms) = 0;
+  /// The sessions of account `key` not expired at `now_ms`, most recently used first.
+  [[nodiscard]] virtual std::vector<login_session> sessions_of(std::string_view key,
+                                                               std::int64_t now_ms) = 0;
+  /// Ends session `id` of account `key` (0: every session of it); returns how many ended.
+  virtual std::size_t end_sessions(std::string_view key, std::int64_t id) = 0;
 };
 
 }  // namespace bg::server

@@ -20,6 +20,7 @@ struct migration_report {
   std::int64_t moderation = 0;        ///< moderation records (the log)
   std::int64_t bans = 0;              ///< bans of names and of their addresses
   std::int64_t ignores = 0;           ///< names ignored by accounts
+  std::int64_t sessions = 0;          ///< remembered sign-ins (issue 27; not expired ones too)
   std::int64_t tables_checked = 0;    ///< tables read back equal, with their journals
   std::int64_t matches_checked = 0;   ///< matches read back equal (a sample)
   std::int64_t accounts_checked = 0;  ///< accounts read back equal, with their ratings
