@@ -187,7 +187,7 @@ export class AnalysisPage {
       ['Luck', (x) => signed(x.luck.total)],
     ];
     const table = h('table', { class: 'analysis-summary' });
-    const head = h('tr', {}, h('th'));
+    const head = h('tr', {}, h('th', {}, h('span', { class: 'visually-hidden', text: 'figure' })));
     for (const side of ['red', 'black']) {
       head.append(h('th', { 'data-side': side }, h('span', { class: `swatch ${side}` }), ` ${p[side].name}`));
     }

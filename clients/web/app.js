@@ -331,7 +331,7 @@ function finishSignOut(text) {
 function drawWho() {
   const who = $('who');
   who.replaceChildren();
-  $('signout').hidden = !app.me;
+  $('signout').hidden = !app.me || !app.account?.registered; // a guest has nothing to sign out of
   if (!app.me) return;
   const registered = app.account?.registered;
   who.append(nameWithRating(app.me, registered ? app.account.rating?.standard : undefined));

@@ -37,7 +37,8 @@ export function resignChoices(st, mine) {
  * "Cancel" that calls close(). Nothing is sent before "Resign" is clicked.
  */
 export function drawResignDialog(el, st, mine, { send, close }) {
-  const title = document.createElement('h3');
+  const title = document.createElement('h2'); // the page's headings go h1 > h2
+  title.className = 'dialog-title';
   title.textContent = 'Resign this game?';
   title.id = 'resign-title';
   el.setAttribute('aria-labelledby', 'resign-title');

@@ -136,6 +136,8 @@ async function run() {
   const caption = await alice.textContent('#analysis-position');
   check(caption.includes(pick.position_id) && caption.includes(pick.match_id), 'the Position ID and Match ID are shown');
   await shot(alice, 'analysis.png');
+  // Issue 27, item 8: axe-core finds nothing on the analysis page, minor findings included.
+  check((await h.audit(alice, 'the analysis page')).length === 0, 'no minor accessibility finding either');
 
   // bob, still at the table, heard that the analysis was ready.
   await bob.waitForSelector('#log li.analysis_ready');

@@ -17,6 +17,7 @@
 // anything missing (gammond, Chromium, playwright-core) fails it with a sentence.
 
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -85,6 +86,7 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
   const pages = {}; // name -> page, for screenshots when the test fails
   const pageErrors = [];
   const consoleErrors = [];
+  let axeSource = null; // axe-core's script, read on the first audit()
   // Console errors a test expects for a while (allowConsoleErrors): counted, not failed on.
   let allowedPattern = null;
   const allowedErrors = [];
@@ -296,6 +298,28 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       h.check(label === `Confirm ${pending}`, `the Confirm button names the play waiting (${label} for ${pending})`);
       await page.click('#controls button[data-cmd="confirm"]');
       return true;
+    },
+    /**
+     * Runs axe-core (npm, in the page: loaded through the DevTools protocol, which the
+     * page's Content Security Policy leaves alone) on `page`, and fails with every
+     * serious or critical violation (rule, impact, the elements named); the others are
+     * logged. `what` names the page in the log.
+     */
+    async audit(page, what) {
+      if (!(await page.evaluate(() => Boolean(window.axe)))) {
+        axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+        await page.evaluate(axeSource);
+      }
+      const violations = await page.evaluate(async () => {
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+          nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
+      });
+      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      const minor = violations.filter((v) => !bad.includes(v)).map((v) => `${v.id} (${v.impact})`);
+      h.log(`${what}: axe-core: ${bad.length} serious or critical, ${minor.length} other${minor.length ? `: ${minor.join(', ')}` : ''}`);
+      h.check(bad.length === 0, `${what}: axe-core finds ${bad.map((v) => `${v.id} (${v.impact}: ${v.help}) at ${v.nodes.join(', ')}`).join('; ')}`);
+      return minor;
     },
     /** The destination closest to home among those offered for the picked checker. */
     async chooseTarget(page, side, from, own) {
