@@ -17,6 +17,7 @@ import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 import { drawResignDialog } from './resign.js';
 import { settings, setupSettings } from './settings.js';
 import { accountExists, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
+import { optionLines, optionsFieldset, optionsOf, readOptions } from './options.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -73,6 +74,8 @@ const app = {
   sentMove: false, // a /move is on its way
   pendingPlay: null, // a complete play waiting for Confirm (settings.confirmPlay), or null
   resignOpen: false, // the resign dialog is open (nothing is sent before its Resign)
+  optionsOpen: false, // the table's options dialog is open (options.js)
+  newTable: null, // {name, options}: a table made with the lobby's "New table…", until its options are sent
   closedMatchBox: new Map(), // table -> the last_match_id whose end-of-match box was closed
   lastLine: null, // {text, table}: the last chat or command line typed, for a throttled chat
   lastPass: null, // {table, text, until}
@@ -561,10 +564,33 @@ function onEvent(msg) {
 
 function onState(st) {
   app.states.set(st.table, st);
+  if (app.newTable?.name === st.table) setUpNewTable(st);
   if (st.table === app.table) {
     app.sentMove = false;
     drawTable();
   }
+}
+
+/**
+ * The lobby's "New table…": once its table's state is here, sit down (a new table's
+ * first person owns it), then send the options chosen, as the chat commands.
+ */
+function setUpNewTable(st) {
+  const wanted = app.newTable;
+  const mine = sideOf(st, app.me);
+  if (!mine) {
+    if (st.phase === 'waiting' && (!st.players?.red || !st.players?.black) && !wanted.joined) {
+      wanted.joined = true;
+      sendLine('/join', st.table);
+      return;
+    }
+    if (wanted.joined) return; // the seat is on its way
+    app.newTable = null;
+    showError(`table ${st.table} exists already: its options are its players'`);
+    return;
+  }
+  app.newTable = null;
+  for (const line of optionLines(st.options, wanted.options, { withPrivacy: st.owner === app.me })) sendLine(line, st.table);
 }
 
 /** The side `name` sits on at table state `st`, or null. */
@@ -759,6 +785,10 @@ function drawBanner(st, mine, input) {
 /** Dialogs for a decision that is ours: the cube offer, a resignation, continue?, match end. */
 function drawDialog(st, mine) {
   const el = $('dialog');
+  // A form being filled in (resign, options) is not rebuilt by a new state: what was
+  // chosen stays until it is sent or cancelled.
+  if (app.optionsOpen && el.dataset.kind === 'options' && !el.hidden && (st.phase === 'waiting' || st.phase === 'match_over')) return;
+  if (app.resignOpen && el.dataset.kind === 'resign-choice' && !el.hidden && (st.phase === 'roll' || st.phase === 'move')) return;
   el.replaceChildren();
   let kind = null;
   const add = (tag, text, cls = '') => {
@@ -777,7 +807,11 @@ function drawDialog(st, mine) {
   const mayResign = Boolean(mine) && (st.phase === 'roll' || st.phase === 'move');
   if (app.resignOpen && !mayResign) app.resignOpen = false; // the moment has passed
   const boxClosed = st.phase === 'match_over' && app.closedMatchBox.get(st.table) === (st.last_match_id ?? 'none');
-  if (app.resignOpen) {
+  if (app.optionsOpen && !(st.phase === 'waiting' || st.phase === 'match_over')) app.optionsOpen = false;
+  if (app.optionsOpen) {
+    kind = 'options';
+    drawOptionsDialog(el, st);
+  } else if (app.resignOpen) {
     kind = 'resign-choice';
     drawResignDialog(el, st, mine, {
       send: (line) => sendLine(line),
@@ -855,12 +889,50 @@ function drawDialog(st, mine) {
   }
   el.hidden = kind === null;
   el.dataset.kind = kind ?? '';
-  if (kind === 'resign-choice') {
+  if (kind === 'resign-choice' || kind === 'options') {
     el.setAttribute('role', 'dialog');
   } else {
     el.removeAttribute('role');
     el.removeAttribute('aria-labelledby');
   }
+}
+
+/** The options dialog of a seated player (the owner also sets the privacy). */
+function drawOptionsDialog(el, st) {
+  const owner = st.owner === app.me;
+  const title = document.createElement('h2');
+  title.className = 'dialog-title';
+  title.id = 'options-title';
+  title.textContent = 'Table options';
+  el.setAttribute('aria-labelledby', 'options-title');
+  const form = document.createElement('form');
+  form.className = 'options-form';
+  const set = optionsFieldset(st.options, { privacy: owner, legend: 'for the next match' });
+  const buttons = document.createElement('div');
+  buttons.className = 'buttons';
+  const apply = document.createElement('button');
+  apply.type = 'submit';
+  apply.dataset.cmd = 'options-apply';
+  apply.textContent = 'Apply';
+  const cancel = button('Cancel', () => {
+    app.optionsOpen = false;
+    drawTable();
+  });
+  cancel.dataset.cmd = 'options-cancel';
+  buttons.append(apply, cancel);
+  form.append(set, buttons);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!form.reportValidity()) return;
+    const lines = optionLines(st.options, readOptions(set), { withPrivacy: owner });
+    app.optionsOpen = false;
+    for (const line of lines) sendLine(line);
+    drawTable();
+  });
+  form.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') cancel.click();
+  });
+  el.append(title, form);
 }
 
 /**
@@ -972,6 +1044,15 @@ function drawControls(st, mine, input) {
     resign.setAttribute('aria-haspopup', 'dialog');
     el.append(resign);
   }
+  if (seated && (p === 'waiting' || p === 'match_over') && !app.optionsOpen) {
+    const opts = button('Table options…', () => {
+      app.optionsOpen = true;
+      drawTable();
+    });
+    opts.dataset.cmd = 'options';
+    opts.setAttribute('aria-haspopup', 'dialog');
+    el.append(opts);
+  }
   if (seated && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('leave', 'Leave seat'));
   for (const b of el.querySelectorAll('button[data-cmd="roll"]')) b.classList.add('primary');
   if (!seated && !el.children.length) {
@@ -1074,6 +1155,29 @@ function setupBoardInput() {
 
 // ---------------------------------------------------------------- start
 
+/** The lobby's "New table…" dialog: a name and the options (options.js), then Create. */
+function setupNewTableDialog() {
+  const dialog = $('new-table');
+  const form = $('new-table-form');
+  let set = null;
+  $('new-table-button').addEventListener('click', () => {
+    set?.remove();
+    set = optionsFieldset(optionsOf(null), { privacy: true, legend: 'Options' });
+    form.querySelector('.buttons').before(set);
+    $('new-table-name').value = $('create-name').value.trim();
+    dialog.showModal();
+  });
+  $('new-table-cancel').addEventListener('click', () => dialog.close());
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = $('new-table-name').value.trim();
+    if (!name || !form.reportValidity()) return;
+    app.newTable = { name, options: readOptions(set), joined: false };
+    dialog.close();
+    enterTable(name);
+  });
+}
+
 function setup() {
   $('login-name').value = store.name ?? localStorage.getItem('gammond.name') ?? '';
   // Enter: a guest without a password, else a login; "Create an account": register.
@@ -1116,6 +1220,7 @@ function setup() {
     const name = $('create-name').value.trim();
     if (name) enterTable(name);
   });
+  setupNewTableDialog();
   $('to-lobby').addEventListener('click', showLobby);
   app.playComputer = setupPlayComputer({
     form: $('computer-form'),
