@@ -18,6 +18,7 @@ import { drawResignDialog } from './resign.js';
 import { settings, setupSettings } from './settings.js';
 import { accountExists, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
 import { optionLines, optionsFieldset, optionsOf, readOptions } from './options.js';
+import { MoveList, playPlaces } from './movelist.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -76,6 +77,8 @@ const app = {
   resignOpen: false, // the resign dialog is open (nothing is sent before its Resign)
   optionsOpen: false, // the table's options dialog is open (options.js)
   newTable: null, // {name, options}: a table made with the lobby's "New table…", until its options are sent
+  moveList: new MoveList(), // the plays of the tables followed (movelist.js)
+  lastPlay: null, // {table, side, dice, play}: the last play, marked until the next roll
   closedMatchBox: new Map(), // table -> the last_match_id whose end-of-match box was closed
   lastLine: null, // {text, table}: the last chat or command line typed, for a throttled chat
   lastPass: null, // {table, text, until}
@@ -377,6 +380,8 @@ function showError(text) {
 function show(view) {
   app.view = view;
   for (const v of ['login', 'lobby', 'table', 'analysis', 'player', 'leaders']) $(v).hidden = v !== view;
+  $('moves-box').hidden = view !== 'table';
+  if (view === 'table') drawMoves();
   $('chat').hidden = view === 'login' || view === 'analysis';
   if (view !== 'analysis') analysis.hide();
   document.body.dataset.view = view;
@@ -533,6 +538,10 @@ function onEvent(msg) {
     return;
   }
   if (msg.event === 'analysis_ready') analysis.ready(msg.match_id);
+  // The move list, and the last play marked on the board (with its dice) until a roll.
+  if (app.moveList.onEvent(msg) && msg.table === app.table) drawMoves();
+  if (msg.event === 'moved') app.lastPlay = { table: msg.table, side: msg.side, dice: msg.dice, play: msg.play };
+  if (['rolled', 'opening_roll', 'game_started', 'started'].includes(msg.event) && app.lastPlay?.table === msg.table) app.lastPlay = null;
   // A pass's banner goes with the next roll (the opponent's dice are news of their own).
   if (msg.event === 'rolled' && app.lastPass?.table === msg.table) app.lastPass = null;
   if (msg.event === 'passed') {
@@ -629,14 +638,18 @@ function drawTable() {
   if (app.selected !== null && app.selected !== undefined && !sources.has(app.selected)) app.selected = null;
   const targets = input && app.selected != null ? input.destinations(app.selected) : new Set();
   const board = input && input.steps.length ? applySteps(st.board, mine, input.steps) : st.board;
+  const last = app.lastPlay?.table === st.table && st.phase !== 'move' ? app.lastPlay : null;
 
   drawBoard($('board'), {
     board,
     variant: st.variant ?? 'standard',
     bottom,
     tutor: Boolean(st.options?.tutor),
-    dice: st.phase === 'move' ? st.dice : null,
-    diceSide: st.turn,
+    dice: st.phase === 'move' ? st.dice : last?.dice ?? null,
+    diceSide: st.phase === 'move' ? st.turn : last?.side,
+    diceClass: st.phase === 'move' ? '' : 'played',
+    last: last ? playPlaces(last.play, last.side, st.variant ?? 'standard') : null,
+    lastSide: last?.side ?? null,
     cube: st.cube?.in_play ? st.cube : null, // the server says whether the cube exists
     sources,
     selected: app.selected ?? null,
@@ -661,6 +674,12 @@ function drawTable() {
 function drawTitle(st, mine) {
   const myTurn = Boolean(mine) && st.to_act === mine && !['waiting', 'match_over'].includes(st.phase);
   document.title = `${myTurn ? '● your turn — ' : ''}${st.table} — gammond`;
+}
+
+/** The move list of the table on screen, beside the board. */
+function drawMoves() {
+  const st = app.states.get(app.table);
+  app.moveList.render($('moves'), app.table, st?.players ?? {});
 }
 
 /** The mark of the table's owner (issue 13). */

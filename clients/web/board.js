@@ -103,7 +103,10 @@ function die(parent, x, y, value, side) {
  *   board {points, bar, off}, variant, bottom ('red'|'black'), tutor (bool),
  *   dice [a, b] and diceSide, cube {value, owner, offered_by},
  *   sources (Set of places that can be picked), selected (place or null),
- *   targets (Set of places the selected checker may go to), mover (side or null)
+ *   targets (Set of places the selected checker may go to), mover (side or null),
+ *   last (the last play's places, movelist.js playPlaces: {from, to, hits} Sets of
+ *   1..24, 'bar', 'off'; marked until the next roll), diceClass ('played': the dice of
+ *   a play already made, drawn dimmed)
  */
 export function drawBoard(svg, v) {
   const L = layout(v.variant, v.bottom);
@@ -128,6 +131,8 @@ export function drawBoard(svg, v) {
     const base = top ? G.edge : G.H - G.edge;
     const apex = top ? G.edge + G.ph - 28 : G.H - G.edge - G.ph + 28;
     const g = el('g', { class: 'point', 'data-place': b }, svg);
+    if (v.last?.from.has(b)) g.classList.add('last-from');
+    if (v.last?.to.has(b)) g.classList.add('last-to');
     if (sources.has(b)) g.classList.add('source');
     if (v.selected === b) g.classList.add('selected');
     if (targets.has(b)) g.classList.add('target');
@@ -152,6 +157,13 @@ export function drawBoard(svg, v) {
     if (targets.has(b)) {
       el('circle', { cx: x, cy: stackY(top, Math.min(count, 4)), r: 9, class: 'target-dot' }, g);
     }
+    // The last play: a ring on the checker that arrived, a dashed one where it left.
+    if (v.last?.to.has(b) && count > 0) {
+      el('circle', { cx: x, cy: stackY(top, shown - 1), r: 24, class: 'last-mark to' }, g);
+    }
+    if (v.last?.from.has(b)) {
+      el('circle', { cx: x, cy: stackY(top, Math.min(count, 4)), r: 20, class: 'last-mark from' }, g);
+    }
     if (v.tutor) {
       el('text', { x, y: top ? G.edge - 7 : G.H - 7, class: 'tutor' }, svg, String(b));
     }
@@ -159,6 +171,8 @@ export function drawBoard(svg, v) {
 
   // The bar: each side's checkers, the mover's bar as a place to pick.
   const barG = el('g', { class: 'barplace', 'data-place': 'bar' }, svg);
+  if (v.last?.from.has('bar')) barG.classList.add('last-from');
+  if (v.last?.hits.size) barG.classList.add('last-hit');
   if (sources.has('bar')) barG.classList.add('source');
   if (v.selected === 'bar') barG.classList.add('selected');
   el('rect', { x: G.barX, y: G.edge, width: G.bar, height: G.H - 2 * G.edge, class: 'hit' }, barG);
@@ -183,6 +197,7 @@ export function drawBoard(svg, v) {
     const y0 = t.top ? G.edge : G.mid + 8;
     const h = G.mid - G.edge - 8;
     const g = el('g', { class: `tray ${side}`, 'data-place': 'off', 'data-side': side }, svg);
+    if (side === v.lastSide && v.last?.to.has('off')) g.classList.add('last-to');
     if (side === v.mover && targets.has('off')) g.classList.add('target');
     el('rect', { x: x0 + 8, y: y0, width: G.tray - 16, height: h, rx: 4, class: 'tray-bed' }, g);
     const count = v.board.off[side];
@@ -199,7 +214,7 @@ export function drawBoard(svg, v) {
   if (v.dice && v.dice.length === 2) {
     const right = v.diceSide === v.bottom;
     const cx = right ? G.rightX + 3 * G.pw : G.leftX + 3 * G.pw;
-    const g = el('g', { class: 'dice', 'data-side': v.diceSide }, svg);
+    const g = el('g', { class: `dice ${v.diceClass ?? ''}`, 'data-side': v.diceSide }, svg);
     die(g, cx - 26, G.mid, v.dice[0], v.diceSide);
     die(g, cx + 26, G.mid, v.dice[1], v.diceSide);
   }

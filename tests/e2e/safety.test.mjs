@@ -37,7 +37,9 @@ async function stepUntilComplete(page) {
     const targets = await page.$$eval('#board .target', (els) => els.map((e) => e.dataset.place));
     if (targets.length === 0) h.fail(`the checker on ${sources[0]} has no destination`);
     await page.click(placeSelector(targets[0], side));
-    const done = await page.evaluate(() => window.gammond.pendingPlay !== null || window.gammond.sentMove);
+    // Done: the play waits for Confirm, or it was sent (and maybe answered already).
+    const done = await page.evaluate((s) => window.gammond.pendingPlay !== null || window.gammond.sentMove
+      || Number(document.querySelector('#board').dataset.seq) > s, st.seq);
     if (done) return steps;
   }
   return h.fail('a play took more than 8 steps');
@@ -144,6 +146,21 @@ async function run() {
   await h.waitSeqAfter(mover, seq);
   log(`${moverName} confirmed the play`);
 
+  // Issue 27, item 3: the other page lists the play and marks it on the board, with the
+  // mover's dice, until the next roll.
+  const seen = await waiter.evaluate(() => ({
+    last: window.gammond.lastPlay,
+    line: [...document.querySelectorAll('#moves li.move-line')].at(-1)?.textContent,
+    to: [...document.querySelectorAll('#board .point.last-to')].map((e) => e.dataset.place),
+    from: [...document.querySelectorAll('#board .point.last-from')].map((e) => e.dataset.place),
+    rings: document.querySelectorAll('#board .last-mark').length,
+    dice: [...document.querySelectorAll('#board .dice.played .die')].map((d) => Number(d.dataset.value)),
+  }));
+  check(seen.last?.play === pending, `the page keeps the last play (${JSON.stringify(seen.last)})`);
+  check(seen.line === `${moverName}: ${st.dice.join('')}: ${pending}`, `the move list shows it (${seen.line})`);
+  check(seen.to.length > 0 && seen.from.length > 0 && seen.rings >= 2, `its points are marked (${JSON.stringify(seen)})`);
+  check(seen.dice.join() === st.dice.join(), `the mover's dice stay on the board (${seen.dice})`);
+
   // The setting off (through the header's panel, kept in this browser): bob's next
   // play goes on its last step.
   await bob.click('#settings-button');
@@ -204,6 +221,7 @@ async function run() {
   await roll(roller);
   await watcher.waitForFunction(() => document.querySelector('#banner').hidden || document.querySelector('#banner').dataset.kind !== 'pass');
   log('the pass banner went with the next roll');
+  check((await watcher.locator('#board .last-mark').count()) === 0, 'the last play\'s marks go with the next roll');
 
   // Resign: a dialog first; Cancel sends nothing.
   const resigner = roller;
