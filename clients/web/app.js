@@ -674,6 +674,27 @@ function drawTable() {
 function drawTitle(st, mine) {
   const myTurn = Boolean(mine) && st.to_act === mine && !['waiting', 'match_over'].includes(st.phase);
   document.title = `${myTurn ? '● your turn — ' : ''}${st.table} — gammond`;
+  notifyTurn(st, myTurn);
+}
+
+/**
+ * With the setting "Notify me" on and the tab in the background: one browser
+ * notification when a turn becomes ours (not again while it stays ours).
+ */
+function notifyTurn(st, myTurn) {
+  // Once a turn: when the move or answer becomes ours, not at each state of it.
+  const was = app.myTurn?.table === st.table && app.myTurn.mine;
+  app.myTurn = { table: st.table, mine: myTurn };
+  if (!myTurn || was) return;
+  if (!settings.notify || !document.hidden) return;
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+  const what = st.phase === 'cube_offered' ? 'you are doubled' : st.phase === 'resign_offered' ? 'a resignation is offered' : 'your turn';
+  try {
+    const n = new Notification(`gammond: ${what}`, { body: `at table ${st.table}`, tag: `gammond-${st.table}` });
+    n.onclick = () => window.focus();
+  } catch {
+    // Notifications refused by the browser: the title still says it.
+  }
 }
 
 /** The move list of the table on screen, beside the board. */
@@ -1269,7 +1290,13 @@ function setup() {
     e.preventDefault();
   });
   setupBoardInput();
-  setupSettings($('settings-button'), $('settings'), () => app.view === 'table' && drawTable());
+  setupSettings($('settings-button'), $('settings'), () => {
+    // Turning "Notify me" on asks the browser's permission (a click started it).
+    if (settings.notify && typeof Notification !== 'undefined' && Notification.permission === 'default') {
+      Notification.requestPermission().catch(() => {});
+    }
+    if (app.view === 'table') drawTable();
+  });
   // "Your turn" in the title is for a tab in the background; drawn again on a return.
   document.addEventListener('visibilitychange', () => app.view === 'table' && drawTable());
   // The clocks tick between states (the server sends none while a player thinks).

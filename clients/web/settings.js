@@ -1,11 +1,13 @@
-// The player's settings in this browser (localStorage, per site): for now whether a
-// play waits for Confirm. Read with settings.confirmPlay; changed by the header's
+// The player's settings in this browser (localStorage, per site): whether a play waits
+// for Confirm, and whether a turn in a background tab is notified. Read with settings.confirmPlay; changed by the header's
 // settings panel (setupSettings), which calls onChange after every change.
 
 const KEY = 'gammond.settings';
 const DEFAULTS = {
   /** A complete play is sent only when Confirm is clicked (Undo until then). */
   confirmPlay: true,
+  /** A browser notification when it is your turn and the tab is in the background. */
+  notify: false,
 };
 
 /** The stored settings over the defaults (a damaged entry is ignored). */
@@ -17,7 +19,7 @@ function load() {
   }
 }
 
-/** The current settings: {confirmPlay: bool}. */
+/** The current settings: {confirmPlay: bool, notify: bool}. */
 export const settings = load();
 
 /** Changes setting `name` to `value` and stores every setting. */

@@ -168,14 +168,36 @@ async function run() {
   await bob.click('#settings-button');
   check(await bob.evaluate(() => JSON.parse(localStorage.getItem('gammond.settings')).confirmPlay === false),
     'the setting is kept in the browser');
+  // "Notify me": with the tab in the background, bob's turn is a browser notification,
+  // once a turn (the page's Notification is recorded here; the background is simulated).
+  // Switched on during one of alice's turns, so that bob's next turn is the first seen.
+  const notifyOn = async () => {
+    await bob.evaluate(() => {
+      window.notes = [];
+      window.Notification = class {
+        static permission = 'granted';
+        static requestPermission() { return Promise.resolve('granted'); }
+        constructor(title, options) { window.notes.push({ title, body: options?.body }); }
+      };
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    });
+    await bob.click('#settings-button');
+    await bob.check('#setting-notify');
+    await bob.click('#settings-button');
+  };
+  let notifying = false;
 
   // The turn passes to the other player: roll and play until bob has played once
-  // without Confirm.
+  // without Confirm, notified.
   let bobPlayed = false;
-  for (let turns = 0; turns < 6 && !bobPlayed; turns += 1) {
+  for (let turns = 0; turns < 8 && !bobPlayed; turns += 1) {
     await alice.waitForFunction(() => ['roll', 'move'].includes(window.gammond.states.get('safe')?.phase));
     st = await stateOf(alice);
     const page = st.players[st.turn] === 'alice' ? alice : bob;
+    if (page === alice && !notifying) {
+      await notifyOn();
+      notifying = true;
+    }
     if (st.phase === 'roll') {
       const rolled = await seqOf(page);
       await roll(page);
@@ -186,11 +208,15 @@ async function run() {
     if (st.phase !== 'move') continue; // no legal move: the turn passed
     const before = await seqOf(page);
     await stepUntilComplete(page);
-    if (page === bob) {
+    if (page === bob && notifying) {
+      const notes = await bob.evaluate(() => window.notes);
+      check(notes.length === 1 && notes[0].title === 'gammond: your turn' && notes[0].body === 'at table safe',
+        `bob's turn in a background tab was notified once (${JSON.stringify(notes)})`);
+      await bob.evaluate(() => Object.defineProperty(document, 'hidden', { configurable: true, get: () => false }));
       // Nothing waits for Confirm, and the play arrives (Confirm is never clicked here).
       check(await bob.evaluate(() => window.gammond.pendingPlay === null), 'with the setting off, no play waits for Confirm');
       bobPlayed = true;
-    } else {
+    } else if (page === alice) {
       await h.confirmPending(alice);
     }
     await h.waitSeqAfter(alice, before);
@@ -248,10 +274,12 @@ async function run() {
   log(`${resignerName} resigned a gammon through the dialog, accepted`);
 
   // The end-of-match box: Play again in it and nowhere else; it closes and reopens.
-  for (const page of [alice, bob]) {
+  for (const [name, page] of [['alice', alice], ['bob', bob]]) {
     await page.waitForFunction(() => document.querySelector('#dialog')?.dataset.kind === 'match-over');
+    await page.waitForSelector('#dialog button[data-cmd="start"]', { timeout: 3000 }).catch(() => null);
     const start = await page.$$eval('button[data-cmd="start"]', (els) => els.filter((e) => e.offsetParent !== null).map((e) => e.closest('#dialog') ? 'dialog' : 'controls'));
-    check(start.join() === 'dialog', `Play again shows once, in the box (${start})`);
+    const st2 = await stateOf(page);
+    check(start.join() === 'dialog', `${name}: Play again shows once, in the box (${start}; ${JSON.stringify({ phase: st2.phase, players: st2.players, me: await page.evaluate(() => window.gammond.me) })})`);
   }
   await alice.click('#dialog button[data-cmd="close-box"]');
   check((await dialogKind(alice)) === '', 'the box closes: the final position shows');
