@@ -653,11 +653,20 @@ function drawTable() {
     cube: st.cube?.in_play ? st.cube : null, // the server says whether the cube exists
     sources,
     selected: app.selected ?? null,
+    cursor: input ? app.cursor ?? null : null,
     targets,
     mover: input ? mine : null,
   });
   $('board').dataset.phase = st.phase;
   $('board').dataset.seq = st.seq;
+  // Keyboard play: the first movable checker is under the cursor when none is yet.
+  if (input && app.cursor == null && app.pendingPlay === null && document.activeElement === $('board')) {
+    app.cursor = cursorPlaces()[0] ?? null;
+  }
+  if (!input) app.cursor = null;
+  const said = boardStatus();
+  $('board').setAttribute('aria-label', said ? `backgammon board: ${said}` : 'backgammon board');
+  if ($('board-status').textContent !== said) $('board-status').textContent = said;
 
   drawStrip($('strip-top'), st, other(bottom));
   drawStrip($('strip-bottom'), st, bottom);
@@ -1142,6 +1151,77 @@ function confirmPlay() {
 }
 
 /** Tap a checker then a destination, or drag the checker there. */
+/**
+ * The places the keyboard's cursor goes through now: the destinations of the picked
+ * checker, else the checkers that can move (both from the server's legal_moves through
+ * MoveInput), in board order.
+ */
+function cursorPlaces() {
+  if (!app.input) return [];
+  const set = app.selected != null ? app.input.destinations(app.selected) : app.input.sources();
+  const order = (p) => (p === 'bar' ? 0 : p === 'off' ? 25 : p);
+  return [...set].sort((a, b) => order(a) - order(b));
+}
+
+/** What the board says to a screen reader and in its status line now. */
+function boardStatus() {
+  const st = app.states.get(app.table);
+  if (!app.input || !st) return '';
+  if (app.pendingPlay !== null) return `play ${app.pendingPlay}: Enter confirms, Backspace undoes`;
+  const name = (p) => (p === 'bar' ? 'the bar' : p === 'off' ? 'off the board' : `point ${p}`);
+  const at = app.cursor != null ? name(app.cursor) : 'nothing';
+  return app.selected != null
+    ? `${name(app.selected)} picked; to ${at}? arrows choose, Enter moves, Escape puts it back`
+    : `your move ${(st.dice ?? []).join('-')}: ${at}; arrows choose a checker, Enter picks it`;
+}
+
+/**
+ * The board from the keyboard (issue 27, item 8): the board takes the focus; the arrow
+ * keys move a cursor through the places that can be picked (then their destinations),
+ * Enter or Space picks or moves, Escape puts a picked checker back, Backspace undoes a
+ * step, and Enter confirms a play waiting for Confirm.
+ */
+function setupBoardKeys() {
+  const svg = $('board');
+  svg.tabIndex = 0;
+  svg.addEventListener('keydown', (e) => {
+    if (!app.input || app.sentMove) return;
+    const places = cursorPlaces();
+    const key = e.key;
+    if (['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp'].includes(key)) {
+      if (!places.length) return;
+      const i = places.indexOf(app.cursor);
+      const step = key === 'ArrowRight' || key === 'ArrowDown' ? 1 : -1;
+      app.cursor = places[(i + step + places.length) % places.length];
+    } else if (key === 'Enter' || key === ' ') {
+      if (app.pendingPlay !== null) {
+        confirmPlay();
+      } else if (app.selected != null && places.includes(app.cursor)) {
+        const to = app.cursor;
+        app.cursor = null;
+        makeStep(app.selected, to);
+      } else if (app.selected == null && places.includes(app.cursor)) {
+        app.selected = app.cursor;
+        app.cursor = cursorPlaces()[0] ?? null;
+      } else {
+        return;
+      }
+    } else if (key === 'Escape' && app.selected != null) {
+      app.cursor = app.selected;
+      app.selected = null;
+    } else if (key === 'Backspace' && app.input.steps.length) {
+      app.input = app.input.undo();
+      app.pendingPlay = null;
+      app.selected = null;
+      app.cursor = null;
+    } else {
+      return;
+    }
+    e.preventDefault();
+    drawTable();
+  });
+}
+
 function setupBoardInput() {
   const svg = $('board');
   let drag = null; // {from, ghost, x, y, moved}
@@ -1290,6 +1370,8 @@ function setup() {
     e.preventDefault();
   });
   setupBoardInput();
+  setupBoardKeys();
+  $('board').addEventListener('focus', () => app.view === 'table' && drawTable());
   setupSettings($('settings-button'), $('settings'), () => {
     // Turning "Notify me" on asks the browser's permission (a click started it).
     if (settings.notify && typeof Notification !== 'undefined' && Notification.permission === 'default') {

@@ -104,6 +104,7 @@ function die(parent, x, y, value, side) {
  *   dice [a, b] and diceSide, cube {value, owner, offered_by},
  *   sources (Set of places that can be picked), selected (place or null),
  *   targets (Set of places the selected checker may go to), mover (side or null),
+ *   cursor (the place the keyboard's cursor is on, or null),
  *   last (the last play's places, movelist.js playPlaces: {from, to, hits} Sets of
  *   1..24, 'bar', 'off'; marked until the next roll), diceClass ('played': the dice of
  *   a play already made, drawn dimmed)
@@ -136,6 +137,7 @@ export function drawBoard(svg, v) {
     if (sources.has(b)) g.classList.add('source');
     if (v.selected === b) g.classList.add('selected');
     if (targets.has(b)) g.classList.add('target');
+    if (v.cursor === b) g.classList.add('cursor');
     el('polygon', {
       points: `${x - G.pw / 2 + 2},${base} ${x + G.pw / 2 - 2},${base} ${x},${apex}`,
       class: `tri ${(col + (top ? 0 : 1)) % 2 === 0 ? 'tri-a' : 'tri-b'}`,
@@ -175,6 +177,7 @@ export function drawBoard(svg, v) {
   if (v.last?.hits.size) barG.classList.add('last-hit');
   if (sources.has('bar')) barG.classList.add('source');
   if (v.selected === 'bar') barG.classList.add('selected');
+  if (v.cursor === 'bar') barG.classList.add('cursor');
   el('rect', { x: G.barX, y: G.edge, width: G.bar, height: G.H - 2 * G.edge, class: 'hit' }, barG);
   for (const side of ['red', 'black']) {
     const count = v.board.bar[side];
@@ -199,6 +202,7 @@ export function drawBoard(svg, v) {
     const g = el('g', { class: `tray ${side}`, 'data-place': 'off', 'data-side': side }, svg);
     if (side === v.lastSide && v.last?.to.has('off')) g.classList.add('last-to');
     if (side === v.mover && targets.has('off')) g.classList.add('target');
+    if (side === v.mover && v.cursor === 'off') g.classList.add('cursor');
     el('rect', { x: x0 + 8, y: y0, width: G.tray - 16, height: h, rx: 4, class: 'tray-bed' }, g);
     const count = v.board.off[side];
     for (let k = 0; k < count; k++) {
