@@ -178,9 +178,9 @@ int migrate_command(int argc, char* argv[]) {
               << " analyses, and " << r.accounts << " account(s) with " << r.account_matches
               << " history entries, " << r.moderation << " moderation record(s), " << r.bans
               << " ban(s), " << r.ignores << " ignored name(s) and " << r.sessions
-              << " session(s) from " << from << " to " << target
-              << "; checked: the counts, " << r.tables_checked << " table(s) with their journals, "
-              << r.accounts_checked << " account(s) with their ratings and " << r.matches_checked
+              << " session(s) from " << from << " to " << target << "; checked: the counts, "
+              << r.tables_checked << " table(s) with their journals, " << r.accounts_checked
+              << " account(s) with their ratings and " << r.matches_checked
               << " match(es) with their analyses and histories read back equal\n";
     return 0;
   } catch (const bg::server::storage_error& e) {

@@ -616,8 +616,7 @@ std::vector<setting> settings() {
       {"session-days", "DAYS",
        "a remembered sign-in ends this long after its last use (0: players never stay "
        "signed in)",
-       number(&server_config::session_days),
-       integer_field(&server_config::session_days, 0, 3650)},
+       number(&server_config::session_days), integer_field(&server_config::session_days, 0, 3650)},
       {"max-sessions-per-account", "N",
        "remembered sign-ins one account keeps (one more ends the least recently used)",
        number(&server_config::max_sessions_per_account),

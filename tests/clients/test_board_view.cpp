@@ -302,11 +302,10 @@ TEST_CASE(
     "[clients][term][lobby]") {
   screen s{{false, false, "carol", "", 12}};
   CHECK(s.prompt() == "lobby> ");
-  (void)s.message(json{{"type", "welcome"},
-                       {"name", "carol"},
-                       {"account",
-                        {{"registered", true},
-                         {"rating", {{"standard", 1612.5}, {"long", 1500.0}}}}}});
+  (void)s.message(json{
+      {"type", "welcome"},
+      {"name", "carol"},
+      {"account", {{"registered", true}, {"rating", {{"standard", 1612.5}, {"long", 1500.0}}}}}});
   (void)s.message(json::parse(R"({"type":"tables","page":1,"pages":1,"total":2,"tables":[
     {"name":"t1","players":{"red":"alice","black":"bob"},"bots":{"red":null,"black":null},
      "ratings":{"red":1544.4,"black":null},"spectators":3,"phase":"move",

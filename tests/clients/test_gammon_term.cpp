@@ -512,7 +512,8 @@ TEST_CASE(
   alice.state_where([](const state_block& b) { return b["red"] == "alice"; }, deadline);
   alice.type("/option private on");
   alice.type("/invite bob");
-  CHECK(bob.line_starting("INFO den invitation: ", deadline).find("alice invites you") != std::string::npos);
+  CHECK(bob.line_starting("INFO den invitation: ", deadline).find("alice invites you") !=
+        std::string::npos);
   // Then /go alone takes bob there, and he can sit down
   bob.type("/go");
   CHECK(bob.line_starting("TABLE ", deadline) == "TABLE den");
@@ -539,7 +540,8 @@ TEST_CASE(
   INFO("gammond log:\n" << server.log());
   {
     // Given dora registers from gammon-term
-    term dora{url, "dora", "", {"--register", "--password-file", file.string(), "--no-board"}, home};
+    term dora{
+        url, "dora", "", {"--register", "--password-file", file.string(), "--no-board"}, home};
     CHECK(dora.line_starting("ACCOUNT", deadline).find("registered=yes") != std::string::npos);
     CHECK(dora.finish() == 0);
   }

@@ -129,8 +129,9 @@ TEST_CASE(
   const auto deadline = std::chrono::steady_clock::now() + 50s;
   INFO("gammond log:\n" << server.log());
   // Given bob seated at table t1 (a scripted gammon-term)
-  piped_process bob{{GAMMON_TERM_BINARY, "--url", url, "--name", "bob", "--table", "t1", "--no-board"},
-                    {"XDG_STATE_HOME=" + home.string()}};
+  piped_process bob{
+      {GAMMON_TERM_BINARY, "--url", url, "--name", "bob", "--table", "t1", "--no-board"},
+      {"XDG_STATE_HOME=" + home.string()}};
   bob.write_line("/join red");
   bob.write_line("/option match 5");
   tmux_session tmux{command};

@@ -42,10 +42,10 @@ TEST_CASE("storage: issue 13: a version 4 database gets the moderation tables an
   const auto old_match = play_random_match({variant::standard, match_kind::points, 1}, 3);
   // Given a version 4 database (this schema without what version 5 adds) with a match
   { sqlite_store made(path); }
-  REQUIRE(raw_exec(path,
-                   "DROP TABLE sessions; DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
-                   "ALTER TABLE matches DROP COLUMN unfinished; PRAGMA user_version = 4;") ==
-          SQLITE_OK);
+  REQUIRE(raw_exec(
+              path,
+              "DROP TABLE sessions; DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
+              "ALTER TABLE matches DROP COLUMN unfinished; PRAGMA user_version = 4;") == SQLITE_OK);
   REQUIRE(raw_exec(path,
                    "INSERT INTO matches VALUES (7, 'old', 'red', 'black', "
                    "'{\"variant\":\"standard\",\"kind\":\"points\",\"length\":1}', '" +

@@ -75,7 +75,9 @@ TEST_CASE(
   {
     // Given alice registers from a browser and asks to stay signed in
     player alice(server.port(), "alice", {},
-                 {{"type", "register"}, {"password", "correct horse"}, {"remember", true},
+                 {{"type", "register"},
+                  {"password", "correct horse"},
+                  {"remember", true},
                   {"label", "browser"}});
     // Then the welcome carries a credential of 64 hex digits that ends in 30 days
     credential = alice.welcome().value("session", "");
@@ -88,9 +90,9 @@ TEST_CASE(
     CHECK(stored_sessions(server, "alice") == "1");
     CHECK(bg::test::database_query(server, "SELECT count(*) FROM sessions WHERE token_hash = '" +
                                                credential + "'") == "0");
-    CHECK(bg::test::database_query(
-              server, "SELECT count(*) FROM sessions WHERE token_hash = '" +
-                          bg::server::resume_tokens::hash_hex(credential) + "'") == "1");
+    CHECK(bg::test::database_query(server, "SELECT count(*) FROM sessions WHERE token_hash = '" +
+                                               bg::server::resume_tokens::hash_hex(credential) +
+                                               "'") == "1");
   }
   // When a new connection (a reload, a new day) says hello with it, without a password
   const auto again = first_answer(server, with_session("Alice", credential));
@@ -100,8 +102,8 @@ TEST_CASE(
   CHECK(again["account"]["registered"] == true);
   CHECK(again["session"] == credential);
   // And a login with the password and no remember starts none
-  const auto plain = first_answer(
-      server, {{"type", "hello"}, {"name", "alice"}, {"password", "correct horse"}});
+  const auto plain =
+      first_answer(server, {{"type", "hello"}, {"name", "alice"}, {"password", "correct horse"}});
   REQUIRE(plain["type"] == "welcome");
   CHECK_FALSE(plain.contains("session"));
   CHECK(stored_sessions(server, "alice") == "1");
@@ -134,11 +136,14 @@ TEST_CASE(
   CHECK(first_answer(server, with_session("alice", "not a credential"))["code"] == "bad_session");
   CHECK(first_answer(server, with_session("bob", credential))["code"] == "bad_session");
   CHECK(first_answer(server, with_session("carol", credential))["code"] == "bad_session");
-  const auto both = first_answer(
-      server,
-      {{"type", "hello"}, {"name", "alice"}, {"password", "correct horse"}, {"session", credential}});
+  const auto both = first_answer(server, {{"type", "hello"},
+                                          {"name", "alice"},
+                                          {"password", "correct horse"},
+                                          {"session", credential}});
   CHECK(both["code"] == "bad_message");
-  CHECK(first_answer(server, {{"type", "hello"}, {"name", "alice"}, {"password", "x"},
+  CHECK(first_answer(server, {{"type", "hello"},
+                              {"name", "alice"},
+                              {"password", "x"},
                               {"remember", "yes"}})["code"] == "bad_message");
   // The credential itself is in no log line
   CHECK(server.log().find(credential) == std::string::npos);
@@ -154,7 +159,9 @@ TEST_CASE(
   std::string first;
   {
     player alice(server.port(), "alice", {},
-                 {{"type", "register"}, {"password", "correct horse"}, {"remember", true},
+                 {{"type", "register"},
+                  {"password", "correct horse"},
+                  {"remember", true},
                   {"label", "browser"}});
     first = alice.welcome()["session"];
   }
@@ -193,10 +200,9 @@ TEST_CASE(
   // /signout all: two more sign-ins end, and the other connection of alice closes
   std::string third;
   {
-    const auto w = first_answer(server, {{"type", "hello"},
-                                         {"name", "alice"},
-                                         {"password", "correct horse"},
-                                         {"remember", true}});
+    const auto w = first_answer(
+        server,
+        {{"type", "hello"}, {"name", "alice"}, {"password", "correct horse"}, {"remember", true}});
     third = w["session"];
   }
   player phone(server.port(), "alice", {}, {{"session", third}});
@@ -221,10 +227,9 @@ TEST_CASE(
   }
   std::string other;
   {
-    const auto w = first_answer(server, {{"type", "hello"},
-                                         {"name", "alice"},
-                                         {"password", "correct-horse"},
-                                         {"remember", true}});
+    const auto w = first_answer(
+        server,
+        {{"type", "hello"}, {"name", "alice"}, {"password", "correct-horse"}, {"remember", true}});
     other = w["session"];
   }
   player alice(server.port(), "alice", {}, {{"session", old_one}});

@@ -999,8 +999,8 @@ TEMPLATE_TEST_CASE(
   // Three kept at most: the least recently used goes
   std::vector<std::int64_t> ids;
   for (int i = 0; i < 4; ++i)
-    ids.push_back(db->create_session("alice", std::string(63, 'c') + char('0' + i), "t",
-                                     10'000 + i, 100'000, 3));
+    ids.push_back(db->create_session("alice", std::string(63, 'c') + char('0' + i), "t", 10'000 + i,
+                                     100'000, 3));
   auto listed = db->sessions_of("alice", 20'000);
   REQUIRE(listed.size() == 3);
   CHECK(listed[0].id == ids[3]);  // the most recently used first

@@ -222,8 +222,7 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
       m["data"].is_object() && m["data"].contains("session") && m["data"]["session"].is_string())
     set_session(m["data"]["session"].get<std::string>());
   if (type == "info" && m.value("topic", "") == "signout" && m.contains("data") &&
-      m["data"].is_object() &&
-      (m["data"].value("current", false) || m["data"].value("all", false)))
+      m["data"].is_object() && (m["data"].value("current", false) || m["data"].value("all", false)))
     set_session("");
   // A password change hands out a new token: the old one no longer resumes.
   if (type == "info" && m.value("topic", "") == "password" && m.contains("data") &&

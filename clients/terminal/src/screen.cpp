@@ -33,8 +33,8 @@ std::string cell(const std::string& text, std::size_t n) {
 /// "-" for a free seat.
 std::string seat_text(const json& entry, const char* side) {
   const json empty = json::object();
-  const json& players = entry.contains("players") && entry["players"].is_object()
-                            ? entry["players"] : empty;
+  const json& players =
+      entry.contains("players") && entry["players"].is_object() ? entry["players"] : empty;
   const json& bots = entry.contains("bots") && entry["bots"].is_object() ? entry["bots"] : empty;
   std::string name = text_of(bots, side);
   if (name.empty()) name = text_of(players, side);
@@ -186,11 +186,13 @@ std::vector<std::string> screen::lobby_lines() const {
   }
   const std::size_t total = tables_.is_object() ? tables_.value("total", listed) : 0;
   if (total > rows) {
-    out.push_back("  ... " + std::to_string(total - rows) + " more (/tables shows them in the log)");
+    out.push_back("  ... " + std::to_string(total - rows) +
+                  " more (/tables shows them in the log)");
   }
   out.emplace_back();
   if (online_.is_object() && online_.contains("online") && online_["online"].is_array()) {
-    std::string line = "online (" + std::to_string(online_.value("total", online_["online"].size())) + "):";
+    std::string line =
+        "online (" + std::to_string(online_.value("total", online_["online"].size())) + "):";
     bool first = true;
     for (const auto& n : online_["online"]) {
       if (!n.is_string()) continue;

@@ -214,10 +214,10 @@ std::string utc_minute(std::int64_t ms) {
 /// What /sessions answers: one line a remembered sign-in, and the same as data.
 std::pair<std::string, json> sessions_answer(const std::vector<login_session>& list,
                                              std::int64_t current) {
-  std::string text = list.empty() ? std::string("no remembered sign-in")
-                                   : std::to_string(list.size()) +
-                                         (list.size() == 1 ? " remembered sign-in:"
-                                                           : " remembered sign-ins:");
+  std::string text =
+      list.empty() ? std::string("no remembered sign-in")
+                   : std::to_string(list.size()) +
+                         (list.size() == 1 ? " remembered sign-in:" : " remembered sign-ins:");
   json items = json::array();
   for (const auto& one : list) {
     text += "\n  #" + std::to_string(one.id) + " " + one.label + ", last used " +
@@ -327,8 +327,8 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   // Hashed on the auth pool, stored on the storage thread, welcomed back on an I/O
   // thread.
   on_auth_pool(c, m.id, auth_pool::lane::other,
-               [self = shared_from_this(), c, key, name = m.name, password = *m.password,
-                re = m.id, remember = m.remember, label = m.label]() mutable {
+               [self = shared_from_this(), c, key, name = m.name, password = *m.password, re = m.id,
+                remember = m.remember, label = m.label]() mutable {
                  std::string hash = hash_password(password);
                  wipe(password);
                  self->writer_->run([self, c, key, name, hash = std::move(hash), re, remember,
@@ -449,38 +449,38 @@ void game_service::on_login(const std::shared_ptr<client>& c, const protocol::cl
           std::optional<std::string> rehashed;
           if (right && password_needs_rehash(hash)) rehashed = hash_password(password);
           wipe(password);
-          asio::post(self->io_,
-                     [self, c, key, found = std::move(found), right, rehashed = std::move(rehashed),
-                      re, ignored = std::move(ignored), remember, label]() mutable {
-                       if (!right) {
-                         self->login_failed(c, re);
-                         return;
-                       }
-                       {
-                         std::lock_guard lock(self->mutex_);
-                         self->throttle_.succeeded(key, c->address(), clock_type::now());
-                       }
-                       if (rehashed) {
-                         self->writer_->run([key, hash = *rehashed](store& later) {
-                           if (later.set_password_hash(key, hash))
-                             spdlog::info("a password hash was renewed with today's parameters");
-                         });
-                       }
-                       if (!remember || self->config_.session_days == 0) {
-                         self->log_in(c, *found, re, std::move(ignored));
-                         return;
-                       }
-                       // A remembered sign-in is stored first: the welcome carries it.
-                       self->writer_->run([self, c, key, found = std::move(found), re,
-                                           ignored = std::move(ignored), label](store& later) mutable {
-                         auto session = self->start_session(later, key, label);
-                         asio::post(self->io_, [self, c, found = std::move(found), re,
-                                                ignored = std::move(ignored),
-                                                session = std::move(session)]() mutable {
+          asio::post(self->io_, [self, c, key, found = std::move(found), right,
+                                 rehashed = std::move(rehashed), re, ignored = std::move(ignored),
+                                 remember, label]() mutable {
+            if (!right) {
+              self->login_failed(c, re);
+              return;
+            }
+            {
+              std::lock_guard lock(self->mutex_);
+              self->throttle_.succeeded(key, c->address(), clock_type::now());
+            }
+            if (rehashed) {
+              self->writer_->run([key, hash = *rehashed](store& later) {
+                if (later.set_password_hash(key, hash))
+                  spdlog::info("a password hash was renewed with today's parameters");
+              });
+            }
+            if (!remember || self->config_.session_days == 0) {
+              self->log_in(c, *found, re, std::move(ignored));
+              return;
+            }
+            // A remembered sign-in is stored first: the welcome carries it.
+            self->writer_->run([self, c, key, found = std::move(found), re,
+                                ignored = std::move(ignored), label](store& later) mutable {
+              auto session = self->start_session(later, key, label);
+              asio::post(self->io_,
+                         [self, c, found = std::move(found), re, ignored = std::move(ignored),
+                          session = std::move(session)]() mutable {
                            self->log_in(c, *found, re, std::move(ignored), std::move(session));
                          });
-                       });
-                     });
+            });
+          });
         });
   });
 }
@@ -504,8 +504,8 @@ std::optional<game_service::signed_in> game_service::start_session(store& db,
   const std::int64_t now = unix_ms_now();
   s.expires_ms = now + static_cast<std::int64_t>(config_.session_days) * 86'400'000;
   try {
-    s.id = db.create_session(key, resume_tokens::hash_hex(s.credential), s.label, now,
-                             s.expires_ms, config_.max_sessions_per_account);
+    s.id = db.create_session(key, resume_tokens::hash_hex(s.credential), s.label, now, s.expires_ms,
+                             config_.max_sessions_per_account);
   } catch (const std::exception& e) {
     spdlog::error("storing a remembered sign-in: {}", e.what());
     return std::nullopt;
@@ -569,35 +569,35 @@ void game_service::on_session_login(const std::shared_ptr<client>& c,
       spdlog::error("login with a remembered sign-in: {}", e.what());
       failed = true;
     }
-    asio::post(self->io_, [self, c, key, credential, re, session = std::move(session),
-                           found = std::move(found), ignored = std::move(ignored),
-                           failed]() mutable {
-      if (failed) {
-        {
-          std::lock_guard lock(self->mutex_);
-          self->players_.end_claim(c->id());
-        }
-        self->send_error(c, "storage_error", "the server cannot check logins now: try again later",
-                         re);
-        return;
-      }
-      if (!session || !found || found->what != account::kind::player) {
-        {
-          std::lock_guard lock(self->mutex_);
-          self->players_.end_claim(c->id());
-        }
-        self->metrics_.error("bad_session");
-        c->send(frame_of(protocol::error_message(
-            "bad_session",
-            "this sign-in has ended (signed out, expired, or the password changed): log in "
-            "with your password",
-            re)));
-        c->strike("bad session");
-        return;
-      }
-      self->log_in(c, *found, re, std::move(ignored),
-                   signed_in{credential, session->id, session->expires_ms, session->label});
-    });
+    asio::post(
+        self->io_, [self, c, key, credential, re, session = std::move(session),
+                    found = std::move(found), ignored = std::move(ignored), failed]() mutable {
+          if (failed) {
+            {
+              std::lock_guard lock(self->mutex_);
+              self->players_.end_claim(c->id());
+            }
+            self->send_error(c, "storage_error",
+                             "the server cannot check logins now: try again later", re);
+            return;
+          }
+          if (!session || !found || found->what != account::kind::player) {
+            {
+              std::lock_guard lock(self->mutex_);
+              self->players_.end_claim(c->id());
+            }
+            self->metrics_.error("bad_session");
+            c->send(frame_of(protocol::error_message(
+                "bad_session",
+                "this sign-in has ended (signed out, expired, or the password changed): log in "
+                "with your password",
+                re)));
+            c->strike("bad session");
+            return;
+          }
+          self->log_in(c, *found, re, std::move(ignored),
+                       signed_in{credential, session->id, session->expires_ms, session->label});
+        });
   });
 }
 
@@ -866,12 +866,12 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
                   data["session_id"] = session->id;
                   data["session_expires_ms"] = session->expires_ms;
                 }
-                return info_frame("password",
-                                  "your password is changed; your other sessions are closed and "
-                                  "every remembered sign-in has ended" +
-                                      std::string(session ? " (this one goes on with a new one)"
-                                                          : ""),
-                                  std::move(data), table, re);
+                return info_frame(
+                    "password",
+                    "your password is changed; your other sessions are closed and "
+                    "every remembered sign-in has ended" +
+                        std::string(session ? " (this one goes on with a new one)" : ""),
+                    std::move(data), table, re);
               });
             });
           });
@@ -962,8 +962,8 @@ void game_service::on_session_command(const std::shared_ptr<client>& c,
                re);
     return;
   }
-  writer_->run([self = shared_from_this(), c, key, id = all ? 0 : id, all, current, table, re,
-                kind, t0](store& db) {
+  writer_->run([self = shared_from_this(), c, key, id = all ? 0 : id, all, current, table, re, kind,
+                t0](store& db) {
     std::size_t ended = 0;
     try {
       ended = db.end_sessions(key, id);
@@ -974,8 +974,9 @@ void game_service::on_session_command(const std::shared_ptr<client>& c,
     }
     asio::post(self->io_, [self, c, key, id, all, current, table, re, kind, t0, ended] {
       if (!all && ended == 0) {
-        self->send_error(c, "no_session", "no sign-in numbered " + std::to_string(id) +
-                                              " is yours: /sessions lists them", re);
+        self->send_error(
+            c, "no_session",
+            "no sign-in numbered " + std::to_string(id) + " is yours: /sessions lists them", re);
         return;
       }
       json data{{"ended", ended}, {"all", all}, {"current", all || id == current}};

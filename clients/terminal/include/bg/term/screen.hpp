@@ -62,9 +62,9 @@ class screen {
   nlohmann::json state_;         ///< the newest state of the table
   std::deque<std::string> log_;  ///< events, chat, errors and info, oldest first
   std::string link_ = "connecting";
-  nlohmann::json tables_;            ///< the newest `tables` message (null: none yet)
-  nlohmann::json online_;            ///< `/who`'s `data` (null: none yet)
-  std::string rating_ = "guest";     ///< the viewer's ratings, from `welcome.account`
+  nlohmann::json tables_;         ///< the newest `tables` message (null: none yet)
+  nlohmann::json online_;         ///< `/who`'s `data` (null: none yet)
+  std::string rating_ = "guest";  ///< the viewer's ratings, from `welcome.account`
 };
 
 }  // namespace bg::term

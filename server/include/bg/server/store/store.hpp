@@ -115,9 +115,9 @@ struct saved_table {
 /// a client sends in `hello` instead of the password. Only the credential's SHA-256 is
 /// stored. Times are ms since the Unix epoch.
 struct login_session {
-  std::int64_t id = 0;       ///< the session's number (what `/signout ID` names)
-  std::string account_key;   ///< the account's name key (names.hpp)
-  std::string label;         ///< what the client said it is ("browser", "gammon-term")
+  std::int64_t id = 0;      ///< the session's number (what `/signout ID` names)
+  std::string account_key;  ///< the account's name key (names.hpp)
+  std::string label;        ///< what the client said it is ("browser", "gammon-term")
   std::int64_t created_ms = 0;
   std::int64_t used_ms = 0;     ///< the last login with it
   std::int64_t expires_ms = 0;  ///< it stops working then (each use moves it on)
