@@ -15,6 +15,7 @@ import { nameWithRating, ratingChanges, showPlayer, showLeaders } from './accoun
 import { openNameMenu, closeNameMenu, drawOwnerControls } from './moderation.js';
 import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 import { drawResignDialog } from './resign.js';
+import { formDialog } from './dialogs.js';
 import { settings, setupSettings } from './settings.js';
 import { accountExists, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
 import { optionLines, optionsFieldset, optionsOf, readOptions } from './options.js';
@@ -949,39 +950,24 @@ function drawDialog(st, mine) {
 /** The options dialog of a seated player (the owner also sets the privacy). */
 function drawOptionsDialog(el, st) {
   const owner = st.owner === app.me;
-  const title = document.createElement('h2');
-  title.className = 'dialog-title';
-  title.id = 'options-title';
-  title.textContent = 'Table options';
-  el.setAttribute('aria-labelledby', 'options-title');
-  const form = document.createElement('form');
-  form.className = 'options-form';
   const set = optionsFieldset(st.options, { privacy: owner, legend: 'for the next match' });
-  const buttons = document.createElement('div');
-  buttons.className = 'buttons';
-  const apply = document.createElement('button');
-  apply.type = 'submit';
-  apply.dataset.cmd = 'options-apply';
-  apply.textContent = 'Apply';
-  const cancel = button('Cancel', () => {
+  const close = () => {
     app.optionsOpen = false;
     drawTable();
+  };
+  formDialog(el, {
+    id: 'options',
+    title: 'Table options',
+    content: [set],
+    submit: { label: 'Apply', cmd: 'options-apply' },
+    onSubmit: () => {
+      const lines = optionLines(st.options, readOptions(set), { withPrivacy: owner });
+      app.optionsOpen = false;
+      for (const line of lines) sendLine(line);
+      drawTable();
+    },
+    onCancel: close,
   });
-  cancel.dataset.cmd = 'options-cancel';
-  buttons.append(apply, cancel);
-  form.append(set, buttons);
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    if (!form.reportValidity()) return;
-    const lines = optionLines(st.options, readOptions(set), { withPrivacy: owner });
-    app.optionsOpen = false;
-    for (const line of lines) sendLine(line);
-    drawTable();
-  });
-  form.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') cancel.click();
-  });
-  el.append(title, form);
 }
 
 /**

@@ -3,6 +3,8 @@
 // score before anything is sent. The choices are the rule book's; whether the offer is
 // allowed now is the server's (phase roll or move, PROTOCOL.md `/resign`).
 
+import { formDialog } from './dialogs.js';
+
 /**
  * What each resignation would cost `mine` ('red'|'black') at table state `st`:
  * [{kind, label, points, text}], `points` = the kind's value (1, 2, 3) × the cube's
@@ -37,13 +39,6 @@ export function resignChoices(st, mine) {
  * "Cancel" that calls close(). Nothing is sent before "Resign" is clicked.
  */
 export function drawResignDialog(el, st, mine, { send, close }) {
-  const title = document.createElement('h2'); // the page's headings go h1 > h2
-  title.className = 'dialog-title';
-  title.textContent = 'Resign this game?';
-  title.id = 'resign-title';
-  el.setAttribute('aria-labelledby', 'resign-title');
-  const form = document.createElement('form');
-  form.className = 'resign-form';
   const set = document.createElement('fieldset');
   const legend = document.createElement('legend');
   legend.textContent = 'offer to lose';
@@ -68,29 +63,17 @@ export function drawResignDialog(el, st, mine, { send, close }) {
   const note = document.createElement('p');
   note.className = 'muted small';
   note.textContent = 'Your opponent may accept (the game ends) or reject (play goes on).';
-  const buttons = document.createElement('div');
-  buttons.className = 'buttons';
-  const yes = document.createElement('button');
-  yes.type = 'submit';
-  yes.className = 'danger';
-  yes.dataset.cmd = 'resign-confirm';
-  yes.textContent = 'Resign';
-  const no = document.createElement('button');
-  no.type = 'button';
-  no.dataset.cmd = 'resign-cancel';
-  no.textContent = 'Cancel';
-  no.addEventListener('click', close);
-  buttons.append(yes, no);
-  form.append(set, note, buttons);
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const kind = form.querySelector('input[name="resign-kind"]:checked')?.value ?? 'single';
-    close();
-    send(`/resign ${kind}`);
+  formDialog(el, {
+    id: 'resign',
+    title: 'Resign this game?',
+    content: [set, note],
+    submit: { label: 'Resign', cmd: 'resign-confirm', className: 'danger' },
+    onSubmit: (form) => {
+      const kind = form.querySelector('input[name="resign-kind"]:checked')?.value ?? 'single';
+      close();
+      send(`/resign ${kind}`);
+    },
+    onCancel: close,
+    focusCancel: true, // the safe answer has the focus
   });
-  form.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') close();
-  });
-  el.append(title, form);
-  queueMicrotask(() => no.focus()); // the safe answer has the focus
 }

@@ -257,6 +257,8 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       }
       h.check(red === 15 && black === 15, `${who}: the board shows ${red} red and ${black} black checkers, not 15 each`);
     },
+    /** The state the page last received for the table on screen (undefined: none). */
+    stateOf: (page) => page.evaluate(() => window.gammond.states.get(window.gammond.table)),
     /** The `seq` of the state the board shows. */
     seqOf: (page) => page.$eval('#board', (b) => Number(b.dataset.seq ?? -1)),
     /** Waits until the board shows a state newer than `seq`. */

@@ -13,9 +13,8 @@
 import { harness } from './harness.mjs';
 
 const h = await harness('keyboard', { timeLimitMs: 220_000 });
-const { log, check, login, shot, command, seqOf } = h;
+const { log, check, login, shot, command, seqOf, stateOf } = h;
 
-const stateOf = (page) => page.evaluate(() => window.gammond.states.get(window.gammond.table));
 
 /** Presses the button of `cmd` in the controls from the keyboard: focus, then Enter. */
 async function press(page, cmd) {

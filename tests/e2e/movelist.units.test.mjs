@@ -21,7 +21,7 @@ test('R1: black\'s own numbers are the board\'s, red\'s are 25 minus them', () =
   assert.equal(boardPlace('x', 'black', 'standard'), null);
 });
 
-test('long nardy: black starts on board 1 and red on 13, each at its own 24', () => {
+test('RULES.md Long backgammon numbering (seed 004): black starts on board 1 and red on 13, each at its own 24', () => {
   assert.equal(boardPlace(24, 'black', 'long'), 1);
   assert.equal(boardPlace(1, 'black', 'long'), 24);
   assert.equal(boardPlace(24, 'red', 'long'), 13);

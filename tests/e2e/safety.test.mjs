@@ -18,10 +18,8 @@
 import { harness, placeSelector, sleep } from './harness.mjs';
 
 const h = await harness('safety', { timeLimitMs: 150_000 });
-const { log, check, login, shot, command, seqOf, dialogKind } = h;
+const { log, check, login, shot, command, seqOf, stateOf, dialogKind } = h;
 
-/** The state the page last received for the table on screen. */
-const stateOf = (page) => page.evaluate(() => window.gammond.states.get(window.gammond.table));
 
 /**
  * Makes steps by clicking (farthest checker first) until the play is complete and

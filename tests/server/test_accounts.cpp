@@ -30,6 +30,7 @@
 #include "ws_client.hpp"
 
 using bg::test::duel;
+using bg::test::first_answer;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::seat;
@@ -55,22 +56,6 @@ json with_password(const std::string& password) {
 /// The fields that turn the test player's hello into a registration.
 json registering(const std::string& password) {
   return {{"type", "register"}, {"password", password}};
-}
-
-/// Sends `hello` (a hello or register message) to `server` on a new connection and
-/// returns its answer (welcome or error); the connection is closed afterwards unless
-/// `keep` takes it. Fails with gammond's log when no answer comes.
-json first_answer(const gammond_process& server, json hello, ws_client* keep = nullptr) {
-  ws_client own;
-  ws_client& c = keep ? *keep : own;
-  c.connect("127.0.0.1", server.port());
-  hello["id"] = "first";
-  c.send_json(hello);
-  const auto answer =
-      c.receive_until([](const json& m) { return m.value("re", json()) == "first"; });
-  if (!answer)
-    FAIL("no answer to " << hello.value("type", "") << "; gammond's log:\n" << server.log());
-  return *answer;
 }
 
 json login_message(const std::string& name, const std::string& password) {

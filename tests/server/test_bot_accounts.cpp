@@ -15,6 +15,7 @@
 #include "test_player.hpp"
 #include "ws_client.hpp"
 
+using bg::test::first_answer;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::ws_client;
@@ -26,19 +27,6 @@ namespace {
 std::vector<std::string> flags() {
   return {"--dice-seed",           "61",     "--gnubg",         "/nonexistent/gnubg",
           "--commands-per-second", "100000", "--command-burst", "100000"};
-}
-
-/// The first answer (with `re`) to `first` (a hello or register message) on a new
-/// connection.
-json first_answer(const gammond_process& server, json first) {
-  ws_client c;
-  c.connect("127.0.0.1", server.port());
-  first["id"] = "first";
-  c.send_json(first);
-  const auto answer =
-      c.receive_until([](const json& m) { return m.value("re", json()) == "first"; });
-  if (!answer) FAIL("no answer; gammond's log:\n" << server.log());
-  return *answer;
 }
 
 /// `who` (seated red at `table`, a long nardy match to 1 against a computer player of

@@ -16,6 +16,7 @@
 #include "test_player.hpp"
 #include "ws_client.hpp"
 
+using bg::test::first_answer;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::ws_client;
@@ -29,20 +30,6 @@ std::vector<std::string> flags(std::vector<std::string> more = {}) {
   std::vector<std::string> f{"--commands-per-second", "100000", "--command-burst", "100000"};
   f.insert(f.end(), more.begin(), more.end());
   return f;
-}
-
-/// Says `hello` on a new connection and returns the answer (welcome or error).
-json first_answer(const gammond_process& server, json hello) {
-  ws_client c;
-  c.connect("127.0.0.1", server.port());
-  hello["id"] = "first";
-  c.send_json(hello);
-  // A frame that cannot be decoded (bad_message) is answered without "re".
-  const auto answer = c.receive_until([](const json& m) {
-    return m.value("re", json()) == "first" || m.value("type", "") == "error";
-  });
-  if (!answer) FAIL("no answer to the hello; gammond's log:\n" << server.log());
-  return *answer;
 }
 
 /// A hello that logs in to `name` with the session credential `credential`.

@@ -145,4 +145,19 @@ void seat(player& red, player& black, const std::string& table, const std::strin
   black.ok(table, "/start");
 }
 
+nlohmann::json first_answer(const gammond_process& server, nlohmann::json hello, ws_client* keep) {
+  ws_client own;
+  ws_client& c = keep ? *keep : own;
+  c.connect("127.0.0.1", server.port());
+  hello["id"] = "first";
+  c.send_json(hello);
+  const auto answer = c.receive_until([](const nlohmann::json& m) {
+    return m.value("re", nlohmann::json()) == "first" ||
+           (m.value("type", "") == "error" && !m.contains("re"));
+  });
+  if (!answer)
+    FAIL("no answer to " << hello.value("type", "") << "; gammond's log:\n" << server.log());
+  return *answer;
+}
+
 }  // namespace bg::test

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gammond_process.hpp"
 #include "ws_client.hpp"
 
 namespace bg::test {
@@ -120,5 +121,13 @@ struct duel {
 /// `red` joins red and `black` black at `table`; `red` sets `options` (a line such as
 /// "/option match 3", none when empty) and `black` starts.
 void seat(player& red, player& black, const std::string& table, const std::string& options = "");
+
+/// Sends `hello` (a hello or register message) to `server` on a new connection (`keep`,
+/// when given: a client not yet connected, e.g. with a header set, that the caller uses
+/// on) with the id "first", and returns the answer: the
+/// message with `re` "first" (welcome or error), or an error without `re` (a frame that
+/// could not be decoded, `bad_message`). FAILs with gammond's log when none comes.
+nlohmann::json first_answer(const gammond_process& server, nlohmann::json hello,
+                            ws_client* keep = nullptr);
 
 }  // namespace bg::test
