@@ -17,7 +17,7 @@ import { botLabel, playedTable, setupPlayComputer } from './bots.js';
 import { drawResignDialog } from './resign.js';
 import { formDialog } from './dialogs.js';
 import { settings, setupSettings } from './settings.js';
-import { accountExists, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
+import { accountExists, canSignIn, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
 import { optionLines, optionsFieldset, optionsOf, readOptions } from './options.js';
 import { MoveList, playPlaces } from './movelist.js';
 
@@ -205,6 +205,13 @@ function onError(msg) {
   app.playComputer?.done();
   // name_registered also comes after a reload whose token the server forgot: an
   // account's name needs its password again.
+  // A resume token the server forgot (the name held no seat): the remembered sign-in
+  // logs the account in instead, once.
+  if (msg.code === 'name_registered' && !app.pending && store.token && canSignIn(store.name)) {
+    store.token = null;
+    sayHello();
+    return;
+  }
   if (LOGIN_ERRORS.includes(msg.code) && (!app.me || msg.code === 'name_registered' || msg.code === 'bad_session')) {
     const tried = app.pending;
     conn.stop();

@@ -4,8 +4,7 @@
 // localStorage (per site, across reloads and browser restarts) until the player signs
 // out, or the server answers `bad_session` (signed out elsewhere, expired, password
 // changed). The password itself is never stored: it goes in one hello and is dropped.
-// Without a remembered sign-in, the tab's resume token (sessionStorage) gets the name
-// and its seats back.
+// The tab's resume token (sessionStorage) comes first: it keeps the seats.
 
 const KEY = 'gammond.session';
 
@@ -29,10 +28,16 @@ export function remember(name, credential) {
   }
 }
 
+/** The remembered sign-in when it is `name`'s (any letter case), else null. */
+export function canSignIn(name) {
+  const kept = rememberedSignIn();
+  return kept && kept.name.toLowerCase() === String(name).toLowerCase() ? kept : null;
+}
+
 /**
  * The first message of a connection: a registration or login being made (`pending`:
- * {kind, password, remember}), else the remembered sign-in of `name`, else a resume
- * with this tab's `token`, else a guest's hello.
+ * {kind, password, remember}), else a resume with this tab's `token`, else the
+ * remembered sign-in of `name`, else a guest's hello.
  */
 export function helloFor(name, token, pending) {
   if (pending) {
@@ -43,16 +48,19 @@ export function helloFor(name, token, pending) {
     return m;
   }
   const hello = { type: 'hello', name };
-  // An account's remembered sign-in first: it logs in wherever the name is (its seats
-  // are given back as with a resume), while a resume token is forgotten once its name
-  // holds no seat and has no connection (then a guest's hello of an account's name is
-  // refused).
-  const kept = rememberedSignIn();
-  if (kept && kept.name.toLowerCase() === String(name).toLowerCase()) {
+  // The tab's resume token first: it gives the name and its seats back the way a
+  // reconnection must (in a cluster it also finds the seat's node while a dead one is
+  // taken over). A token is forgotten once its name holds no seat and has no connection;
+  // the server then answers `name_registered`, and the page says hello again with the
+  // remembered sign-in (canSignIn()).
+  if (token) {
+    hello.resume = token;
+    return hello;
+  }
+  const kept = canSignIn(name);
+  if (kept) {
     hello.session = kept.credential;
     hello.label = 'browser';
-  } else if (token) {
-    hello.resume = token;
   }
   return hello;
 }
