@@ -81,6 +81,29 @@ function checker(parent, side, x, y, extra = '') {
   return el('circle', { cx: x, cy: y, r: G.r, class: `checker ${side} ${extra}`.trim() }, parent);
 }
 
+/**
+ * The number `side` gives board point `b` in its own numbering (the numbers its plays
+ * are written in): standard (R1) black's are the board's and red's 25 − b; long nardy
+ * (seed 004) black's are 25 − b and red's (37 − b) mod 24, 24 for 0.
+ */
+export function ownPoint(b, side, variant) {
+  if (variant === 'long') return side === 'black' ? 25 - b : ((37 - b) % 24) || 24;
+  return side === 'black' ? b : 25 - b;
+}
+
+/** "3 red checkers", "1 black checker", "no checker". */
+function checkersText(count, side) {
+  if (count === 0) return 'no checker';
+  return `${count} ${side} checker${count === 1 ? '' : 's'}`;
+}
+
+/** Gives group `g` the accessible name `label` (one image to a screen reader). */
+function named(g, label) {
+  g.setAttribute('role', 'img');
+  g.setAttribute('aria-label', label);
+  return g;
+}
+
 /** One die face. */
 function die(parent, x, y, value, side) {
   const g = el('g', { class: `die ${side}`, 'data-value': value }, parent);
@@ -166,8 +189,12 @@ export function drawBoard(svg, v) {
     if (v.last?.from.has(b)) {
       el('circle', { cx: x, cy: stackY(top, Math.min(count, 4)), r: 20, class: 'last-mark from' }, g);
     }
+    const states = [sources.has(b) && 'can move', v.selected === b && 'picked', targets.has(b) && 'a destination',
+      v.cursor === b && 'the cursor is here', v.last?.from.has(b) && 'left by the last play', v.last?.to.has(b) && 'reached by the last play']
+      .filter(Boolean);
+    named(g, `point ${ownPoint(b, v.bottom, v.variant)}: ${checkersText(count, side)}${states.length ? `, ${states.join(', ')}` : ''}`);
     if (v.tutor) {
-      el('text', { x, y: top ? G.edge - 7 : G.H - 7, class: 'tutor' }, svg, String(b));
+      el('text', { x, y: top ? G.edge - 7 : G.H - 7, class: 'tutor', 'aria-hidden': 'true' }, svg, String(b));
     }
   }
 
@@ -193,6 +220,10 @@ export function drawBoard(svg, v) {
     }
   }
 
+  const barStates = [sources.has('bar') && 'can move', v.selected === 'bar' && 'picked', v.cursor === 'bar' && 'the cursor is here',
+    v.last?.hits.size && 'a checker was hit by the last play'].filter(Boolean);
+  named(barG, `the bar: ${checkersText(v.board.bar.red, 'red')}, ${checkersText(v.board.bar.black, 'black')}${barStates.length ? `, ${barStates.join(', ')}` : ''}`);
+
   // Off trays: borne-off checkers as slabs; the mover's tray can be a destination.
   for (const side of ['red', 'black']) {
     const t = L.tray(side);
@@ -212,6 +243,9 @@ export function drawBoard(svg, v) {
     if (count > 0) {
       el('text', { x: x0 + G.tray / 2, y: t.top ? y0 + h - 6 : y0 + 14, class: 'tray-count' }, g, String(count));
     }
+    const trayStates = [side === v.mover && targets.has('off') && 'a destination', side === v.mover && v.cursor === 'off' && 'the cursor is here']
+      .filter(Boolean);
+    named(g, `${side}'s borne-off checkers: ${count}${trayStates.length ? `, ${trayStates.join(', ')}` : ''}`);
   }
 
   // Dice: on the right half when the bottom side rolled, on the left half otherwise.
@@ -221,6 +255,7 @@ export function drawBoard(svg, v) {
     const g = el('g', { class: `dice ${v.diceClass ?? ''}`, 'data-side': v.diceSide }, svg);
     die(g, cx - 26, G.mid, v.dice[0], v.diceSide);
     die(g, cx + 26, G.mid, v.dice[1], v.diceSide);
+    named(g, `${v.diceSide}'s dice: ${v.dice[0]} and ${v.dice[1]}${v.diceClass === 'played' ? ', played' : ''}`);
   }
 
   // The cube: in the middle when centred, at the owner's edge of the bar when owned,
@@ -244,5 +279,8 @@ export function drawBoard(svg, v) {
     }, svg);
     el('rect', { x: x - 21, y: y - 21, width: 42, height: 42, rx: 6 }, g);
     el('text', { x, y: y + 1 }, g, String(shown));
+    named(g, v.cube.offered_by ? `the cube, offered at ${shown} by ${v.cube.offered_by}`
+      : v.cube.owner === 'red' || v.cube.owner === 'black' ? `the cube at ${v.cube.value}, owned by ${v.cube.owner}`
+        : `the cube in the middle at ${v.cube.value}`);
   }
 }

@@ -46,6 +46,7 @@ export function clockElement(clock, side, now = Date.now()) {
   if (!clock) return null;
   const el = document.createElement('span');
   el.className = 'clock';
+  el.setAttribute('role', 'timer');
   el.dataset.side = side;
   updateClock(el, clock, now);
   return el;
@@ -56,6 +57,10 @@ function updateClock(el, clock, now) {
   const c = clockAt(clock, el.dataset.side, now);
   const text = formatClock(c.left) + (c.delay > 0 ? ` +${Math.ceil(c.delay / 1000)}s` : '');
   if (el.textContent !== text) el.textContent = text;
+  // Its accessible name says whose clock it is and whether it runs (role timer: read
+  // when asked, not at every second).
+  const label = `${el.dataset.side}'s clock: ${text}${c.running ? ', running' : ''}`;
+  if (el.getAttribute('aria-label') !== label) el.setAttribute('aria-label', label);
   el.dataset.ms = String(c.left);
   el.classList.toggle('running', c.running);
   el.classList.toggle('warning', c.warning);
