@@ -203,9 +203,9 @@ constexpr std::array<help_entry, 44> help_entries{{
      "seat the computer opposite you before /start (GNU Backgammon in standard, the long "
      "nardy bot in long); LEVEL is beginner, intermediate, advanced, expert (the default) "
      "or worldclass"},
-    {"play", "/play bot [LEVEL] [standard|long] [match N|basis|off]",
+    {"play", "/play bot [LEVEL] [standard|long] [match N|basis|off] [private]",
      "in the lobby: a new table where you play the computer at once (default: expert, "
-     "standard, free play)"},
+     "standard, free play); others may watch it unless you say private"},
     {"kick", "/kick NAME",
      "the table's owner only: send a spectator (or the other player before /start) away "
      "from the table; they may not come back for a while"},
@@ -408,9 +408,11 @@ engine::result<command> parse_line(std::string_view line) {
     return c;
   }
   if (name == "play") {
-    // /play bot [LEVEL] [VARIANT] [match N|basis|off], the parts in any order, each once.
+    // /play bot [LEVEL] [VARIANT] [match N|basis|off] [private], the parts in any order,
+    // each once; `private` (flag) keeps the table from spectators (issue 27).
     constexpr const char* usage =
-        "/play bot takes a level, a variant and a match, e.g. /play bot expert standard match 5";
+        "/play bot takes a level, a variant, a match and private, e.g. /play bot expert "
+        "standard match 5 (add private to play unwatched)";
     if (args == 0 || arg(0) != "bot") return bad(usage);
     c.kind = command_kind::play_bot;
     c.text = std::string(default_bot_level);
@@ -419,7 +421,9 @@ engine::result<command> parse_line(std::string_view line) {
     bool match = false;
     for (std::size_t i = 1; i < args; ++i) {
       const auto w = arg(i);
-      if (!level && is_bot_level(w)) {
+      if (!c.flag && w == "private") {
+        c.flag = true;
+      } else if (!level && is_bot_level(w)) {
         c.text = w;
         level = true;
       } else if (const auto v = engine::variant_from_string(w); !variant && v) {

@@ -242,9 +242,15 @@ TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order
   CHECK(shuffled.text == "advanced");
   CHECK(shuffled.game_variant == variant::long_nardy);
   CHECK(shuffled.match.kind == match_kind::basis);
+  CHECK_FALSE(shuffled.flag);  // watchable unless private (issue 27)
+
+  const auto hidden = ok("/play bot private beginner");
+  CHECK(hidden.flag);
+  CHECK(hidden.text == "beginner");
 
   for (const char* bad : {"/play", "/play chess", "/play bot expert expert", "/play bot match",
-                          "/play bot match 65", "/play bot standard long", "/play bot rubbish"}) {
+                          "/play bot match 65", "/play bot standard long", "/play bot rubbish",
+                          "/play bot private private"}) {
     INFO(bad);
     CHECK(code_of(bad) == "bad_command");
   }

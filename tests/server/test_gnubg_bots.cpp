@@ -418,7 +418,7 @@ TEST_CASE("issue 14: nobody may say hello with a computer player's name",
 
 TEST_CASE("issue 14: /play bot makes a table, seats the person and the bot, and starts",
           "[bots][gnubg][issue14]") {
-  gammond_process server{flags(1409, {"--max-tables-per-client", "1"})};
+  gammond_process server{flags(1409, {"--max-tables-per-client", "2"})};
   player alice(server.port(), "alice");
   const auto id = alice.send("", "/play bot intermediate standard match 1");
   const auto info = alice.answer(id);
@@ -432,14 +432,25 @@ TEST_CASE("issue 14: /play bot makes a table, seats the person and the bot, and 
   CHECK(st["players"]["black"] == "gnubg-intermediate");
   CHECK(st["options"]["match"] == 1);
   CHECK(st["game_number"] == 1);
-  // Issue 13: the table is private to the person who asked (its owner): not listed,
-  // nobody else may enter.
+  // The person who asked owns the table (issue 13); others may watch it: it is listed
+  // and bob enters as a spectator (issue 27).
   CHECK(st["owner"] == "alice");
-  CHECK(st["options"]["private"] == true);
+  CHECK(st["options"]["private"] == false);
   player bob(server.port(), "bob");
-  CHECK(bob.ok("", "/tables")["total"] == 0);
-  bob.refused(t, "/board", "private_table");
-  // The table is bounded like any other creation.
+  CHECK(bob.ok("", "/tables")["total"] == 1);
+  CHECK(bob.ok(t, "/board")["players"]["black"] == "gnubg-intermediate");
+  // With private, nobody else may enter and it is not listed.
+  player carol(server.port(), "carol");
+  const auto hidden = carol.answer(carol.send("", "/play bot beginner private"));
+  INFO(hidden.dump());
+  REQUIRE(hidden["topic"] == "play");
+  const std::string ct = hidden["data"]["table"];
+  CHECK(carol.await_state(ct, [](const json& s) { return s["options"]["private"] == true; })
+            ["owner"] == "carol");
+  CHECK(bob.ok("", "/tables")["total"] == 1);
+  bob.refused(ct, "/board", "private_table");
+  // The table is bounded like any other creation (two from this address: alice's and
+  // carol's).
   const auto again = alice.say("", "/play bot");
   CHECK(again["code"] == "too_many_tables");
   // A /play line typed at a table goes to the lobby.

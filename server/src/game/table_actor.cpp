@@ -817,11 +817,14 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
   match.match = cmd.match;
   std::optional<engine::error> refused;
   // A new table plays standard free play: only other options are set (and announced).
-  // Issue 13: a table to play the computer is private to the human who asked (its owner).
+  // The human who asked owns it (issue 13); others may watch unless they asked for it
+  // private (`/play bot ... private`, issue 27).
   protocol::command hidden = command_of(protocol::command_kind::option_private);
   hidden.flag = true;
   // The variant before the bot, so that the computer player of that variant sits down.
-  std::vector<const protocol::command*> steps{&hidden, &join};
+  std::vector<const protocol::command*> steps;
+  if (cmd.flag) steps.push_back(&hidden);
+  steps.push_back(&join);
   if (cmd.game_variant != engine::variant::standard) steps.push_back(&variant);
   steps.push_back(&bot);
   if (cmd.match.kind != engine::match_kind::free_play) steps.push_back(&match);

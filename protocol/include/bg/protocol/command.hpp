@@ -106,7 +106,7 @@ struct command {
   std::string text;
   std::optional<engine::side> seat;  ///< /join red|black
   engine::match_options match;       ///< /option match, /play bot (variant is not touched)
-  bool flag = false;                 ///< /option tutor on|off
+  bool flag = false;                 ///< /option tutor on|off; `private` in /play bot
   engine::variant game_variant = engine::variant::standard;  ///< /option variant, /play bot
   engine::win_kind resign_kind = engine::win_kind::single;   ///< /resign
   clock_option clock;                                        ///< /option clock
