@@ -635,6 +635,10 @@ std::vector<setting> settings() {
       {"api-max-limit", "N", "the most entries one /api answer lists",
        number(&server_config::api_max_limit),
        integer_field(&server_config::api_max_limit, 1, 100'000)},
+      {"replay-max-steps", "N",
+       "the most steps one /api/matches/ID/replay answer gives (past it: truncated)",
+       number(&server_config::replay_max_steps),
+       integer_field(&server_config::replay_max_steps, 1, 1'000'000)},
       // Computer players (issue 14).
       {"bot-processes", "N", "GNU Backgammon processes running at most (started on demand)",
        number(&server_config::bot_processes), integer_field(&server_config::bot_processes, 1, 64)},

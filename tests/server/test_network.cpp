@@ -975,6 +975,23 @@ TEST_CASE("issue 14: the analysis settings have flags and GAMMOND_ variables, wi
   }
 }
 
+TEST_CASE("the replay's step bound has a flag and a GAMMOND_ variable, with bounds",
+          "[network][config]") {
+  CHECK(bg::server::server_config{}.replay_max_steps == 20'000);
+  const auto flag = parse({"--replay-max-steps", "500"});
+  REQUIRE_FALSE(flag.exit);
+  CHECK(flag.config.replay_max_steps == 500);
+  const auto env = parse({}, {{"GAMMOND_REPLAY_MAX_STEPS", "7"}});
+  REQUIRE_FALSE(env.exit);
+  CHECK(env.config.replay_max_steps == 7);
+  for (const char* bad : {"0", "1000001", "many"}) {
+    CAPTURE(bad);
+    const auto refused = parse({"--replay-max-steps", bad});
+    CHECK(refused.exit == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--replay-max-steps"));
+  }
+}
+
 TEST_CASE("settings come from GAMMOND_ variables when no flag is given", "[network][config]") {
   const auto p = parse({"--threads", "3"}, {{"GAMMOND_PORT", "7000"},
                                             {"GAMMOND_DB", "/var/lib/gammond/g.db"},

@@ -80,7 +80,9 @@ std::string length_text(const match_record& m) {
   return "a match";
 }
 
-json match_json(const match_record& m) {
+}  // namespace
+
+json match_summary_json(const match_record& m) {
   return json{{"table", m.table},
               {"players", {{"red", m.players[0]}, {"black", m.players[1]}}},
               {"variant", engine::to_string(m.options.game_variant)},
@@ -90,21 +92,23 @@ json match_json(const match_record& m) {
               {"ended_at", m.ended_at}};
 }
 
-}  // namespace
+json unknown_match_json(std::int64_t id) {
+  return json{{"error", "unknown_match"}, {"message", "there is no match " + std::to_string(id)}};
+}
 
 analysis_view view_analysis(std::int64_t id, const std::optional<match_record>& match,
                             const std::optional<analysis_record>& analysis, bool analysing) {
   analysis_view v;
   const std::string name = "match " + std::to_string(id);
   if (!match) {
-    v.api = json{{"error", "unknown_match"}, {"message", "there is no " + name}};
+    v.api = unknown_match_json(id);
     v.text = "there is no " + name;
     return v;
   }
   v.found = true;
   const std::string about = name + " (" + length_text(*match) + ", " + match->players[0] + " vs " +
                             match->players[1] + ")";
-  json head{{"match_id", id}, {"match", match_json(*match)}};
+  json head{{"match_id", id}, {"match", match_summary_json(*match)}};
   const auto unavailable = [&](const std::string& reason) {
     head["status"] = "unavailable";
     head["reason"] = reason;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -15,12 +16,14 @@
 #include <limits>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "account_views.hpp"
 #include "bg/bots/bot_names.hpp"
 #include "bg/bots/gnubg_level.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/analysis_view.hpp"
+#include "bg/server/game/match_replay.hpp"
 #include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
 #include "bg/server/store/database_url.hpp"
@@ -67,6 +70,27 @@ std::optional<std::int64_t> id_of(std::string_view digits) {
     id = id * 10 + (ch - '0');
   }
   return id;
+}
+
+/// What `GET /api/matches/<id>/...` asks of a stored match.
+enum class match_view : unsigned char {
+  analysis,  ///< `/analysis`: GNU Backgammon's analysis (analysis_view.hpp)
+  replay,    ///< `/replay`: every step with its board (match_replay.hpp)
+};
+
+/// A path `/api/matches/<digits>/analysis` or `/api/matches/<digits>/replay` (no query):
+/// which view and the digits between (not checked: id_of() reads them); nullopt for any
+/// other path.
+std::optional<std::pair<match_view, std::string_view>> match_view_of(std::string_view path) {
+  constexpr std::string_view api = "/api/matches/";
+  constexpr std::array<std::pair<std::string_view, match_view>, 2> suffixes{
+      {{"/analysis", match_view::analysis}, {"/replay", match_view::replay}}};
+  if (path.substr(0, api.size()) != api) return std::nullopt;
+  for (const auto& [suffix, view] : suffixes)
+    if (path.size() > api.size() + suffix.size() &&
+        path.substr(path.size() - suffix.size()) == suffix)
+      return std::pair{view, path.substr(api.size(), path.size() - api.size() - suffix.size())};
+  return std::nullopt;
 }
 
 std::string iso_now() {
@@ -1936,31 +1960,39 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
 }
 
 void game_service::on_http_request(std::string_view target, http_callback reply) {
-  constexpr std::string_view api = "/api/matches/";
-  constexpr std::string_view api_suffix = "/analysis";
   const std::string_view path = target.substr(0, target.find('?'));
-  if (path.substr(0, api.size()) == api && path.size() > api.size() + api_suffix.size() &&
-      path.substr(path.size() - api_suffix.size()) == api_suffix) {
-    const auto id = id_of(path.substr(api.size(), path.size() - api.size() - api_suffix.size()));
+  if (const auto view = match_view_of(path)) {
+    const auto id = id_of(view->second);
     if (!id) {
       reply(std::nullopt);
       return;
     }
-    // Read on the reader thread, like the .mat export.
-    read_for_http(std::move(reply), [this, id = *id, on = analysing(), reader = reader_of(target)](
-                                        store& db, http_callback& respond) {
+    // Read on the reader thread, like the .mat export. A private match is not found.
+    read_for_http(std::move(reply), [this, what = view->first, id = *id, on = analysing(),
+                                     max_steps = config_.replay_max_steps,
+                                     reader = reader_of(target)](store& db,
+                                                                 http_callback& respond) {
+      const bool analysis = what == match_view::analysis;
       std::optional<http_reply> answer;
       try {
         auto match = db.load_match(id);
-        if (match && !may_read(*match, reader)) match.reset();  // a private match: not found
-        const auto analysis = match ? db.load_analysis(id) : std::nullopt;
-        const auto v = view_analysis(id, match, analysis, on);
-        answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
+        if (match && !may_read(*match, reader)) match.reset();
+        if (analysis) {
+          const auto stored = match ? db.load_analysis(id) : std::nullopt;
+          const auto v = view_analysis(id, match, stored, on);
+          answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
+        } else if (match) {
+          answer = http_reply{200, "application/json", replay_json(id, *match, max_steps).dump()};
+        } else {
+          answer = http_reply{404, "application/json", unknown_match_json(id).dump()};
+        }
       } catch (const std::exception& e) {
-        spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
-        answer =
-            http_reply{500, "application/json",
-                       R"({"error":"storage_error","message":"the analysis could not be read"})"};
+        const char* name = analysis ? "analysis" : "replay";
+        spdlog::error("match {}: its {} could not be read: {}", id, name, e.what());
+        answer = http_reply{500, "application/json",
+                            json{{"error", "storage_error"},
+                                 {"message", std::string("the ") + name + " could not be read"}}
+                                .dump()};
       }
       respond(std::move(answer));
     });

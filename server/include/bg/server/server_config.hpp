@@ -230,6 +230,10 @@ struct server_config {
   std::size_t login_throttle_entries = 10000;
   /// --api-max-limit: the most entries one /api answer lists (a larger `limit` is cut).
   std::size_t api_max_limit = 100;
+  /// --replay-max-steps: the most steps (plays, passes, cube and resignation actions,
+  /// each game's start) one `GET /api/matches/ID/replay` answer gives; past it the
+  /// answer stops and says `truncated` (match_replay.hpp's default_replay_max_steps).
+  std::size_t replay_max_steps = 20'000;
   // Computer players (issue 14).
   std::size_t bot_processes = 2;  ///< --bot-processes: gnubg processes running at most
   /// --bot-timeout: one gnubg answer's time limit; past it the process is killed and

@@ -33,6 +33,16 @@ struct analysis_view {
   std::string text;
 };
 
+/// A stored match in brief, as the analysis and the replay (match_replay.hpp) answer it:
+/// `{"table", "players": {red, black}, "variant": "standard"|"long", "length" (points
+/// to win; 0: no target), "score": {red, black} (the final score), "started_at",
+/// "ended_at"}` (ISO 8601 UTC).
+[[nodiscard]] nlohmann::json match_summary_json(const match_record& m);
+
+/// The HTTP 404 body for a match `id` that is not stored (or is private to others):
+/// `{"error": "unknown_match", "message": "there is no match ID"}`.
+[[nodiscard]] nlohmann::json unknown_match_json(std::int64_t id);
+
 /// The answer about the analysis of match `id`: `match` as stored (nullopt: no such
 /// match), `analysis` its row (nullopt: never queued), `analysing` whether this server
 /// analyses matches now (--analysis-workers > 0 and gnubg found). A pending analysis on
