@@ -350,6 +350,28 @@ TEST_CASE("static files are served with their MIME types and / is index.html",
   CHECK(head.fields.at("content-length") == "19");
 }
 
+TEST_CASE("the web client's page addresses are answered with index.html, other paths are not",
+          "[network][http][static]") {
+  static_files files;
+  test_server server{test_config(files)};
+  const auto port = server.port();
+  // The pages the client routes itself (router.js): a reload or a shared link opens them.
+  for (const std::string target :
+       {"/table/t1", "/table/%D0%B6%D0%B0%D0%BD", "/player/alice", "/ratings", "/ratings/long",
+        "/analysis/12", "/match/12", "/match/12?x=1", "/table/a/../../secret.txt"}) {
+    CAPTURE(target);
+    const auto page = bg::test::http_get(host, port, target);
+    CHECK(page.status == 200);
+    CHECK(page.body == "<!doctype html><title>gammond</title>");
+    CHECK(page.content_type() == "text/html; charset=utf-8");
+  }
+  // Not pages: a match's .mat, the API, a bare prefix, anything else.
+  for (const std::string target : {"/matches/12.mat", "/table/", "/match", "/tables/t1"}) {
+    CAPTURE(target);
+    CHECK(bg::test::http_get(host, port, target).body != "<!doctype html><title>gammond</title>");
+  }
+}
+
 TEST_CASE("a path that leaves the static directory is refused", "[network][http][static]") {
   static_files files;
   test_server server{test_config(files)};

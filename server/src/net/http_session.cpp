@@ -110,6 +110,18 @@ static_lookup find_static(const std::string& root, std::string_view path) {
   return result;
 }
 
+/// Whether `path` is one of the web client's page addresses, which it routes itself with
+/// the History API (clients/web/router.js): `/table/NAME`, `/player/NAME`, `/ratings`,
+/// `/ratings/VARIANT`, `/analysis/ID` and `/match/ID`. They are all answered with the
+/// client's index.html, so that a reload or a shared link opens the page. `/matches/ID.mat`
+/// and `/api/...` are not among them.
+bool is_page_address(std::string_view path) {
+  if (path == "/ratings") return true;
+  for (const std::string_view prefix : {"/table/", "/player/", "/ratings/", "/analysis/", "/match/"})
+    if (path.size() > prefix.size() && path.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
 std::string_view mime_type(const fs::path& file) {
   std::string extension = file.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -335,7 +347,9 @@ void http_session::handle(request&& req) {
 
   // /api/ is the service's (issue 12: JSON answers, errors included): no static file.
   const bool api = path.substr(0, 5) == "/api/";
-  const auto found = api ? static_lookup{} : find_static(config.static_dir, path);
+  const auto found = api                    ? static_lookup{}
+                     : is_page_address(path) ? find_static(config.static_dir, "/")
+                                             : find_static(config.static_dir, path);
   if (found.refused) return write(text_response(req, http::status::bad_request, "bad path"));
   if (found.file) {
     const auto content_type = mime_type(*found.file);
