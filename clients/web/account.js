@@ -3,6 +3,8 @@
 // leaderboard (GET /api/ratings). Everything here reads what the server sends; the
 // password typed in the login form is never stored (only the resume token is).
 
+import { pageLink } from './dom.js';
+
 const $ = (id) => document.getElementById(id);
 
 /** The small "computer" label after a computer player's name (issue 14: bots have accounts). */
@@ -86,13 +88,17 @@ const kindText = (m) => {
   return 'free game';
 };
 
-/** Appends rows for `matches` (GET .../matches) of the player to the history table. */
-function addHistoryRows(body, matches, openPlayer) {
+/**
+ * Appends rows for `matches` (GET .../matches) of the player to the history table: date,
+ * opponent, match, result, rating, and the match's replay, analysis (backgammon only) and
+ * .mat links. `pages` opens a player's page, a replay, an analysis.
+ */
+function addHistoryRows(body, matches, pages) {
   for (const m of matches) {
     const tr = document.createElement('tr');
     tr.dataset.match = m.match_id;
     cell(tr, (m.ended_at ?? '').slice(0, 10));
-    cell(tr, nameWithRating(m.opponent, undefined, openPlayer));
+    cell(tr, nameWithRating(m.opponent, undefined, (name) => pages.player(name)));
     cell(tr, `${kindText(m)}${m.variant === 'long' ? ', long' : ''}`);
     const mine = m.score?.[m.side] ?? 0;
     const theirs = m.score?.[m.side === 'red' ? 'black' : 'red'] ?? 0;
@@ -103,20 +109,28 @@ function addHistoryRows(body, matches, openPlayer) {
     } else {
       cell(tr, 'unrated', 'muted');
     }
+    const links = document.createElement('span');
+    links.className = 'match-links';
+    links.append(pageLink(`/match/${m.match_id}`, 'replay', () => pages.replay(m.match_id), 'replay'));
+    if (m.variant !== 'long') {
+      links.append(' · ', pageLink(`/analysis/${m.match_id}`, 'analysis', () => pages.analysis(m.match_id), 'analysis'));
+    }
     const a = document.createElement('a');
     a.href = m.url;
     a.textContent = '.mat';
     a.title = 'the match for GNU Backgammon';
-    cell(tr, a);
+    links.append(' · ', a);
+    cell(tr, links);
     body.appendChild(tr);
   }
 }
 
 /**
  * Fills the player page for `name`: its ratings and its last matches (10 a page,
- * "older matches" for the next). `openPlayer(name)` opens another player's page.
+ * "older matches" for the next). `pages` opens the pages its links lead to:
+ * {player(name), replay(id), analysis(id)}.
  */
-export async function showPlayer(name, openPlayer) {
+export async function showPlayer(name, pages) {
   $('player-name').textContent = name;
   $('player-status').textContent = '';
   $('player-error').textContent = '';
@@ -161,7 +175,7 @@ export async function showPlayer(name, openPlayer) {
     let before = null;
     const more = async () => {
       const list = await getJson(`${path}/matches?limit=10${before ? `&before=${before}` : ''}`);
-      addHistoryRows(history, list.matches ?? [], openPlayer);
+      addHistoryRows(history, list.matches ?? [], pages);
       before = list.next_before;
       $('player-more').hidden = before === null || before === undefined;
       $('player-empty').hidden = history.children.length > 0;

@@ -6,44 +6,25 @@
 // seconds. No rules here: the boards are the server's, drawn with board.js.
 
 import { drawBoard } from './board.js';
+import { h, pageLink, svg } from './dom.js';
 
-const NS = 'http://www.w3.org/2000/svg';
 /** How often a pending analysis is asked for again, in milliseconds. */
 const POLL_MS = 2000;
 /** The chart's equity range: beyond it a value is drawn at the edge. */
 const CLIP = 1.2;
 
-const SKILL = {
+/** gnubg's words for a decision's skill, as the page shows them. */
+export const SKILL = {
   doubtful: { cls: 'doubtful', word: 'doubtful' },
   bad: { cls: 'error', word: 'error' },
   'very bad': { cls: 'blunder', word: 'blunder' },
 };
 
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined) continue;
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
-
-function svg(tag, attrs = {}, parent = null, text = null) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, v);
-  if (text !== null) e.textContent = text;
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
 const fixed = (x, n = 1) => (typeof x === 'number' ? x.toFixed(n) : '—');
-const signed = (x, n = 3) => (typeof x === 'number' ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(n)}` : '—');
+export const signed = (x, n = 3) => (typeof x === 'number' ? `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(n)}` : '—');
 
 /** "alice 42: 24/22 5/1" or "alice drops" for a decision. */
-function decisionText(d, players) {
+export function decisionText(d, players) {
   const who = players?.[d.side]?.name ?? d.side;
   if (d.kind === 'move') return `${who} ${d.dice?.join('') ?? ''}: ${d.played}`;
   if (d.kind === 'no_double') return `${who} rolls instead of doubling`;
@@ -54,13 +35,15 @@ function decisionText(d, players) {
 export class AnalysisPage {
   /**
    * @param {HTMLElement} root where the page is drawn
-   * @param {{onBack: () => void, fetch?: typeof fetch, query?: () => string}} options onBack:
-   *   the "back" link; query: the query string for the match's reads ("?token=…": a private
-   *   table's match is read only with a resume token of its players, PROTOCOL.md)
+   * @param {{onBack: () => void, onReplay?: (id: number) => void, fetch?: typeof fetch,
+   *   query?: () => string}} options onBack: the "back" link; onReplay: the "replay" link;
+   *   query: the query string for the match's reads ("?token=…": a private table's match
+   *   is read only with a resume token of its players, PROTOCOL.md)
    */
-  constructor(root, {onBack, fetch: fetchFn = (...a) => fetch(...a), query = () => ''}) {
+  constructor(root, {onBack, onReplay = null, fetch: fetchFn = (...a) => fetch(...a), query = () => ''}) {
     this.root = root;
     this.onBack = onBack;
+    this.onReplay = onReplay;
     this.query = query;
     this.fetch = fetchFn;
     this.id = null;
@@ -140,7 +123,13 @@ export class AnalysisPage {
       href: `/matches/${encodeURIComponent(this.id)}.mat${this.query()}`,
       text: 'the match (.mat)'
     });
-    return h('div', { class: 'analysis-head' }, back, title, h('span', { class: 'muted', text: parts.join(' · ') }), mat);
+    const links = h('span', { class: 'replay-links' });
+    if (this.onReplay) {
+      const id = this.id;
+      links.append(pageLink(`/match/${id}`, 'replay', () => this.onReplay(id), 'replay'), ' · ');
+    }
+    links.append(mat);
+    return h('div', { class: 'analysis-head' }, back, title, h('span', { class: 'muted', text: parts.join(' · ') }), links);
   }
 
   drawMessage(kind, text) {
@@ -202,54 +191,9 @@ export class AnalysisPage {
     return table;
   }
 
-  /** The chart: red's equity (EMG) at each decision, one mark per decision. */
+  /** The chart of the match's decisions; a mark picks its decision. */
   chart() {
-    const decisions = this.data.decisions;
-    const n = decisions.length;
-    const W = 760;
-    const H = 240;
-    const left = 44;
-    const right = 10;
-    const top = 16;
-    const bottom = 26;
-    const x = (i) => left + (n <= 1 ? (W - left - right) / 2 : (i * (W - left - right)) / (n - 1));
-    const y = (v) => top + ((CLIP - Math.max(-CLIP, Math.min(CLIP, v))) * (H - top - bottom)) / (2 * CLIP);
-    const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'analysis-chart', role: 'img',
-      'aria-label': "red's equity at each decision, errors marked" });
-    svg('rect', { x: left, y: top, width: W - left - right, height: H - top - bottom, class: 'chart-bed' }, root);
-    for (const v of [1, 0.5, 0, -0.5, -1]) {
-      svg('line', { x1: left, x2: W - right, y1: y(v), y2: y(v), class: v === 0 ? 'chart-zero' : 'chart-grid' }, root);
-      svg('text', { x: left - 6, y: y(v) + 4, class: 'chart-label' }, root, signed(v, 1));
-    }
-    svg('text', { x: left + 4, y: top + 12, class: 'chart-side red' }, root, `${this.data.players.red.name} (red) ahead`);
-    svg('text', { x: left + 4, y: H - bottom - 6, class: 'chart-side black' }, root, `${this.data.players.black.name} (black) ahead`);
-    // Game boundaries.
-    let game = 0;
-    decisions.forEach((d, i) => {
-      if (d.game !== game) {
-        game = d.game;
-        svg('line', { x1: x(i), x2: x(i), y1: top, y2: H - bottom, class: 'chart-game' }, root);
-        svg('text', { x: x(i) + 3, y: H - bottom + 16, class: 'chart-label game' }, root, `game ${game}`);
-      }
-    });
-    // The line through the decisions that have an equity; a decision without one keeps
-    // the previous value.
-    let last = 0;
-    const values = decisions.map((d) => {
-      if (typeof d.red_equity === 'number') last = d.red_equity;
-      return last;
-    });
-    svg('polyline', { points: values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '), class: 'chart-line' }, root);
-    const players = this.data.players;
-    decisions.forEach((d, i) => {
-      const skill = SKILL[d.skill];
-      const cls = ['mark', d.side, d.kind === 'move' ? 'play' : 'cube', skill?.cls].filter(Boolean).join(' ');
-      const c = svg('circle', { cx: x(i), cy: y(values[i]), r: skill ? 5.5 : 2.6, class: cls, 'data-n': d.n }, root);
-      const lost = typeof d.equity_lost === 'number' && d.equity_lost > 0 ? `, ${signed(-d.equity_lost)}` : '';
-      svg('title', {}, c, `game ${d.game}, ${decisionText(d, players)}${d.best && d.best !== d.played ? ` (best ${d.best})` : ''}${lost}${skill ? `: ${skill.word}` : ''}`);
-      c.addEventListener('click', () => this.select(d.n));
-    });
-    return root;
+    return equityChart(this.data.decisions, this.data.players, (n) => this.select(n));
   }
 
   /** The errors and blunders, each a button that shows its boards. */
@@ -300,4 +244,56 @@ export class AnalysisPage {
     if (d.board_after) drawOne(`after ${d.played}`, d.board_after, null);
     box.append(boards);
   }
+}
+
+/**
+ * The chart of a match: red's equity (EMG) at each of `decisions` (the analysis's, in
+ * order), one mark per decision, errors and blunders larger, games separated. A click on
+ * a mark calls `onPick(n)` with its decision's `n`; the marks carry `data-n`.
+ */
+export function equityChart(decisions, players, onPick) {
+  const n = decisions.length;
+  const W = 760;
+  const H = 240;
+  const left = 44;
+  const right = 10;
+  const top = 16;
+  const bottom = 26;
+  const x = (i) => left + (n <= 1 ? (W - left - right) / 2 : (i * (W - left - right)) / (n - 1));
+  const y = (v) => top + ((CLIP - Math.max(-CLIP, Math.min(CLIP, v))) * (H - top - bottom)) / (2 * CLIP);
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'analysis-chart', role: 'img',
+    'aria-label': "red's equity at each decision, errors marked" });
+  svg('rect', { x: left, y: top, width: W - left - right, height: H - top - bottom, class: 'chart-bed' }, root);
+  for (const v of [1, 0.5, 0, -0.5, -1]) {
+    svg('line', { x1: left, x2: W - right, y1: y(v), y2: y(v), class: v === 0 ? 'chart-zero' : 'chart-grid' }, root);
+    svg('text', { x: left - 6, y: y(v) + 4, class: 'chart-label' }, root, signed(v, 1));
+  }
+  svg('text', { x: left + 4, y: top + 12, class: 'chart-side red' }, root, `${players.red.name} (red) ahead`);
+  svg('text', { x: left + 4, y: H - bottom - 6, class: 'chart-side black' }, root, `${players.black.name} (black) ahead`);
+  // Game boundaries.
+  let game = 0;
+  decisions.forEach((d, i) => {
+    if (d.game !== game) {
+      game = d.game;
+      svg('line', { x1: x(i), x2: x(i), y1: top, y2: H - bottom, class: 'chart-game' }, root);
+      svg('text', { x: x(i) + 3, y: H - bottom + 16, class: 'chart-label game' }, root, `game ${game}`);
+    }
+  });
+  // The line through the decisions that have an equity; a decision without one keeps
+  // the previous value.
+  let last = 0;
+  const values = decisions.map((d) => {
+    if (typeof d.red_equity === 'number') last = d.red_equity;
+    return last;
+  });
+  svg('polyline', { points: values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '), class: 'chart-line' }, root);
+  decisions.forEach((d, i) => {
+    const skill = SKILL[d.skill];
+    const cls = ['mark', d.side, d.kind === 'move' ? 'play' : 'cube', skill?.cls].filter(Boolean).join(' ');
+    const c = svg('circle', { cx: x(i), cy: y(values[i]), r: skill ? 5.5 : 2.6, class: cls, 'data-n': d.n }, root);
+    const lost = typeof d.equity_lost === 'number' && d.equity_lost > 0 ? `, ${signed(-d.equity_lost)}` : '';
+    svg('title', {}, c, `game ${d.game}, ${decisionText(d, players)}${d.best && d.best !== d.played ? ` (best ${d.best})` : ''}${lost}${skill ? `: ${skill.word}` : ''}`);
+    c.addEventListener('click', () => onPick(d.n));
+  });
+  return root;
 }

@@ -8,18 +8,26 @@
 import { Connection } from './net.js';
 import { drawBoard } from './board.js';
 import { MoveInput, applySteps } from './moves.js';
-import { clockElement, tickClocks } from './clock.js';
+import { tickClocks } from './clock.js';
 import { verifyDice } from './dice.js';
 import { AnalysisPage } from './analysis.js';
 import { nameWithRating, ratingChanges, showPlayer, showLeaders } from './account.js';
 import { openNameMenu, closeNameMenu, drawOwnerControls } from './moderation.js';
-import { botLabel, playedTable, setupPlayComputer } from './bots.js';
+import { playedTable, setupPlayComputer } from './bots.js';
 import { drawResignDialog } from './resign.js';
 import { formDialog } from './dialogs.js';
+import { button, pageLink } from './dom.js';
+import { drawOnline, drawTables } from './lobby.js';
+import { drawSpectators, drawStrip, matchText } from './seats.js';
 import { settings, setupSettings } from './settings.js';
 import { accountExists, canSignIn, endOnServer, helloFor, remember, rememberedSignIn } from './session.js';
 import { optionLines, optionsFieldset, optionsOf, readOptions } from './options.js';
 import { MoveList, playPlaces } from './movelist.js';
+import { Router } from './router.js';
+import { ReplayPage } from './replay.js';
+import { PlayAnimator } from './animate.js';
+import { Sounds } from './sound.js';
+import { ChatLog } from './chatlog.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -31,46 +39,12 @@ const store = {
   set name(v) { sessionStorage.setItem('gammond.name', v); localStorage.setItem('gammond.name', v); },
 };
 
-/** The logs saved by saveLogs() before a reload of this tab. */
-function loadLogs() {
-  try {
-    return new Map(JSON.parse(sessionStorage.getItem('gammond.logs') ?? '[]'));
-  } catch {
-    return new Map();
-  }
-}
-
-let saveTimer = null;
-/** Saves the logs (the last 200 lines a table) soon, at most once a second. */
-function saveLogs() {
-  if (saveTimer) return;
-  saveTimer = setTimeout(() => {
-    saveTimer = null;
-    const keep = [...app.logs].map(([t, items]) => [t, items.slice(-200)]);
-    try {
-      sessionStorage.setItem('gammond.logs', JSON.stringify(keep));
-    } catch {
-      // Storage full or refused: the log lives on in memory.
-    }
-  }, 1000);
-}
-addEventListener('pagehide', () => {
-  clearTimeout(saveTimer);
-  saveTimer = null;
-  try {
-    sessionStorage.setItem('gammond.logs', JSON.stringify([...app.logs].map(([t, i]) => [t, i.slice(-200)])));
-  } catch {
-    // as above
-  }
-});
-
 /** Everything the client knows. */
 const app = {
   me: null, // our name once welcomed
   view: 'login',
   table: null, // the table on screen
   states: new Map(), // table -> last state
-  logs: loadLogs(), // table ('' = lobby) -> [{kind, text}], kept over a reload
   input: null, // MoveInput for the play being entered, or null
   inputSeq: -1, // state.seq the input was built for
   sentMove: false, // a /move is on its way
@@ -85,6 +59,8 @@ const app = {
   lastPass: null, // {table, text, until}
   lastResult: null, // {table, text}: the last game_over/match_over sentence
   tablesTimer: null,
+  whoTimer: null, // the lobby's /who every 15 s (the online panel)
+  whoRequest: null, // the id of the panel's last /who
   diceChecks: new Map(), // match id -> {state: 'checking'|'verified'|'failed', text}
   // Accounts (issue 12): the password typed for the next hello or register, kept in
   // memory until the welcome (never stored); the account of the welcome; each table's
@@ -103,18 +79,57 @@ const app = {
  */
 function tokenQuery() { return store.token ? `?token=${encodeURIComponent(store.token)}` : ''; }
 
-/** The analysis page (#analysis/<id>), shown without the chat. */
+/** The page's address: Back and Forward show the page of the entry reached (router.js). */
+const router = new Router((route) => showRoute(route, { fromHistory: true }));
+app.router = router;
+
+/** The analysis page (/analysis/<id>), shown without the chat. */
 const analysis = new AnalysisPage(document.getElementById('analysis'), {
-  onBack: () => (app.me ? showLobby() : show('login')),
+  onBack: () => router.back(),
+  onReplay: (id) => showReplay(id),
   query: tokenQuery,
 });
 app.analysis = analysis;
 
-/** The match id of an analysis link in the address (#analysis/12), or null. */
-function analysisInHash() {
-  const m = /^#analysis\/(\d{1,18})$/.exec(location.hash);
-  return m ? Number(m[1]) : null;
+/** The chat panel's log of each table and of the lobby, kept over a reload (chatlog.js). */
+const chatLog = new ChatLog(document.getElementById('log'), (name, el) => tableNameMenu(name, el));
+app.logs = chatLog.logs; // table ('' = lobby) -> [{kind, text, from}] (the console, the tests)
+
+/** Adds a line to `table`'s log, shown at once when that log is on screen. */
+function addLog(table, kind, text, from = null) {
+  chatLog.add(table, kind, text, from, (app.table ?? '') === table && app.view !== 'login');
 }
+
+/** Draws the log of the table on screen (or the lobby's). */
+function drawLog() {
+  chatLog.draw(app.table ?? '');
+}
+
+/** The table's sounds (setting "Sounds"). */
+const sounds = new Sounds(() => settings.sound);
+app.sounds = sounds;
+
+/**
+ * Plays from the server shown checker by checker at the pace of the setting "Show
+ * plays" (animate.js); the table is drawn from its state again when it is done.
+ */
+const animator = new PlayAnimator({
+  svg: document.getElementById('board'),
+  draw: (board, dice, side) => drawPlayFrame(board, dice, side),
+  done: () => drawTable(),
+  speed: () => settings.speed,
+  onHit: () => sounds.play('hit'),
+});
+app.animator = animator;
+
+/** The replay page (/match/<id>), shown without the chat. */
+const replay = new ReplayPage(document.getElementById('replay'), {
+  onBack: () => router.back(),
+  onAnalysis: (id) => showAnalysis(id),
+  me: () => app.me,
+  query: tokenQuery,
+});
+app.replay = replay;
 
 const conn = new Connection({
   onOpen: sayHello,
@@ -163,7 +178,7 @@ function receive(msg) {
     case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
     case 'broadcast': return onBroadcast(msg);
     case 'info': return onInfo(msg);
-    case 'tables': return drawTables(msg.tables);
+    case 'tables': return drawTables(msg.tables, { enterTable: (name) => enterTable(name), openPlayer: (name) => openPlayer(name) });
     case 'error': return onError(msg);
     default: return undefined; // pong and anything newer
   }
@@ -185,13 +200,37 @@ function onWelcome(msg) {
   drawWho();
   $('nav').hidden = false;
   $('login-error').textContent = '';
-  if (analysisInHash() !== null) {
-    if (app.view !== 'analysis') showAnalysis(analysisInHash());
-    return;
+  // The page of the address (a reconnection enters its table again); a page that reads
+  // the API only (a player, the ratings, an analysis, a replay) is left as it is.
+  const route = router.current();
+  if (route.page === 'lobby' || route.page === 'table' || app.view === 'login') showRoute(route, { replace: true });
+}
+
+/**
+ * Shows the page of `route` (router.js). `fromHistory`: reached with Back or Forward,
+ * the address is already the route's; `replace`: the address is replaced, not pushed (a
+ * redirect, an older #link). The lobby and the tables need a name: before the welcome
+ * they wait behind the sign-in form, and onWelcome shows them.
+ */
+function showRoute(route, nav = {}) {
+  switch (route.page) {
+    case 'analysis': return showAnalysis(route.arg, nav);
+    case 'replay': return showReplay(route.arg, nav);
+    case 'player': return openPlayer(route.arg, nav);
+    case 'ratings': return openLeaders(route.arg, nav);
+    default:
+      if (!app.me) {
+        if (!nav.fromHistory) router.go(route, { replace: true });
+        return show('login');
+      }
+      if (route.page === 'table') return enterTable(route.arg, nav);
+      return showLobby(nav);
   }
-  const wanted = decodeURIComponent(location.hash.slice(1));
-  if (wanted) enterTable(wanted);
-  else showLobby();
+}
+
+/** Makes the address `route`'s unless it came from Back or Forward (showRoute's `nav`). */
+function address(route, nav) {
+  if (!nav.fromHistory) router.go(route, { replace: Boolean(nav.replace) });
 }
 
 /** Errors that refuse a hello or a registration: back to the login form. */
@@ -277,7 +316,16 @@ function tableNameMenu(name, anchor) {
   });
 }
 
+/** Asks who is online for the lobby's panel (its answer is drawn, not logged). */
+function askWho() {
+  app.whoRequest = sendLine('/who', null);
+}
+
 function onInfo(msg) {
+  if (msg.topic === 'who' && !msg.table && msg.data) {
+    drawOnline(msg.data, app.me, (name) => openPlayer(name));
+    if (msg.re !== undefined && msg.re === app.whoRequest) return; // the panel's own question
+  }
   if (msg.topic === 'ignore' && Array.isArray(msg.data?.ignored)) app.ignored = new Set(msg.data.ignored.map((n) => n.toLowerCase()));
   // A password change hands out the session's new resume token (the old one is dead),
   // and a new remembered sign-in when this browser had one (all the others ended).
@@ -353,28 +401,33 @@ function drawWho() {
   who.dataset.registered = registered ? 'yes' : 'no';
 }
 
-/** Opens the page of player `name` (ratings and matches). */
-function openPlayer(name) {
-  if (app.view !== 'player' && app.view !== 'leaders') app.back = app.view;
+/** Opens the page of player `name` (ratings and matches), /player/NAME. */
+function openPlayer(name, nav = {}) {
+  address({ page: 'player', arg: name }, nav);
+  document.title = `${name} — gammond`;
   show('player');
-  showPlayer(name, openPlayer);
+  showPlayer(name, { player: (other) => openPlayer(other), replay: (id) => showReplay(id), analysis: (id) => showAnalysis(id) });
 }
 
-/** Opens the ratings list of `variant`. */
-function openLeaders(variant = 'standard') {
-  if (app.view !== 'player' && app.view !== 'leaders') app.back = app.view;
+/** Opens the ratings list of `variant`, /ratings/VARIANT. */
+function openLeaders(variant = 'standard', nav = {}) {
+  address({ page: 'ratings', arg: variant }, nav);
+  document.title = 'ratings — gammond';
   show('leaders');
-  showLeaders(variant, openPlayer);
+  showLeaders(variant, (name) => openPlayer(name));
 }
 
-/** Back from a player or ratings page to the lobby or the table. */
+/** The page's "back" links: Back when it stays on the site, else the lobby. */
 function goBack() {
-  if (app.back === 'table' && app.table) {
-    show('table');
-    drawTable();
-  } else {
-    show('lobby');
-  }
+  router.back();
+}
+
+/** Leaves the table on screen (the server stops sending its states). */
+function leaveTable() {
+  animator.clear();
+  if (!app.table) return;
+  send({ type: 'exit', table: app.table });
+  app.table = null;
 }
 
 function showError(text) {
@@ -387,148 +440,63 @@ function showError(text) {
 
 function show(view) {
   app.view = view;
-  for (const v of ['login', 'lobby', 'table', 'analysis', 'player', 'leaders']) $(v).hidden = v !== view;
+  for (const v of ['login', 'lobby', 'table', 'analysis', 'replay', 'player', 'leaders']) $(v).hidden = v !== view;
   $('moves-box').hidden = view !== 'table';
   if (view === 'table') drawMoves();
-  $('chat').hidden = view === 'login' || view === 'analysis';
+  $('chat').hidden = view === 'login' || view === 'analysis' || view === 'replay' || !app.me;
   if (view !== 'analysis') analysis.hide();
+  if (view !== 'replay') replay.hide();
   document.body.dataset.view = view;
   clearInterval(app.tablesTimer);
+  clearInterval(app.whoTimer);
   if (view === 'lobby') {
     sendLine('/tables', null);
     app.tablesTimer = setInterval(() => sendLine('/tables', null), 4000);
+    askWho();
+    app.whoTimer = setInterval(askWho, 15000);
   }
+  $('chat-title').textContent = view === 'table' && app.table ? `Table ${app.table}: chat and events` : 'Lobby chat';
   drawLog();
 }
 
-function showLobby() {
-  if (app.table) {
-    send({ type: 'exit', table: app.table });
-    app.table = null;
-  }
-  history.replaceState(null, '', location.pathname);
+/** The lobby, /. */
+function showLobby(nav = {}) {
+  leaveTable();
+  address({ page: 'lobby' }, nav);
   document.title = 'gammond';
   show('lobby');
 }
 
-/** Shows the analysis of match `id` (from a link or the match-over dialog). */
-function showAnalysis(id) {
-  if (app.table) {
-    send({ type: 'exit', table: app.table });
-    app.table = null;
-  }
-  if (location.hash !== `#analysis/${id}`) history.replaceState(null, '', `#analysis/${id}`);
+/** Shows the analysis of match `id` (a link, the match-over box), /analysis/ID. */
+function showAnalysis(id, nav = {}) {
+  leaveTable();
+  address({ page: 'analysis', arg: id }, nav);
   document.title = `analysis of match ${id} — gammond`;
   show('analysis');
   analysis.show(id);
 }
 
-function enterTable(name) {
+/** Shows the replay of match `id` (a history row, the match-over box, a link), /match/ID. */
+function showReplay(id, nav = {}) {
+  leaveTable();
+  address({ page: 'replay', arg: id }, nav);
+  document.title = `match ${id} — gammond`;
+  show('replay');
+  replay.show(id);
+}
+
+/** Enters table `name` (sits as a spectator until a /join), /table/NAME. */
+function enterTable(name, nav = {}) {
+  if (app.table && app.table !== name) leaveTable();
+  if (app.table !== name) animator.clear();
   app.table = name;
   app.input = null;
   app.inputSeq = -1;
-  history.replaceState(null, '', `#${encodeURIComponent(name)}`);
+  address({ page: 'table', arg: name }, nav);
   $('table-name').textContent = name;
   send({ type: 'enter', table: name });
   show('table');
   if (app.states.has(name)) drawTable();
-}
-
-/** Draws the lobby's list of tables. */
-function drawTables(tables) {
-  const body = $('tables').querySelector('tbody');
-  body.replaceChildren();
-  $('no-tables').hidden = tables.length > 0;
-  for (const t of tables) {
-    const tr = document.createElement('tr');
-    tr.dataset.table = t.name;
-    const name = document.createElement('td');
-    name.append(button(t.name, () => enterTable(t.name), 'link table-link'));
-    tr.appendChild(name);
-    for (const side of ['red', 'black']) {
-      const td = document.createElement('td');
-      td.dataset.side = side;
-      const who = t.players?.[side];
-      if (who) td.append(nameWithRating(who, t.ratings?.[side] ?? undefined, openPlayer));
-      else td.textContent = '—';
-      tr.appendChild(td);
-    }
-    const cells = [
-      optionsText(t.options),
-      `${t.score?.red ?? 0}–${t.score?.black ?? 0}`,
-      String(t.spectators ?? 0),
-      t.phase ?? '',
-    ];
-    cells.forEach((c, i) => {
-      const td = document.createElement('td');
-      td.textContent = c;
-      if (i >= 2) td.className = 'wide-only';
-      tr.appendChild(td);
-    });
-    const td = document.createElement('td');
-    const b = button(t.players?.red && t.players?.black ? 'watch' : 'enter', () => enterTable(t.name));
-    b.dataset.cmd = 'enter';
-    td.appendChild(b);
-    tr.appendChild(td);
-    body.appendChild(tr);
-  }
-}
-
-/** "match to 3, long" from an options object. */
-function optionsText(o) {
-  if (!o) return '';
-  const m = o.match;
-  const parts = [];
-  if (m === 'basis') parts.push('basis');
-  else if (!m || m === 'off' || m === 0) parts.push('free play');
-  else parts.push(`match to ${o.match_length ?? m}`);
-  if (o.variant && o.variant !== 'standard') parts.push(o.variant);
-  if (o.tutor) parts.push('tutor');
-  if (o.clock?.minutes) parts.push(`clock ${o.clock.minutes} min + ${o.clock.delay} s`);
-  return parts.join(', ');
-}
-
-// ---------------------------------------------------------------- the log
-
-function addLog(table, kind, text, from = null) {
-  if (!app.logs.has(table)) app.logs.set(table, []);
-  const log = app.logs.get(table);
-  log.push({ kind, text, from });
-  if (log.length > 500) log.splice(0, log.length - 500);
-  saveLogs();
-  if ((app.table ?? '') === table && app.view !== 'login') appendLogItem({ kind, text, from });
-}
-
-function appendLogItem(item) {
-  const li = document.createElement('li');
-  li.className = item.kind;
-  if (item.kind === 'chat' && item.from && item.text.startsWith(`${item.from}: `)) {
-    // The speaker's name opens its menu (page, ignore; kick for a table's owner).
-    const who = document.createElement('span');
-    who.className = 'from';
-    who.dataset.name = item.from;
-    who.textContent = item.from;
-    who.tabIndex = 0;
-    who.setAttribute('role', 'button');
-    const open = () => tableNameMenu(item.from, who); // in the lobby: page and ignore
-    who.addEventListener('click', open);
-    who.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') open();
-    });
-    li.append(who, item.text.slice(item.from.length));
-  } else {
-    li.textContent = item.text;
-  }
-  const log = $('log');
-  const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
-  log.appendChild(li);
-  if (atEnd) log.scrollTop = log.scrollHeight;
-}
-
-function drawLog() {
-  $('log').replaceChildren();
-  for (const item of app.logs.get(app.table ?? '') ?? []) appendLogItem(item);
-  $('log').scrollTop = $('log').scrollHeight;
 }
 
 // ---------------------------------------------------------------- events and state
@@ -548,7 +516,11 @@ function onEvent(msg) {
   if (msg.event === 'analysis_ready') analysis.ready(msg.match_id);
   // The move list, and the last play marked on the board (with its dice) until a roll.
   if (app.moveList.onEvent(msg) && msg.table === app.table) drawMoves();
-  if (msg.event === 'moved') app.lastPlay = { table: msg.table, side: msg.side, dice: msg.dice, play: msg.play };
+  if (msg.event === 'moved') {
+    app.lastPlay = { table: msg.table, side: msg.side, dice: msg.dice, play: msg.play };
+    showPlay(msg);
+  }
+  if ((msg.event === 'rolled' || msg.event === 'opening_roll') && msg.table === app.table && app.view === 'table') sounds.play('roll');
   if (['rolled', 'opening_roll', 'game_started', 'started'].includes(msg.event) && app.lastPlay?.table === msg.table) app.lastPlay = null;
   // A pass's banner goes with the next roll (the opponent's dice are news of their own).
   if (msg.event === 'rolled' && app.lastPass?.table === msg.table) app.lastPass = null;
@@ -577,6 +549,37 @@ function onEvent(msg) {
     setTimeout(() => app.table === msg.table && drawTable(), 5100);
   }
   if (msg.table === app.table) drawTable();
+}
+
+/**
+ * A play from the server (event moved) shown checker by checker on the table on screen,
+ * from the position drawn before it; not one's own play made on this board, which the
+ * board showed step by step already. A hit sounds (the animator's, or at once).
+ */
+function showPlay(msg) {
+  const st = app.states.get(msg.table);
+  const shown = msg.table === app.table && app.view === 'table' && st;
+  const own = st && sideOf(st, app.me) === msg.side && app.sentMove;
+  const animated = shown && !own && animator.add({
+    table: msg.table, board: st.board, side: msg.side, dice: msg.dice, play: msg.play, variant: st.variant ?? 'standard',
+  });
+  if (shown && !animated && String(msg.play ?? '').includes('*')) sounds.play('hit');
+}
+
+/** One frame of a play being shown: `board`, with `side`'s `dice`, nothing to pick. */
+function drawPlayFrame(board, dice, side) {
+  const st = app.states.get(app.table);
+  if (!st || app.view !== 'table') return;
+  drawBoard($('board'), {
+    board,
+    variant: st.variant ?? 'standard',
+    bottom: sideOf(st, app.me) ?? 'black',
+    tutor: Boolean(st.options?.tutor),
+    dice,
+    diceSide: side,
+    cube: st.cube?.in_play ? st.cube : null,
+  });
+  $('board').dataset.animating = 'true';
 }
 
 function onState(st) {
@@ -639,6 +642,8 @@ function currentInput(st, mine) {
 function drawTable() {
   const st = app.states.get(app.table);
   if (!st || app.view !== 'table') return;
+  if (animator.busy) return; // a play is being shown: drawn when it is done
+  delete $('board').dataset.animating;
   const mine = sideOf(st, app.me);
   const bottom = mine ?? 'black';
   const input = currentInput(st, mine);
@@ -676,15 +681,27 @@ function drawTable() {
   $('board').setAttribute('aria-label', said ? `backgammon board: ${said}` : 'backgammon board');
   if ($('board-status').textContent !== said) $('board-status').textContent = said;
 
-  drawStrip($('strip-top'), st, other(bottom));
-  drawStrip($('strip-bottom'), st, bottom);
+  drawStrip($('strip-top'), st, other(bottom), app.me, tableNameMenu);
+  drawStrip($('strip-bottom'), st, bottom, app.me, tableNameMenu);
   $('match-info').textContent = matchText(st);
-  drawSpectators(st);
+  drawSpectators(st, tableNameMenu);
   drawBanner(st, mine, input);
   drawDialog(st, mine);
   drawControls(st, mine, input);
   drawOwnerControls($('owner-controls'), st, app.me, (line) => sendLine(line));
   drawTitle(st, mine);
+  autoRoll(st, mine);
+}
+
+/**
+ * With the setting "Roll for me": rolls once when it is our roll and we may not double
+ * (with the cube to offer the choice stays the player's).
+ */
+function autoRoll(st, mine) {
+  if (!settings.autoRoll || !mine || st.phase !== 'roll' || st.turn !== mine || st.to_act !== mine || st.may_double) return;
+  if (app.autoRolled?.table === st.table && app.autoRolled.seq === st.seq) return;
+  app.autoRolled = { table: st.table, seq: st.seq };
+  sendLine('/roll', st.table);
 }
 
 /** The tab's title: the table, and "your turn" first when a move or answer is ours. */
@@ -703,6 +720,7 @@ function notifyTurn(st, myTurn) {
   const was = app.myTurn?.table === st.table && app.myTurn.mine;
   app.myTurn = { table: st.table, mine: myTurn };
   if (!myTurn || was) return;
+  sounds.play('turn');
   if (!settings.notify || !document.hidden) return;
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   const what = st.phase === 'cube_offered' ? 'you are doubled' : st.phase === 'resign_offered' ? 'a resignation is offered' : 'your turn';
@@ -718,94 +736,6 @@ function notifyTurn(st, myTurn) {
 function drawMoves() {
   const st = app.states.get(app.table);
   app.moveList.render($('moves'), app.table, st?.players ?? {});
-}
-
-/** The mark of the table's owner (issue 13). */
-function ownerMark() {
-  const s = document.createElement('span');
-  s.className = 'owner-mark';
-  s.title = 'owns the table';
-  s.textContent = '♔';
-  return s;
-}
-
-/** "watching: carol 1500.00, dave" with each registered spectator's rating. */
-function drawSpectators(st) {
-  const el = $('spectators');
-  el.replaceChildren();
-  const names = st.spectators ?? [];
-  if (!names.length) return;
-  el.append('watching: ');
-  names.forEach((n, i) => {
-    if (i > 0) el.append(', ');
-    const b = nameWithRating(n, st.ratings?.[n], tableNameMenu);
-    if (n === st.owner) b.append(' ', ownerMark());
-    el.append(b);
-  });
-}
-
-function matchText(st) {
-  const o = st.options ?? {};
-  let t;
-  if (o.match === 'basis') t = 'basis session';
-  else if (st.match_length > 0) t = `match to ${st.match_length}`;
-  else t = 'free play';
-  if (st.variant === 'long') t += ' · long backgammon';
-  if (o.clock?.minutes) t += ` · clock ${o.clock.minutes} min + ${o.clock.delay} s`;
-  if (st.game_number > 0) t += ` · game ${st.game_number}`;
-  if (st.crawford) t += ' · Crawford game';
-  return t;
-}
-
-/** The side whose move or decision is awaited, for the turn mark. */
-function activeSide(st) {
-  return st.to_act ?? st.turn ?? null;
-}
-
-/** One player's strip: colour, name, pips, score, and the fish whose eye marks the turn. */
-function drawStrip(el, st, side) {
-  const name = st.players?.[side];
-  const active = activeSide(st) === side;
-  el.className = `strip ${side}${active ? ' active' : ''}`;
-  el.dataset.side = side;
-  el.innerHTML = '';
-  const span = (cls, text) => {
-    const s = document.createElement('span');
-    s.className = cls;
-    s.textContent = text;
-    el.appendChild(s);
-    return s;
-  };
-  span(`swatch ${side}`, '');
-  if (name) {
-    const n = nameWithRating(name, st.ratings?.[name], tableNameMenu);
-    n.classList.add('name');
-    el.appendChild(n);
-    if (name === st.owner) el.appendChild(ownerMark());
-  } else {
-    span('name', `${side}: free seat`);
-  }
-  const bot = botLabel(st.bots?.[side]);
-  if (name && bot) span('bot', bot);
-  if (name && st.present && st.present[side] === false) span('away', 'away');
-  if (name === app.me) span('you', 'you');
-  span('pips', `pips ${st.pips?.[side] ?? '—'}`);
-  const score = span('score', `score ${st.score?.[side] ?? 0}`);
-  score.dataset.score = st.score?.[side] ?? 0;
-  const clock = clockElement(st.clock, side);
-  if (clock) el.appendChild(clock);
-  const fish = span('fish', '');
-  fish.innerHTML = fishSvg(side);
-  fish.title = active ? `${side} to play` : '';
-  fish.hidden = !active;
-}
-
-/** Seed 000's "fish eye": a fish whose eye takes the colour of the player to act. */
-function fishSvg(side) {
-  return `<svg viewBox="0 0 48 28" width="42" height="24" aria-label="${side} to act">
-    <path d="M4 14 C12 2 30 2 38 14 C30 26 12 26 4 14 Z" class="fish-body"/>
-    <path d="M36 14 L47 5 L47 23 Z" class="fish-body"/>
-    <circle cx="14" cy="12" r="5" class="fish-eye ${side}"/></svg>`;
 }
 
 /** The banner over the board: a pass, a forced play, a game result. */
@@ -931,13 +861,11 @@ function drawDialog(st, mine) {
       const a = document.createElement('a');
       a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat${tokenQuery()}`;
       a.textContent = 'download the match (.mat)';
+      const id = st.last_match_id;
+      links.append(pageLink(`/match/${id}`, 'replay the match', () => showReplay(id), 'replay'), ' · ');
       if (st.variant !== 'long') {
         // GNU Backgammon analyses standard matches only (PROTOCOL.md, Match analysis).
-        const an = document.createElement('a');
-        an.href = `#analysis/${encodeURIComponent(st.last_match_id)}`;
-        an.textContent = 'GNU Backgammon’s analysis';
-        an.dataset.cmd = 'analysis';
-        links.append(an, ' · ');
+        links.append(pageLink(`/analysis/${id}`, 'GNU Backgammon’s analysis', () => showAnalysis(id), 'analysis'), ' · ');
       }
       links.append(a);
       el.appendChild(links);
@@ -1011,15 +939,6 @@ function matchOverText(st) {
   if (red === black && st.match_length === 0) return 'The session ends level';
   const w = red > black ? 'red' : 'black';
   return `${st.players[w] ?? w} (${w}) wins the ${st.match_length > 0 ? 'match' : 'session'} ${Math.max(red, black)}–${Math.min(red, black)}`;
-}
-
-function button(label, onClick, cls = '') {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.textContent = label;
-  if (cls) b.className = cls;
-  b.addEventListener('click', onClick);
-  return b;
 }
 
 /** A button that sends `/<cmd>` to the table. */
@@ -1325,7 +1244,7 @@ function setup() {
   $('who').addEventListener('click', () => app.me && openPlayer(app.me));
   $('to-leaders').addEventListener('click', () => openLeaders('standard'));
   for (const b of document.querySelectorAll('#leaders button.variant')) {
-    b.addEventListener('click', () => showLeaders(b.dataset.variant, openPlayer));
+    b.addEventListener('click', () => openLeaders(b.dataset.variant, { replace: true }));
   }
   for (const b of document.querySelectorAll('main .back')) b.addEventListener('click', goBack);
   $('create-form').addEventListener('submit', (e) => {
@@ -1334,12 +1253,13 @@ function setup() {
     if (name) enterTable(name);
   });
   setupNewTableDialog();
-  $('to-lobby').addEventListener('click', showLobby);
+  $('to-lobby').addEventListener('click', () => showLobby());
   app.playComputer = setupPlayComputer({
     form: $('computer-form'),
     level: $('computer-level'),
     variant: $('computer-variant'),
     match: $('computer-match'),
+    hidden: $('computer-private'),
     sendLine,
   });
   const history = [];
@@ -1379,20 +1299,23 @@ function setup() {
     const st = app.states.get(app.table);
     if (app.view === 'table' && st?.clock?.running) tickClocks($('table'), st.clock);
   }, 100);
-  // An analysis link (#analysis/12) shows its page, logged in or not (the API is public).
+  // An older link (#analysis/12, #match/12, #TABLE) typed into the address: its page,
+  // under its own path.
   addEventListener('hashchange', () => {
-    const id = analysisInHash();
-    if (id !== null) showAnalysis(id);
-    else if (app.view === 'analysis') analysis.onBack();
+    if (location.hash.length > 1) showRoute(router.current(), { replace: true });
   });
-  if (analysisInHash() !== null) showAnalysis(analysisInHash());
+  // A page that reads the API only (a player, the ratings, an analysis, a replay) is
+  // shown at once, signed in or not; the lobby and the tables wait for the welcome.
+  const first = router.current();
+  if (!['lobby', 'table'].includes(first.page)) showRoute(first, { replace: true });
+  else if (location.hash) router.go(first, { replace: true });
   // Keep the connection warm and notice a dead one.
   setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
   // A remembered sign-in (or this tab's resume token) connects at once.
   const kept = rememberedSignIn();
   if (!store.name && kept) store.name = kept.name;
   if (store.name) conn.connect();
-  else if (app.view !== 'analysis') show('login');
+  else if (['lobby', 'table'].includes(first.page)) show('login');
 }
 
 setup();

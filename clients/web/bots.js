@@ -1,5 +1,5 @@
 // Playing the computer (issue 14): the lobby's "Play the computer" form, which sends
-// `/play bot LEVEL VARIANT match N` to the lobby, and the answer that names the new
+// `/play bot LEVEL VARIANT match N [private]` to the lobby, and the answer that names the new
 // table (an `info` with topic "play": protocol/PROTOCOL.md, Computer players).
 
 /** The levels the server's computer players have, weakest first (gnubg's names). */
@@ -7,12 +7,13 @@ export const LEVELS = ['beginner', 'intermediate', 'advanced', 'expert', 'worldc
 
 /**
  * The command line for a game against the computer.
- * @param {{level: string, variant: string, match: string}} choice
+ * @param {{level: string, variant: string, match: string, hidden?: boolean}} choice
  *   level: one of LEVELS; variant: 'standard' or 'long'; match: a number of points,
- *   'basis' or 'off'
+ *   'basis' or 'off'; hidden: a private table (nobody watches; the server's default is
+ *   a table others may watch)
  */
-export function playBotLine({ level, variant, match }) {
-  return `/play bot ${level} ${variant} match ${match}`;
+export function playBotLine({ level, variant, match, hidden = false }) {
+  return `/play bot ${level} ${variant} match ${match}${hidden ? ' private' : ''}`;
 }
 
 /** The table a `/play bot` answer names, or null for any other message. */
@@ -33,11 +34,12 @@ export function botLabel(level) {
  * came: the table, or an error shown by the caller).
  * @returns {{done: () => void}}
  */
-export function setupPlayComputer({ form, level, variant, match, sendLine }) {
+export function setupPlayComputer({ form, level, variant, match, hidden = null, sendLine }) {
   const button = form.querySelector('button[type="submit"]');
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const id = sendLine(playBotLine({ level: level.value, variant: variant.value, match: match.value }), null);
+    const line = playBotLine({ level: level.value, variant: variant.value, match: match.value, hidden: Boolean(hidden?.checked) });
+    const id = sendLine(line, null);
     if (id !== null && button) button.disabled = true;
   });
   return {

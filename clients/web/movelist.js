@@ -46,6 +46,31 @@ export function playPlaces(play, side, variant) {
   return { from, to, hits };
 }
 
+/**
+ * The single checker moves of a play, in order, for drawing it move by move: [{from,
+ * to, hits}] in board places (1..24, 'bar', 'off'), as moves.js's applySteps takes them.
+ * A chain (24/18 with a hit, then on to 13) is one move per link, a repeat ("13/11(2)") that many moves; a
+ * `*` marks the point reached as a hit (the opposing blot there goes to the bar).
+ * Unreadable parts are skipped: the server's next state is drawn in the end anyway.
+ */
+export function playSteps(play, side, variant) {
+  const steps = [];
+  for (const token of String(play ?? '').trim().split(/\s+/)) {
+    const repeat = /\((\d)\)$/.exec(token);
+    const parts = token.replace(/\(\d+\)$/, '').split('/');
+    if (parts.length < 2) continue;
+    const places = parts.map((p) => ({ place: boardPlace(p.replace('*', ''), side, variant), hit: p.endsWith('*') }));
+    if (places.some((p) => p.place === null)) continue;
+    const times = Math.min(4, repeat ? Number(repeat[1]) : 1);
+    for (let n = 0; n < times; n++) {
+      for (let i = 1; i < places.length; i++) {
+        steps.push({ from: places[i - 1].place, to: places[i].place, hits: places[i].hit ? [places[i].place] : [] });
+      }
+    }
+  }
+  return steps;
+}
+
 /** "52" for dice [5, 2]. */
 const diceText = (dice) => (Array.isArray(dice) ? dice.join('') : '');
 

@@ -1,6 +1,7 @@
 // The player's settings in this browser (localStorage, per site): whether a play waits
-// for Confirm, and whether a turn in a background tab is notified. Read with settings.confirmPlay; changed by the header's
-// settings panel (setupSettings), which calls onChange after every change.
+// for Confirm, whether a turn in a background tab is notified, how fast plays are
+// shown, sounds, and rolling for the player. Read with settings.NAME; changed by the
+// header's settings panel (setupSettings), which calls onChange after every change.
 
 const KEY = 'gammond.settings';
 const DEFAULTS = {
@@ -8,6 +9,12 @@ const DEFAULTS = {
   confirmPlay: true,
   /** A browser notification when it is your turn and the tab is in the background. */
   notify: false,
+  /** How fast plays from the server are shown (animate.js SPEEDS: off, fast, normal, slow). */
+  speed: 'normal',
+  /** Sounds for rolls, hits and your turn (sound.js). */
+  sound: false,
+  /** Roll at once when it is your roll and you cannot double. */
+  autoRoll: false,
 };
 
 /** The stored settings over the defaults (a damaged entry is ignored). */
@@ -19,7 +26,7 @@ function load() {
   }
 }
 
-/** The current settings: {confirmPlay: bool, notify: bool}. */
+/** The current settings: {confirmPlay, notify, sound, autoRoll: bool; speed: string}. */
 export const settings = load();
 
 /** Changes setting `name` to `value` and stores every setting. */
@@ -34,12 +41,16 @@ export function setSetting(name, value) {
 
 /**
  * Wires the header's settings button (`toggle`) to its panel (`panel`): each checkbox
- * with data-setting="NAME" shows and changes settings[NAME]; onChange() follows.
+ * or select with data-setting="NAME" shows and changes settings[NAME]; onChange()
+ * follows.
  */
 export function setupSettings(toggle, panel, onChange) {
   const sync = () => {
     for (const box of panel.querySelectorAll('input[type="checkbox"][data-setting]')) {
       box.checked = Boolean(settings[box.dataset.setting]);
+    }
+    for (const select of panel.querySelectorAll('select[data-setting]')) {
+      select.value = String(settings[select.dataset.setting]);
     }
   };
   sync();
@@ -49,9 +60,9 @@ export function setupSettings(toggle, panel, onChange) {
     if (!panel.hidden) sync();
   });
   panel.addEventListener('change', (e) => {
-    const box = e.target.closest('input[data-setting]');
+    const box = e.target.closest('input[data-setting], select[data-setting]');
     if (!box) return;
-    setSetting(box.dataset.setting, box.checked);
+    setSetting(box.dataset.setting, box.tagName === 'SELECT' ? box.value : box.checked);
     onChange();
   });
   panel.addEventListener('keydown', (e) => {

@@ -20,15 +20,6 @@ import { harness } from './harness.mjs';
 const h = await harness('accounts', { timeLimitMs: 150_000 });
 const { log, check, login, shot, command, dialogKind } = h;
 
-/** Opens `base` and creates the account `name`; resolves once the lobby shows. */
-async function register(page, base, name, password) {
-  await page.goto(base);
-  await page.fill('#login-name', name);
-  await page.fill('#login-password', password);
-  await page.click('#register-button');
-  await page.waitForSelector('#lobby:not([hidden])');
-}
-
 /** Fills the login form with a name and a password and submits it. */
 async function submitLogin(page, name, password) {
   await page.fill('#login-name', name);
@@ -64,7 +55,7 @@ await h.main(async () => {
 
   // alice creates her account: the header shows her name and her rating.
   const first = await h.newPage('alice-first');
-  await register(first, base, 'alice', 'alice-secret-1');
+  await h.register(first, base, 'alice', 'alice-secret-1');
   await first.waitForFunction(() => document.querySelector('#who')?.dataset.registered === 'yes');
   check((await first.textContent('#who')).includes('1500.00'), 'the header shows alice at 1500.00');
   check(await first.evaluate(() => window.gammond.account?.admin === false), 'alice (not in --admins) is no admin');
@@ -86,7 +77,7 @@ await h.main(async () => {
   check((await alice.textContent('#who')).includes('1500.00'), 'logged in with her password, alice sees 1500.00');
 
   const bob = await h.newPage('bob');
-  await register(bob, base, 'bob', 'bob-secret-22');
+  await h.register(bob, base, 'bob', 'bob-secret-22');
 
   // carol may not play as alice without the password; as herself she is a guest.
   const carol = await h.newPage('carol');
@@ -165,7 +156,7 @@ await h.main(async () => {
   check(rows.length === 1, `bob's history has the match (${rows.length} rows)`);
   check(rows[0].includes('alice') && rows[0].includes('won 1–0') && rows[0].includes('1510.00 (+10.00)'),
     `the history row has the opponent, the score and the rating change (${rows[0]})`);
-  const href = await bob.$eval('#player-history tbody a', (a) => a.getAttribute('href'));
+  const href = await bob.$eval('#player-history tbody a[href*=".mat"]', (a) => a.getAttribute('href'));
   const mat = await bob.evaluate(async (url) => {
     const r = await fetch(url);
     return { status: r.status, text: await r.text() };
@@ -173,7 +164,10 @@ await h.main(async () => {
   check(mat.status === 200 && mat.text.includes('bob') && mat.text.includes('alice'),
     `the .mat link (${href}) downloads the match`);
   await shot(bob, 'accounts-player.png');
+  // Back walks the pages in the order they came: bob's page, the ratings, his table.
   await bob.click('#player .back');
+  await bob.waitForSelector('#leaders:not([hidden])');
+  await bob.click('#leaders .back');
   await bob.waitForSelector('#table:not([hidden])');
   check(await h.visible(bob, '#board'), 'back from the pages, bob is at his table again');
 

@@ -95,7 +95,7 @@ async function run() {
   check(await visible(alice, '#dialog a[data-cmd="analysis"]'), 'the match-over dialog offers the analysis');
   await alice.click('#dialog a[data-cmd="analysis"]');
   await alice.waitForSelector('#analysis:not([hidden]) section.analysis');
-  check(await alice.evaluate(() => location.hash) === `#analysis/${id}`, 'the page has its own link');
+  check(await alice.evaluate(() => location.pathname) === `/analysis/${id}`, 'the page has its own address');
   check(!(await visible(alice, '#chat')), 'the analysis page takes the whole width (no chat)');
   await alice.waitForSelector('#analysis section.analysis[data-status="done"]', { timeout: 60_000 });
   log('the analysis is done and drawn');
@@ -138,6 +138,24 @@ async function run() {
   await shot(alice, 'analysis.png');
   // Issue 27, item 8: axe-core finds nothing on the analysis page, minor findings included.
   check((await h.audit(alice, 'the analysis page')).length === 0, 'no minor accessibility finding either');
+
+  // The replay beside the analysis: its chart's marks jump to their decision, whose
+  // verdict shows beside the board (issue 27, item 5).
+  await alice.click('#analysis a[data-cmd="replay"]');
+  await alice.waitForFunction((m) => location.pathname === `/match/${m}`, id);
+  await alice.waitForSelector('#replay .replay-chart svg.analysis-chart circle.mark');
+  const pickN = pick.n;
+  await alice.$eval(`#replay .replay-chart circle.mark[data-n="${pickN}"]`, (c) => c.dispatchEvent(new MouseEvent('click')));
+  await alice.waitForSelector(`#replay-verdict .verdict[data-n="${pickN}"]`);
+  const verdict = await alice.textContent(`#replay-verdict .verdict[data-n="${pickN}"]`);
+  check(/GNU Backgammon: .*equity lost/.test(verdict), `the replay shows gnubg's verdict on the decision picked in its chart (${verdict})`);
+  const at = await alice.$eval('section.replay', (s) => Number(s.dataset.at));
+  check(at > 0, `the chart's mark moved the replay to its decision (step ${at})`);
+  const matched = await alice.evaluate(() => window.gammond.replay.stepOf.size);
+  check(matched === n, `every decision of the analysis has its step in the replay (${matched} of ${n})`);
+  await shot(alice, 'replay-analysed.png');
+  await alice.goBack();
+  await alice.waitForSelector('#analysis section.analysis[data-status="done"]');
 
   // bob, still at the table, heard that the analysis was ready.
   await bob.waitForSelector('#log li.analysis_ready');

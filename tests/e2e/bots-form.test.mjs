@@ -14,6 +14,7 @@ const { LEVELS, playBotLine, playedTable, botLabel } = await import(
 test('issue 14: the form sends /play bot with the level, the variant and the match', () => {
   assert.equal(playBotLine({ level: 'expert', variant: 'standard', match: '3' }), '/play bot expert standard match 3');
   assert.equal(playBotLine({ level: 'worldclass', variant: 'long', match: 'basis' }), '/play bot worldclass long match basis');
+  assert.equal(playBotLine({ level: 'beginner', variant: 'standard', match: '1', hidden: true }), '/play bot beginner standard match 1 private');
   assert.deepEqual(LEVELS, ['beginner', 'intermediate', 'advanced', 'expert', 'worldclass']);
 });
 

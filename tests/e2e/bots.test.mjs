@@ -7,7 +7,10 @@
 // computer" form and clicks the button: the page goes to the new table, where she
 // sits opposite gnubg-expert (marked as the computer) and the match has started. She
 // plays by clicking until the computer has answered with plays of its own, drawn on
-// her board. Then the same in long backgammon against gammond's own nardy bot, whose
+// her board: with "Show plays" slow, each of its checkers glides through the points
+// between (sampled at every frame), the last play stays marked, and the sounds of rolls
+// and her turn are asked for. Then the same in long backgammon (one game, no cube)
+// against gammond's own nardy bot, with "Roll for me" on: she never clicks Roll; whose
 // name opens its account's page (a computer player, unrated by a guest's game); a
 // registered player's match against it is rated, and the ratings page marks it. The
 // test never skips: gnubg missing ($GNUBG, else /usr/games/gnubg)
@@ -30,6 +33,23 @@ await h.main(async () => {
   log(`gammond at ${base}`);
   const alice = await h.newPage('alice');
   await login(alice, base, 'alice');
+  // The settings panel: plays shown slowly, sounds on.
+  await alice.click('#settings-button');
+  await alice.selectOption('#setting-speed', 'slow');
+  await alice.check('#setting-sound');
+  await alice.click('#settings-button');
+  check(await alice.evaluate(() => JSON.parse(localStorage.getItem('gammond.settings')).speed === 'slow'), 'the speed setting is kept');
+  // Every frame, where each gliding checker is (the test's own sampler).
+  await alice.evaluate(() => {
+    window.glideSamples = [];
+    const sample = () => {
+      for (const c of document.querySelectorAll('#board circle.glide')) {
+        window.glideSamples.push({ side: c.classList.contains('black') ? 'black' : 'red', x: c.getAttribute('cx'), y: c.getAttribute('cy') });
+      }
+      if (window.glideSamples.length < 5000) requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+  });
 
   // The lobby's form: a level, the game, a match to 3.
   await alice.waitForSelector('#computer-form button[data-cmd="play-bot"]');
@@ -75,6 +95,13 @@ await h.main(async () => {
   }
   const plays = await botPlays();
   check(plays >= 2, `the computer answered with plays of its own (${plays} seen)`);
+  await alice.waitForFunction(() => !window.gammond.animator.busy, null, { timeout: 20_000 });
+  // Its checkers glided: many positions, most of them between points.
+  const glides = await alice.evaluate(() => window.glideSamples.filter((s) => s.side === 'black'));
+  const places = new Set(glides.map((s) => `${s.x},${s.y}`));
+  check(places.size >= 10, `the computer's checkers passed through intermediate positions (${places.size} seen)`);
+  const sounds = await alice.evaluate(() => window.gammond.sounds.played);
+  check(sounds.includes('roll') && sounds.includes('turn'), `rolls and her turn sounded (${sounds.join(', ')})`);
   checkFifteen(await readBoard(alice), 'alice');
   const logText = await alice.textContent('#log');
   check(logText.includes('gnubg-expert (black) plays'), 'the log tells the computer\'s plays');
@@ -88,7 +115,11 @@ await h.main(async () => {
   await alice.waitForSelector('#lobby:not([hidden]) #computer-form button[data-cmd="play-bot"]');
   await alice.selectOption('#computer-level', 'beginner');
   await alice.selectOption('#computer-variant', 'long');
-  await alice.selectOption('#computer-match', '1');
+  await alice.selectOption('#computer-match', 'off');
+  await alice.click('#settings-button');
+  await alice.selectOption('#setting-speed', 'fast');
+  await alice.check('#setting-auto-roll');
+  await alice.click('#settings-button');
   await alice.click('#computer-form button[data-cmd="play-bot"]');
   await alice.waitForFunction(() => (window.gammond.table ?? '').startsWith('vs-nardy-'));
   await alice.waitForFunction(() => (window.gammond.states.get(window.gammond.table)?.game_number ?? 0) >= 1);
@@ -107,11 +138,15 @@ await h.main(async () => {
     const st = await stateOf(alice);
     if (st.phase === 'match_over') break;
     if (st.phase === 'roll') {
-      await command(alice, '#controls button[data-cmd="roll"]');
+      // "Roll for me": the page rolls by itself (no cube in this game).
+      await alice.waitForFunction((seq) => (window.gammond.states.get(window.gammond.table)?.seq ?? 0) > seq, st.seq, { timeout: 15_000 });
     } else {
       await playByClicking(alice, 'red', { long: true, seq: await seqOf(alice) });
     }
   }
+  const aliceRolls = await alice.evaluate(() => (window.gammond.logs.get(window.gammond.table) ?? [])
+    .filter((l) => l.kind === 'event rolled' && l.text.startsWith('alice')).length);
+  check(aliceRolls >= 1, `the page rolled for alice (${aliceRolls} rolls, no click)`);
   const longPlays = await nardyPlays();
   check(longPlays >= 2, `the long nardy bot answered with plays of its own (${longPlays} seen)`);
   checkFifteen(await readBoard(alice), 'alice');

@@ -174,16 +174,6 @@ function recordFrames(page, who, frames) {
   });
 }
 
-/** Opens `base` and creates the account `name`; resolves once the lobby shows. */
-async function register(page, base, name, password) {
-  await page.goto(base);
-  await page.fill('#login-name', name);
-  await page.fill('#login-password', password);
-  await page.click('#register-button');
-  await page.waitForSelector('#lobby:not([hidden])');
-  await page.waitForFunction(() => document.querySelector('#who')?.dataset.registered === 'yes');
-}
-
 /** The rating shown next to `name` in the seats' strips of the table on screen, or null. */
 async function seatRating(page, name) {
   return page.$$eval('#table .strip [data-name]', (els, n) =>
@@ -223,7 +213,7 @@ await h.main(async () => {
     // alice opens clu1: the node her socket reached claims it.
     const alice = await h.newPage('alice');
     recordFrames(alice, 'alice', frames);
-    await register(alice, base, 'alice', 'alice-secret-1');
+    await h.register(alice, base, 'alice', 'alice-secret-1');
     await alice.fill('#create-name', TABLE);
     await alice.click('#create-form button');
     await alice.waitForSelector('#table:not([hidden]) #board .point');
@@ -236,7 +226,7 @@ await h.main(async () => {
     // not alice's; the lobby is the cluster's, so he sees clu1 wherever he is.
     const bob = await h.newPage('bob');
     recordFrames(bob, 'bob', frames);
-    await register(bob, base, 'bob', 'bob-secret-22');
+    await h.register(bob, base, 'bob', 'bob-secret-22');
     const bobFirst = psql(db, "SELECT node FROM cluster_sessions WHERE name_key='bob'");
     log(`bob's first socket is on node ${bobFirst || '(not in cluster_sessions)'}`);
     await bob.waitForSelector(`#tables tr[data-table="${TABLE}"]`);

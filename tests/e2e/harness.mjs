@@ -187,7 +187,8 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
     /**
      * A new page in its own browser context (its own storage: another player), named
      * `who` for failure screenshots. Script and console errors are collected and fail
-     * the test at the end (issue 11 item 9). `contextOptions`: playwright's.
+     * the test at the end (issue 11 item 9). `contextOptions`: playwright's. Its
+     * settings start with plays shown at once ("Show plays": off).
      */
     async newPage(who, contextOptions = { viewport: { width: 1280, height: 820 } }) {
       if (!browser) {
@@ -198,7 +199,17 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
             '--disable-component-update', '--disable-sync'],
         });
       }
-      const page = await (await browser.newContext(contextOptions)).newPage();
+      const context = await browser.newContext(contextOptions);
+      // Plays are shown at once (the setting "Show plays"), so that a test's pages do not
+      // wait for each other's animations; bots.test.mjs turns it on to check it.
+      await context.addInitScript(() => {
+        try {
+          if (localStorage.getItem('gammond.settings') === null) localStorage.setItem('gammond.settings', '{"speed":"off"}');
+        } catch {
+          // a page without storage (about:blank)
+        }
+      });
+      const page = await context.newPage();
       pages[who] = page;
       page.on('pageerror', (e) => pageErrors.push(`${who}: ${e.message}`));
       page.on('console', (m) => {
@@ -219,6 +230,15 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       await page.click('#login-form button[type="submit"]');
       await page.waitForSelector('#lobby:not([hidden])');
     },
+    /** Opens `base` and creates the account `name`; resolves once it is signed in. */
+    async register(page, base, name, password) {
+      await page.goto(base);
+      await page.fill('#login-name', name);
+      await page.fill('#login-password', password);
+      await page.click('#register-button');
+      await page.waitForSelector('#lobby:not([hidden])');
+      await page.waitForFunction(() => document.querySelector('#who')?.dataset.registered === 'yes');
+    },
     /** A screenshot of `page` into the output folder as `file`. */
     async shot(page, file) {
       const where = path.join(outDir, file);
@@ -227,25 +247,28 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       h.log(`screenshot ${where}`);
     },
 
-    /** The board as drawn: place -> checkers (+ red, − black), from the SVG alone. */
-    async readBoard(page) {
-      return page.evaluate(() => {
+    /**
+     * The board as drawn: place -> checkers (+ red, − black), from the SVG alone;
+     * `board` selects another board than the table's (the replay's: '#replay-board').
+     */
+    async readBoard(page, board = '#board') {
+      return page.evaluate((svg) => {
         const count = (g, side) => {
           const label = g.querySelector(`text.count.${side}`);
           return label ? Number(label.textContent) : g.querySelectorAll(`circle.checker.${side}`).length;
         };
         const out = {};
-        for (const g of document.querySelectorAll('#board .point')) {
+        for (const g of document.querySelectorAll(`${svg} .point`)) {
           out[g.dataset.place] = count(g, 'red') - count(g, 'black');
         }
-        const bar = document.querySelector('#board .barplace');
+        const bar = document.querySelector(`${svg} .barplace`);
         out.bar = { red: count(bar, 'red'), black: count(bar, 'black') };
         out.off = {};
         for (const side of ['red', 'black']) {
-          out.off[side] = Number(document.querySelector(`#board .tray.${side} .tray-count`)?.textContent ?? 0);
+          out.off[side] = Number(document.querySelector(`${svg} .tray.${side} .tray-count`)?.textContent ?? 0);
         }
         return out;
-      });
+      }, board);
     },
     /** Checks the drawn board has 15 checkers a side (R1). */
     checkFifteen(board, who) {
@@ -288,6 +311,27 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
       await page.check(`#dialog input[name="resign-kind"][value="${kind}"]`);
       await page.click('#dialog button[data-cmd="resign-confirm"]');
       await h.waitSeqAfter(page, seq);
+    },
+    /**
+     * Makes steps by clicking (farthest checker first) until the play is complete and
+     * waits for Confirm, or until it was sent (confirm off). Resolves to the steps made.
+     */
+    async stepUntilComplete(page) {
+      const st = await h.stateOf(page);
+      const side = st.turn;
+      for (let steps = 1; steps <= 8; steps += 1) {
+        await page.waitForSelector('#board .source', { timeout: 5000 });
+        const sources = await page.$$eval('#board .source', (els) => els.map((e) => e.dataset.place));
+        await page.click(placeSelector(sources[0], side));
+        const targets = await page.$$eval('#board .target', (els) => els.map((e) => e.dataset.place));
+        if (targets.length === 0) h.fail(`the checker on ${sources[0]} has no destination`);
+        await page.click(placeSelector(targets[0], side));
+        // Done: the play waits for Confirm, or it was sent (and maybe answered already).
+        const done = await page.evaluate((s) => window.gammond.pendingPlay !== null || window.gammond.sentMove
+          || Number(document.querySelector('#board').dataset.seq) > s, st.seq);
+        if (done) return steps;
+      }
+      return h.fail('a play took more than 8 steps');
     },
     /**
      * When a complete play waits for Confirm (the default setting), clicks Confirm and

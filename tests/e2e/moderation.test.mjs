@@ -83,8 +83,7 @@ await h.main(async () => {
   const dave = await h.newPage('dave');
   await dave.goto(base);
   await login(dave, base, 'dave');
-  await dave.goto(`${base}/#mod`);
-  await dave.reload();
+  await dave.goto(`${base}/table/mod`); // the table's address, as a shared link
   await dave.waitForFunction(() => (document.querySelector('#error')?.textContent ?? '').includes('private'), null, { timeout: 15_000 });
   check(true, 'dave is refused the private table in words');
   await shot(dave, 'dave-refused.png');

@@ -15,33 +15,11 @@
 // box; the web app manifest and its icons are served. Screenshots go to
 // <build-dir>/e2e/safety/.
 
-import { harness, placeSelector, sleep } from './harness.mjs';
+import { harness, sleep } from './harness.mjs';
 
 const h = await harness('safety', { timeLimitMs: 150_000 });
 const { log, check, login, shot, command, seqOf, stateOf, dialogKind } = h;
 
-
-/**
- * Makes steps by clicking (farthest checker first) until the play is complete and
- * waits for Confirm, or until it was sent (confirm off). Resolves to the steps made.
- */
-async function stepUntilComplete(page) {
-  const st = await stateOf(page);
-  const side = st.turn;
-  for (let steps = 1; steps <= 8; steps += 1) {
-    await page.waitForSelector('#board .source', { timeout: 5000 });
-    const sources = await page.$$eval('#board .source', (els) => els.map((e) => e.dataset.place));
-    await page.click(placeSelector(sources[0], side));
-    const targets = await page.$$eval('#board .target', (els) => els.map((e) => e.dataset.place));
-    if (targets.length === 0) h.fail(`the checker on ${sources[0]} has no destination`);
-    await page.click(placeSelector(targets[0], side));
-    // Done: the play waits for Confirm, or it was sent (and maybe answered already).
-    const done = await page.evaluate((s) => window.gammond.pendingPlay !== null || window.gammond.sentMove
-      || Number(document.querySelector('#board').dataset.seq) > s, st.seq);
-    if (done) return steps;
-  }
-  return h.fail('a play took more than 8 steps');
-}
 
 /** Rolls (the opening or a turn) from `page` and waits for its state. */
 async function roll(page) {
@@ -119,7 +97,7 @@ async function run() {
 
   // Confirm: a complete play is not sent before Confirm; Undo takes back its last step.
   const seq = await seqOf(mover);
-  const steps = await stepUntilComplete(mover);
+  const steps = await h.stepUntilComplete(mover);
   const pending = await mover.evaluate(() => window.gammond.pendingPlay);
   check(typeof pending === 'string' && pending.length > 0, `a complete play waits for Confirm (${pending})`);
   await sleep(400);
@@ -138,7 +116,7 @@ async function run() {
   const after = await mover.evaluate(() => ({ pending: window.gammond.pendingPlay, steps: window.gammond.input?.steps.length }));
   check(after.pending === null && after.steps === steps - 1, `Undo takes the last step back (${JSON.stringify(after)})`);
   check(!(await h.visible(mover, '#controls button[data-cmd="confirm"]')), 'Confirm goes with Undo');
-  await stepUntilComplete(mover);
+  await h.stepUntilComplete(mover);
   check(await h.confirmPending(mover), 'the play waits for Confirm again');
   await h.waitSeqAfter(waiter, seq);
   await h.waitSeqAfter(mover, seq);
@@ -205,7 +183,7 @@ async function run() {
     st = await stateOf(page);
     if (st.phase !== 'move') continue; // no legal move: the turn passed
     const before = await seqOf(page);
-    await stepUntilComplete(page);
+    await h.stepUntilComplete(page);
     if (page === bob && notifying) {
       const notes = await bob.evaluate(() => window.notes);
       check(notes.length === 1 && notes[0].title === 'gammond: your turn' && notes[0].body === 'at table safe',
