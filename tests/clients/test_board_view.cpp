@@ -201,7 +201,7 @@ TEST_CASE("script mode prints a STATE block: key=value line, board, LEGAL plays,
   CHECK(text.rfind("STATE t1 seq=9 game=1 variant=standard phase=move turn=black to_act=black "
                    "you=black dice=6-3 cube=1 owner=center offered_by=- may_double=no resign=- "
                    "red=alice black=bob score_red=0 score_black=0 match_length=0 crawford=no "
-                   "pips_red=167 pips_black=167\n",
+                   "pips_red=167 pips_black=167 last_match=-\n",
                    0) == 0);
   CHECK(text.find("\n     13 14 15 16 17 18") != std::string::npos);
   CHECK(text.find("\nLEGAL 24/18 13/10|24/15|13/7 13/10\nEND t1\n") != std::string::npos);

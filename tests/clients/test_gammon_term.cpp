@@ -270,10 +270,52 @@ TEST_CASE("two scripted clients play a whole free game scored by pip count (R12)
     CHECK(st["pips_black"] == "0");
     CHECK(black_score == std::stol(st["pips_red"]));
   }
-  // And both clients saw the match end, and quit cleanly at the end of their input
+  // And both clients saw the match end
   term& other = actor == &alice ? bob : alice;
   const auto last = other.state_after(st.seq() - 1, deadline);
   CHECK(last["phase"] == "match_over");
+
+  // And /replay lists every step of the finished match and draws its final position,
+  // the board both clients last showed (issue 27, item 5: GET /api/matches/ID/replay)
+  const std::string match = st["last_match"];
+  REQUIRE(match != "-");
+  alice.drain();
+  alice.type("/replay " + match);
+  const std::string head = alice.line_starting("REPLAY " + match + " alice-bob ", deadline);
+  CHECK(head.find(" games=1 variant=standard length=0 ") != std::string::npos);
+  const auto steps = std::stoul(head.substr(head.find("steps=") + 6));
+  CHECK(steps > static_cast<unsigned long>(plays));  // the start, every roll's play or pass
+  CHECK(alice.line_starting("STEP 1 game=1 ", deadline).find(" starts with ") != std::string::npos);
+  const std::string at = alice.line_starting("AT " + std::to_string(steps) + " game=1 ", deadline);
+  CHECK(at.find(": ") != std::string::npos);  // the last play
+  std::vector<std::string> drawn;
+  for (std::string l = alice.line_starting("  ", deadline); l.rfind("  ", 0) == 0;
+       l = alice.line_starting("", deadline))
+    drawn.push_back(l);
+  // (the replay's board has the tutor's numbers; the live one has the same checkers)
+  for (std::size_t row = 3; row < 14 && row < last.board.size(); ++row) {
+    const auto checkers = [](const std::string& line) {
+      const auto a = line.find('|');
+      return a == std::string::npos ? std::string{} : line.substr(a, line.rfind('|') - a);
+    };
+    bool found = false;
+    for (const auto& d : drawn)
+      found = found || (!checkers(d).empty() && checkers(d) == checkers(last.board[row]));
+    INFO("row " << row << ": " << last.board[row]);
+    CHECK(found);
+  }
+  // And a step past the end, or no match at all, is refused in words
+  alice.allow_errors(true);
+  alice.type("/replay " + match + " 99999");
+  CHECK(alice.line_starting("ERROR bad_step: ", deadline).find("has steps 1 to") !=
+        std::string::npos);
+  alice.type("/replay 987654");
+  CHECK(alice.line_starting("ERROR unknown_match: ", deadline).find("987654") != std::string::npos);
+  alice.type("/replay x");
+  CHECK(alice.line_starting("ERROR usage: /replay", deadline).size() > 20);
+  alice.allow_errors(false);
+
+  // And both quit cleanly at the end of their input
   CHECK(alice.finish() == 0);
   CHECK(bob.finish() == 0);
   for (term* t : {&alice, &bob}) {

@@ -21,6 +21,7 @@
 
 #include "bg/term/connection.hpp"
 #include "bg/term/password_source.hpp"
+#include "bg/term/replay_text.hpp"
 #include "bg/term/screen.hpp"
 #include "bg/term/script_writer.hpp"
 #include "bg/term/term_options.hpp"
@@ -32,10 +33,13 @@ using bg::term::connection;
 
 /// Sends each complete line of `buffer` (and removes it); blank lines are skipped.
 /// `/go TABLE` and `/lobby` change the table followed, `/go` alone enters the table of
-/// the newest invitation (`invited()`, "" = none); `say` prints a misuse.
+/// the newest invitation (`invited()`, "" = none); `/replay MATCH [STEP]` calls
+/// `replay(match, step)` (the client's own command: it reads the server's replay over
+/// HTTP); `say` prints a misuse.
 void send_lines(std::string& buffer, connection& link,
                 const std::function<void(const std::string&)>& say,
-                const std::function<std::string()>& invited) {
+                const std::function<std::string()>& invited,
+                const std::function<void(const std::string&, const std::string&)>& replay) {
   for (auto end = buffer.find('\n'); end != std::string::npos; end = buffer.find('\n')) {
     std::string line = buffer.substr(0, end);
     buffer.erase(0, end + 1);
@@ -48,6 +52,19 @@ void send_lines(std::string& buffer, connection& link,
     words >> command >> table >> extra;
     if (command == "/lobby") {
       link.go("");
+    } else if (command == "/replay") {
+      // (the match id and a step: digits only, at most 18 and 9 of them)
+      const auto digits = [](const std::string& w, std::size_t most) {
+        return !w.empty() && w.size() <= most &&
+               w.find_first_not_of("0123456789") == std::string::npos;
+      };
+      if (!digits(table, 18) || (!extra.empty() && !digits(extra, 9))) {
+        say("ERROR usage: /replay MATCH lists every step of finished match MATCH (its number, "
+            "as /history and the end of a match give it) and draws the last; /replay MATCH "
+            "STEP draws the board after step STEP\n");
+      } else {
+        replay(table, extra);
+      }
     } else if (command == "/go") {
       if (table.empty()) table = invited();
       if (table.empty() || !extra.empty()) {
@@ -138,7 +155,14 @@ int main(int argc, char** argv) {
     if (st == connection::status::failed || st == connection::status::closed) over = true;
   };
 
+  // The newest resume token: a private table's match is read with it (/replay).
+  std::mutex token_mutex;
+  std::string current_token = kept_token;
   handlers.on_token = [&](const std::string& token) {
+    {
+      const std::lock_guard lock{token_mutex};
+      current_token = token;
+    }
     if (!token_file) return;
     if (token.empty()) {
       bg::term::forget_token(*token_file);
@@ -200,6 +224,30 @@ int main(int argc, char** argv) {
     over = true;
   }};
 
+  // /replay MATCH [STEP]: the match's steps read over HTTP and printed (replay_text.hpp).
+  const bg::term::board_view replay_board{{o.colour && !o.script, o.name, {}}};
+  const auto replay = [&](const std::string& match, const std::string& step) {
+    std::string target = "/api/matches/" + match + "/replay";
+    {
+      const std::lock_guard lock{token_mutex};
+      if (!current_token.empty()) target += "?token=" + current_token;
+    }
+    std::string error;
+    const auto body = bg::term::http_get(o.host, o.port, target, error);
+    if (!body) {
+      print("ERROR unknown_match: " + error + "\n");
+      return;
+    }
+    const auto parsed = nlohmann::json::parse(*body, nullptr, false);
+    if (!parsed.is_object()) {
+      print("ERROR bad_replay: the server's replay of match " + match + " is not JSON\n");
+      return;
+    }
+    std::optional<std::size_t> at;
+    if (!step.empty()) at = static_cast<std::size_t>(std::stoul(step));
+    print(bg::term::replay_lines(std::stoll(match), parsed, at, replay_board));
+  };
+
   // Read stdin without blocking for good, so a link that gives up ends the program.
   std::string buffer;
   bool input_ended = false;
@@ -217,11 +265,11 @@ int main(int argc, char** argv) {
       break;
     }
     buffer.append(chunk, static_cast<std::size_t>(n));
-    send_lines(buffer, link, print, invited);
+    send_lines(buffer, link, print, invited, replay);
   }
   if (input_ended) {
     buffer += "\n";
-    send_lines(buffer, link, print, invited);
+    send_lines(buffer, link, print, invited, replay);
     for (auto waited = std::chrono::milliseconds{0}; waited < o.linger && !over;
          waited += std::chrono::milliseconds{20}) {
       std::this_thread::sleep_for(std::chrono::milliseconds{20});

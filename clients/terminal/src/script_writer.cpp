@@ -164,7 +164,8 @@ std::string script_writer::state_block(const json& m) const {
       " resign=" + resign + " red=" + word(players, "red") + " black=" + word(players, "black") +
       " score_red=" + word(score, "red") + " score_black=" + word(score, "black") +
       " match_length=" + word(m, "match_length") + " crawford=" + word(m, "crawford") +
-      " pips_red=" + word(pips, "red") + " pips_black=" + word(pips, "black") + "\n";
+      " pips_red=" + word(pips, "red") + " pips_black=" + word(pips, "black") +
+      " last_match=" + word(m, "last_match_id") + "\n";
   if (style_.board) {
     for (const auto& line : board_.render(m)) out += "  " + line + "\n";
   }

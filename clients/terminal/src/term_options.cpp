@@ -31,7 +31,9 @@ gammon-term --name NAME logs in with it, without the password, until /signout, a
 /password change or its expiry. /go TABLE follows another table, /go alone the table of the
 newest invitation, /lobby returns; when the server seats you at a new table
 (/play bot), gammon-term follows it. The lobby view draws the tables (refreshed every
-5 s), who is online and your rating; the prompt says where you are.
+5 s), who is online and your rating; the prompt says where you are. /replay MATCH lists
+every step of a finished match and draws its last position, /replay MATCH STEP the
+board after that step (read from the server's GET /api/matches/MATCH/replay).
 
 Script mode (stdin is not a terminal, or --script): one plain-text line per message,
 never coloured, in this format:
@@ -44,7 +46,9 @@ never coloured, in this format:
   STATE <table> seq=N game=N variant=standard|long phase=P turn=S to_act=S you=S
         dice=6-3 cube=N owner=center|red|black offered_by=S may_double=yes|no
         resign=S:kind red=NAME black=NAME score_red=N score_black=N match_length=N
-        crawford=yes|no pips_red=N pips_black=N      (one line; "-" when none)
+        crawford=yes|no pips_red=N pips_black=N last_match=ID
+                                   (one line; "-" when none; last_match: the table's
+                                   last finished match, for /replay)
     <the text board, every line indented by two spaces; --no-board leaves it out>
   CLOCK red=MS black=MS delay_ms=MS running=S since=MS
         (only with a clock: the banks at `since`, server time in ms; PROTOCOL.md)
@@ -59,6 +63,11 @@ never coloured, in this format:
         variant=standard|long match=N|basis|off
   TABLE <table|->                  (the name alone) the table followed changed:
                                    /go, /lobby, or the server seated you ("-": lobby)
+  REPLAY <id> <red>-<black> steps=N games=N variant=V length=N score=R-B
+                                   the answer to /replay MATCH [STEP], then:
+  STEP <k> game=N <what it did>    every step (without STEP), e.g. STEP 2 game=1 alice 31: 8/5 6/5
+  AT <k> game=N <what it did>      the step drawn (STEP's, or the last), then its board
+                                   (lines indented by two spaces) and END REPLAY <id>
   ERROR <code>: <message>          e.g. ERROR illegal_play: point 5 is blocked
   CLOSED                           the client is done
 S is a side (red, black) or "-". Any other message: MESSAGE <json>.
