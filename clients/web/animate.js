@@ -69,6 +69,22 @@ function glide(svg, side, a, b, ms) {
 }
 
 /**
+ * One step of the player's own play, made on this board: `redraw()` draws the board
+ * with it, and the checker that moved glides there from `from` over `ms` milliseconds
+ * (0: it is simply there). Nothing waits for it: the next click may come at once.
+ */
+export function showOwnStep(svg, side, from, to, ms, redraw) {
+  const a = ms > 0 ? checkerAt(svg, from, side) : null;
+  redraw();
+  const b = a ? checkerAt(svg, to, side) : null;
+  if (!a || !b) return;
+  b.el.style.visibility = 'hidden';
+  glide(svg, side, a, b, ms).then(() => {
+    b.el.style.visibility = '';
+  });
+}
+
+/**
  * The table's plays shown one at a time. `draw(board, dice, side)` draws the table's
  * board with that position and the mover's dice (nothing to pick); `done()` draws the
  * table from its last state again; `speed()` names the setting (SPEEDS); `onHit()` is

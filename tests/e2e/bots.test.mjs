@@ -8,7 +8,8 @@
 // sits opposite gnubg-expert (marked as the computer) and the match has started. She
 // plays by clicking until the computer has answered with plays of its own, drawn on
 // her board: with "Show plays" slow, each of its checkers glides through the points
-// between (sampled at every frame), the last play stays marked, and the sounds of rolls
+// between (sampled at every frame), so do hers as she clicks them, the last play stays
+// marked, and the sounds of rolls
 // and her turn are asked for. Then the same in long backgammon (one game, no cube)
 // against gammond's own nardy bot, with "Roll for me" on: she never clicks Roll; whose
 // name opens its account's page (a computer player, unrated by a guest's game); a
@@ -100,6 +101,8 @@ await h.main(async () => {
   const glides = await alice.evaluate(() => window.glideSamples.filter((s) => s.side === 'black'));
   const places = new Set(glides.map((s) => `${s.x},${s.y}`));
   check(places.size >= 10, `the computer's checkers passed through intermediate positions (${places.size} seen)`);
+  const own = new Set((await alice.evaluate(() => window.glideSamples.filter((s) => s.side === 'red'))).map((s) => `${s.x},${s.y}`));
+  check(own.size >= 5, `alice's own checkers glided to the points she picked (${own.size} positions seen)`);
   const sounds = await alice.evaluate(() => window.gammond.sounds.played);
   check(sounds.includes('roll') && sounds.includes('turn'), `rolls and her turn sounded (${sounds.join(', ')})`);
   checkFifteen(await readBoard(alice), 'alice');
