@@ -103,3 +103,13 @@ function fishSvg(side) {
     <path d="M36 14 L47 5 L47 23 Z" class="fish-body"/>
     <circle cx="14" cy="12" r="5" class="fish-eye ${side}"/></svg>`;
 }
+
+/** The side `name` sits on at table state `st` ('red', 'black'), or null. */
+export function sideOf(st, name) {
+  if (st.players?.red === name) return 'red';
+  if (st.players?.black === name) return 'black';
+  return null;
+}
+
+/** The other side. */
+export const other = (side) => (side === 'red' ? 'black' : 'red');
