@@ -248,9 +248,9 @@ TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order
   CHECK(hidden.flag);
   CHECK(hidden.text == "beginner");
 
-  for (const char* bad : {"/play", "/play chess", "/play bot expert expert", "/play bot match",
-                          "/play bot match 65", "/play bot standard long", "/play bot rubbish",
-                          "/play bot private private"}) {
+  for (const char* bad :
+       {"/play", "/play chess", "/play bot expert expert", "/play bot match", "/play bot match 65",
+        "/play bot standard long", "/play bot rubbish", "/play bot private private"}) {
     INFO(bad);
     CHECK(code_of(bad) == "bad_command");
   }

@@ -445,8 +445,8 @@ TEST_CASE("issue 14: /play bot makes a table, seats the person and the bot, and 
   INFO(hidden.dump());
   REQUIRE(hidden["topic"] == "play");
   const std::string ct = hidden["data"]["table"];
-  CHECK(carol.await_state(ct, [](const json& s) { return s["options"]["private"] == true; })
-            ["owner"] == "carol");
+  CHECK(carol.await_state(
+            ct, [](const json& s) { return s["options"]["private"] == true; })["owner"] == "carol");
   CHECK(bob.ok("", "/tables")["total"] == 1);
   bob.refused(ct, "/board", "private_table");
   // The table is bounded like any other creation (two from this address: alice's and

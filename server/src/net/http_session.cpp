@@ -117,7 +117,8 @@ static_lookup find_static(const std::string& root, std::string_view path) {
 /// and `/api/...` are not among them.
 bool is_page_address(std::string_view path) {
   if (path == "/ratings") return true;
-  for (const std::string_view prefix : {"/table/", "/player/", "/ratings/", "/analysis/", "/match/"})
+  for (const std::string_view prefix :
+       {"/table/", "/player/", "/ratings/", "/analysis/", "/match/"})
     if (path.size() > prefix.size() && path.substr(0, prefix.size()) == prefix) return true;
   return false;
 }
@@ -347,7 +348,7 @@ void http_session::handle(request&& req) {
 
   // /api/ is the service's (issue 12: JSON answers, errors included): no static file.
   const bool api = path.substr(0, 5) == "/api/";
-  const auto found = api                    ? static_lookup{}
+  const auto found = api                     ? static_lookup{}
                      : is_page_address(path) ? find_static(config.static_dir, "/")
                                              : find_static(config.static_dir, path);
   if (found.refused) return write(text_response(req, http::status::bad_request, "bad path"));
