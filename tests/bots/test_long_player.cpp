@@ -187,7 +187,7 @@ TEST_CASE("bots: every command the bots give each other in matches and basis ses
   CHECK(takes > 0);
 }
 
-TEST_CASE("bots: the same seed gives the same plays; another seed only changes ties",
+TEST_CASE("bots: the same seed gives the same plays, another seed only changes ties",
           "[bots][player]") {
   const long_player first({42, 1});
   const long_player again({42, 1});

@@ -298,7 +298,7 @@ TEST_CASE("the screen says a computer player is thinking while the match waits f
 
 TEST_CASE(
     "the lobby view draws each listed table as a row (seats with ratings, bots by name, "
-    "variant, match, watchers), who is online and the viewer's rating; the prompt says where",
+    "variant, match, watchers), who is online and the viewer's rating, the prompt says where",
     "[clients][term][lobby]") {
   screen s{{false, false, "carol", "", 12}};
   CHECK(s.prompt() == "lobby> ");

@@ -530,7 +530,7 @@ TEST_CASE("issue 28: two scripted clients meet at a table through /go from the l
 }
 
 TEST_CASE(
-    "issue 28: an invitation to a private table is entered with /go alone; /go with no "
+    "issue 28: an invitation to a private table is entered with /go alone, /go with no "
     "invitation is a usage error that sends nothing",
     "[clients][term][follow]") {
   gammond_process server{

@@ -97,6 +97,14 @@ await h.main(async () => {
   const plays = await botPlays();
   check(plays >= 2, `the computer answered with plays of its own (${plays} seen)`);
   await alice.waitForFunction(() => !window.gammond.animator.busy, null, { timeout: 20_000 });
+  // Once shown, the computer's last play stays marked on the board until the next roll.
+  const after = await stateOf(alice);
+  if (after.phase === 'roll' && after.to_act === 'red') {
+    const marks = await alice.locator('#board .last-from, #board .last-to').count();
+    check(marks >= 2, `the computer's last play is marked where it left and arrived (${marks} marks)`);
+  } else {
+    log(`(no mark check: the match is in phase ${after.phase})`);
+  }
   // Its checkers glided: many positions, most of them between points.
   const glides = await alice.evaluate(() => window.glideSamples.filter((s) => s.side === 'black'));
   const places = new Set(glides.map((s) => `${s.x},${s.y}`));

@@ -418,7 +418,7 @@ TEST_CASE("R14.5 a double worth more than either player needs is still legal", "
 // ---------------------------------------------------------------------------------
 // R15: Crawford
 
-TEST_CASE("R15 nobody may double in the Crawford game; later games use the cube",
+TEST_CASE("R15 nobody may double in the Crawford game, later games use the cube",
           "[match][crawford]") {
   match m(points_match(3));
   open_game(m, 6, 1);
@@ -660,7 +660,7 @@ TEST_CASE("S3 L7 a forfeit in long nardy scores mars, never a backgammon", "[mat
   CHECK(m.match_winner() == side::red);
 }
 
-TEST_CASE("S3 a forfeit ends a basis session; in free play it scores the loser's pips",
+TEST_CASE("S3 a forfeit ends a basis session, in free play it scores the loser's pips",
           "[match][forfeit]") {
   SECTION("basis: the game is lost and the session ends") {
     match m({standard, match_kind::basis, 0});

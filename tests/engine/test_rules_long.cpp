@@ -364,7 +364,7 @@ TEST_CASE("L6 no bearing off while a checker is outside the home board", "[rules
   CHECK(results_of(legal_plays(p, roll{2, 1}, nardy)) == expect(p, {"9/6"}));
 }
 
-TEST_CASE("L6 a higher die bears off from the highest point; an empty point's die moves inside",
+TEST_CASE("L6 a higher die bears off from the highest point, an empty point's die moves inside",
           "[rules][long]") {
   // As R10.3: 6, 4, thirteen on 1; 5-2 gives 6/1 4/2 or 6/4 4/off.
   const position p = nb("mover: 6:1 4:1 1:13 | opponent: 24:15");

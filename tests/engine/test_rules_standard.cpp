@@ -501,7 +501,7 @@ TEST_CASE("R10.2 a die bears off a checker from the point with that number", "[r
   }));
 }
 
-TEST_CASE("R10.3 a higher die bears off from the highest point; an empty point's die moves inside",
+TEST_CASE("R10.3 a higher die bears off from the highest point, an empty point's die moves inside",
           "[rules][bearoff]") {
   // 6, 4 and thirteen on 1; roll 5-2.
   // 5 first: 4/off and 1/off are refused (a checker stands on 6), so 6/1; then the 2:

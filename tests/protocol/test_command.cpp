@@ -127,7 +127,7 @@ TEST_CASE("S2 /option clock takes a bank of 1-240 minutes and a delay of 0-120 s
   }
 }
 
-TEST_CASE("S4 /seed keeps the player's text as typed; /claim takes no arguments",
+TEST_CASE("S4 /seed keeps the player's text as typed, /claim takes no arguments",
           "[protocol][command][dice]") {
   const auto s = ok("/seed   My Lucky  Words ");
   CHECK(s.kind == command_kind::seed);

@@ -271,7 +271,7 @@ TEST_CASE("a full queue refuses a match, and the waiting ones are analysed later
   CHECK(got.of(2).done);
 }
 
-TEST_CASE("while the server says it is busy no analysis starts; one starts once it is calm",
+TEST_CASE("while the server says it is busy no analysis starts, one starts once it is calm",
           "[analysis][gnubg][issue15]") {
   scratch dir;
   reports got;

@@ -261,7 +261,7 @@ TEST_CASE("issue 14: a bot that may not double just rolls, and continues a basis
   CHECK_FALSE(next_bot_turn(basis));
 }
 
-TEST_CASE("issue 14: the bot's seat and level survive a snapshot; it holds no name",
+TEST_CASE("issue 14: the bot's seat and level survive a snapshot, it holds no name",
           "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, hooks_with_bots()};

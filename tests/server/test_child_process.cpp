@@ -246,7 +246,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "signal_kill() ends a stopped child without waiting; its pidfd says so and "
+    "signal_kill() ends a stopped child without waiting, its pidfd says so and "
     "wait_for(0) reaps it",
     "[analysis][child]") {
   scratch dir;

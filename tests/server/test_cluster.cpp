@@ -447,7 +447,7 @@ TEST_CASE(
 
 TEST_CASE(
     "cluster: a login on a node without the player's seat is welcomed and sent to the table's "
-    "node in one redirect; after a kill -9 of that node the players wait (moved with retry_ms) "
+    "node in one redirect, after a kill -9 of that node the players wait (moved with retry_ms) "
     "until the lease runs out, then resume elsewhere as registered with their ratings",
     "[postgres][cluster]") {
   database db;

@@ -195,7 +195,7 @@ TEST_CASE("S2 the delay is spent before the bank, and unused delay is lost",
                                    f.state()["clock"][first].get<std::int64_t>());
 }
 
-TEST_CASE("S2 a restore charges no downtime; a graceful stop keeps the time used until then",
+TEST_CASE("S2 a restore charges no downtime, a graceful stop keeps the time used until then",
           "[server][table][clock]") {
   clocked_table f;
   f.start({"/option match 5", "/option clock 1 2"});
@@ -298,7 +298,7 @@ TEST_CASE("S2 in free play and basis an empty bank loses the game (S3 scoring)",
   }
 }
 
-TEST_CASE("S2 /option clock: seated players before /start; shown in options and /option",
+TEST_CASE("S2 /option clock: seated players before /start, shown in options and /option",
           "[server][table][clock]") {
   clocked_table f;
   f.keep(f.t->enter("alice"));
@@ -381,7 +381,7 @@ TEST_CASE("S3 /claim: after the idle limit without a clock, the idle player forf
   CHECK(f.refused(claimer, "/claim") == "nothing_to_claim");  // no match any more
 }
 
-TEST_CASE("S3 /claim against an absent player works after the grace period; not with a clock",
+TEST_CASE("S3 /claim against an absent player works after the grace period, not with a clock",
           "[server][table][claim]") {
   clocked_table f;
   SECTION("absent") {

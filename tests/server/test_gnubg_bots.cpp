@@ -296,7 +296,7 @@ TEST_CASE("issue 14: an illegal play from gnubg is asked again, then the bot res
   CHECK_THAT(server.log(), Catch::Contains("refused"));
 }
 
-TEST_CASE("issue 14: a malformed answer restarts the process; after the retries the bot resigns",
+TEST_CASE("issue 14: a malformed answer restarts the process, after the retries the bot resigns",
           "[bots][gnubg][issue14]") {
   temp_dir dir;
   gammond_process server{{"--dice-seed", "1412", "--gnubg", fake_gnubg(dir.path, "hello").string(),

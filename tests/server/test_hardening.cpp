@@ -470,7 +470,7 @@ TEST_CASE("issue 11.1: a resume token is rotated on every resume and works once"
   CHECK(resume(c, second)["type"] == "welcome");
 }
 
-TEST_CASE("issue 11.1: names are compared case-insensitively; lookalikes are refused",
+TEST_CASE("issue 11.1: names are compared case-insensitively, lookalikes are refused",
           "[server][hardening]") {
   gammond_process server{flags(13)};
   client alice(server.port(), "Alice");

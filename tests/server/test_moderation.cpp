@@ -480,7 +480,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "chat lines lose bidirectional overrides and zero-width characters; a line of "
+    "chat lines lose bidirectional overrides and zero-width characters, a line of "
     "nothing else is refused (empty_line)",
     "[moderation][gammond]") {
   gammond_process server{flags({"--lobby-chat-interval", "0", "--table-chat-interval", "0"})};

@@ -1144,7 +1144,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 16: --node-id, --heartbeat, --lease and --node-path are flags and variables; a node "
+    "issue 16: --node-id, --heartbeat, --lease and --node-path are flags and variables, a node "
     "id needs PostgreSQL and the lease must exceed two heartbeats",
     "[network][config]") {
   using namespace std::chrono_literals;
@@ -1227,7 +1227,7 @@ TEST_CASE("issue 16: --cluster-queue and --who-limit are flags and variables wit
     CHECK_THAT(help.out, Catch::Contains(name));
 }
 
-TEST_CASE("--help lists every flag with its variable and --version prints the version",
+TEST_CASE("gammond --help lists every flag with its variable and --version prints the version",
           "[network][config]") {
   const auto help = parse({"--help"});
   CHECK(help.exit == 0);

@@ -55,7 +55,7 @@ std::string stored_sessions(const gammond_process& server, const std::string& na
 
 TEST_CASE(
     "issue 27: a registration or login with remember gets a session credential that logs in "
-    "without the password on a new connection; it is stored only hashed",
+    "without the password on a new connection, it is stored only hashed",
     "[accounts][sessions][gammond]") {
   gammond_process server{flags()};
   std::string credential;
@@ -107,7 +107,7 @@ TEST_CASE(
 
 TEST_CASE(
     "issue 27: a wrong, malformed or other account's session credential is bad_session and "
-    "logs in nobody; a credential with a password is a bad_message",
+    "logs in nobody, a credential with a password is a bad_message",
     "[accounts][sessions][gammond]") {
   gammond_process server{flags()};
   std::string credential;

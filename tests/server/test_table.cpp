@@ -105,7 +105,7 @@ TEST_CASE("seats: /join takes the free seat or the one named, /leave gives it up
   CHECK(f.refused("bob", "/leave") == "not_seated");
 }
 
-TEST_CASE("seed 000: /start needs both seats; options only before /start", "[server][table]") {
+TEST_CASE("seed 000: /start needs both seats, options only before /start", "[server][table]") {
   fixture f;
   f.t.enter("alice");
   f.t.enter("bob");
@@ -126,7 +126,7 @@ TEST_CASE("seed 000: /start needs both seats; options only before /start", "[ser
   CHECK(f.t.state()["options"]["tutor"] == true);
 }
 
-TEST_CASE("spectators can chat but not play; wrong phase and wrong side are refused",
+TEST_CASE("spectators can chat but not play, wrong phase and wrong side are refused",
           "[server][table]") {
   fixture f;
   f.t.enter("carol");
