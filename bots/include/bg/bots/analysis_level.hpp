@@ -12,7 +12,7 @@ namespace bg::bots {
 /// and cube decision (cubeful, pruning nets). Deeper is stronger and slower: on this
 /// project's 2-core machine, one core per analysis, a 7-point match of about 220
 /// decisions takes about 1 s at expert, 17-35 s at worldclass and 4 minutes at
-/// grandmaster (bench/analysis-time; README "Performance").
+/// grandmaster (bench/analysis-time; docs/performance.md).
 enum class analysis_level : unsigned char {
   expert,       ///< 0-ply: gnubg's "expert" evaluation; fast, for tests and busy servers
   worldclass,   ///< 2-ply: gnubg's own default analysis ("world class"); the default
