@@ -11,8 +11,8 @@
 #include <functional>
 #include <memory>
 
-#include "bg/server/server_config.hpp"
 #include "bg/server/net/session_registry.hpp"
+#include "bg/server/server_config.hpp"
 
 namespace bg::server {
 
