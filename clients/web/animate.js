@@ -8,6 +8,7 @@
 
 import { playSteps } from './movelist.js';
 import { applySteps } from './moves.js';
+import { svg } from './dom.js';
 
 /** The pace of each speed setting: the dice shown first, then each checker's glide (ms). */
 export const SPEEDS = {
@@ -24,16 +25,16 @@ const MAX_QUEUE = 4;
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The centre of the checker of `side` drawn topmost at `place` of `svg` (1..24, 'bar'),
+ * The centre of the checker of `side` drawn topmost at `place` of the SVG `board` (1..24, 'bar'),
  * or the newest slab of its tray ('off'); null when none is drawn.
  */
-function checkerAt(svg, place, side) {
+function checkerAt(board, place, side) {
   if (place === 'off') {
-    const slabs = svg.querySelectorAll(`.tray.${side} rect.slab`);
+    const slabs = board.querySelectorAll(`.tray.${side} rect.slab`);
     const s = slabs[slabs.length - 1];
     return s ? { el: s, x: Number(s.getAttribute('x')) + Number(s.getAttribute('width')) / 2, y: Number(s.getAttribute('y')) + 6 } : null;
   }
-  const group = place === 'bar' ? svg.querySelector('.barplace') : svg.querySelector(`.point[data-place="${place}"]`);
+  const group = place === 'bar' ? board.querySelector('.barplace') : board.querySelector(`.point[data-place="${place}"]`);
   const all = group ? group.querySelectorAll(`circle.checker.${side}`) : [];
   // On a point the top of the stack is drawn last; on the bar the first is nearest the middle.
   const c = place === 'bar' ? all[0] : all[all.length - 1];
@@ -42,15 +43,10 @@ function checkerAt(svg, place, side) {
 
 /**
  * Moves a copy of a checker of `side` from `a` to `b` (SVG coordinates) over `ms`
- * milliseconds, on top of everything in `svg`; resolves when it is there.
+ * milliseconds, on top of everything in the SVG `board`; resolves when it is there.
  */
-function glide(svg, side, a, b, ms) {
-  const c = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
-  c.setAttribute('class', `checker ${side} glide`);
-  c.setAttribute('r', a.el?.getAttribute('r') ?? '17');
-  c.setAttribute('cx', a.x);
-  c.setAttribute('cy', a.y);
-  svg.append(c);
+function glide(board, side, a, b, ms) {
+  const c = svg('circle', { class: `checker ${side} glide`, r: a.el?.getAttribute('r') ?? '17', cx: a.x, cy: a.y }, board);
   const start = performance.now();
   return new Promise((resolve) => {
     const frame = (now) => {
@@ -73,13 +69,13 @@ function glide(svg, side, a, b, ms) {
  * with it, and the checker that moved glides there from `from` over `ms` milliseconds
  * (0: it is simply there). Nothing waits for it: the next click may come at once.
  */
-export function showOwnStep(svg, side, from, to, ms, redraw) {
-  const a = ms > 0 ? checkerAt(svg, from, side) : null;
+export function showOwnStep(board, side, from, to, ms, redraw) {
+  const a = ms > 0 ? checkerAt(board, from, side) : null;
   redraw();
-  const b = a ? checkerAt(svg, to, side) : null;
+  const b = a ? checkerAt(board, to, side) : null;
   if (!a || !b) return;
   b.el.style.visibility = 'hidden';
-  glide(svg, side, a, b, ms).then(() => {
+  glide(board, side, a, b, ms).then(() => {
     b.el.style.visibility = '';
   });
 }
@@ -132,14 +128,12 @@ export class PlayAnimator {
   async run() {
     this.running = true;
     try {
-      let board = null;
       while (this.queue.length) {
         const p = this.queue.shift();
         const pace = SPEEDS[this.speed()];
         if (!pace || document.hidden) break;
-        // The board as the play starts: the position before it (the one drawn after the
-        // last play shown, when plays follow each other).
-        board = p.board ?? board;
+        // The board as the play starts: the table's last state before the play's event.
+        let board = p.board;
         this.draw(board, p.dice, p.side);
         await wait(pace.dice);
         for (const step of playSteps(p.play, p.side, p.variant)) {

@@ -10,7 +10,8 @@
 //   at the top left: both counter-clockwise.
 // Seen from red, the picture is turned half a turn, which keeps both directions.
 
-const NS = 'http://www.w3.org/2000/svg';
+import { svg as el } from './dom.js';
+import { boardPlace } from './movelist.js';
 
 /** Sizes of the drawing, in SVG units. */
 const G = {
@@ -69,26 +70,8 @@ function stackY(top, k) {
   return top ? G.edge + G.r + 1 + k * G.step : G.H - G.edge - G.r - 1 - k * G.step;
 }
 
-function el(name, attrs = {}, parent = null, text = null) {
-  const e = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, v);
-  if (text !== null) e.textContent = text;
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
 function checker(parent, side, x, y, extra = '') {
   return el('circle', { cx: x, cy: y, r: G.r, class: `checker ${side} ${extra}`.trim() }, parent);
-}
-
-/**
- * The number `side` gives board point `b` in its own numbering (the numbers its plays
- * are written in): standard (R1) black's are the board's and red's 25 − b; long nardy
- * (seed 004) black's are 25 − b and red's (37 − b) mod 24, 24 for 0.
- */
-export function ownPoint(b, side, variant) {
-  if (variant === 'long') return side === 'black' ? 25 - b : ((37 - b) % 24) || 24;
-  return side === 'black' ? b : 25 - b;
 }
 
 /** "3 red checkers", "1 black checker", "no checker". */
@@ -192,7 +175,8 @@ export function drawBoard(svg, v) {
     const states = [sources.has(b) && 'can move', v.selected === b && 'picked', targets.has(b) && 'a destination',
       v.cursor === b && 'the cursor is here', v.last?.from.has(b) && 'left by the last play', v.last?.to.has(b) && 'reached by the last play']
       .filter(Boolean);
-    named(g, `point ${ownPoint(b, v.bottom, v.variant)}: ${checkersText(count, side)}${states.length ? `, ${states.join(', ')}` : ''}`);
+    // (a side's own numbering is its own inverse: boardPlace gives the number of board point b)
+    named(g, `point ${boardPlace(b, v.bottom, v.variant)}: ${checkersText(count, side)}${states.length ? `, ${states.join(', ')}` : ''}`);
     if (v.tutor) {
       el('text', { x, y: top ? G.edge - 7 : G.H - 7, class: 'tutor', 'aria-hidden': 'true' }, svg, String(b));
     }
