@@ -167,7 +167,9 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   }
   players_.on_release([this](const std::string& key) {
     ratings_.forget(key);
-    if (bus_) bus_->release(key);  // in a cluster: the name is free on every node
+    // In a cluster the name is free on every node, unless its seat moved to another
+    // node (a fenced table): its session there keeps its resume token valid.
+    if (bus_ && !keep_cluster_sessions_) bus_->release(key);
   });
   // Moderation (issue 13): the bounds of ignore lists and remembered addresses, and the
   // bans still in force, by name.
@@ -767,13 +769,47 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
           }
           {
             std::lock_guard lock(self->mutex_);
-            if (self->tables_.count(table) == 0)
+            if (self->tables_.count(table) == 0 && self->preclaimed_.count(table) == 0) {
+              // The store gives this node a table it does not hold: made just now (a new
+              // table), or one whose copy here was dropped (a write the store refused):
+              // that one is taken back from the store, never made again empty.
+              if (!where.claimed_now && where.stored) {
+                self->take_back(c, text, table, id);
+                return;
+              }
               self->preclaimed_[table] = {where.epoch, where.claimed_now};
+            }
           }
           self->on_text(c, text);  // made here now, at that epoch
         });
       });
   return true;
+}
+
+void game_service::take_back(const std::shared_ptr<client>& c, const std::string& text,
+                             const std::string& table, const std::optional<json>& id) {
+  cluster_->take_back(
+      table, [weak = weak_from_this(), c, text, table, id](std::optional<claimed_table> t) {
+        const auto self = weak.lock();
+        if (!self) return;
+        bool held = false;
+        if (t && !t->saved.snapshot.empty()) {
+          self->adopt_one(std::move(*t));  // rebuilt from its snapshot and journal
+          std::lock_guard lock(self->mutex_);
+          held = self->tables_.count(table) != 0;
+        } else if (t) {
+          std::lock_guard lock(self->mutex_);  // nothing stored: a new table at that epoch
+          if (self->tables_.count(table) == 0) self->preclaimed_[table] = {t->epoch, true};
+          held = true;
+        }
+        if (!held) {  // this node's lease lapsed (it fences next), or the table moved on
+          self->send_error(
+              c, "table_moving",
+              "table " + table + " is changing hands in the cluster: try again in a moment", id);
+          return;
+        }
+        asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
+      });
 }
 
 void game_service::route_to_owner(const std::shared_ptr<client>& c, const std::string& table,
@@ -1226,9 +1262,11 @@ std::optional<std::string> game_service::token_hash_of(const std::string& name) 
 }
 
 void game_service::holds_changed(const std::string& table, const std::vector<std::string>& before,
-                                 const std::vector<std::string>& after) {
+                                 const std::vector<std::string>& after, bool moved_away) {
   std::lock_guard lock(mutex_);
+  keep_cluster_sessions_ = moved_away;
   players_.holds_changed(table, before, after);
+  keep_cluster_sessions_ = false;
 }
 
 std::string game_service::account_key_of(const std::string& name) {
@@ -1371,20 +1409,36 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     cmd = std::move(*parsed);
   }
   std::shared_ptr<table_actor> actor;
+  bool look_again = false;
   {
     std::lock_guard lock(mutex_);
     auto* s = players_.find(c->id());
     if (s == nullptr) return;  // closed meanwhile
-    std::string code;
-    std::string why;
-    actor = table_for(*m.table, *s, code, why);
-    if (!actor) {
-      metrics_.error(code);
-      c->send(frame_of(protocol::error_message(code, why, m.id)));
-      return;
+    // In a cluster the table redirect_if_elsewhere() found here may have gone since (this
+    // node fenced, or the store refused its write: another node has it now). A table
+    // made here afresh would hide the stored one behind an empty table: the message is
+    // looked at again from the start, and the store says where the table is.
+    if (cluster_ && !shutting_down_ && tables_.count(*m.table) == 0 &&
+        preclaimed_.count(*m.table) == 0) {
+      look_again = true;
+    } else {
+      std::string code;
+      std::string why;
+      actor = table_for(*m.table, *s, code, why);
+      if (!actor) {
+        metrics_.error(code);
+        c->send(frame_of(protocol::error_message(code, why, m.id)));
+        return;
+      }
+      s->tables.insert(*m.table);
+      ++actor->pending;
     }
-    s->tables.insert(*m.table);
-    ++actor->pending;
+  }
+  if (look_again) {
+    asio::post(io_, [weak = weak_from_this(), c, text = std::move(text)]() mutable {
+      if (const auto self = weak.lock()) self->on_text(c, std::move(text));
+    });
+    return;
   }
   if (cmd) {
     actor->line(c, name, std::move(*cmd), t0, m.id);

@@ -239,7 +239,8 @@ void table_actor::fence(bool release_holds) {
     // The seats are held at the new owner now: the names' holds (and so their resume
     // tokens) end here, so that a hello coming back to this node is sent there.
     const auto held = self->table_->held_seats();
-    if (release_holds && !held.empty()) self->svc_.holds_changed(self->table_->name(), held, {});
+    if (release_holds && !held.empty())
+      self->svc_.holds_changed(self->table_->name(), held, {}, /*moved_away=*/true);
     for (auto& [id, m] : self->members_)
       if (auto c = m.who.lock()) c->close_with_code(4001, "node fenced");
     self->members_.clear();

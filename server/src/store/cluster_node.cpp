@@ -18,6 +18,7 @@ constexpr const char* reclaim_own_sql = "cluster_reclaim_own";
 constexpr const char* claim_dead_sql = "cluster_claim_dead";
 constexpr const char* claim_unowned_sql = "cluster_claim_unowned";
 constexpr const char* claim_one_sql = "cluster_claim_one";
+constexpr const char* take_back_sql = "cluster_take_back";
 constexpr const char* release_sql = "cluster_release";
 constexpr const char* snapshot_sql = "cluster_snapshot";
 constexpr const char* journal_sql = "cluster_journal";
@@ -64,6 +65,12 @@ std::vector<pg::statement> statements() {
        "UPDATE table_owners o SET node = $1, epoch = o.epoch + 1 WHERE o.table_name = $2 AND "
        "o.node <> $1 AND NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = o.node AND "
        "n.heartbeat_at > now() - " LEASE(3) ") RETURNING o.table_name, o.epoch"},
+      // A table the store says is this node's but this node does not hold: a new epoch,
+      // only while this node's own lease holds.
+      {take_back_sql,
+       "UPDATE table_owners o SET epoch = o.epoch + 1 WHERE o.table_name = $2 AND o.node = $1 "
+       "AND EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.id = $1 AND n.heartbeat_at > now() "
+       "- " LEASE(3) ") RETURNING o.table_name, o.epoch"},
       {release_sql, "DELETE FROM table_owners WHERE table_name = $1 AND node = $2"},
       {snapshot_sql, "SELECT snapshot FROM tables WHERE name = $1"},
       {journal_sql, "SELECT entry FROM table_records WHERE table_name = $1 ORDER BY id"},
@@ -85,8 +92,8 @@ std::vector<pg::statement> statements() {
       {locate_sql,
        "SELECT o.node, o.epoch, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() - " LEASE(
            2) ", false), " SILENT
-              " FROM table_owners o LEFT JOIN cluster_nodes n ON n.id = o.node WHERE "
-              "o.table_name = $1"},
+              ", EXISTS (SELECT 1 FROM tables t WHERE t.name = $1) FROM table_owners o LEFT "
+              "JOIN cluster_nodes n ON n.id = o.node WHERE o.table_name = $1"},
       {seat_of_sql,
        "SELECT s.table_name, o.node, coalesce(n.path, ''), coalesce(n.heartbeat_at > now() "
        "- " LEASE(
@@ -188,7 +195,7 @@ void cluster_node::locate(std::string name, bool claim_if_free,
         if (r.rows() == 0) {
           out = located_table{};  // nobody's (claim_if_free false): made here when asked
         } else if (r.text(0, 0) == options_.node) {
-          out = located_table{std::nullopt, r.integer(0, 1), false};
+          out = located_table{std::nullopt, r.integer(0, 1), false, r.text(0, 5) == "t"};
         } else {
           out = located_table{owner_at(r, 0, 0, 2, 3, 4), 0, false};
         }
@@ -218,6 +225,26 @@ void cluster_node::find_seat(std::string key,
       spdlog::warn("cluster: cannot read a name's seat: {}", e.what());
       db_->drop();
       out.reset();
+    }
+    (*answer)(std::move(out));
+  });
+  if (!queued) done(std::nullopt);
+}
+
+void cluster_node::take_back(std::string name,
+                             std::function<void(std::optional<claimed_table>)> done) {
+  auto answer = std::make_shared<std::function<void(std::optional<claimed_table>)>>(done);
+  const bool queued = enqueue([this, name, answer](pg::connection* db) {
+    if (db == nullptr) return (*answer)(std::nullopt);
+    std::optional<claimed_table> out;
+    try {
+      auto got =
+          claim_where(take_back_sql, {options_.node, name, std::to_string(options_.lease.count())},
+                      /*release_empty=*/false);
+      if (!got.empty()) out = std::move(got.front());
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: cannot take table {} back: {}", name, e.what());
+      db_->drop();
     }
     (*answer)(std::move(out));
   });
@@ -362,7 +389,8 @@ void cluster_node::beat() {
 }
 
 std::vector<claimed_table> cluster_node::claim_where(
-    const char* statement, const std::vector<std::optional<std::string>>& params) {
+    const char* statement, const std::vector<std::optional<std::string>>& params,
+    bool release_empty) {
   // The claim and the reads of what is claimed see one state: nobody else writes these
   // tables once the claim commits (their old owner's writes are fenced).
   const bool own_transaction = statement != reclaim_own_sql;
@@ -375,6 +403,10 @@ std::vector<claimed_table> cluster_node::claim_where(
       t.saved.name = r.text(i, 0);
       t.epoch = r.integer(i, 1);
       const auto snap = db_->run("reading a claimed table", snapshot_sql, {t.saved.name});
+      if (snap.rows() == 0 && !release_empty) {  // a new table, not written yet
+        out.push_back(std::move(t));
+        continue;
+      }
       if (snap.rows() == 0) {  // an owner without a table: nothing to take over
         db_->run("releasing an empty claim", release_sql, {t.saved.name, options_.node});
         continue;

@@ -105,9 +105,12 @@ class game_service final : public service, public std::enable_shared_from_this<g
   std::optional<std::string> token_hash_of(const std::string& name);
   /// Table `table`'s players holding a seat in a match in progress went from `before`
   /// to `after` (table::held_seats()). A name that no longer holds any seat and is not
-  /// connected loses its resume token, and the name is free again.
+  /// connected loses its resume token, and the name is free again. `moved_away`
+  /// (cluster: the table was fenced here, its seats live on at another node): the name is
+  /// free on this node only; the cluster's session of it stays, so its resume token
+  /// still works on the node that has the table.
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
-                     const std::vector<std::string>& after);
+                     const std::vector<std::string>& after, bool moved_away = false);
   /// Cluster (issue 16): `actor`'s write was refused as stale: it is forgotten here
   /// (lobby, tables) and counted in gammond_cluster_stale_writes_total, or, when
   /// `claim_lost` (a new table another live node claimed first: write_result::claim_lost),
@@ -334,6 +337,12 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// plain `/ws` and `retry_ms` says how long to wait first.
   void send_moved(const std::shared_ptr<client>& c, const std::string& table,
                   const table_owner& owner, const nlohmann::json& re);
+  /// Cluster: a message about table `table`, which the store says is this node's but
+  /// this node does not hold (its copy was dropped when the store refused a write): the
+  /// table is taken back from the store under a new epoch and `text` handled again;
+  /// `table_moving` to `c` when this node's lease has lapsed or the table moved on.
+  void take_back(const std::shared_ptr<client>& c, const std::string& text,
+                 const std::string& table, const std::optional<nlohmann::json>& id);
   /// Cluster: a message about table `table` that `owner` (another node) has: `moved`
   /// there when it is live, `moved` with a wait when it is failing, and when it is dead
   /// the table is claimed here and `text` handled again (`table_moving` when that fails).
@@ -434,6 +443,8 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// them, not yet made: name -> {epoch, the row was made by this claim}. Taken by
   /// table_for(); at most --max-tables.
   std::map<std::string, std::pair<std::int64_t, bool>> preclaimed_;
+  /// True inside holds_changed(moved_away): names freed then keep their cluster session.
+  bool keep_cluster_sessions_ = false;
   bool shutting_down_ = false;
   login_throttle throttle_;
   std::set<std::string> admin_keys_;  // --admins, as name keys (fixed after start)

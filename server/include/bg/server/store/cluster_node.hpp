@@ -75,6 +75,7 @@ struct located_table {
   std::optional<table_owner> elsewhere;
   std::int64_t epoch = 0;    ///< this node's epoch when `elsewhere` is empty
   bool claimed_now = false;  ///< this call made the ownership row (a new table)
+  bool stored = false;       ///< the store holds a table of that name (a snapshot)
 };
 
 /// What cluster_node::find_seat() found: the table (another node's) where a name holds
@@ -158,6 +159,14 @@ class cluster_node {
   /// The table of another node where name key `key` holds a seat, read from the store
   /// now, on the cluster thread; nullopt when the database did not answer.
   void find_seat(std::string key, std::function<void(std::optional<seat_elsewhere>)> done);
+  /// Takes table `name` back under a new epoch when the store says it is this node's
+  /// but this node does not hold it (its copy was dropped: a write the store refused
+  /// while this node's lease had lapsed), on the cluster thread. Only while this node's
+  /// own lease holds. `done` gets the table (`saved.snapshot` empty when the store holds
+  /// no table of that name: a new table this node may make at that epoch), or nullopt
+  /// when the row is no longer this node's, its lease lapsed, or the database did not
+  /// answer.
+  void take_back(std::string name, std::function<void(std::optional<claimed_table>)> done);
   /// Gives up this node's ownership row of table `name` (claimed by locate() for a table
   /// that was then not made: a refused creation). On the cluster thread; no answer.
   void release(std::string name);
@@ -177,8 +186,12 @@ class cluster_node {
   bool enqueue(std::function<void(pg::connection*)> job);
   void loop();
   void beat();
+  /// Runs claim `statement` (rows: table name, epoch) and reads each claimed table; a
+  /// claimed row without a stored table is released when `release_empty`, else returned
+  /// with an empty snapshot.
   std::vector<claimed_table> claim_where(const char* statement,
-                                         const std::vector<std::optional<std::string>>& params);
+                                         const std::vector<std::optional<std::string>>& params,
+                                         bool release_empty = true);
   void refresh();
 
   cluster_options options_;
