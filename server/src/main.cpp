@@ -27,14 +27,14 @@
 #include <vector>
 
 #include "bg/bots/bot_names.hpp"
-#include "bg/server/game/names.hpp"
-#include "bg/server/game/password_hash.hpp"
 #include "bg/server/game/stored_table_view.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/file_limit.hpp"
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/net/service.hpp"
+#include "bg/server/players/names.hpp"
+#include "bg/server/players/password_hash.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/database_url.hpp"
 #include "bg/server/store/open_store.hpp"

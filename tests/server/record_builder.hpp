@@ -16,7 +16,7 @@
 
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/match.hpp"
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 
 namespace bg::test {
 

@@ -10,8 +10,8 @@
 #include <sqlite3.h>
 #include <catch2/catch.hpp>
 
-#include "bg/server/store/rating.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/rating.hpp"
+#include "bg/server/records/record_json.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
 #include "sqlite_file.hpp"

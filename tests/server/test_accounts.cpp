@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "bg/server/game/auth_pool.hpp"
-#include "bg/server/game/login_throttle.hpp"
+#include "bg/server/players/auth_pool.hpp"
+#include "bg/server/players/login_throttle.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/open_store.hpp"
 #include "database_query.hpp"

@@ -10,7 +10,7 @@
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/bot_turn.hpp"
 #include "bg/server/game/table.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 
 using namespace bg::server;
 using bg::bots::question;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bg/server/store/cluster_bus.hpp"
+#include "bg/server/cluster/cluster_bus.hpp"
 #include "bg/server/store/postgres_store.hpp"
 #include "eventually.hpp"
 #include "postgres_server.hpp"

@@ -12,7 +12,7 @@
 #include "bg/server/game/dice_verdict.hpp"
 #include "bg/server/game/match_clock.hpp"
 #include "bg/server/game/table.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 
 using namespace bg::server;
 using bg::engine::side;

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/engine/dice_source.hpp"
-#include "bg/server/store/mat_export.hpp"
+#include "bg/server/records/mat_export.hpp"
 #include "record_builder.hpp"
 
 namespace {

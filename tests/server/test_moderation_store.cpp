@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "record_builder.hpp"
 #include "sqlite_file.hpp"

@@ -1,9 +1,9 @@
-// Names and their keys (server/src/game/names.cpp).
+// Names and their keys (server/src/players/names.cpp).
 #include <string>
 
 #include <catch2/catch.hpp>
 
-#include "bg/server/game/names.hpp"
+#include "bg/server/players/names.hpp"
 
 using bg::server::name_key;
 using bg::server::name_lookalike_key;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bg/server/game/resume_tokens.hpp"
+#include "bg/server/players/resume_tokens.hpp"
 #include "database_query.hpp"
 #include "gammond_process.hpp"
 #include "test_player.hpp"

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 #include "record_builder.hpp"
 #include "store_backends.hpp"
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/server/game/dice_verdict.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 
 namespace bg::tool {
 

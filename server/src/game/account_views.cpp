@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "bg/engine/side.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 
 namespace bg::server {
 

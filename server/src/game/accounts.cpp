@@ -20,10 +20,10 @@
 #include "bg/bots/bot_names.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/game/game_service.hpp"
-#include "bg/server/game/names.hpp"
-#include "bg/server/game/password_hash.hpp"
-#include "bg/server/game/resume_tokens.hpp"
 #include "bg/server/game/table_actor.hpp"
+#include "bg/server/players/names.hpp"
+#include "bg/server/players/password_hash.hpp"
+#include "bg/server/players/resume_tokens.hpp"
 #include "frames.hpp"
 
 namespace bg::server {

@@ -10,7 +10,7 @@
 #include "bg/engine/position.hpp"
 #include "bg/engine/position_id.hpp"
 #include "bg/server/game/analysis_view.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 
 namespace bg::server {
 

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "bg/server/game/game_service.hpp"
-#include "bg/server/game/names.hpp"
 #include "bg/server/game/table_actor.hpp"
+#include "bg/server/players/names.hpp"
 #include "frames.hpp"
 
 namespace bg::server {

@@ -10,8 +10,8 @@
 #include "bg/engine/position_id.hpp"
 #include "bg/server/game/derived_dice.hpp"
 #include "bg/server/game/table.hpp"
-#include "bg/server/store/match_record.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/match_record.hpp"
+#include "bg/server/records/record_json.hpp"
 
 namespace bg::server {
 

@@ -8,8 +8,8 @@
 #include "bg/engine/position_id.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/protocol/json_writer.hpp"
-#include "bg/server/game/names.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/players/names.hpp"
+#include "bg/server/records/record_json.hpp"
 
 namespace bg::server {
 

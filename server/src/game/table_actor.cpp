@@ -12,8 +12,8 @@
 #include "account_views.hpp"
 #include "bg/bots/player.hpp"
 #include "bg/server/game/game_service.hpp"
-#include "bg/server/game/names.hpp"
-#include "bg/server/store/mat_export.hpp"
+#include "bg/server/players/names.hpp"
+#include "bg/server/records/mat_export.hpp"
 #include "frames.hpp"
 
 namespace bg::server {

@@ -10,9 +10,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "bg/server/records/rating.hpp"
+#include "bg/server/records/record_json.hpp"
 #include "bg/server/store/database_url.hpp"
-#include "bg/server/store/rating.hpp"
-#include "bg/server/store/record_json.hpp"
 #include "pg_connection.hpp"
 
 namespace bg::server {

@@ -11,8 +11,8 @@
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
-#include "bg/server/store/rating.hpp"
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/rating.hpp"
+#include "bg/server/records/record_json.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace bg::server {

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bg/server/records/match_record.hpp"
 #include "bg/server/store/analysis_record.hpp"
-#include "bg/server/store/match_record.hpp"
 
 namespace bg::server {
 

@@ -34,7 +34,7 @@
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/roll.hpp"
 #include "bg/engine/side.hpp"
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 
 namespace bg::server {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 
 namespace bg::server {
 

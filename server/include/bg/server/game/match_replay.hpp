@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 
 namespace bg::server {
 

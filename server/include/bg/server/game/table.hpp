@@ -22,7 +22,7 @@
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/derived_dice.hpp"
 #include "bg/server/game/match_clock.hpp"
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 #include "bg/server/store/moderation_action.hpp"
 
 namespace bg::server {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 #include "bg/server/store/store.hpp"
 
 namespace bg::server {

@@ -18,12 +18,12 @@
 
 #include "bg/engine/side.hpp"
 #include "bg/engine/variant.hpp"
+#include "bg/server/records/match_record.hpp"
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/account_match.hpp"
 #include "bg/server/store/analysis_record.hpp"
 #include "bg/server/store/ban.hpp"
 #include "bg/server/store/leaderboard_entry.hpp"
-#include "bg/server/store/match_record.hpp"
 #include "bg/server/store/moderation_action.hpp"
 
 namespace bg::server {

@@ -1,4 +1,4 @@
-#include "bg/server/game/ban_list.hpp"
+#include "bg/server/players/ban_list.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "bg/server/game/password_hash.hpp"
+#include "bg/server/players/password_hash.hpp"
 
 #include <sodium.h>
 

@@ -1,4 +1,4 @@
-#include "bg/server/store/rating.hpp"
+#include "bg/server/records/rating.hpp"
 
 #include <algorithm>
 #include <cmath>

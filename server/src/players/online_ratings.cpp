@@ -1,6 +1,6 @@
-#include "bg/server/game/online_ratings.hpp"
+#include "bg/server/players/online_ratings.hpp"
 
-#include "bg/server/game/names.hpp"
+#include "bg/server/players/names.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/store/cluster_bus.hpp"
+#include "bg/server/cluster/cluster_bus.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <stdexcept>
 
-#include "pg_connection.hpp"
+#include "store/pg_connection.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/game/ignore_list.hpp"
+#include "bg/server/players/ignore_list.hpp"
 
 #include <algorithm>
 

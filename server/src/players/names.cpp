@@ -1,4 +1,4 @@
-#include "bg/server/game/names.hpp"
+#include "bg/server/players/names.hpp"
 
 #include <unicode/unistr.h>
 #include <unicode/uspoof.h>

@@ -1,4 +1,4 @@
-#include "bg/server/store/cluster_node.hpp"
+#include "bg/server/cluster/cluster_node.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <exception>
 #include <utility>
 
-#include "pg_connection.hpp"
+#include "store/pg_connection.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/game/resume_tokens.hpp"
+#include "bg/server/players/resume_tokens.hpp"
 
 #include <sodium.h>
 

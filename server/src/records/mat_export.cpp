@@ -1,4 +1,4 @@
-#include "bg/server/store/mat_export.hpp"
+#include "bg/server/records/mat_export.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "bg/engine/side.hpp"
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 
 namespace bg::server {
 

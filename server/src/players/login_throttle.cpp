@@ -1,4 +1,4 @@
-#include "bg/server/game/login_throttle.hpp"
+#include "bg/server/players/login_throttle.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "bg/server/store/record_json.hpp"
+#include "bg/server/records/record_json.hpp"
 
 #include <array>
 #include <string>

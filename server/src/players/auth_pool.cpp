@@ -1,4 +1,4 @@
-#include "bg/server/game/auth_pool.hpp"
+#include "bg/server/players/auth_pool.hpp"
 
 #include <spdlog/spdlog.h>
 

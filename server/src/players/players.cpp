@@ -1,8 +1,8 @@
-#include "bg/server/game/players.hpp"
+#include "bg/server/players/players.hpp"
 
 #include <algorithm>
 
-#include "bg/server/game/names.hpp"
+#include "bg/server/players/names.hpp"
 
 namespace bg::server {
 

@@ -61,7 +61,7 @@
 #include <string>
 
 #include "bg/engine/match.hpp"
-#include "bg/server/store/match_record.hpp"
+#include "bg/server/records/match_record.hpp"
 
 namespace bg::server {
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "bg/engine/error.hpp"
-#include "bg/server/game/ignore_list.hpp"
-#include "bg/server/game/resume_tokens.hpp"
 #include "bg/server/net/client.hpp"
+#include "bg/server/players/ignore_list.hpp"
+#include "bg/server/players/resume_tokens.hpp"
 
 namespace bg::server {
 
