@@ -3,7 +3,7 @@
 /// A match record as a `.mat` file (the Jellyfish match format that GNU Backgammon reads
 /// with `import mat FILE`, and that FIBS, XG and Snowie users know).
 ///
-/// Conventions (checked against gnubg 1.07.001 by tests/server/test_mat_export.cpp):
+/// Conventions (checked against gnubg 1.07.001 by tests/server/store/test_mat_export.cpp):
 /// - **Columns.** Red is the left column, gnubg's player 0; black is the right column,
 ///   player 1 — the same numbering as engine::match::id(). Each game starts with a
 ///   score line `red : 0   black : 2` (the score before the game).

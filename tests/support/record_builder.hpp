@@ -1,9 +1,9 @@
 #pragma once
 /// @file record_builder.hpp
-/// Test helpers for the storage suite: a recorder that drives a real engine::match and
-/// writes every action into a match_record exactly as a server table does, a random
-/// player that uses it to make whole matches from a seed, a record comparison, and a
-/// scratch directory.
+/// Test helpers for the server's store, table and process tests (tests/server): a recorder
+/// that drives a real engine::match and writes every action into a match_record exactly as
+/// a server table does, a random player that uses it to make whole matches from a seed, a
+/// record comparison, and a scratch directory.
 
 #include <algorithm>
 #include <cstdint>
