@@ -10,22 +10,18 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "test_player.hpp"
 
 namespace {
 
 using bg::test::duel;
+using bg::test::gammond_flags;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::seat;
 using nlohmann::json;
-
-/// gammond flags: reproducible dice (the duel's plays are seeded too), and no rate limit
-/// for test clients that send a command per step as fast as they can.
-std::vector<std::string> flags() {
-  return {"--dice-seed", "9", "--commands-per-second", "100000", "--command-burst", "100000"};
-}
 
 /// GET `target` as JSON: its status and body (REQUIREs a JSON body).
 std::pair<unsigned, json> get_json(const gammond_process& server, const std::string& target) {
@@ -61,7 +57,7 @@ TEST_CASE(
     "R2-R6 R14 a match played to its end replays step by step to the board its players "
     "last saw",
     "[replay][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(9)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   // Given a 3-point match where the first side on roll doubles and is taken (R14), then
@@ -120,7 +116,7 @@ TEST_CASE(
     "a private table's replay answers 404 without a player's token and 200 with one, and an "
     "unknown match is a JSON 404",
     "[replay][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(9)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");
@@ -154,7 +150,7 @@ TEST_CASE(
 TEST_CASE(
     "the flag --replay-max-steps bounds the replay's steps and the answer says it is truncated",
     "[replay][gammond]") {
-  auto f = flags();
+  auto f = gammond_flags(9);
   f.insert(f.end(), {"--replay-max-steps", "2"});
   gammond_process server{f};
   player alice(server.port(), "alice");

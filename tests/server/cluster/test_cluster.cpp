@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <netinet/in.h>
@@ -16,6 +17,7 @@
 #include <fstream>
 
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "piped_process.hpp"
 #include "postgres_server.hpp"
@@ -35,15 +37,14 @@ namespace {
 
 using database = bg::test::postgres_database;
 
-/// The flags of node `id` on `url`, with quick heartbeats and lease (seconds).
+/// The flags of node `id` on `url`, with quick heartbeats and lease (seconds), and
+/// bg::test::gammond_flags' reproducible dice and no rate limit.
 std::vector<std::string> node(const std::string& url, const std::string& id,
                               const std::string& heartbeat = "0.2",
                               const std::string& lease = "1") {
-  std::vector<std::string> flags{"--db", url, "--node-id", id, "--heartbeat", heartbeat};
-  flags.insert(flags.end(), {"--lease", lease});
-  for (const char* f :
-       {"--dice-seed", "11", "--commands-per-second", "100000", "--command-burst", "100000"})
-    flags.emplace_back(f);
+  std::vector<std::string> flags{"--db",        url,       "--node-id", id,
+                                 "--heartbeat", heartbeat, "--lease",   lease};
+  for (auto& f : bg::test::gammond_flags(11)) flags.push_back(std::move(f));
   return flags;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "postgres_server.hpp"
 #include "test_player.hpp"
@@ -33,14 +34,15 @@ using database = bg::test::postgres_database;
 
 /// The flags of node `id` on `url`: short heartbeats and lease (a test lasts seconds, but
 /// a node on a loaded 2-core machine must not miss its own lease and fence itself), no
-/// lobby chat interval (several lines in a row), no command rate limit.
+/// lobby chat interval (several lines in a row), no command rate limit
+/// (bg::test::no_command_limit).
 std::vector<std::string> node(const std::string& url, const std::string& id) {
-  return {"--db", url, "--node-id", id, "--heartbeat", "0.5", "--lease", "3",
-          "--lobby-chat-interval", "0", "--commands-per-second", "100000", "--command-burst",
-          "100000",
-          // A name whose last connection closed waits out a short resume window here
-          // (issue 26), so that "free again" is seen within a test's patience.
-          "--resume-window", "1"};
+  return bg::test::no_command_limit({"--db", url, "--node-id", id, "--heartbeat", "0.5", "--lease",
+                                     "3", "--lobby-chat-interval", "0",
+                                     // A name whose last connection closed waits out a short
+                                     // resume window here (issue 26), so that "free again" is
+                                     // seen within a test's patience.
+                                     "--resume-window", "1"});
 }
 
 /// The names of the tables in a `tables` message.

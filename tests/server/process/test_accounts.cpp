@@ -22,6 +22,7 @@
 #include "bg/server/store/open_store.hpp"
 #include "database_query.hpp"
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "parse_flags.hpp"
@@ -31,6 +32,7 @@
 
 using bg::test::duel;
 using bg::test::first_answer;
+using bg::test::gammond_flags;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::seat;
@@ -39,14 +41,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// gammond flags for these tests: reproducible dice, a rate limit a test never reaches.
-std::vector<std::string> flags(std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed",     "5",     "--commands-per-second", "100000",
-                             "--command-burst", "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
-}
 
 /// Extra fields of a hello that logs in with `password`.
 json with_password(const std::string& password) {
@@ -313,7 +307,7 @@ TEST_CASE(
     "issue 12: register creates an account and logs in and a guest and a second registration "
     "are refused its name",
     "[accounts][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   // Given alice registers
   {
     player alice(server.port(), "alice", {}, registering("correct horse"));
@@ -371,7 +365,8 @@ TEST_CASE(
     "issue 12: a wrong password and an unknown name get the same bad_login and the right one "
     "logs in under the registered spelling",
     "[accounts][gammond]") {
-  gammond_process server{flags({"--login-delay-after", "100", "--login-lock-after", "100"})};
+  gammond_process server{
+      gammond_flags(5, {"--login-delay-after", "100", "--login-lock-after", "100"})};
   { player alice(server.port(), "Alice", {}, registering("correct horse")); }
   const auto wrong = first_answer(server, login_message("alice", "wrong horse"));
   const auto unknown = first_answer(server, login_message("zed", "correct horse"));
@@ -407,7 +402,7 @@ TEST_CASE(
     "issue 12: a password change ends every other session: the old password and tokens stop "
     "working",
     "[accounts][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   { player alice(server.port(), "alice", {}, registering("first-password")); }
   // Given alice logged in on a first connection
   ws_client first;
@@ -452,8 +447,8 @@ TEST_CASE(
     "issue 12: failed logins are throttled, a delay then a lock, and the owner logs in once "
     "the lock expires",
     "[accounts][gammond][throttle]") {
-  gammond_process server{flags({"--login-delay-after", "2", "--login-delay", "3",
-                                "--login-lock-after", "3", "--login-lock", "3"})};
+  gammond_process server{gammond_flags(5, {"--login-delay-after", "2", "--login-delay", "3",
+                                           "--login-lock-after", "3", "--login-lock", "3"})};
   { player alice(server.port(), "alice", {}, registering("right password")); }
   // Given two failures
   CHECK(first_answer(server, login_message("alice", "wrong 1"))["code"] == "bad_login");
@@ -477,8 +472,8 @@ TEST_CASE(
     return first_answer(server, login_message("alice", "right password"))["type"] == "welcome";
   }));
   // Each failure was a strike: a client that keeps guessing is disconnected
-  gammond_process strict{flags(
-      {"--rate-limit-strikes", "2", "--login-delay-after", "100", "--login-lock-after", "100"})};
+  gammond_process strict{gammond_flags(
+      5, {"--rate-limit-strikes", "2", "--login-delay-after", "100", "--login-lock-after", "100"})};
   { player bob(strict.port(), "bob", {}, registering("right password")); }
   ws_client guesser;
   guesser.connect("127.0.0.1", strict.port());
@@ -498,7 +493,7 @@ TEST_CASE(
     "issue 12, S1: two registered players finish a 3-point match and both ratings and "
     "experiences follow the formula",
     "[accounts][gammond][S1]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   player alice(server.port(), "alice", {}, registering("alice's password"));
   player bob(server.port(), "bob", {}, registering("bob's password"));
   player carol(server.port(), "carol");  // a guest who watches
@@ -587,7 +582,7 @@ TEST_CASE(
 
 TEST_CASE("issue 12, S1: free play, basis sessions and a match with a guest are not rated",
           "[accounts][gammond][S1]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   player alice(server.port(), "alice", {}, registering("alice's password"));
   player bob(server.port(), "bob", {}, registering("bob's password"));
   player guest(server.port(), "guest");
@@ -631,7 +626,7 @@ TEST_CASE("issue 12, S1: free play, basis sessions and a match with a guest are 
 }
 
 TEST_CASE("issue 12, S1, S3: a forfeit is rated as a loss", "[accounts][gammond][S1]") {
-  gammond_process server{flags({"--grace-period", "1"})};
+  gammond_process server{gammond_flags(5, {"--grace-period", "1"})};
   player alice(server.port(), "alice", {}, registering("alice's password"));
   auto bob = std::make_unique<player>(server.port(), "bob", "", registering("bob's password"));
   seat(alice, *bob, "f", "/option match 3");
@@ -659,7 +654,7 @@ TEST_CASE(
     "create` "
     "makes the account on the host, and it logs in as an admin",
     "[accounts][gammond][admins]") {
-  gammond_process server{flags({"--admins", "Boss,nobody.here"})};
+  gammond_process server{gammond_flags(5, {"--admins", "Boss,nobody.here"})};
   CHECK(bg::test::eventually([&] {
     return server.log().find("nobody.here is not a registered account") != std::string::npos;
   }));
@@ -703,7 +698,7 @@ TEST_CASE(
     "issue 12: /whois, /ratings, /history refuse bad input and the /api routes are bounded, "
     "paged, and answer errors in JSON",
     "[accounts][gammond][api]") {
-  gammond_process server{flags({"--api-max-limit", "1"})};
+  gammond_process server{gammond_flags(5, {"--api-max-limit", "1"})};
   player alice(server.port(), "alice", {}, registering("alice's password"));
   player bob(server.port(), "bob", {}, registering("bob's password"));
   player guest(server.port(), "guest");
@@ -772,7 +767,7 @@ TEST_CASE(
 
 TEST_CASE("issue 12: no password and no hash appears in any frame, log line or /api answer",
           "[accounts][gammond][secrets]") {
-  gammond_process server{flags({"--log-level", "trace"})};
+  gammond_process server{gammond_flags(5, {"--log-level", "trace"})};
   const std::string first = "Zq7-first-secret";
   const std::string second = "Zq7-second-secret";
   const std::string wrong = "Zq7-wrong-secret";
@@ -827,7 +822,7 @@ TEST_CASE("issue 12: no password and no hash appears in any frame, log line or /
 
 TEST_CASE("issue 12: the auth queue is bounded: logins beyond it are answered auth_busy",
           "[accounts][gammond]") {
-  gammond_process server{flags({"--auth-threads", "1", "--auth-queue", "1"})};
+  gammond_process server{gammond_flags(5, {"--auth-threads", "1", "--auth-queue", "1"})};
   // Given many registrations at once (each hash takes a good part of a second)
   std::vector<ws_client> clients(8);
   for (std::size_t i = 0; i < clients.size(); ++i) {
@@ -864,7 +859,7 @@ namespace {
 /// come from the addresses it names.
 std::vector<std::string> proxied(std::vector<std::string> more = {}) {
   more.insert(more.end(), {"--trusted-proxy", "127.0.0.1"});
-  return flags(std::move(more));
+  return gammond_flags(5, std::move(more));
 }
 
 /// first_answer() from client address `address` (X-Forwarded-For).
@@ -1016,7 +1011,7 @@ TEST_CASE("figure: checked guesses in a minute from one address that logs into i
   // Not run by default (a minute long): the figure for the note. The guesser tries two
   // passwords at each of many names, logs into an account of its own after every two
   // failures, and waits whenever it is told to.
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   { player own(server.port(), "mallory", {}, registering("mallory's password")); }
   const auto end = std::chrono::steady_clock::now() + 60s;
   int checked = 0;
@@ -1043,7 +1038,7 @@ TEST_CASE("figure: checked guesses in a minute from one address that logs into i
 
 TEST_CASE("names are compared by Unicode case folding and lookalikes, for guests and registrations",
           "[accounts][gammond][names]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   const auto guest = [&](const std::string& name) {
     return first_answer(server, {{"type", "hello"}, {"name", name}});
   };
@@ -1080,7 +1075,7 @@ TEST_CASE("names are compared by Unicode case folding and lookalikes, for guests
 
 TEST_CASE("names beginning gnubg or nardy and a non-letter are refused to people, not to bots",
           "[accounts][gammond][names]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   for (const char* n : {"gnubg_expert", "gnubg.expert", "Gnubg-x", "nardy-expert2", "nardy_1"}) {
     INFO(n);
     const auto g = first_answer(server, {{"type", "hello"}, {"name", n}});
@@ -1098,7 +1093,7 @@ TEST_CASE("names beginning gnubg or nardy and a non-letter are refused to people
 
 TEST_CASE("an account stored under an older name key is moved to its folded key at start",
           "[accounts][gammond][names]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(5)};
   REQUIRE(first_answer(server, {{"type", "register"},
                                 {"name", "Žan"},
                                 {"password", "a long password"}})["type"] == "welcome");

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -25,6 +26,7 @@
 #include "bg/engine/dice_source.hpp"
 #include "bg/server/store/open_store.hpp"
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "record_builder.hpp"
 #include "test_player.hpp"
@@ -78,14 +80,13 @@ struct wrappers {
   }
 };
 
-/// gammond flags: reproducible dice, no rate limit for the test clients, analysis on
-/// (gammond_process turns it off by default) at the expert level, `gnubg` as the program.
+/// gammond flags: bg::test::gammond_flags (reproducible dice, no rate limit for the test
+/// clients) with analysis on (gammond_process turns it off by default) at the expert
+/// level and `gnubg` as the program, then `more`.
 std::vector<std::string> flags(const std::string& gnubg, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{
-      "--dice-seed",      "5",      "--commands-per-second", "100000", "--command-burst", "100000",
-      "--analysis-level", "expert", "--analysis-workers",    "1",      "--gnubg",         gnubg};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
+  more.insert(more.begin(),
+              {"--analysis-level", "expert", "--analysis-workers", "1", "--gnubg", gnubg});
+  return bg::test::gammond_flags(5, std::move(more));
 }
 
 /// The analysis API's answer for match `id` (status and JSON body).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "database_query.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "postgres_server.hpp"
@@ -23,10 +24,10 @@ using nlohmann::json;
 
 namespace {
 
-/// gammond flags: reproducible dice, no GNU Backgammon, no rate limit in a test's way.
+/// gammond flags: bg::test::gammond_flags (reproducible dice, no rate limit in a test's
+/// way) without GNU Backgammon (--gnubg pointing nowhere).
 std::vector<std::string> flags() {
-  return {"--dice-seed",           "61",     "--gnubg",         "/nonexistent/gnubg",
-          "--commands-per-second", "100000", "--command-burst", "100000"};
+  return bg::test::gammond_flags(61, {"--gnubg", "/nonexistent/gnubg"});
 }
 
 /// `who` (seated red at `table`, a long nardy match to 1 against a computer player of

@@ -21,11 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "test_player.hpp"
 #include "ws_client.hpp"
 
+using bg::test::gammond_flags;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::ws_client;
@@ -36,13 +38,6 @@ namespace {
 
 /// One generous deadline for any awaited message (CI is a loaded 2-core machine).
 constexpr auto deadline = 20s;
-
-std::vector<std::string> flags(std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed",     "11",    "--commands-per-second", "100000",
-                             "--command-burst", "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
-}
 
 /// Runs `sql` on its own connection to `path`; returns the first column of the first
 /// row as text ("" when none). REQUIREs success.
@@ -119,7 +114,7 @@ TEST_CASE(
     "storage_error and /board shows the last written state and /metrics counts it and the "
     "table keeps serving",
     "[issue11][durability][sqlite]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   restart_capped(server, 1, 200000);
   player red(server.port(), "alice");
   player black(server.port(), "bob");
@@ -194,7 +189,7 @@ TEST_CASE(
     "issue 11.3: the finished match and its final snapshot are one write: when it fails "
     "neither match_over nor the match exists and when it succeeds both do",
     "[issue11][durability][sqlite]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   // Ballast of about a page per row: room is made a page at a time.
   restart_capped(server, 80, 3500);
   const auto db = server.database();
@@ -260,7 +255,7 @@ TEST_CASE(
     "issue 11.4: a database that fails PRAGMA quick_check stops gammond with exit code 2 "
     "and a sentence saying what to do",
     "[issue11][durability][sqlite]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   {
     player red(server.port(), "alice");
     red.ok("main", "/join red");
@@ -317,7 +312,7 @@ TEST_CASE(
     "the log (counted in /metrics with the group commits), with 0 it never runs",
     "[issue15][durability][sqlite]") {
   {
-    gammond_process server{flags({"--db-checkpoint-pages", "4"})};
+    gammond_process server{gammond_flags(11, {"--db-checkpoint-pages", "4"})};
     play_changes(server, "main", 30);
     // The thread runs on its own time: a bounded wait for its first round.
     std::string text;
@@ -336,7 +331,7 @@ TEST_CASE(
     CHECK(transactions <= writes);
   }
   {
-    gammond_process server{flags({"--db-checkpoint-pages", "0"})};
+    gammond_process server{gammond_flags(11, {"--db-checkpoint-pages", "0"})};
     play_changes(server, "main", 30);
     const std::string text = metrics(server);
     INFO(text);
@@ -349,11 +344,11 @@ TEST_CASE(
 TEST_CASE("issue 11.4: --sync is full by default and normal on request and refuses other values",
           "[issue11][durability][sqlite]") {
   {
-    gammond_process server{flags()};
+    gammond_process server{gammond_flags(11)};
     CHECK_THAT(server.log(), Catch::Contains("synchronous=FULL"));
   }
   {
-    gammond_process server{flags({"--sync", "normal"})};
+    gammond_process server{gammond_flags(11, {"--sync", "normal"})};
     CHECK_THAT(server.log(), Catch::Contains("synchronous=NORMAL"));
   }
   const std::string out =
@@ -372,7 +367,7 @@ TEST_CASE(
     "issue 11.4: gammond backup makes a consistent copy while gammond writes that passes "
     "quick_check and holds the tables and matches",
     "[issue11][durability][sqlite]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   player red(server.port(), "alice");
   player black(server.port(), "bob");
   red.ok("done", "/join red");
@@ -418,7 +413,7 @@ TEST_CASE(
     "issue 15: after a restart the lobby lists every restored table as it was written, and "
     "not a private one",
     "[issue15][durability]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   {
     player red(server.port(), "alice");
     player black(server.port(), "bob");
@@ -445,7 +440,7 @@ TEST_CASE(
     "issue 11.3: a table left idle leaves the lobby for good once its last change is "
     "written (the lobby summary follows the written state)",
     "[issue11][durability]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   player visitor(server.port(), "visitor");
   player watcher(server.port(), "watcher");
   const auto listed = [&](const std::string& name) {
@@ -490,7 +485,7 @@ TEST_CASE(
     "issue 16: gammond tables rebuilds each saved table from its snapshot and journal as a "
     "restart does and prints the position its players last saw",
     "[issue16][durability]") {
-  gammond_process server{flags()};
+  gammond_process server{gammond_flags(11)};
   player red(server.port(), "alice");
   player black(server.port(), "bob");
   bg::test::seat(red, black, "t1", "/option match 3");

@@ -14,26 +14,20 @@
 #include <fstream>
 
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "test_player.hpp"
 
 using bg::test::duel;
 using bg::test::eventually;
+using bg::test::gammond_flags;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::seat;
 using nlohmann::json;
 
 namespace {
-
-/// gammond flags: reproducible dice and a rate limit a test client never reaches.
-std::vector<std::string> flags(int dice_seed, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed", std::to_string(dice_seed), "--commands-per-second",
-                             "100000",      "--command-burst",         "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
-}
 
 /// Milliseconds since the Unix epoch on this machine (gammond's `since` is on the same
 /// time line).
@@ -92,7 +86,7 @@ json first_event(player& p, const std::string& table, const std::string& name) {
 
 TEST_CASE("gammond: S2 state.clock gives both banks, the delay, the running side and the time",
           "[server][fairplay][clock]") {
-  gammond_process server{flags(31)};
+  gammond_process server{gammond_flags(31)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   alice.ok("c", "/join red");
@@ -132,7 +126,7 @@ TEST_CASE("gammond: S2 a stalled player loses the match on time (--clock-minute-
           "[server][fairplay][clock]") {
   // --clock-minute-seconds 1 is a test-only flag: one "minute" of /option clock lasts
   // one second, so a 1-minute bank runs out in a second.
-  gammond_process server{flags(32, {"--clock-minute-seconds", "1"})};
+  gammond_process server{gammond_flags(32, {"--clock-minute-seconds", "1"})};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   alice.ok("t", "/join red");
@@ -165,7 +159,7 @@ TEST_CASE(
     "gammond: S2 clocks after a restart: a graceful stop keeps the time used, downtime "
     "is not charged",
     "[server][fairplay][clock]") {
-  gammond_process server{flags(33)};
+  gammond_process server{gammond_flags(33)};
   std::string alice_token;
   std::string bob_token;
   json before;
@@ -225,7 +219,7 @@ TEST_CASE(
 
 TEST_CASE("gammond: S3 /claim after a short --idle-limit wins the idle player's match",
           "[server][fairplay][claim]") {
-  gammond_process server{flags(34, {"--idle-limit", "3"})};
+  gammond_process server{gammond_flags(34, {"--idle-limit", "3"})};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");
@@ -262,7 +256,7 @@ TEST_CASE("gammond: S3 /claim after a short --idle-limit wins the idle player's 
 
 TEST_CASE("gammond: S4 a whole match's dice, a crash included, re-derived by gammon-tool",
           "[server][fairplay][dice]") {
-  gammond_process server{flags(41)};
+  gammond_process server{gammond_flags(41)};
   json over;
   json started;
   std::string alice_token;
@@ -337,7 +331,7 @@ TEST_CASE("gammond: S4 /seed changes the dice, before the first roll only",
   // played with the players' seeds, the other without.
   std::vector<json> openings;
   for (const bool seeded : {false, true}) {
-    gammond_process server{flags(51)};
+    gammond_process server{gammond_flags(51)};
     player alice(server.port(), "alice");
     player bob(server.port(), "bob");
     player carol(server.port(), "carol");

@@ -13,12 +13,14 @@
 #include <random>
 #include <thread>
 
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "test_player.hpp"
 #include "ws_client.hpp"
 
 using bg::test::duel;
+using bg::test::gammond_flags;
 using bg::test::gammond_process;
 using bg::test::player;
 using bg::test::seat;
@@ -27,15 +29,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// gammond flags for these tests: reproducible dice, and a rate limit high enough for
-/// a test client that sends a command per step as fast as it can.
-std::vector<std::string> flags(int dice_seed, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed", std::to_string(dice_seed), "--commands-per-second",
-                             "100000",      "--command-burst",         "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
-}
 
 /// The gnubg binary: $GNUBG, else /usr/games/gnubg (scripts/setup installs it).
 std::string gnubg_binary() {
@@ -112,7 +105,7 @@ json export_and_import(player& who, const std::string& table, const gammond_proc
 
 TEST_CASE("gammond: a free game is played to the end and scored by pip count (R12)",
           "[server][gammond]") {
-  gammond_process server{flags(11)};
+  gammond_process server{gammond_flags(11)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "free");
@@ -128,7 +121,7 @@ TEST_CASE("gammond: a free game is played to the end and scored by pip count (R1
 
 TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawford game",
           "[server][gammond]") {
-  gammond_process server{flags(5)};
+  gammond_process server{gammond_flags(5)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "m3", "/option match 3");
@@ -173,7 +166,7 @@ TEST_CASE("gammond: a match to 3 with double, take, redouble, drop and the Crawf
 
 TEST_CASE("gammond: S4 the .mat header carries the revealed dice seed, and gnubg imports it",
           "[server][gammond][dice]") {
-  gammond_process server{flags(17)};
+  gammond_process server{gammond_flags(17)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "ms", "/option match 1");
@@ -195,7 +188,7 @@ TEST_CASE("gammond: S4 the .mat header carries the revealed dice seed, and gnubg
 }
 
 TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][gammond]") {
-  gammond_process server{flags(3)};
+  gammond_process server{gammond_flags(3)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "b", "/option match basis");
@@ -222,7 +215,7 @@ TEST_CASE("gammond: a basis session with /continue then /stop (R16)", "[server][
 }
 
 TEST_CASE("gammond: resignations accepted and rejected (R18)", "[server][gammond]") {
-  gammond_process server{flags(8)};
+  gammond_process server{gammond_flags(8)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "r", "/option match 5");
@@ -243,7 +236,7 @@ TEST_CASE("gammond: resignations accepted and rejected (R18)", "[server][gammond
 }
 
 TEST_CASE("gammond: a spectator sees every state the players see", "[server][gammond]") {
-  gammond_process server{flags(4)};
+  gammond_process server{gammond_flags(4)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");
@@ -267,7 +260,7 @@ TEST_CASE(
     "gammond: issue 15: a spectator's states after a change carry no legal plays but a forced "
     "one, the players' do",
     "[server][gammond][issue15]") {
-  gammond_process server{flags(4)};
+  gammond_process server{gammond_flags(4)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   player carol(server.port(), "carol");
@@ -312,7 +305,7 @@ TEST_CASE(
 
 TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token",
           "[server][gammond]") {
-  gammond_process server{flags(6)};
+  gammond_process server{gammond_flags(6)};
   player alice(server.port(), "alice");
   std::string token;
   {
@@ -350,7 +343,7 @@ TEST_CASE("gammond: a player who drops keeps the seat and resumes with the token
 }
 
 TEST_CASE("gammond: an absent player forfeits after the grace period", "[server][gammond]") {
-  gammond_process server{flags(9, {"--grace-period", "1"})};
+  gammond_process server{gammond_flags(9, {"--grace-period", "1"})};
   player alice(server.port(), "alice");
   {
     player bob(server.port(), "bob");
@@ -368,7 +361,7 @@ TEST_CASE("gammond: an absent player forfeits after the grace period", "[server]
 
 TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is intact",
           "[server][gammond]") {
-  gammond_process server{flags(12)};
+  gammond_process server{gammond_flags(12)};
   json before;
   std::string alice_token;
   std::string bob_token;
@@ -408,7 +401,7 @@ TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is int
 
 TEST_CASE("gammond: a whole long nardy game through the server (issue 7)",
           "[server][gammond][long]") {
-  gammond_process server{flags(21)};
+  gammond_process server{gammond_flags(21)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
   seat(alice, bob, "ln", "/option variant long");

@@ -13,9 +13,11 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "bg/server/server_config.hpp"
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "parse_flags.hpp"
 #include "scripted_person.hpp"
@@ -43,18 +45,11 @@ std::string gnubg_binary() {
   return path;
 }
 
-/// gammond flags: reproducible dice, gnubg, no rate limit in the way of a test client.
+/// gammond flags: bg::test::gammond_flags (reproducible dice, no rate limit in the way of
+/// a test client) with gnubg_binary() as GNU Backgammon, then `more`.
 std::vector<std::string> flags(int dice_seed, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed",
-                             std::to_string(dice_seed),
-                             "--commands-per-second",
-                             "100000",
-                             "--command-burst",
-                             "100000",
-                             "--gnubg",
-                             gnubg_binary()};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
+  more.insert(more.begin(), {"--gnubg", gnubg_binary()});
+  return bg::test::gammond_flags(dice_seed, std::move(more));
 }
 
 /// A temporary directory, removed at the end of the test.

@@ -12,24 +12,19 @@
 #include <thread>
 
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "http_get.hpp"
 #include "ws_client.hpp"
 
 using bg::test::eventually;
+using bg::test::gammond_flags;
 using bg::test::gammond_process;
 using bg::test::ws_client;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::vector<std::string> flags(int seed, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed", std::to_string(seed), "--commands-per-second",
-                             "100000",      "--command-burst",    "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
-}
 
 /// A connection that said hello as `name`.
 struct client {
@@ -103,7 +98,7 @@ json game_of(const json& st) {
 }  // namespace
 
 TEST_CASE("malformed frames get an error and change nothing", "[server][hardening]") {
-  gammond_process server{flags(1)};
+  gammond_process server{gammond_flags(1)};
   client bad(server.port());
   for (const std::string& frame :
        {std::string("not json"), std::string(R"({"type":"line","text":"/jo)"),
@@ -124,7 +119,7 @@ TEST_CASE("malformed frames get an error and change nothing", "[server][hardenin
 
 TEST_CASE("hello: empty, too long, invalid UTF-8, control characters and taken names",
           "[server][hardening]") {
-  gammond_process server{flags(1, {"--max-name-bytes", "12"})};
+  gammond_process server{gammond_flags(1, {"--max-name-bytes", "12"})};
   client first(server.port(), "alice");
   for (const auto& name :
        {std::string(""), std::string(13, 'x'), std::string("a b"), std::string("/slash")}) {
@@ -149,7 +144,7 @@ TEST_CASE("hello: empty, too long, invalid UTF-8, control characters and taken n
 }
 
 TEST_CASE("chat over the limit and bad table names are refused", "[server][hardening]") {
-  gammond_process server{flags(1, {"--max-chat-bytes", "40"})};
+  gammond_process server{gammond_flags(1, {"--max-chat-bytes", "40"})};
   client a(server.port(), "alice");
   CHECK(code(a.line("t1", std::string(41, 'x'))) == "too_long");
   CHECK(code(a.line("bad table", "hi")) == "bad_table");
@@ -162,7 +157,7 @@ TEST_CASE("chat over the limit and bad table names are refused", "[server][harde
 
 TEST_CASE("commands out of phase, from the wrong seat or from a spectator change nothing",
           "[server][hardening]") {
-  gammond_process server{flags(2)};
+  gammond_process server{gammond_flags(2)};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
   client c(server.port(), "carol");
@@ -203,7 +198,7 @@ TEST_CASE("commands out of phase, from the wrong seat or from a spectator change
 
 TEST_CASE("the cube: /double twice, at 64, and no take without an offer (R14)",
           "[server][hardening]") {
-  gammond_process server{flags(3)};
+  gammond_process server{gammond_flags(3)};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
   a.line("c", "/join red");
@@ -252,7 +247,7 @@ TEST_CASE("the cube: /double twice, at 64, and no take without an offer (R14)",
 }
 
 TEST_CASE("one client cannot create tables without bound", "[server][hardening]") {
-  gammond_process server{flags(
+  gammond_process server{gammond_flags(
       4, {"--max-tables-per-client", "5", "--max-tables", "8", "--trusted-proxy", "127.0.0.1"})};
   client a(server.port(), "alice", "192.0.2.1");
   int created = 0;
@@ -275,7 +270,7 @@ TEST_CASE("one client cannot create tables without bound", "[server][hardening]"
 }
 
 TEST_CASE("many connections from one address are bounded by a flag", "[server][hardening]") {
-  gammond_process server{flags(5, {"--max-connections-per-address", "20"})};
+  gammond_process server{gammond_flags(5, {"--max-connections-per-address", "20"})};
   std::vector<std::unique_ptr<ws_client>> held;
   int refused = 0;
   for (int i = 0; i < 30; ++i) {
@@ -356,7 +351,7 @@ TEST_CASE("a flood is answered with rate_limited and then closed, others keep pl
 // (both stages failed on it); the main stage runs it.
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST_CASE("memory returns to its level after a burst of connections", "[server][hardening]") {
-  gammond_process server{flags(7, {"--max-connections-per-address", "5000"})};
+  gammond_process server{gammond_flags(7, {"--max-connections-per-address", "5000"})};
   {
     client warm(server.port(), "warm");
     warm.line("w", "hi");
@@ -428,7 +423,7 @@ std::vector<std::string> lobby_tables(client& c) {
 }  // namespace
 
 TEST_CASE("issue 11.1: hello, /join and close no longer lock a name", "[server][hardening]") {
-  gammond_process server{flags(11)};
+  gammond_process server{gammond_flags(11)};
   std::string stolen;
   {
     // Given a stranger says hello as victim, sits down anywhere and leaves.
@@ -454,7 +449,7 @@ TEST_CASE("issue 11.1: hello, /join and close no longer lock a name", "[server][
 
 TEST_CASE("issue 11.1: a resume token is rotated on every resume and works once",
           "[server][hardening]") {
-  gammond_process server{flags(12)};
+  gammond_process server{gammond_flags(12)};
   client a(server.port());
   const std::string first = hello(a, "alice")["resume"];
   client b(server.port());
@@ -472,7 +467,7 @@ TEST_CASE("issue 11.1: a resume token is rotated on every resume and works once"
 
 TEST_CASE("issue 11.1: names are compared case-insensitively, lookalikes are refused",
           "[server][hardening]") {
-  gammond_process server{flags(13)};
+  gammond_process server{gammond_flags(13)};
   client alice(server.port(), "Alice");
   client other(server.port());
   CHECK(code(hello(other, "ALICE")) == "name_taken");
@@ -496,7 +491,7 @@ TEST_CASE("issue 11.1: names are compared case-insensitively, lookalikes are ref
 
 TEST_CASE("issue 11.1: the token of a seated player survives a restart, as a hash only",
           "[server][hardening]") {
-  gammond_process server{flags(14)};
+  gammond_process server{gammond_flags(14)};
   std::string token;
   {
     client a(server.port(), "");
@@ -523,7 +518,7 @@ TEST_CASE("issue 11.1: the token of a seated player survives a restart, as a has
 
 TEST_CASE("issue 11.2 S3: a forfeited table disappears and its seats and names are free",
           "[server][hardening]") {
-  gammond_process server{flags(15, {"--grace-period", "1"})};
+  gammond_process server{gammond_flags(15, {"--grace-period", "1"})};
   {
     client a(server.port(), "alice");
     client b(server.port(), "bob");
@@ -554,7 +549,7 @@ TEST_CASE("issue 11.2 S3: a forfeited table disappears and its seats and names a
 
 TEST_CASE("issue 11.2: tables per creator are limited per name and per address",
           "[server][hardening]") {
-  gammond_process server{flags(16, {"--max-tables-per-client", "2"})};
+  gammond_process server{gammond_flags(16, {"--max-tables-per-client", "2"})};
   client a(server.port(), "alice");
   CHECK(a.line("a1", "hi")["type"] != "error");
   CHECK(a.line("a2", "hi")["type"] != "error");
@@ -569,8 +564,8 @@ TEST_CASE("issue 11.2: tables per creator are limited per name and per address",
 TEST_CASE("issue 11.6: spectators, the lobby list and the lobby chat are bounded",
           "[server][hardening]") {
   gammond_process server{
-      flags(17, {"--max-spectators", "2", "--tables-page-size", "3", "--lobby-chat-interval", "60",
-                 "--max-tables-per-client", "50"})};
+      gammond_flags(17, {"--max-spectators", "2", "--tables-page-size", "3",
+                         "--lobby-chat-interval", "60", "--max-tables-per-client", "50"})};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
   client c(server.port(), "carol");
@@ -591,7 +586,7 @@ TEST_CASE("issue 11.6: spectators, the lobby list and the lobby chat are bounded
 
 TEST_CASE("issue 16: /who in the lobby lists who is online, at most --who-limit names",
           "[server][hardening]") {
-  gammond_process server{flags(21, {"--who-limit", "2"})};
+  gammond_process server{gammond_flags(21, {"--who-limit", "2"})};
   client c(server.port(), "carol");
   client a(server.port(), "Alice");
   json who = a.line("", "/who");
@@ -612,7 +607,7 @@ TEST_CASE("issue 16: /who in the lobby lists who is online, at most --who-limit 
 }
 
 TEST_CASE("issue 11.7 L7: a long /resign backgammon is refused", "[server][hardening]") {
-  gammond_process server{flags(18)};
+  gammond_process server{gammond_flags(18)};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
   a.line("t", "/join red");
@@ -629,7 +624,7 @@ TEST_CASE("issue 11.7 L7: a long /resign backgammon is refused", "[server][harde
 }
 
 TEST_CASE("issue 11.8: games started and finished are counted in /metrics", "[server][hardening]") {
-  gammond_process server{flags(19)};
+  gammond_process server{gammond_flags(19)};
   client a(server.port(), "alice");
   client b(server.port(), "bob");
   a.line("t", "/join red");
@@ -650,7 +645,7 @@ TEST_CASE("issue 11.8: games started and finished are counted in /metrics", "[se
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST_CASE("issue 11.1: 10,000 rounds of hello, join and close leave memory flat",
           "[server][hardening]") {
-  gammond_process server{flags(20, {"--max-connections-per-address", "100000"})};
+  gammond_process server{gammond_flags(20, {"--max-connections-per-address", "100000"})};
   auto rounds = [&](int from, int to) {
     for (int i = from; i < to; ++i) {
       client c(server.port(), "u" + std::to_string(i));
@@ -683,7 +678,7 @@ TEST_CASE("issue 11.1: 10,000 rounds of hello, join and close leave memory flat"
 
 TEST_CASE("issue 11.6: a table's backlog during a write is bounded (table_busy)",
           "[server][hardening]") {
-  gammond_process server{flags(21, {"--max-table-backlog", "1"})};
+  gammond_process server{gammond_flags(21, {"--max-table-backlog", "1"})};
   client a(server.port(), "alice");
   REQUIRE(a.line("t", "/join")["type"] != "error");
   // Every /option tutor is a change, written before it is announced: a burst of them
@@ -717,7 +712,7 @@ TEST_CASE(
     "issue 11.5: a foreign Origin is refused with 403 and counted, the page's own origin is "
     "served, and the web client's files carry CSP, nosniff and Referrer-Policy",
     "[server][hardening][issue11]") {
-  gammond_process server{flags(11)};
+  gammond_process server{gammond_flags(11)};
   const std::string own = "http://127.0.0.1:" + std::to_string(server.port());
 
   ws_client foreign;
@@ -758,7 +753,7 @@ TEST_CASE(
     "issue 11.6: refused hellos are strikes: bad resumes and refused names close the "
     "connection at --rate-limit-strikes",
     "[server][hardening][issue11]") {
-  gammond_process server{flags(12, {"--rate-limit-strikes", "3"})};
+  gammond_process server{gammond_flags(12, {"--rate-limit-strikes", "3"})};
   client alice(server.port(), "alice");
   client c(server.port());
   CHECK(code(c.ask({{"type", "hello"}, {"name", "alice"}})) == "name_taken");
@@ -784,7 +779,7 @@ TEST_CASE(
 
 TEST_CASE("issue 11.6: strikes decay: after --strike-decay periods refused hellos are forgiven",
           "[server][hardening][issue11]") {
-  gammond_process server{flags(13, {"--rate-limit-strikes", "3", "--strike-decay", "1"})};
+  gammond_process server{gammond_flags(13, {"--rate-limit-strikes", "3", "--strike-decay", "1"})};
   client c(server.port());
   CHECK(code(c.ask({{"type", "hello"}, {"resume", "bogus1"}})) == "bad_resume");
   CHECK(code(c.ask({{"type", "hello"}, {"resume", "bogus2"}})) == "bad_resume");
@@ -801,7 +796,7 @@ TEST_CASE(
     "issue 11.6: a connection that never says hello is closed after --hello-timeout, one "
     "that did stays",
     "[server][hardening][issue11]") {
-  gammond_process server{flags(14, {"--hello-timeout", "1"})};
+  gammond_process server{gammond_flags(14, {"--hello-timeout", "1"})};
   client alice(server.port(), "alice");  // connected first: identified before its timer
   client silent(server.port());
   CHECK(silent.ws.wait_closed(10s));
@@ -817,7 +812,7 @@ TEST_CASE(
     "under the proxy's address",
     "[server][hardening][issue11]") {
   gammond_process server{
-      flags(15, {"--trusted-proxy", "127.0.0.1", "--max-connections-per-address", "2"})};
+      gammond_flags(15, {"--trusted-proxy", "127.0.0.1", "--max-connections-per-address", "2"})};
   client a(server.port(), "a");
   client b(server.port(), "b");
   ws_client third;
@@ -907,7 +902,7 @@ TEST_CASE("HTTP reads are throttled per client address with 429 rate_limited",
 
 TEST_CASE("HTTP reads are served while the storage writer waits for the database",
           "[server][hardening][sqlite]") {
-  gammond_process server{flags(31)};
+  gammond_process server{gammond_flags(31)};
   if (server.uses_postgres()) return;  // a SQLite file's write lock is what stalls the writer
   client a(server.port(), "alice");
   // Another connection takes SQLite's write lock: the writer's next commit waits for it

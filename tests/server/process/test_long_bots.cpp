@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "scripted_person.hpp"
 #include "test_player.hpp"
@@ -19,18 +21,11 @@ using nlohmann::json;
 
 namespace {
 
-/// gammond flags: reproducible dice, no GNU Backgammon, no rate limit in a test's way.
+/// gammond flags: bg::test::gammond_flags (reproducible dice, no rate limit in a test's
+/// way) without GNU Backgammon (--gnubg pointing nowhere), then `more`.
 std::vector<std::string> flags(int dice_seed, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--dice-seed",
-                             std::to_string(dice_seed),
-                             "--gnubg",
-                             "/nonexistent/gnubg",
-                             "--commands-per-second",
-                             "100000",
-                             "--command-burst",
-                             "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
+  more.insert(more.begin(), {"--gnubg", "/nonexistent/gnubg"});
+  return bg::test::gammond_flags(dice_seed, std::move(more));
 }
 
 /// The lead in pips of `side` ("red" or "black") in state `st`.

@@ -10,11 +10,13 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bg/server/server_config.hpp"
 #include "database_query.hpp"
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "parse_flags.hpp"
 #include "test_player.hpp"
@@ -30,13 +32,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// gammond flags for these tests: reproducible dice, a rate limit a test never reaches.
+/// gammond flags for these tests: bg::test::gammond_flags (reproducible dice, a rate limit
+/// a test never reaches) with root as an administrator, then `more`.
 std::vector<std::string> flags(std::vector<std::string> more = {}) {
-  std::vector<std::string> f{
-      "--dice-seed", "13",  "--commands-per-second", "100000", "--command-burst", "100000",
-      "--admins",    "root"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
+  more.insert(more.begin(), {"--admins", "root"});
+  return bg::test::gammond_flags(13, std::move(more));
 }
 
 const std::string root_password = "correct horse battery";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "eventually.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "postgres_server.hpp"
 #include "test_player.hpp"
@@ -31,11 +32,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// gammond flags: the database `url`, then bg::test::gammond_flags (reproducible dice, no
+/// rate limit in a test's way) and `more`.
 std::vector<std::string> flags(const std::string& url, std::vector<std::string> more = {}) {
-  std::vector<std::string> f{
-      "--db",  url, "--dice-seed", "11", "--commands-per-second", "100000", "--command-burst",
-      "100000"};
-  f.insert(f.end(), more.begin(), more.end());
+  std::vector<std::string> f{"--db", url};
+  auto rest = bg::test::gammond_flags(11, std::move(more));
+  f.insert(f.end(), rest.begin(), rest.end());
   return f;
 }
 

@@ -12,25 +12,20 @@
 
 #include "bg/server/players/resume_tokens.hpp"
 #include "database_query.hpp"
+#include "gammond_flags.hpp"
 #include "gammond_process.hpp"
 #include "test_player.hpp"
 #include "ws_client.hpp"
 
 using bg::test::first_answer;
 using bg::test::gammond_process;
+using bg::test::no_command_limit;
 using bg::test::player;
 using bg::test::ws_client;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// gammond flags for these tests: a rate limit a test never reaches.
-std::vector<std::string> flags(std::vector<std::string> more = {}) {
-  std::vector<std::string> f{"--commands-per-second", "100000", "--command-burst", "100000"};
-  f.insert(f.end(), more.begin(), more.end());
-  return f;
-}
 
 /// A hello that logs in to `name` with the session credential `credential`.
 json with_session(const std::string& name, const std::string& credential) {
@@ -57,7 +52,7 @@ TEST_CASE(
     "issue 27: a registration or login with remember gets a session credential that logs in "
     "without the password on a new connection, it is stored only hashed",
     "[accounts][sessions][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{no_command_limit()};
   std::string credential;
   {
     // Given alice registers from a browser and asks to stay signed in
@@ -109,7 +104,7 @@ TEST_CASE(
     "issue 27: a wrong, malformed or other account's session credential is bad_session and "
     "logs in nobody, a credential with a password is a bad_message",
     "[accounts][sessions][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{no_command_limit()};
   std::string credential;
   {
     player alice(server.port(), "alice", {},
@@ -142,7 +137,7 @@ TEST_CASE(
     "issue 27: /sessions lists the account's sign-ins, /signout ends this one, /signout ID "
     "another, /signout all every one and closes the account's other connections",
     "[accounts][sessions][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{no_command_limit()};
   std::string first;
   {
     player alice(server.port(), "alice", {},
@@ -205,7 +200,7 @@ TEST_CASE(
     "issue 27: /password ends every remembered sign-in of the account and gives the connection "
     "that had one a new credential",
     "[accounts][sessions][gammond]") {
-  gammond_process server{flags()};
+  gammond_process server{no_command_limit()};
   std::string old_one;
   {
     player alice(server.port(), "alice", {},
@@ -232,7 +227,7 @@ TEST_CASE(
 
 TEST_CASE("issue 27: with --session-days 0 nobody stays signed in: remember is ignored",
           "[accounts][sessions][gammond]") {
-  gammond_process server{flags({"--session-days", "0"})};
+  gammond_process server{no_command_limit({"--session-days", "0"})};
   player alice(server.port(), "alice", {},
                {{"type", "register"}, {"password", "correct horse"}, {"remember", true}});
   CHECK_FALSE(alice.welcome().contains("session"));
