@@ -827,8 +827,8 @@ class raw_ws {
 }  // namespace
 
 TEST_CASE(
-    "issue 15: frames queued together leave as whole, unfragmented messages in order, with "
-    "pongs only between them",
+    "frames queued together leave as whole, unfragmented messages in order, with pongs only "
+    "between them",
     "[network][ws][issue15]") {
   static_files files;
   test_server server{test_config(files)};
@@ -957,7 +957,7 @@ TEST_CASE("every setting has a flag and a GAMMOND_ variable, and flags win", "[n
   CHECK(c.trusted_proxy == "10.0.0.1");
 }
 
-TEST_CASE("issue 14: the analysis settings have flags and GAMMOND_ variables, with bounds",
+TEST_CASE("the analysis settings have flags and GAMMOND_ variables, with bounds",
           "[network][config][analysis]") {
   const bg::server::server_config defaults;
   CHECK(defaults.gnubg == "/usr/games/gnubg");
@@ -1060,8 +1060,8 @@ TEST_CASE("a bad flag or variable is named in one line and exits 2", "[network][
 }
 
 TEST_CASE(
-    "issue 13: --idle-limit, --clock-minute-seconds and --max-seed-bytes, flags and "
-    "variables, with their bounds",
+    "the settings --idle-limit (S3), --clock-minute-seconds (S2) and --max-seed-bytes (S4) have "
+    "flags and variables, with their bounds",
     "[network][config]") {
   const auto defaults = parse({});
   REQUIRE_FALSE(defaults.exit);
@@ -1098,8 +1098,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 16: --db takes a PostgreSQL URL, and --db-connect-timeout, --db-statement-timeout "
-    "and --db-id-block are flags and variables with their bounds",
+    "the flag --db takes a PostgreSQL URL, and --db-connect-timeout, --db-statement-timeout and "
+    "--db-id-block are flags and variables with their bounds",
     "[network][config]") {
   const auto defaults = parse({});
   REQUIRE_FALSE(defaults.exit);
@@ -1144,7 +1144,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 16: --node-id, --heartbeat, --lease and --node-path are flags and variables, a node "
+    "the settings --node-id, --heartbeat, --lease and --node-path are flags and variables, a node "
     "id needs PostgreSQL and the lease must exceed two heartbeats",
     "[network][config]") {
   using namespace std::chrono_literals;
@@ -1198,7 +1198,7 @@ TEST_CASE(
     CHECK_THAT(help.out, Catch::Contains(name));
 }
 
-TEST_CASE("issue 16: --cluster-queue and --who-limit are flags and variables with their bounds",
+TEST_CASE("the settings --cluster-queue and --who-limit are flags and variables with their bounds",
           "[network][config]") {
   const auto defaults = parse({});
   REQUIRE_FALSE(defaults.exit);
@@ -1326,8 +1326,7 @@ std::string connect_with_origin(std::uint16_t port, const std::string& origin,
 }  // namespace
 
 TEST_CASE(
-    "issue 11.5: every response, HEAD on a static file included, carries CSP, nosniff "
-    "and Referrer-Policy",
+    "every response, HEAD on a static file included, carries CSP, nosniff and Referrer-Policy",
     "[network][http][issue11]") {
   static_files files;
   test_server server{test_config(files)};
@@ -1350,8 +1349,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11.5: a foreign Origin is refused with 403, logged and counted, while the page's own "
-    "origin and no Origin are accepted",
+    "a foreign Origin is refused with 403, logged and counted, while the page's own origin and no "
+    "Origin are accepted",
     "[network][ws][issue11]") {
   static_files files;
   test_server server{test_config(files)};
@@ -1382,7 +1381,7 @@ TEST_CASE(
   CHECK(eventually([&] { return server.server().registry().connections() == 4; }));
 }
 
-TEST_CASE("issue 11.5: --allowed-origins lets in exactly the listed origins, * lets in any",
+TEST_CASE("the flag --allowed-origins lets in exactly the listed origins, * lets in any",
           "[network][ws][issue11]") {
   static_files files;
   auto config = test_config(files);
@@ -1410,8 +1409,7 @@ TEST_CASE("issue 11.5: --allowed-origins lets in exactly the listed origins, * l
 }
 
 TEST_CASE(
-    "issue 11.6: a WebSocket not identified within hello_timeout is closed with 1008, an "
-    "identified one stays",
+    "a WebSocket not identified within hello_timeout is closed with 1008, an identified one stays",
     "[network][ws][limits][issue11]") {
   static_files files;
   auto config = test_config(files);
@@ -1431,10 +1429,8 @@ TEST_CASE(
              Catch::Contains("gammond_connections_dropped_total{reason=\"hello_timeout\"} 1\n"));
 }
 
-TEST_CASE(
-    "issue 11.6: strikes from the service close the connection at rate_limit_strikes with "
-    "their reason",
-    "[network][ws][limits][issue11]") {
+TEST_CASE("strikes from the service close the connection at rate_limit_strikes with their reason",
+          "[network][ws][limits][issue11]") {
   static_files files;
   auto config = test_config(files);
   config.rate_limit_strikes = 3;
@@ -1452,7 +1448,7 @@ TEST_CASE(
              Catch::Contains("gammond_connections_dropped_total{reason=\"strikes\"} 1\n"));
 }
 
-TEST_CASE("issue 11.6: one strike is forgiven per strike_decay", "[network][ws][limits][issue11]") {
+TEST_CASE("one strike is forgiven per strike_decay", "[network][ws][limits][issue11]") {
   static_files files;
   auto config = test_config(files);
   config.rate_limit_strikes = 3;
@@ -1474,8 +1470,7 @@ TEST_CASE("issue 11.6: one strike is forgiven per strike_decay", "[network][ws][
   CHECK(c.is_open());
 }
 
-TEST_CASE("issue 11.6: rate-limited messages are strikes that decay too",
-          "[network][ws][limits][issue11]") {
+TEST_CASE("rate-limited messages are strikes that decay too", "[network][ws][limits][issue11]") {
   static_files files;
   auto config = test_config(files);
   config.commands_per_second = 1;
@@ -1502,8 +1497,7 @@ TEST_CASE("issue 11.6: rate-limited messages are strikes that decay too",
 }
 
 TEST_CASE(
-    "issue 11.6: through the trusted proxy without X-Forwarded-For, WebSockets count under "
-    "the proxy's address",
+    "through the trusted proxy without X-Forwarded-For, WebSockets count under the proxy's address",
     "[network][proxy][limits][issue11]") {
   static_files files;
   auto config = test_config(files);
@@ -1522,8 +1516,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11: --allowed-origins, --hello-timeout and --strike-decay have flags and "
-    "GAMMOND_ variables, and a bad origin is named",
+    "the settings --allowed-origins, --hello-timeout and --strike-decay have flags and GAMMOND_ "
+    "variables, and a bad origin is named",
     "[network][config][issue11]") {
   const auto p = parse(
       {"--allowed-origins", "https://BG.example.org:443/, http://h:8080", "--hello-timeout", "7"},
@@ -1555,8 +1549,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11.6: gammond raises its open file limit for --max-connections, or stops with "
-    "exit 2 and says what to do",
+    "gammond raises its open file limit for --max-connections, or stops with exit 2 and says what "
+    "to do",
     "[network][config][limits][issue11]") {
   const std::string binary = GAMMOND_BINARY;
   std::string dir_pattern = (fs::temp_directory_path() / "gammond-nofile-XXXXXX").string();

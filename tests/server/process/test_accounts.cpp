@@ -249,7 +249,7 @@ TEST_CASE("the auth pool serves clean logins first and caps each address's waiti
   release = true;
 }
 
-TEST_CASE("issue 12: the account settings have flags and GAMMOND_ variables, with bounds",
+TEST_CASE("the account settings have flags and GAMMOND_ variables, with bounds",
           "[accounts][config]") {
   const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env,
                         bg::server::server_config& c, std::string& err) {
@@ -304,8 +304,8 @@ TEST_CASE("issue 12: the account settings have flags and GAMMOND_ variables, wit
 // --- accounts ----------------------------------------------------------------------
 
 TEST_CASE(
-    "issue 12: register creates an account and logs in and a guest and a second registration "
-    "are refused its name",
+    "register creates an account and logs in and a guest and a second registration are refused its "
+    "name",
     "[accounts][gammond]") {
   gammond_process server{gammond_flags(5)};
   // Given alice registers
@@ -362,8 +362,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 12: a wrong password and an unknown name get the same bad_login and the right one "
-    "logs in under the registered spelling",
+    "a wrong password and an unknown name get the same bad_login and the right one logs in under "
+    "the registered spelling",
     "[accounts][gammond]") {
   gammond_process server{
       gammond_flags(5, {"--login-delay-after", "100", "--login-lock-after", "100"})};
@@ -398,10 +398,8 @@ TEST_CASE(
   CHECK((*early)["code"] == "hello_first");
 }
 
-TEST_CASE(
-    "issue 12: a password change ends every other session: the old password and tokens stop "
-    "working",
-    "[accounts][gammond]") {
+TEST_CASE("a password change ends every other session: the old password and tokens stop working",
+          "[accounts][gammond]") {
   gammond_process server{gammond_flags(5)};
   { player alice(server.port(), "alice", {}, registering("first-password")); }
   // Given alice logged in on a first connection
@@ -444,8 +442,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 12: failed logins are throttled, a delay then a lock, and the owner logs in once "
-    "the lock expires",
+    "failed logins are throttled, a delay then a lock, and the owner logs in once the lock expires",
     "[accounts][gammond][throttle]") {
   gammond_process server{gammond_flags(5, {"--login-delay-after", "2", "--login-delay", "3",
                                            "--login-lock-after", "3", "--login-lock", "3"})};
@@ -490,8 +487,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 12, S1: two registered players finish a 3-point match and both ratings and "
-    "experiences follow the formula",
+    "S1: two registered players finish a 3-point match and both ratings and experiences follow the "
+    "formula",
     "[accounts][gammond][S1]") {
   gammond_process server{gammond_flags(5)};
   player alice(server.port(), "alice", {}, registering("alice's password"));
@@ -580,7 +577,7 @@ TEST_CASE(
   CHECK(relog["account"]["experience"]["standard"] == 3);
 }
 
-TEST_CASE("issue 12, S1: free play, basis sessions and a match with a guest are not rated",
+TEST_CASE("S1: free play, basis sessions and a match with a guest are not rated",
           "[accounts][gammond][S1]") {
   gammond_process server{gammond_flags(5)};
   player alice(server.port(), "alice", {}, registering("alice's password"));
@@ -625,7 +622,7 @@ TEST_CASE("issue 12, S1: free play, basis sessions and a match with a guest are 
   CHECK(alice.say("", "/history guest")["code"] == "unknown_player");
 }
 
-TEST_CASE("issue 12, S1, S3: a forfeit is rated as a loss", "[accounts][gammond][S1]") {
+TEST_CASE("S1, S3: a forfeit is rated as a loss", "[accounts][gammond][S1]") {
   gammond_process server{gammond_flags(5, {"--grace-period", "1"})};
   player alice(server.port(), "alice", {}, registering("alice's password"));
   auto bob = std::make_unique<player>(server.port(), "bob", "", registering("bob's password"));
@@ -695,8 +692,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 12: /whois, /ratings, /history refuse bad input and the /api routes are bounded, "
-    "paged, and answer errors in JSON",
+    "/whois, /ratings, /history refuse bad input and the /api routes are bounded, paged, and "
+    "answer errors in JSON",
     "[accounts][gammond][api]") {
   gammond_process server{gammond_flags(5, {"--api-max-limit", "1"})};
   player alice(server.port(), "alice", {}, registering("alice's password"));
@@ -765,7 +762,7 @@ TEST_CASE(
   CHECK(server.get("/api/players/alice/matches?before=-3").status == 400);
 }
 
-TEST_CASE("issue 12: no password and no hash appears in any frame, log line or /api answer",
+TEST_CASE("no password and no hash appears in any frame, log line or /api answer",
           "[accounts][gammond][secrets]") {
   gammond_process server{gammond_flags(5, {"--log-level", "trace"})};
   const std::string first = "Zq7-first-secret";
@@ -820,7 +817,7 @@ TEST_CASE("issue 12: no password and no hash appears in any frame, log line or /
   CHECK(api.find("resume") == std::string::npos);
 }
 
-TEST_CASE("issue 12: the auth queue is bounded: logins beyond it are answered auth_busy",
+TEST_CASE("the auth queue is bounded: logins beyond it are answered auth_busy",
           "[accounts][gammond]") {
   gammond_process server{gammond_flags(5, {"--auth-threads", "1", "--auth-queue", "1"})};
   // Given many registrations at once (each hash takes a good part of a second)

@@ -205,8 +205,8 @@ const json* decision_with(const json& analysis, const std::string& kind, const s
 }  // namespace
 
 TEST_CASE(
-    "issue 14: the recorded match with known blunders, archived before a restart, is "
-    "analysed after it: pending, then done with gnubg's equities",
+    "the recorded match with known blunders, archived before a restart, is analysed after it: "
+    "pending, then done with gnubg's equities",
     "[analysis][gammond]") {
   // Given the match of data/analysis_blunder.mat stored with a pending analysis while
   // gammond was stopped (as a crash before its analysis would leave it),
@@ -270,8 +270,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 14: a match finished at a table is analysed, and everyone still there gets "
-    "analysis_ready, and /analysis answers there and in the lobby",
+    "a match finished at a table is analysed, and everyone still there gets analysis_ready, and "
+    "/analysis answers there and in the lobby",
     "[analysis][gammond]") {
   const wrappers w;
   gammond_process server{flags(w.gated())};
@@ -330,8 +330,7 @@ TEST_CASE(
   CHECK(server.get("/api/matches/abc/analysis").status == 404);
 }
 
-TEST_CASE("issue 14: a gnubg that crashes fails one analysis and the queue goes on",
-          "[analysis][gammond]") {
+TEST_CASE("a gnubg that crashes fails one analysis and the queue goes on", "[analysis][gammond]") {
   // gnubg crashes on its first two runs: the first match's run and its retry.
   const wrappers w;
   gammond_process server{flags(w.crashing(2))};
@@ -353,8 +352,7 @@ TEST_CASE("issue 14: a gnubg that crashes fails one analysis and the queue goes 
   CHECK(server.metric("gammond_analyses_done_total") == 1);
 }
 
-TEST_CASE("issue 14: a full analysis queue refuses a match, says why, and counts it",
-          "[analysis][gammond]") {
+TEST_CASE("a full analysis queue refuses a match, says why, and counts it", "[analysis][gammond]") {
   const wrappers w;
   gammond_process server{flags(w.gated(), {"--analysis-queue", "1"})};
   player alice(server.port(), "alice");
@@ -378,7 +376,7 @@ TEST_CASE("issue 14: a full analysis queue refuses a match, says why, and counts
   CHECK(api(server, first).second["status"] == "done");
 }
 
-TEST_CASE("issue 14: long nardy matches and a server without gnubg are not analysed, and say why",
+TEST_CASE("long nardy matches and a server without gnubg are not analysed, and say why",
           "[analysis][gammond]") {
   SECTION("long nardy: gnubg knows no long nardy") {
     const wrappers w;

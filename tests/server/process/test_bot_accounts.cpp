@@ -63,10 +63,8 @@ double k_of(int experience) {
 
 }  // namespace
 
-TEST_CASE(
-    "issue 14: every computer player is an account of kind bot, without a password, made at "
-    "start",
-    "[bots][accounts][issue14]") {
+TEST_CASE("every computer player is an account of kind bot, without a password, made at start",
+          "[bots][accounts][issue14]") {
   gammond_process server{flags()};
   for (const char* name :
        {"gnubg-beginner", "gnubg-expert", "gnubg-worldclass", "nardy-beginner",
@@ -86,7 +84,7 @@ TEST_CASE(
   CHECK_THAT(server.log(), !Catch::Contains("is a person's account"));
 }
 
-TEST_CASE("issue 14: the computer players' accounts do not count against --max-accounts",
+TEST_CASE("the computer players' accounts do not count against --max-accounts",
           "[bots][accounts][issue14]") {
   auto f = flags();
   f.insert(f.end(), {"--max-accounts", "1"});
@@ -103,7 +101,7 @@ TEST_CASE("issue 14: the computer players' accounts do not count against --max-a
         "1");
 }
 
-TEST_CASE("issue 14: nobody registers, logs in or says hello as a computer player",
+TEST_CASE("nobody registers, logs in or says hello as a computer player",
           "[bots][accounts][issue14]") {
   gammond_process server{flags()};
   for (const char* name : {"nardy-expert", "Gnubg-Expert", "gnubg-worldclass", "NARDY"}) {
@@ -129,8 +127,8 @@ TEST_CASE("issue 14: nobody registers, logs in or says hello as a computer playe
 }
 
 TEST_CASE(
-    "issue 14: S1 a registered player's 1-point matches against a bot are rated by the formula, "
-    "and the bot's rating shows everywhere",
+    "S1: a registered player's 1-point matches against a bot are rated by the formula, and the "
+    "bot's rating shows everywhere",
     "[bots][accounts][issue14]") {
   gammond_process server{flags()};
   player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
@@ -221,7 +219,7 @@ TEST_CASE(
   CHECK(carol.ok("r4", "/bot")["ratings"]["nardy-expert"].get<double>() == Approx(bot_now));
 }
 
-TEST_CASE("issue 14: S1 a guest's match against a bot leaves the bot's rating as it was",
+TEST_CASE("S1: a guest's match against a bot leaves the bot's rating as it was",
           "[bots][accounts][issue14]") {
   gammond_process server{flags()};
   player guest(server.port(), "guest");
@@ -241,8 +239,8 @@ TEST_CASE("issue 14: S1 a guest's match against a bot leaves the bot's rating as
 }
 
 TEST_CASE(
-    "issue 14: a person's account that took a bot's name before bots had accounts stays the "
-    "person's, and that bot plays unrated",
+    "a person's account that took a bot's name before bots had accounts stays the person's, and "
+    "that bot plays unrated",
     "[bots][accounts][issue14]") {
   gammond_process server{flags()};
   REQUIRE(server.stop() == 0);

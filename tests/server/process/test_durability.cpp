@@ -110,9 +110,8 @@ std::string metrics(const gammond_process& server) {
 }  // namespace
 
 TEST_CASE(
-    "issue 11.3: a write that fails (database full) is not announced: the sender gets "
-    "storage_error and /board shows the last written state and /metrics counts it and the "
-    "table keeps serving",
+    "a write that fails (database full) is not announced: the sender gets storage_error and /board "
+    "shows the last written state and /metrics counts it and the table keeps serving",
     "[issue11][durability][sqlite]") {
   gammond_process server{gammond_flags(11)};
   restart_capped(server, 1, 200000);
@@ -186,8 +185,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11.3: the finished match and its final snapshot are one write: when it fails "
-    "neither match_over nor the match exists and when it succeeds both do",
+    "the finished match and its final snapshot are one write: when it fails neither match_over nor "
+    "the match exists and when it succeeds both do",
     "[issue11][durability][sqlite]") {
   gammond_process server{gammond_flags(11)};
   // Ballast of about a page per row: room is made a page at a time.
@@ -252,8 +251,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11.4: a database that fails PRAGMA quick_check stops gammond with exit code 2 "
-    "and a sentence saying what to do",
+    "a database that fails PRAGMA quick_check stops gammond with exit code 2 and a sentence saying "
+    "what to do",
     "[issue11][durability][sqlite]") {
   gammond_process server{gammond_flags(11)};
   {
@@ -308,8 +307,8 @@ void play_changes(gammond_process& server, const std::string& t, int changes) {
 }  // namespace
 
 TEST_CASE(
-    "issue 15: --db-checkpoint-pages reaches the store: with 4 the checkpoint thread copies "
-    "the log (counted in /metrics with the group commits), with 0 it never runs",
+    "the flag --db-checkpoint-pages reaches the store: with 4 the checkpoint thread copies the log "
+    "(counted in /metrics with the group commits), with 0 it never runs",
     "[issue15][durability][sqlite]") {
   {
     gammond_process server{gammond_flags(11, {"--db-checkpoint-pages", "4"})};
@@ -341,7 +340,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("issue 11.4: --sync is full by default and normal on request and refuses other values",
+TEST_CASE("the flag --sync is full by default and normal on request and refuses other values",
           "[issue11][durability][sqlite]") {
   {
     gammond_process server{gammond_flags(11)};
@@ -364,8 +363,8 @@ TEST_CASE("issue 11.4: --sync is full by default and normal on request and refus
 }
 
 TEST_CASE(
-    "issue 11.4: gammond backup makes a consistent copy while gammond writes that passes "
-    "quick_check and holds the tables and matches",
+    "gammond backup makes a consistent copy while gammond writes that passes quick_check and holds "
+    "the tables and matches",
     "[issue11][durability][sqlite]") {
   gammond_process server{gammond_flags(11)};
   player red(server.port(), "alice");
@@ -410,8 +409,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 15: after a restart the lobby lists every restored table as it was written, and "
-    "not a private one",
+    "after a restart the lobby lists every restored table as it was written, and not a private one",
     "[issue15][durability]") {
   gammond_process server{gammond_flags(11)};
   {
@@ -437,8 +435,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11.3: a table left idle leaves the lobby for good once its last change is "
-    "written (the lobby summary follows the written state)",
+    "a table left idle leaves the lobby for good once its last change is written (the lobby "
+    "summary follows the written state)",
     "[issue11][durability]") {
   gammond_process server{gammond_flags(11)};
   player visitor(server.port(), "visitor");
@@ -482,8 +480,8 @@ std::pair<int, std::string> gammond_tables(const std::string& args) {
 }  // namespace
 
 TEST_CASE(
-    "issue 16: gammond tables rebuilds each saved table from its snapshot and journal as a "
-    "restart does and prints the position its players last saw",
+    "gammond tables rebuilds each saved table from its snapshot and journal as a restart does and "
+    "prints the position its players last saw",
     "[issue16][durability]") {
   gammond_process server{gammond_flags(11)};
   player red(server.port(), "alice");

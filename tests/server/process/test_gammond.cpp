@@ -257,8 +257,8 @@ TEST_CASE("gammond: a spectator sees every state the players see", "[server][gam
 }
 
 TEST_CASE(
-    "gammond: issue 15: a spectator's states after a change carry no legal plays but a forced "
-    "one, the players' do",
+    "gammond: a spectator's states after a change carry no legal plays but a forced one, the "
+    "players' do",
     "[server][gammond][issue15]") {
   gammond_process server{gammond_flags(4)};
   player alice(server.port(), "alice");
@@ -399,8 +399,10 @@ TEST_CASE("gammond: killed with SIGKILL mid-game and restarted, the table is int
   CHECK(imported["games"][0]["moves"].get<int>() > 7);  // the plays before the kill
 }
 
-TEST_CASE("gammond: a whole long nardy game through the server (issue 7)",
-          "[server][gammond][long]") {
+TEST_CASE(
+    "gammond: a whole long nardy game through the server, from the heads (L1) to the last checker "
+    "off (L6, L7)",
+    "[server][gammond][long]") {
   gammond_process server{gammond_flags(21)};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");
@@ -462,7 +464,7 @@ struct scratch_dir {
 
 }  // namespace
 
-TEST_CASE("gammond: issue 11.10: the gnubg import helper fails when gnubg exits non-zero",
+TEST_CASE("gammond: the gnubg import helper fails when gnubg exits non-zero",
           "[server][gammond][gnubg][!shouldfail]") {
   scratch_dir dir;
   fake_gnubg gnubg{dir.path, "exit 3"};
@@ -470,7 +472,7 @@ TEST_CASE("gammond: issue 11.10: the gnubg import helper fails when gnubg exits 
   CHECK(report["imported"] == true);  // the report looks perfect: only the exit code is wrong
 }
 
-TEST_CASE("gammond: issue 11.10: the gnubg import helper fails when gnubg prints an error",
+TEST_CASE("gammond: the gnubg import helper fails when gnubg prints an error",
           "[server][gammond][gnubg][!shouldfail]") {
   scratch_dir dir;
   fake_gnubg gnubg{dir.path, "echo 'Traceback (most recent call last):' >&2; exit 0"};

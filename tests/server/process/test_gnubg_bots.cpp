@@ -86,7 +86,7 @@ std::vector<pid_t> gnubg_pids(const gammond_process& server) {
 
 }  // namespace
 
-TEST_CASE("issue 14: gnubg plays a whole 3-point match against a scripted player, cube included",
+TEST_CASE("gnubg plays a whole 3-point match against a scripted player, cube included (R13, R14)",
           "[bots][gnubg][issue14]") {
   // Dice seed 30 (the verifiable dice of issue 13 derive each match's seed from it): several
   // games, with doubles of the person and of the bot.
@@ -156,7 +156,7 @@ TEST_CASE("issue 14: gnubg plays a whole 3-point match against a scripted player
   for (const pid_t pid : pids) CHECK(bg::test::eventually([&] { return ::kill(pid, 0) != 0; }));
 }
 
-TEST_CASE("issue 14: a gnubg process killed mid-game is replaced and the game finishes",
+TEST_CASE("a gnubg process killed mid-game is replaced and the game finishes",
           "[bots][gnubg][issue14]") {
   gammond_process server{flags(1402)};
   player alice(server.port(), "alice");
@@ -182,7 +182,7 @@ TEST_CASE("issue 14: a gnubg process killed mid-game is replaced and the game fi
   CHECK(server.metric("gammond_bot_processes_started_total") >= 2);
 }
 
-TEST_CASE("issue 14: a question that times out is asked again of a new gnubg process",
+TEST_CASE("a question that times out is asked again of a new gnubg process",
           "[bots][gnubg][issue14]") {
   gammond_process server{flags(1403, {"--bot-timeout", "2"})};
   player alice(server.port(), "alice");
@@ -209,7 +209,7 @@ TEST_CASE("issue 14: a question that times out is asked again of a new gnubg pro
   }
 }
 
-TEST_CASE("issue 14: a bot whose gnubg never answers resigns the game with a sentence",
+TEST_CASE("a bot whose gnubg never answers resigns the game with a sentence (R18)",
           "[bots][gnubg][issue14]") {
   temp_dir dir;
   // A "gnubg" that never listens: every attempt times out.
@@ -268,7 +268,7 @@ fs::path fake_gnubg(const fs::path& dir, const std::string& answer) {
   return path;
 }
 
-TEST_CASE("issue 14: an illegal play from gnubg is asked again, then the bot resigns",
+TEST_CASE("an illegal play from gnubg is asked again, then the bot resigns",
           "[bots][gnubg][issue14]") {
   temp_dir dir;
   // Well formed, never legal at the start of a game: the table refuses it like a person's.
@@ -291,7 +291,7 @@ TEST_CASE("issue 14: an illegal play from gnubg is asked again, then the bot res
   CHECK_THAT(server.log(), Catch::Contains("refused"));
 }
 
-TEST_CASE("issue 14: a malformed answer restarts the process, after the retries the bot resigns",
+TEST_CASE("a malformed answer restarts the process, after the retries the bot resigns",
           "[bots][gnubg][issue14]") {
   temp_dir dir;
   gammond_process server{{"--dice-seed", "1412", "--gnubg", fake_gnubg(dir.path, "hello").string(),
@@ -313,7 +313,7 @@ TEST_CASE("issue 14: a malformed answer restarts the process, after the retries 
   CHECK(server.metric("gammond_bot_processes_started_total") == 2);
 }
 
-TEST_CASE("issue 14: without gnubg, /bot and /play bot answer no_bot with a sentence",
+TEST_CASE("without gnubg, /bot and /play bot answer no_bot with a sentence",
           "[bots][gnubg][issue14]") {
   gammond_process server{{"--gnubg", "/nonexistent/gnubg"}};
   player alice(server.port(), "alice");
@@ -335,8 +335,8 @@ TEST_CASE("issue 14: without gnubg, /bot and /play bot answer no_bot with a sent
 }
 
 TEST_CASE(
-    "issue 14: a gnubg seated at a table turned to long nardy gives its seat to the long bot "
-    "of its level, and back",
+    "a gnubg seated at a table turned to long nardy gives its seat to the long bot of its level, "
+    "and back",
     "[bots][gnubg][issue14]") {
   gammond_process server{flags(1405)};
   player alice(server.port(), "alice");
@@ -358,7 +358,7 @@ TEST_CASE(
   CHECK(alice.ok("t", "/bot")["players"]["black"] == "nardy-expert");
 }
 
-TEST_CASE("issue 14: /bot is refused to spectators, during a match and without a free seat",
+TEST_CASE("/bot is refused to spectators, during a match and without a free seat",
           "[bots][gnubg][issue14]") {
   gammond_process server{flags(1406)};
   player alice(server.port(), "alice");
@@ -380,8 +380,7 @@ TEST_CASE("issue 14: /bot is refused to spectators, during a match and without a
   CHECK(who["data"]["bots"]["black"] == "beginner");
 }
 
-TEST_CASE("issue 14: a computer player leaves with the last person at the table",
-          "[bots][gnubg][issue14]") {
+TEST_CASE("a computer player leaves with the last person at the table", "[bots][gnubg][issue14]") {
   gammond_process server{flags(1407)};
   player alice(server.port(), "alice");
   alice.ok("t", "/join");
@@ -394,8 +393,7 @@ TEST_CASE("issue 14: a computer player leaves with the last person at the table"
   CHECK(bot_left);
 }
 
-TEST_CASE("issue 14: nobody may say hello with a computer player's name",
-          "[bots][gnubg][issue14]") {
+TEST_CASE("nobody may say hello with a computer player's name", "[bots][gnubg][issue14]") {
   gammond_process server{flags(1408)};
   for (const char* name : {"gnubg-expert", "GNUBG-Worldclass", "gnubg"}) {
     bg::test::ws_client c;
@@ -411,7 +409,7 @@ TEST_CASE("issue 14: nobody may say hello with a computer player's name",
   CHECK(fan.name() == "gnubgfan");
 }
 
-TEST_CASE("issue 14: /play bot makes a table, seats the person and the bot, and starts",
+TEST_CASE("/play bot makes a table, seats the person and the bot, and starts",
           "[bots][gnubg][issue14]") {
   gammond_process server{flags(1409, {"--max-tables-per-client", "2"})};
   player alice(server.port(), "alice");
@@ -456,8 +454,7 @@ TEST_CASE("issue 14: /play bot makes a table, seats the person and the bot, and 
   CHECK(last["phase"] == "match_over");
 }
 
-TEST_CASE("issue 14: a computer player's seat survives a restart and plays on",
-          "[bots][gnubg][issue14]") {
+TEST_CASE("a computer player's seat survives a restart and plays on", "[bots][gnubg][issue14]") {
   gammond_process server{flags(1410)};
   std::string token;
   const std::string t = "bot-restart";
@@ -485,8 +482,8 @@ TEST_CASE("issue 14: a computer player's seat survives a restart and plays on",
 }
 
 TEST_CASE(
-    "issue 14: S1 a registered player who resigns a 1-point match to gnubg loses 10 rating "
-    "points to it, and gnubg's account gains them",
+    "S1: a registered player who resigns a 1-point match to gnubg loses 10 rating points to it, "
+    "and gnubg's account gains them",
     "[bots][gnubg][accounts][issue14]") {
   gammond_process server{flags(1413)};
   player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
@@ -520,8 +517,7 @@ TEST_CASE(
   CHECK(list[0]["bot"] == true);
 }
 
-TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
-          "[bots][config][issue14]") {
+TEST_CASE("the bot settings have flags and GAMMOND_ variables", "[bots][config][issue14]") {
   const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env) {
     auto r = bg::test::parse_flags(std::move(args), std::move(env));
     return std::make_tuple(r.exit, std::move(r.config), std::move(r.err));
@@ -555,9 +551,8 @@ TEST_CASE("issue 14: the bot settings have flags and GAMMOND_ variables",
   }
 }
 
-TEST_CASE(
-    "issue 14: S1 a registered player's 1-point match against gnubg is rated, a guest's is not",
-    "[bots][gnubg][accounts][issue14]") {
+TEST_CASE("S1: a registered player's 1-point match against gnubg is rated, a guest's is not",
+          "[bots][gnubg][accounts][issue14]") {
   gammond_process server{flags(1407)};
   player alice(server.port(), "alice", {}, {{"type", "register"}, {"password", "alice's secret"}});
   REQUIRE(alice.welcome()["account"]["registered"] == true);

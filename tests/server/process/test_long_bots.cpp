@@ -44,10 +44,8 @@ int by_side(const player& p, const std::string& table, const std::string& name,
 
 }  // namespace
 
-TEST_CASE(
-    "issue 14: the long nardy bot plays a whole 3-point match against a scripted player, cube "
-    "included",
-    "[bots][long_bot][issue14]") {
+TEST_CASE("the long nardy bot plays a whole 3-point match against a scripted player, cube included",
+          "[bots][long_bot][issue14]") {
   gammond_process server{flags(41)};
   player alice(server.port(), "alice");
   const std::string t = "nardy-match";
@@ -97,7 +95,7 @@ TEST_CASE(
   CHECK(json::parse(stored.body)["players"][1] == "nardy-expert");  // [red, black]
 }
 
-TEST_CASE("issue 14: /play bot long makes a long nardy table with the long bot and starts",
+TEST_CASE("/play bot long makes a long nardy table with the long bot and starts",
           "[bots][long_bot][issue14]") {
   gammond_process server{flags(42)};
   player alice(server.port(), "alice");
@@ -125,8 +123,7 @@ TEST_CASE("issue 14: /play bot long makes a long nardy table with the long bot a
   CHECK(standard["code"] == "no_bot");
 }
 
-TEST_CASE("issue 14: a long bot's seat survives a restart and plays on",
-          "[bots][long_bot][issue14]") {
+TEST_CASE("a long bot's seat survives a restart and plays on", "[bots][long_bot][issue14]") {
   gammond_process server{flags(43)};
   std::string token;
   const std::string t = "nardy-restart";
@@ -158,8 +155,7 @@ TEST_CASE("issue 14: a long bot's seat survives a restart and plays on",
 }
 
 TEST_CASE(
-    "issue 14: without GNU Backgammon the long bot still sits down, and a standard table "
-    "cannot take it over",
+    "without GNU Backgammon the long bot still sits down, and a standard table cannot take it over",
     "[bots][long_bot][issue14]") {
   gammond_process server{flags(44)};
   player alice(server.port(), "alice");

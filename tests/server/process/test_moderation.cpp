@@ -96,7 +96,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("issue 13: the moderation settings have flags and GAMMOND_ variables, with bounds",
+TEST_CASE("the moderation settings have flags and GAMMOND_ variables, with bounds",
           "[moderation][config]") {
   const auto parse = [](std::vector<std::string> args, std::map<std::string, std::string> env,
                         bg::server::server_config& c, std::string& err) {
@@ -137,7 +137,7 @@ TEST_CASE("issue 13: the moderation settings have flags and GAMMOND_ variables, 
   }
 }
 
-TEST_CASE("issue 13: the owner kicks a spectator, who may come back once the bar ends",
+TEST_CASE("the owner kicks a spectator, who may come back once the bar ends",
           "[moderation][gammond]") {
   gammond_process server{flags({"--kick-bar", "1"})};
   player alice(server.port(), "alice");
@@ -169,8 +169,8 @@ TEST_CASE("issue 13: the owner kicks a spectator, who may come back once the bar
 }
 
 TEST_CASE(
-    "issue 13: a private table is not listed and admits only invited names, and ownership "
-    "passes on and survives a restart with the invitations and kicks",
+    "a private table is not listed and admits only invited names, and ownership passes on and "
+    "survives a restart with the invitations and kicks",
     "[moderation][gammond]") {
   gammond_process server{flags()};
   std::string alice_token;
@@ -221,8 +221,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: when the owner leaves, ownership passes to the person seated, else the "
-    "person present the longest",
+    "when the owner leaves, ownership passes to the person seated, else the person present the "
+    "longest",
     "[moderation][gammond]") {
   gammond_process server{flags()};
   player alice(server.port(), "alice");
@@ -241,8 +241,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: /ignore hides a name's chat, per session for a guest and per account "
-    "across sessions and a restart",
+    "/ignore hides a name's chat, per session for a guest and per account across sessions and a "
+    "restart",
     "[moderation][gammond]") {
   gammond_process server{flags({"--max-ignored", "2", "--lobby-chat-interval", "0"})};
   player bob(server.port(), "bob");
@@ -296,7 +296,7 @@ TEST_CASE(
   CHECK(reg.ok("", "/ignore")["data"]["ignored"] == json::array());
 }
 
-TEST_CASE("issue 13: administrators ban and unban names and addresses, strangers are refused",
+TEST_CASE("administrators ban and unban names and addresses, strangers are refused",
           "[moderation][gammond]") {
   gammond_process server{flags({"--trusted-proxy", "127.0.0.1"})};
   server.create_admin("root", root_password);  // an --admins name is made on the host
@@ -351,7 +351,7 @@ TEST_CASE("issue 13: administrators ban and unban names and addresses, strangers
         "0");
 }
 
-TEST_CASE("issue 13: /broadcast reaches every session and /close ends the match unfinished",
+TEST_CASE("/broadcast reaches every session and /close ends the match unfinished",
           "[moderation][gammond]") {
   gammond_process server{flags()};
   server.create_admin("root", root_password);  // an --admins name is made on the host
@@ -386,7 +386,7 @@ TEST_CASE("issue 13: /broadcast reaches every session and /close ends the match 
   CHECK(fresh["players"]["red"].is_null());
 }
 
-TEST_CASE("issue 13: table chat has a rate of its own", "[moderation][gammond]") {
+TEST_CASE("table chat has a rate of its own", "[moderation][gammond]") {
   gammond_process server{flags({"--table-chat-interval", "600", "--table-chat-per-minute", "3"})};
   player alice(server.port(), "alice");
   player bob(server.port(), "bob");

@@ -49,8 +49,8 @@ std::string stored_sessions(const gammond_process& server, const std::string& na
 }  // namespace
 
 TEST_CASE(
-    "issue 27: a registration or login with remember gets a session credential that logs in "
-    "without the password on a new connection, it is stored only hashed",
+    "a registration or login with remember gets a session credential that logs in without the "
+    "password on a new connection, it is stored only hashed",
     "[accounts][sessions][gammond]") {
   gammond_process server{no_command_limit()};
   std::string credential;
@@ -101,8 +101,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 27: a wrong, malformed or other account's session credential is bad_session and "
-    "logs in nobody, a credential with a password is a bad_message",
+    "a wrong, malformed or other account's session credential is bad_session and logs in nobody, a "
+    "credential with a password is a bad_message",
     "[accounts][sessions][gammond]") {
   gammond_process server{no_command_limit()};
   std::string credential;
@@ -134,8 +134,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 27: /sessions lists the account's sign-ins, /signout ends this one, /signout ID "
-    "another, /signout all every one and closes the account's other connections",
+    "/sessions lists the account's sign-ins, /signout ends this one, /signout ID another, /signout "
+    "all every one and closes the account's other connections",
     "[accounts][sessions][gammond]") {
   gammond_process server{no_command_limit()};
   std::string first;
@@ -197,8 +197,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 27: /password ends every remembered sign-in of the account and gives the connection "
-    "that had one a new credential",
+    "/password ends every remembered sign-in of the account and gives the connection that had one "
+    "a new credential",
     "[accounts][sessions][gammond]") {
   gammond_process server{no_command_limit()};
   std::string old_one;
@@ -225,7 +225,7 @@ TEST_CASE(
   CHECK(stored_sessions(server, "alice") == "1");
 }
 
-TEST_CASE("issue 27: with --session-days 0 nobody stays signed in: remember is ignored",
+TEST_CASE("with --session-days 0 nobody stays signed in: remember is ignored",
           "[accounts][sessions][gammond]") {
   gammond_process server{no_command_limit({"--session-days", "0"})};
   player alice(server.port(), "alice", {},

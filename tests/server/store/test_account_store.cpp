@@ -148,7 +148,7 @@ TEST_CASE("S1: a finished match is rated only when it counts, has a winner and t
 
 // --- the schema --------------------------------------------------------------------
 
-TEST_CASE("storage: issue 12: a version 2 database is migrated to accounts and keeps its data",
+TEST_CASE("storage: a version 2 database is migrated to accounts and keeps its data",
           "[storage][accounts]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -203,7 +203,7 @@ TEST_CASE("storage: issue 12: a version 2 database is migrated to accounts and k
   CHECK(again.find_account("alice"));
 }
 
-TEST_CASE("storage: issue 12: accounts are created once per key, with 1500 and 0 per variant",
+TEST_CASE("storage: accounts are created once per key, with 1500 and 0 per variant (S1)",
           "[storage][accounts]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -255,8 +255,8 @@ TEST_CASE("storage: issue 12: accounts are created once per key, with 1500 and 0
 }
 
 TEST_CASE(
-    "storage: issue 12: a rated match is rated in the transaction that archives it (S1), "
-    "and its record keeps the ratings",
+    "storage: a rated match is rated in the transaction that archives it (S1), and its record "
+    "keeps the ratings",
     "[storage][accounts][S1]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -338,8 +338,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "storage: issue 12: an unrated match counts in the accounts' histories but moves no "
-    "rating and a failed write rates nothing",
+    "storage: an unrated match counts in the accounts' histories but moves no rating (S1) and a "
+    "failed write rates nothing",
     "[storage][accounts][S1]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");

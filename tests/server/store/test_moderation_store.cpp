@@ -35,7 +35,7 @@ moderation_action action(std::string what, std::string actor, std::string target
 
 }  // namespace
 
-TEST_CASE("storage: issue 13: a version 4 database gets the moderation tables and keeps its data",
+TEST_CASE("storage: a version 4 database gets the moderation tables and keeps its data",
           "[storage][moderation]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");

@@ -654,9 +654,9 @@ struct two_nodes {
 }  // namespace
 
 TEST_CASE(
-    "postgres: issue 16 fencing: a node's first write claims a table at epoch 1, journal rows "
-    "carry node and epoch, a write at a stale epoch or after the node's lease is refused "
-    "whole, and a live owner's table cannot be claimed",
+    "postgres: fencing: a node's first write claims a table at epoch 1, journal rows carry node "
+    "and epoch, a write at a stale epoch or after the node's lease is refused whole, and a live "
+    "owner's table cannot be claimed",
     "[postgres][cluster]") {
   two_nodes nodes;
   auto& backend = nodes.backend;
@@ -726,9 +726,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "postgres: issue 16: two nodes whose group commits create the same new tables in opposite "
-    "orders never deadlock: each table is claimed by exactly one of them, the other told "
-    "claim_lost",
+    "postgres: two nodes whose group commits create the same new tables in opposite orders never "
+    "deadlock: each table is claimed by exactly one of them, the other told claim_lost",
     "[postgres][cluster]") {
   two_nodes nodes;
   auto& backend = nodes.backend;

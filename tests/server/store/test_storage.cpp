@@ -371,8 +371,8 @@ TEST_CASE(
 // --- issue 11: atomic archive, durability settings, damaged files --------------------
 
 TEST_CASE(
-    "storage: issue 11.3: a finished match and its table's snapshot are written in one "
-    "transaction or neither is",
+    "storage: a finished match and its table's snapshot are written in one transaction or neither "
+    "is",
     "[storage][issue11]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -417,8 +417,7 @@ TEST_CASE(
   CHECK(next > broken.finished_match->id);
 }
 
-TEST_CASE("storage: issue 11.4: sync full is the default and sync normal is honoured",
-          "[storage][issue11]") {
+TEST_CASE("storage: sync full is the default and sync normal is honoured", "[storage][issue11]") {
   temp_dir dir;
   {
     sqlite_store db(dir.file("default.db"));
@@ -456,8 +455,8 @@ std::uintmax_t file_size_or_zero(const std::string& path) {
 }  // namespace
 
 TEST_CASE(
-    "storage: issue 15: the write-ahead log is checkpointed on a thread of the store's own, "
-    "keeps its bound, and loses nothing",
+    "storage: the write-ahead log is checkpointed on a thread of the store's own, keeps its bound, "
+    "and loses nothing",
     "[storage][issue15]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -487,8 +486,7 @@ TEST_CASE(
   CHECK(again.load_table("t")->snapshot == last);
 }
 
-TEST_CASE("storage: issue 15: checkpoint_pages 0 leaves the checkpoints to SQLite",
-          "[storage][issue15]") {
+TEST_CASE("storage: checkpoint_pages 0 leaves the checkpoints to SQLite", "[storage][issue15]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
   bg::server::sqlite_options options;
@@ -503,8 +501,8 @@ TEST_CASE("storage: issue 15: checkpoint_pages 0 leaves the checkpoints to SQLit
 }
 
 TEST_CASE(
-    "storage: issue 11.3: past max_pages a write fails as full and leaves the table as "
-    "last written and freed pages are used again",
+    "storage: past max_pages a write fails as full and leaves the table as last written and freed "
+    "pages are used again",
     "[storage][issue11]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -530,10 +528,8 @@ TEST_CASE(
   CHECK(db.load_table("t")->snapshot == big.snapshot);
 }
 
-TEST_CASE(
-    "storage: issue 11.4: a file that fails PRAGMA quick_check is refused with "
-    "storage_corrupt",
-    "[storage][issue11]") {
+TEST_CASE("storage: a file that fails PRAGMA quick_check is refused with storage_corrupt",
+          "[storage][issue11]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
   {
@@ -572,8 +568,8 @@ std::int64_t archive(sqlite_store& db, match_record record, bool analyse) {
 }  // namespace
 
 TEST_CASE(
-    "storage: issue 14: a match archived for analysis is pending in the same transaction "
-    "until its analysis is saved done or failed",
+    "storage: a match archived for analysis is pending in the same transaction until its analysis "
+    "is saved done or failed",
     "[storage][analysis]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -626,7 +622,7 @@ TEST_CASE(
   CHECK_FALSE(db.load_analysis(not_queued)->queued_at.empty());
 }
 
-TEST_CASE("storage: issue 14: an analysis of no stored match, or not JSON, is refused",
+TEST_CASE("storage: an analysis of no stored match, or not JSON, is refused",
           "[storage][analysis]") {
   temp_dir dir;
   sqlite_store db(dir.file("gammond.db"));
@@ -641,7 +637,7 @@ TEST_CASE("storage: issue 14: an analysis of no stored match, or not JSON, is re
   CHECK(db.load_analysis(a.match_id)->status == bg::server::analysis_status::pending);
 }
 
-TEST_CASE("storage: issue 14: a version 2 database gets the analyses table and keeps its matches",
+TEST_CASE("storage: a version 2 database gets the analyses table and keeps its matches",
           "[storage][analysis]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");

@@ -254,10 +254,8 @@ TEMPLATE_TEST_CASE("a stored record that no longer reads raises storage_error", 
   CHECK(db->match_count() == 1);  // the store goes on
 }
 
-TEMPLATE_TEST_CASE(
-    "issue 11.3: a finished match and its table's snapshot are written together or "
-    "neither is",
-    "[store]", sqlite_backend, postgres_backend) {
+TEMPLATE_TEST_CASE("a finished match and its table's snapshot are written together or neither is",
+                   "[store]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
   auto record = play_random_match(points(1), 5);
@@ -436,8 +434,8 @@ bool iso_millis(const std::string& text) {
 }  // namespace
 
 TEMPLATE_TEST_CASE(
-    "issue 14: a match archived for analysis is pending in the same transaction until its "
-    "analysis is saved done or failed",
+    "a match archived for analysis is pending in the same transaction until its analysis is saved "
+    "done or failed",
     "[store][analysis]", sqlite_backend, postgres_backend) {
   using bg::server::analysis_record;
   using bg::server::analysis_status;
@@ -492,8 +490,7 @@ TEMPLATE_TEST_CASE(
 }
 
 TEMPLATE_TEST_CASE(
-    "issue 14: an analysis of no stored match, or not JSON, is refused, and a failed archive "
-    "queues nothing",
+    "an analysis of no stored match, or not JSON, is refused, and a failed archive queues nothing",
     "[store][analysis]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -541,7 +538,7 @@ table_write finishing(bg::server::store& db, bg::server::match_record record, st
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("issue 12: accounts are created once per key, with 1500 and 0 per variant",
+TEMPLATE_TEST_CASE("accounts are created once per key, with 1500 and 0 per variant (S1)",
                    "[store][accounts]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -595,8 +592,8 @@ TEMPLATE_TEST_CASE("issue 12: accounts are created once per key, with 1500 and 0
 }
 
 TEMPLATE_TEST_CASE(
-    "issue 12: a rated match is rated in the transaction that archives it (S1), and its record, "
-    "the histories and the ratings list say the same",
+    "a rated match is rated in the transaction that archives it (S1), and its record, the "
+    "histories and the ratings list say the same",
     "[store][accounts][S1]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -703,8 +700,8 @@ TEMPLATE_TEST_CASE(
 }
 
 TEMPLATE_TEST_CASE(
-    "issue 12: an unrated match counts in the accounts' histories but moves no rating, and a "
-    "failed write rates nothing",
+    "an unrated match counts in the accounts' histories but moves no rating (S1), and a failed "
+    "write rates nothing",
     "[store][accounts][S1]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -792,8 +789,8 @@ void next_millisecond() {
 }  // namespace
 
 TEMPLATE_TEST_CASE(
-    "issue 13: moderation written with a table's change is logged in its transaction, a failed "
-    "change logs nothing, a drop logs its own",
+    "moderation written with a table's change is logged in its transaction, a failed change logs "
+    "nothing, a drop logs its own",
     "[store][moderation]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -828,7 +825,7 @@ TEMPLATE_TEST_CASE(
   CHECK(backend.sql("SELECT count(*) FROM moderation") == "4");
 }
 
-TEMPLATE_TEST_CASE("issue 13: a name's bans are replaced together, expire, and are lifted together",
+TEMPLATE_TEST_CASE("a name's bans are replaced together, expire, and are lifted together",
                    "[store][moderation]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -882,7 +879,7 @@ TEMPLATE_TEST_CASE("issue 13: a name's bans are replaced together, expire, and a
   CHECK(db->active_bans(0).size() == 2);
 }
 
-TEMPLATE_TEST_CASE("issue 13: the names an account ignores are kept in order, once each",
+TEMPLATE_TEST_CASE("the names an account ignores are kept in order, once each",
                    "[store][moderation]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -905,7 +902,7 @@ TEMPLATE_TEST_CASE("issue 13: the names an account ignores are kept in order, on
   CHECK(db->ignored_by("alice") == std::vector<std::string>{"eve"});
 }
 
-TEMPLATE_TEST_CASE("issue 13: a match closed before it finished is stored as unfinished",
+TEMPLATE_TEST_CASE("a match closed before it finished is stored as unfinished",
                    "[store][moderation]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();
@@ -966,8 +963,8 @@ TEMPLATE_TEST_CASE(
 }
 
 TEMPLATE_TEST_CASE(
-    "issue 27: a session is found by its hash while it lasts, each use moves its end on, an "
-    "expired one is forgotten, and an account keeps its most recently used ones only",
+    "a session is found by its hash while it lasts, each use moves its end on, an expired one is "
+    "forgotten, and an account keeps its most recently used ones only",
     "[store][sessions]", sqlite_backend, postgres_backend) {
   TestType backend;
   auto db = backend.open();

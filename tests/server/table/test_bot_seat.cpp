@@ -56,7 +56,7 @@ std::string refused(table& t, const std::string& who, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("issue 14: /bot seats the computer opposite the person who asks", "[table][bots]") {
+TEST_CASE("/bot seats the computer opposite the person who asks", "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, hooks_with_bots()};
   t.enter("alice");
@@ -81,8 +81,8 @@ TEST_CASE("issue 14: /bot seats the computer opposite the person who asks", "[ta
 }
 
 TEST_CASE(
-    "issue 14: /option variant gives a computer player's seat to the computer player of that "
-    "variant at its level",
+    "/option variant gives a computer player's seat to the computer player of that variant at its "
+    "level",
     "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table_hooks h = hooks_with_bots();
@@ -118,7 +118,7 @@ TEST_CASE(
   CHECK(t.state()["players"]["red"] == "alice");
 }
 
-TEST_CASE("issue 14: without a host's computer players /bot answers no_bot", "[table][bots]") {
+TEST_CASE("without a host's computer players /bot answers no_bot", "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, table_hooks{}};
   t.enter("alice");
@@ -126,8 +126,7 @@ TEST_CASE("issue 14: without a host's computer players /bot answers no_bot", "[t
   CHECK(refused(t, "alice", "/bot") == "no_bot");
 }
 
-TEST_CASE("issue 14: a computer player leaves when the last person does, outside a match",
-          "[table][bots]") {
+TEST_CASE("a computer player leaves when the last person does, outside a match", "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, hooks_with_bots()};
   t.enter("alice");
@@ -143,7 +142,7 @@ TEST_CASE("issue 14: a computer player leaves when the last person does, outside
   CHECK(bot_left);
 }
 
-TEST_CASE("issue 14: the bot rolls the opening and is asked its play with the dice only",
+TEST_CASE("the bot rolls the opening (R2) and is asked its play with the dice only",
           "[table][bots]") {
   // Opening: red 6, black 1 -> red (the bot) plays 6-1.
   scripted_dice dice{{6, 1}};
@@ -180,7 +179,7 @@ TEST_CASE("issue 14: the bot rolls the opening and is asked its play with the di
   CHECK_FALSE(next_bot_turn(t));  // the person's turn now
 }
 
-TEST_CASE("issue 14: the bot is asked to double, to take, and to answer a resignation",
+TEST_CASE("the bot is asked to double (R14), to take, and to answer a resignation (R18)",
           "[table][bots]") {
   // Opening: red 1, black 6 -> black (the person) plays 6-1; then red rolls 3-2.
   scripted_dice dice{{1, 6, 3, 2}};
@@ -222,7 +221,7 @@ TEST_CASE("issue 14: the bot is asked to double, to take, and to answer a resign
   ok(t, "gnubg-expert", "/reject");
 }
 
-TEST_CASE("issue 14: a bot that may not double just rolls, and continues a basis session",
+TEST_CASE("a bot that may not double just rolls (R12), and continues a basis session (R16)",
           "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, hooks_with_bots()};
@@ -261,8 +260,7 @@ TEST_CASE("issue 14: a bot that may not double just rolls, and continues a basis
   CHECK_FALSE(next_bot_turn(basis));
 }
 
-TEST_CASE("issue 14: the bot's seat and level survive a snapshot, it holds no name",
-          "[table][bots]") {
+TEST_CASE("the bot's seat and level survive a snapshot, it holds no name", "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, hooks_with_bots()};
   t.enter("alice");
@@ -293,8 +291,7 @@ TEST_CASE("issue 14: the bot's seat and level survive a snapshot, it holds no na
   CHECK(turn->now->kind == bg::protocol::command_kind::roll);
 }
 
-TEST_CASE("issue 14: outside a match a restored computer player does not sit alone",
-          "[table][bots]") {
+TEST_CASE("outside a match a restored computer player does not sit alone", "[table][bots]") {
   scripted_dice dice{{6, 1}};
   table t{"t", dice, hooks_with_bots()};
   t.enter("alice");

@@ -33,7 +33,7 @@ bots::situation asked(question q, engine::position bot_view) {
 
 }  // namespace
 
-TEST_CASE("issue 14: the opening position to play 3-1 in a match to 3", "[bots][fibs]") {
+TEST_CASE("FIBS board: the opening position to play 3-1 in a match to 3 (R1.1)", "[bots][fibs]") {
   auto s = asked(question::play, engine::position::starting(engine::variant::standard));
   s.dice = {3, 1};
   s.kind = engine::match_kind::points;
@@ -45,7 +45,7 @@ TEST_CASE("issue 14: the opening position to play 3-1 in a match to 3", "[bots][
         "1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0");
 }
 
-TEST_CASE("issue 14: the bot owns the cube at 2, 1-3 in a match to 5, to play 6-5",
+TEST_CASE("FIBS board: the bot owns the cube at 2, 1-3 in a match to 5, to play 6-5 (R14)",
           "[bots][fibs]") {
   auto s = asked(question::play, from_id("4HPwATDcvQcAIA"));
   s.dice = {6, 5};
@@ -62,7 +62,7 @@ TEST_CASE("issue 14: the bot owns the cube at 2, 1-3 in a match to 5, to play 6-
         "1:6:5:0:0:2:1:0:0:1:-1:0:25:0:0:0:0:0:0:0:0");
 }
 
-TEST_CASE("issue 14: checkers on both bars in a basis session (a money game to gnubg)",
+TEST_CASE("FIBS board: checkers on both bars in a basis session, a money game to gnubg (R8, R16)",
           "[bots][fibs]") {
   engine::side_checkers bot{};
   engine::side_checkers opponent{};
@@ -89,7 +89,8 @@ TEST_CASE("issue 14: checkers on both bars in a basis session (a money game to g
         "1:1:6:4:0:0:1:1:1:0:1:-1:0:25:0:0:1:2:0:0:0:0");
 }
 
-TEST_CASE("issue 14: bearing off with checkers off on both sides, free play", "[bots][fibs]") {
+TEST_CASE("FIBS board: bearing off with checkers off on both sides, free play (R10, R12)",
+          "[bots][fibs]") {
   engine::side_checkers bot{};
   engine::side_checkers opponent{};
   bot[1] = 2;
@@ -109,7 +110,7 @@ TEST_CASE("issue 14: bearing off with checkers off on both sides, free play", "[
         "1:5:5:0:0:1:1:1:0:1:-1:0:25:10:6:0:0:0:0:0:0");
 }
 
-TEST_CASE("issue 14: a cube the opponent owns has only the opponent's may-double flag",
+TEST_CASE("FIBS board: a cube the opponent owns has only the opponent's may-double flag (R14)",
           "[bots][fibs]") {
   auto s = asked(question::double_or_roll, from_id("2G4AAABsuwEAAA"));
   s.cube.value = 2;
@@ -126,7 +127,7 @@ TEST_CASE("issue 14: a cube the opponent owns has only the opponent's may-double
         "0:0:0:0:2:0:1:0:1:-1:0:25:4:6:0:0:0:0:0:0");
 }
 
-TEST_CASE("issue 14: a take is asked on the doubler's turn, after the Crawford game",
+TEST_CASE("FIBS board: a take is asked on the doubler's turn, after the Crawford game (R14, R15)",
           "[bots][fibs]") {
   auto s = asked(question::take_or_drop, from_id("2G4AAABsuwEAAA"));
   s.cube.offered_by = side::red;
@@ -143,7 +144,7 @@ TEST_CASE("issue 14: a take is asked on the doubler's turn, after the Crawford g
         "0:0:0:0:1:1:1:1:1:-1:0:25:4:6:0:0:0:0:1:0");
 }
 
-TEST_CASE("issue 14: the Crawford game has both may-double flags and no Crawford marks",
+TEST_CASE("FIBS board: the Crawford game has both may-double flags and no Crawford marks (R15)",
           "[bots][fibs]") {
   auto s = asked(question::double_or_roll, engine::position::starting(engine::variant::standard));
   s.kind = engine::match_kind::points;
@@ -157,7 +158,7 @@ TEST_CASE("issue 14: the Crawford game has both may-double flags and no Crawford
         "0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0");
 }
 
-TEST_CASE("issue 14: a resignation is evaluated from the side on roll", "[bots][fibs]") {
+TEST_CASE("FIBS board: a resignation is evaluated from the side on roll (R18)", "[bots][fibs]") {
   auto s = asked(question::accept_or_reject, engine::position::starting(engine::variant::standard));
   const auto field = [](const std::string& line, std::size_t n) {
     std::size_t at = 0;
@@ -170,8 +171,7 @@ TEST_CASE("issue 14: a resignation is evaluated from the side on roll", "[bots][
   CHECK(field(bots::fibs_board(s), 40) == "0");  // never "was doubled"
 }
 
-TEST_CASE("issue 14: gnubg's named levels set what gnubg's predefined settings set",
-          "[bots][levels]") {
+TEST_CASE("gnubg's named levels set what gnubg's predefined settings set", "[bots][levels]") {
   CHECK(bots::settings_of(bots::gnubg_level::beginner).noise == Approx(0.060));
   CHECK(bots::settings_of(bots::gnubg_level::intermediate).noise == Approx(0.040));
   CHECK(bots::settings_of(bots::gnubg_level::advanced).noise == Approx(0.015));
@@ -189,7 +189,7 @@ TEST_CASE("issue 14: gnubg's named levels set what gnubg's predefined settings s
   CHECK_FALSE(bots::gnubg_level_from_string("grandmaster"));
 }
 
-TEST_CASE("issue 14: gnubg's names are kept from people", "[bots][names]") {
+TEST_CASE("gnubg's names are kept from people", "[bots][names]") {
   CHECK(bots::gnubg_name(bots::gnubg_level::expert) == "gnubg-expert");
   CHECK(bots::is_bot_name("gnubg-expert"));
   CHECK(bots::is_bot_name("GNUBG-Expert"));

@@ -143,8 +143,8 @@ std::array<int, 3> check_legal_moves(const std::string& variant, int turns, std:
 }  // namespace
 
 TEST_CASE(
-    "issue 11.11: state.legal_moves gives each legal play as its checker moves, "
-    "in board numbering, in an order they can be made, hits marked (R4, R7, R8)",
+    "state.legal_moves gives each legal play as its checker moves, in board numbering, in an order "
+    "they can be made, hits marked (R4, R7, R8)",
     "[server][table][state]") {
   const auto seen = check_legal_moves("standard", 400, 11);
   // The run met the cases a client used to derive itself.
@@ -153,15 +153,14 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 11.11: state.legal_moves in long nardy follows the board numbering of "
-    "both sides (L1, L2: no hits)",
+    "state.legal_moves in long nardy follows the board numbering of both sides (L1, L2: no hits)",
     "[server][table][state][long]") {
   const auto seen = check_legal_moves("long", 300, 12);
   CHECK(seen[0] > 0);
   CHECK(seen[1] == 0);
 }
 
-TEST_CASE("issue 11.11: state.legal_moves is empty outside phase move", "[server][table][state]") {
+TEST_CASE("state.legal_moves is empty outside phase move", "[server][table][state]") {
   seated_table f{3};
   CHECK(f.t.state()["legal_moves"] == json::array());
   f.ok("alice", "/start");
@@ -170,8 +169,8 @@ TEST_CASE("issue 11.11: state.legal_moves is empty outside phase move", "[server
 }
 
 TEST_CASE(
-    "issue 11.11: state.cube.in_play says whether the cube exists: not in free play "
-    "(R12), in a match (R14) and a basis session (R16)",
+    "state.cube.in_play says whether the cube exists: not in free play (R12), in a match (R14) and "
+    "a basis session (R16)",
     "[server][table][state]") {
   seated_table f{4};
   // Free play, the default: before and during the match.
@@ -190,10 +189,8 @@ TEST_CASE(
   CHECK(b.t.state()["cube"]["in_play"] == true);
 }
 
-TEST_CASE(
-    "issue 11.11: game_started after a basis /continue carries its documented crawford "
-    "field (R16)",
-    "[server][table][state]") {
+TEST_CASE("game_started after a basis /continue carries its documented crawford field (R16)",
+          "[server][table][state]") {
   // Given a basis session whose first game ended by an accepted resignation
   seated_table f{8};
   f.ok("alice", "/option match basis");
@@ -340,8 +337,8 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
 }  // namespace
 
 TEST_CASE(
-    "issue 15: state_text(), snapshot_text() and summary_text() are encode() of their "
-    "trees byte for byte through seeded games",
+    "state_text(), snapshot_text() and summary_text() are encode() of their trees byte for byte "
+    "through seeded games",
     "[server][table][state][issue15]") {
   SECTION("a 5-point match, standard, cube and resignations, a private table (issue 13)") {
     check_state_text_through_games(

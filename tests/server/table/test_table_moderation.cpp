@@ -76,7 +76,7 @@ json event_of(const table_outcome& o, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("issue 13: the first person at a table owns it and only the owner moderates",
+TEST_CASE("the first person at a table owns it and only the owner moderates",
           "[server][table][moderation]") {
   moderated_table f;
   // Given alice comes first, then bob and carol
@@ -101,8 +101,8 @@ TEST_CASE("issue 13: the first person at a table owns it and only the owner mode
 }
 
 TEST_CASE(
-    "issue 13: ownership passes to a seated player, else to the person here the longest, but "
-    "not while the owner's seat is kept in a match",
+    "ownership passes to a seated player, else to the person here the longest, but not while the "
+    "owner's seat is kept in a match",
     "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
@@ -133,8 +133,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: the owner kicks a spectator, who leaves with an event and may not come back "
-    "before the bar ends",
+    "the owner kicks a spectator, who leaves with an event and may not come back before the bar "
+    "ends",
     "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
@@ -174,8 +174,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: the owner may kick the other seat before /start, never a player in a match, and the "
-    "kicked names are bounded",
+    "the owner may kick the other seat before /start, never a player in a match, and the kicked "
+    "names are bounded",
     "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
@@ -206,8 +206,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 13: a private table is not listed and admits its owner and the names invited, and those "
-    "already there stay",
+    "a private table is not listed and admits its owner and the names invited, and those already "
+    "there stay",
     "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
@@ -254,8 +254,7 @@ TEST_CASE(
   CHECK(f.t->summary()["options"]["private"] == false);
 }
 
-TEST_CASE("issue 13: an invitation lets a kicked name back at once",
-          "[server][table][moderation]") {
+TEST_CASE("an invitation lets a kicked name back at once", "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
   f.t->enter("bob");
@@ -265,7 +264,7 @@ TEST_CASE("issue 13: an invitation lets a kicked name back at once",
   CHECK_FALSE(f.t->enter("bob").refused);
 }
 
-TEST_CASE("issue 13: the owner, privacy, invitations and kicks survive a snapshot and a restore",
+TEST_CASE("the owner, privacy, invitations and kicks survive a snapshot and a restore",
           "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
@@ -304,7 +303,7 @@ TEST_CASE("issue 13: the owner, privacy, invitations and kicks survive a snapsho
   CHECK((*older)->state()["owner"] == "bob");
 }
 
-TEST_CASE("issue 13: chat at a table has a rate of its own: per person and for the table",
+TEST_CASE("chat at a table has a rate of its own: per person and for the table",
           "[server][table][moderation]") {
   moderated_table f;
   for (const char* who : {"alice", "bob", "carol", "dave", "eve", "fred"}) f.t->enter(who);
@@ -330,8 +329,8 @@ TEST_CASE("issue 13: chat at a table has a rate of its own: per person and for t
 }
 
 TEST_CASE(
-    "issue 13: an administrator closes a table: the match ends unfinished and archived, "
-    "everyone leaves, the table is empty",
+    "an administrator closes a table: the match ends unfinished and archived, everyone leaves, the "
+    "table is empty",
     "[server][table][moderation]") {
   moderated_table f;
   f.t->enter("alice");
