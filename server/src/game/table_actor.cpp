@@ -11,9 +11,12 @@
 
 #include "account_views.hpp"
 #include "bg/bots/player.hpp"
-#include "bg/server/game/game_service.hpp"
+#include "bg/server/metrics.hpp"
+#include "bg/server/players/ignore_list.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/records/mat_export.hpp"
+#include "bg/server/server_config.hpp"
+#include "bg/server/store/storage_writer.hpp"
 #include "frames.hpp"
 
 namespace bg::server {
@@ -58,8 +61,8 @@ class outbox {
   std::unordered_map<const client*, std::size_t> index_;
 };
 
-table_actor::table_actor(game_service& svc, asio::io_context& io, std::unique_ptr<table> t)
-    : svc_(svc),
+table_actor::table_actor(table_host& host, asio::io_context& io, std::unique_ptr<table> t)
+    : host_(host),
       strand_(asio::make_strand(io)),
       table_(std::move(t)),
       held_(table_->held_seats()) {}
@@ -76,7 +79,7 @@ void table_actor::guard(pending_work& w) {
   } catch (...) {
     spdlog::error("table {}: internal error (non-standard exception)", table_->name());
   }
-  svc_.counters().error("internal_error");
+  host_.counters().error("internal_error");
   if (auto c = w.sender.lock())
     c->send(frame_of(protocol::error_message(
         "internal_error", "the server failed to handle that; the table is as it was", w.re)));
@@ -168,8 +171,8 @@ void table_actor::flush(std::function<void()> done) {
                  // the writer's stop writes it before the service ends.
                  if (self->table_->pause_clock()) {
                    table_outcome none;
-                   self->svc_.writer().submit(self->write_of(none), [name = self->table_->name()](
-                                                                        write_result& r) {
+                   self->host_.writer().submit(self->write_of(none), [name = self->table_->name()](
+                                                                         write_result& r) {
                      if (r.fenced)
                        spdlog::warn("table {}: taken over by another node before it stopped", name);
                      else if (!r.error.empty())
@@ -210,9 +213,9 @@ void table_actor::analysis_finished(std::int64_t match_id, bool done, std::strin
 }
 
 bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::optional<json>& re) {
-  if (!writing_ || backlog_.size() < svc_.config().max_table_backlog) return false;
+  if (!writing_ || backlog_.size() < host_.config().max_table_backlog) return false;
   --pending;
-  svc_.counters().error("table_busy");
+  host_.counters().error("table_busy");
   c->send(frame_of(protocol::error_message(
       "table_busy", "the table is busy with earlier messages: try again in a moment", re)));
   return true;
@@ -221,7 +224,7 @@ bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::opti
 bool table_actor::fenced_by(const write_result& r) {
   if (r.epoch != 0) epoch_.store(r.epoch);
   if (!r.fenced) return false;
-  svc_.table_fenced(*this, r.claim_lost);
+  host_.table_fenced(*this, r.claim_lost);
   fence();
   return true;
 }
@@ -240,7 +243,7 @@ void table_actor::fence(bool release_holds) {
     // tokens) end here, so that a hello coming back to this node is sent there.
     const auto held = self->table_->held_seats();
     if (release_holds && !held.empty())
-      self->svc_.holds_changed(self->table_->name(), held, {}, /*moved_away=*/true);
+      self->host_.holds_changed(self->table_->name(), held, {}, /*moved_away=*/true);
     for (auto& [id, m] : self->members_)
       if (auto c = m.who.lock()) c->close_with_code(4001, "node fenced");
     self->members_.clear();
@@ -253,12 +256,12 @@ void table_actor::save_now(std::function<void(bool written)> done) {
                  table_outcome none;
                  table_write w = self->write_of(none);
                  self->writing_ = true;
-                 self->svc_.writer().submit(std::move(w), [self, done](write_result& r) {
+                 self->host_.writer().submit(std::move(w), [self, done](write_result& r) {
                    if (self->fenced_by(r)) {
                      done(false);
                      return;
                    }
-                   if (!r.error.empty()) self->svc_.counters().error("storage_error");
+                   if (!r.error.empty()) self->host_.counters().error("storage_error");
                    done(r.error.empty());
                    // Nothing changed at the table: whatever became of the write, the
                    // table is as it was, and the backlog goes on.
@@ -297,10 +300,10 @@ void table_actor::drain_backlog() {
 }
 
 void table_actor::report_written(int games_started, int games_finished) {
-  for (int i = 0; i < games_started; ++i) svc_.counters().game_started();
-  for (int i = 0; i < games_finished; ++i) svc_.counters().game_finished();
+  for (int i = 0; i < games_started; ++i) host_.counters().game_started();
+  for (int i = 0; i < games_finished; ++i) host_.counters().game_finished();
   if (auto held = table_->held_seats(); held != held_) {
-    svc_.holds_changed(table_->name(), held_, held);
+    host_.holds_changed(table_->name(), held_, held, /*moved_away=*/false);
     held_ = std::move(held);
   }
 }
@@ -318,7 +321,7 @@ void table_actor::written(outbox& sends, const std::function<void()>& answered_h
 /// its last written state, the sender hears `storage_error`, then the backlog runs.
 void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
                          const std::optional<json>& re) {
-  svc_.counters().error("storage_error");
+  host_.counters().error("storage_error");
   if (r.reload_error.empty()) {
     roll_back(r.last_written);
   } else {
@@ -361,9 +364,9 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
     for (const auto& entry : last->record_journal)
       journal.push_back(json::parse(entry, nullptr, false));
   } else {
-    snap = table(table_->name(), svc_.hooks()).snapshot();  // never written: empty
+    snap = table(table_->name(), host_.hooks()).snapshot();  // never written: empty
   }
-  auto t = table::restore(snap, svc_.hooks(), journal, present);
+  auto t = table::restore(snap, host_.hooks(), journal, present);
   if (!t) {
     spdlog::critical("table {}: cannot go back to its last written state: {}", table_->name(),
                      t.err().message);
@@ -371,7 +374,7 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
   }
   table_ = std::move(*t);
   spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
-  svc_.set_summary(table_->name(), entry_of(*table_), this);
+  host_.set_summary(table_->name(), entry_of(*table_), this);
   rearm();
   return true;
 }
@@ -380,7 +383,7 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
 /// messages wait in the backlog meanwhile.
 void table_actor::reload() {
   writing_ = true;
-  svc_.writer().run([self = shared_from_this(), name = table_->name()](store& db) {
+  host_.writer().run([self = shared_from_this(), name = table_->name()](store& db) {
     std::optional<saved_table> last;
     std::string error;
     try {
@@ -429,7 +432,7 @@ void table_actor::forget_if_idle() {
   // While a change is being written the table is not forgotten yet: the write's
   // success calls this again (and a failure may bring people back).
   if (writing_) return;
-  if (table_->idle() && members_.empty()) svc_.set_summary(table_->name(), std::nullopt);
+  if (table_->idle() && members_.empty()) host_.set_summary(table_->name(), std::nullopt, nullptr);
 }
 
 void table_actor::do_line(const std::shared_ptr<client>& c, const std::string& name,
@@ -462,7 +465,7 @@ void table_actor::handle_line(const std::shared_ptr<client>& c, const std::strin
   // The command's latency is measured when its answer is handed to the network.
   const std::string kind(protocol::to_string(cmd.kind));
   finish(c, o, re, false,
-         [&svc = svc_, kind, t0] { svc.counters().command(kind, clock_type::now() - t0); });
+         [&host = host_, kind, t0] { host.counters().command(kind, clock_type::now() - t0); });
   rearm();
   forget_if_idle();
 }
@@ -489,7 +492,7 @@ void table_actor::arm_clock() {
   }
   clock_timer_.emplace(strand_);  // replacing the timer cancels its pending wait
   clock_timer_->expires_after(
-      std::chrono::milliseconds(std::max<std::int64_t>(0, *due - svc_.clock_ms())));
+      std::chrono::milliseconds(std::max<std::int64_t>(0, *due - host_.clock_ms())));
   clock_timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
     if (ec) return;
     self->run({[self] {
@@ -514,7 +517,7 @@ void table_actor::rearm() {
     auto& t = grace_[static_cast<std::size_t>(engine::index_of(s))];
     if (t) continue;
     t.emplace(strand_);
-    t->expires_after(svc_.config().grace_period);
+    t->expires_after(host_.config().grace_period);
     t->async_wait([self = shared_from_this(), s](const boost::system::error_code& ec) {
       if (ec) return;
       self->run({[self, s] {
@@ -540,7 +543,7 @@ void table_actor::rearm() {
 table_write table_actor::write_of(table_outcome& o) const {
   std::array<std::optional<std::string>, 2> tokens;
   for (std::size_t i = 0; i < 2; ++i)
-    if (const auto& st = table_->seats()[i]) tokens[i] = svc_.token_hash_of(st->name);
+    if (const auto& st = table_->seats()[i]) tokens[i] = host_.token_hash_of(st->name);
   table_write w;
   w.name = table_->name();
   w.snapshot = table_->snapshot_text(tokens);
@@ -555,7 +558,7 @@ table_write table_actor::write_of(table_outcome& o) const {
     const auto& m = table_->current_match();
     if (m) w.winner = m->match_winner();
     for (std::size_t i = 0; i < 2; ++i)
-      w.account_keys[i] = svc_.account_key_of(w.finished_match->players[i]);
+      w.account_keys[i] = host_.account_key_of(w.finished_match->players[i]);
     const auto& opts = w.finished_match->options;
     w.rated = opts.kind == engine::match_kind::points && opts.length >= 1 && w.winner &&
               !w.account_keys[0].empty() && !w.account_keys[1].empty();
@@ -597,7 +600,7 @@ void table_actor::to_members(outbox& sends, const delivery& d) const {
   // A chat line (issue 13): not to those who ignore its sender.
   const std::string key = name_key(d.sender);
   for (const auto& [id, m] : members_) {
-    const auto ignores = svc_.ignores_of(m.name);
+    const auto ignores = host_.ignores_of(m.name);
     if (ignores && ignores->ignores(key)) continue;
     sends.add(m.who.lock(), frame);
   }
@@ -610,7 +613,7 @@ void table_actor::remove_members(const std::vector<std::string>& names) {
         ++it;
         continue;
       }
-      svc_.left_table(it->first, table_->name());
+      host_.left_table(it->first, table_->name());
       it = members_.erase(it);
     }
   }
@@ -673,7 +676,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                          const std::optional<json>& re, bool always_state_to_actor,
                          std::function<void()> answered_hook) {
   if (o.refused) {
-    svc_.counters().error(o.refused->code);
+    host_.counters().error(o.refused->code);
     auto sends = std::make_shared<outbox>();
     sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
     sends->deliver();
@@ -681,7 +684,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     return;
   }
   if (o.analysis_of) {  // /analysis: answered from storage (issue 14)
-    if (actor) svc_.answer_analysis(actor, *o.analysis_of, re, table_->name());
+    if (actor) host_.answer_analysis(actor, *o.analysis_of, re, table_->name());
     if (answered_hook) answered_hook();
     return;
   }
@@ -699,11 +702,11 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     // analysis is written with it, and it is queued once that write is on disk.
     // A match the .mat export cannot write is archived unanalysed (never lost for it).
     std::optional<bots::analysis_queue::job> analysis;
-    if (o.finished_match && svc_.analysing() && can_export_mat(o.finished_match->options)) {
+    if (o.finished_match && host_.analysing() && can_export_mat(o.finished_match->options)) {
       try {
         analysis = bots::analysis_queue::job{o.finished_match->id, table_->name(),
                                              to_mat(*o.finished_match), o.finished_match->players,
-                                             svc_.owners_of(o.finished_match->players)};
+                                             host_.owners_of(o.finished_match->players)};
       } catch (const std::exception& e) {
         spdlog::error("table {}: match {} is not analysed: its .mat export failed: {}",
                       table_->name(), o.finished_match->id, e.what());
@@ -720,10 +723,10 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     const auto variant = table_->current_match() ? table_->current_match()->options().game_variant
                                                  : engine::variant::standard;
     auto outcome = std::make_shared<table_outcome>(std::move(o));
-    svc_.writer().submit(std::move(change), [self = shared_from_this(), outcome, actor,
-                                             hook = std::move(answered_hook), re, started, finished,
-                                             variant, analysis = std::move(analysis)](
-                                                write_result& r) mutable {
+    host_.writer().submit(std::move(change), [self = shared_from_this(), outcome, actor,
+                                              hook = std::move(answered_hook), re, started,
+                                              finished, variant, analysis = std::move(analysis)](
+                                                 write_result& r) mutable {
       asio::post(self->strand_, [self, outcome, actor, hook = std::move(hook), re, started,
                                  finished, variant, r = std::move(r),
                                  analysis = std::move(analysis)]() mutable {
@@ -734,19 +737,20 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                            return;
                          }
                          if (r.ratings) {
-                           self->svc_.ratings_changed(variant, *r.ratings);
+                           self->host_.ratings_changed(variant, *r.ratings);
                            self->add_ratings(*outcome, *r.ratings);
                          }
                          bool answered = false;
                          auto sends = self->frames_of(*outcome, actor, re, answered);
-                         for (const auto& a : outcome->moderation) game_service::log_moderation(a);
+                         for (const auto& a : outcome->moderation)
+                           self->host_.moderation_written(a);
                          for (const auto& [to, notice] : outcome->notices)
-                           self->svc_.notify(to, notice);
-                         self->svc_.set_summary(self->name(), entry_of(*self->table_), self.get());
+                           self->host_.notify(to, notice);
+                         self->host_.set_summary(self->name(), entry_of(*self->table_), self.get());
                          self->report_written(started, finished);
                          self->writing_ = false;
                          self->forget_if_idle();
-                         if (analysis) self->svc_.queue_analysis(std::move(*analysis));
+                         if (analysis) self->host_.queue_analysis(std::move(*analysis));
                          self->written(*sends, hook);
                        },
                        {},
@@ -849,7 +853,7 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
     // What happened so far (the player sits there) is written; the player hears why
     // the rest did not.
     finish(c, o, no_re, true, nullptr);
-    svc_.counters().error(refused->code);
+    host_.counters().error(refused->code);
     c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
     return;
   }
@@ -864,7 +868,7 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
                                              ": the match has started"},
                                 {"data", {{"table", table_->name()}, {"bot", bot_name}}}}});
   finish(c, o, re, true,
-         [&svc = svc_, t0] { svc.counters().command("play_bot", clock_type::now() - t0); });
+         [&host = host_, t0] { host.counters().command("play_bot", clock_type::now() - t0); });
 }
 
 void table_actor::ask_bot() {
@@ -884,7 +888,7 @@ void table_actor::ask_bot() {
 }
 
 void table_actor::ask_bot_question(const bot_turn& turn, std::uint64_t seq, int attempt) {
-  auto* bot = svc_.bot_player(turn.level, turn.ask->game_variant);
+  auto* bot = host_.bot_player(turn.level, turn.ask->game_variant);
   if (bot == nullptr) {
     bot_busy_ = false;
     bot_gives_up(turn, "no computer player of that level plays here any more");
@@ -915,7 +919,7 @@ void table_actor::bot_answered(const bot_turn& turn, std::uint64_t seq, int atte
     // The bots' queue is full (issue 25): the bot waits (state.bot_thinking stays true)
     // and is asked again, later each time up to 8 s; it never resigns or forfeits for
     // the server's load.
-    svc_.counters().error("bot_busy");
+    host_.counters().error("bot_busy");
     ++bot_waits_;
     const std::chrono::milliseconds delay{250LL << std::min(bot_waits_ - 1, 5)};
     spdlog::debug("table {}: {} waits {} ms for room in the bots' queue", table_->name(), turn.name,
@@ -948,7 +952,7 @@ void table_actor::bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt,
   if (o.refused) {
     spdlog::warn("table {}: {} sent /{} {}, refused: {}", table_->name(), turn.name,
                  protocol::to_string(cmd.kind), cmd.text.substr(0, 60), o.refused->message);
-    svc_.counters().error("bot_refused");
+    host_.counters().error("bot_refused");
     if (!turn.ask) return;  // a roll or a continue the table refuses: nothing to think over
     if (attempt == 0) {     // ask once more, then give up
       bot_busy_ = true;
@@ -963,7 +967,7 @@ void table_actor::bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt,
 
 void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
   spdlog::warn("table {}: {} cannot answer: {}", table_->name(), turn.name, why);
-  svc_.counters().error("bot_failed");
+  host_.counters().error("bot_failed");
   protocol::command instead;
   std::string what;
   const auto asked = turn.ask ? turn.ask->asked : bots::question::play;

@@ -32,6 +32,7 @@
 #include "bg/server/cluster/cluster_node.hpp"
 #include "bg/server/game/lobby.hpp"
 #include "bg/server/game/table.hpp"
+#include "bg/server/game/table_host.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/players/auth_pool.hpp"
@@ -53,7 +54,9 @@ using clock_type = std::chrono::steady_clock;
 /// gammond's service: implements bg::server::service. Accounts (issue 12: registration,
 /// logins, passwords, /whois, /ratings, /history and the /api routes) are members
 /// defined in accounts.cpp.
-class game_service final : public service, public std::enable_shared_from_this<game_service> {
+class game_service final : public service,
+                           public table_host,
+                           public std::enable_shared_from_this<game_service> {
  public:
   /// Opens the storage at config.db and restores every saved table. Throws storage_error.
   game_service(const server_config& config, metrics& counters, boost::asio::io_context& io);
@@ -89,20 +92,20 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// With `from`, ignored unless `from` is still the table's actor (a summary written
   /// after the table was forgotten, or replaced by a new one, is stale).
   void set_summary(const std::string& table, std::optional<lobby_entry> summary,
-                   const table_actor* from = nullptr);
+                   const table_actor* from = nullptr) override;
   /// The hooks every table gets: match ids reserved from the store, the clocks' time,
   /// each match's dice seed (S4), limits.
-  table_hooks hooks();
+  table_hooks hooks() override;
   /// The time the tables' clocks read (table_hooks::clock_ms): milliseconds since the
   /// Unix epoch at the service's start, advanced by the steady clock since (never back).
-  [[nodiscard]] std::int64_t clock_ms() const;
+  [[nodiscard]] std::int64_t clock_ms() const override;
   /// Where table actors write their changes (group commit).
-  storage_writer& writer() noexcept { return *writer_; }
-  metrics& counters() noexcept { return metrics_; }
-  const server_config& config() const noexcept { return config_; }
+  storage_writer& writer() noexcept override { return *writer_; }
+  metrics& counters() noexcept override { return metrics_; }
+  const server_config& config() const noexcept override { return config_; }
   /// The SHA-256 (64 hex digits) of the resume token of `name`, or nullopt when the name
   /// has none; table snapshots keep it for their seated players (never the token).
-  std::optional<std::string> token_hash_of(const std::string& name);
+  std::optional<std::string> token_hash_of(const std::string& name) override;
   /// Table `table`'s players holding a seat in a match in progress went from `before`
   /// to `after` (table::held_seats()). A name that no longer holds any seat and is not
   /// connected loses its resume token, and the name is free again. `moved_away`
@@ -110,34 +113,34 @@ class game_service final : public service, public std::enable_shared_from_this<g
   /// free on this node only; the cluster's session of it stays, so its resume token
   /// still works on the node that has the table.
   void holds_changed(const std::string& table, const std::vector<std::string>& before,
-                     const std::vector<std::string>& after, bool moved_away = false);
+                     const std::vector<std::string>& after, bool moved_away = false) override;
   /// Cluster (issue 16): `actor`'s write was refused as stale: it is forgotten here
   /// (lobby, tables) and counted in gammond_cluster_stale_writes_total, or, when
   /// `claim_lost` (a new table another live node claimed first: write_result::claim_lost),
   /// in gammond_cluster_claims_lost_total.
-  void table_fenced(const table_actor& actor, bool claim_lost);
+  void table_fenced(const table_actor& actor, bool claim_lost) override;
   /// The name key of `name` when it is a registered account's, else "" (a guest).
-  std::string account_key_of(const std::string& name);
+  std::string account_key_of(const std::string& name) override;
   /// After a rated match: the ratings of its players in `v` are now those of `changes`.
-  void ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes);
+  void ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes) override;
 
   // Match analysis (issue 14).
   /// True when finished standard matches are analysed: --analysis-workers > 0 and the
   /// --gnubg program was found at start.
-  [[nodiscard]] bool analysing() const noexcept { return analysis_ != nullptr; }
+  [[nodiscard]] bool analysing() const noexcept override { return analysis_ != nullptr; }
   /// Match `j.match_id`, archived with a pending analysis (table_write::analyse_match),
   /// is on disk: queue it. Never blocks on gnubg. A full queue refuses it: logged,
   /// counted (gammond_analyses_refused_total) and its analysis saved as failed.
-  void queue_analysis(bots::analysis_queue::job j);
+  void queue_analysis(bots::analysis_queue::job j) override;
   /// Answers `c`'s /analysis of match `id` (at `table`, or in the lobby when empty) with
   /// an `info` (topic "analysis", `re` echoed) or the error `unknown_match`, read on the
   /// storage thread.
   void answer_analysis(const std::shared_ptr<client>& c, std::int64_t id,
-                       std::optional<nlohmann::json> re, std::string table);
+                       std::optional<nlohmann::json> re, std::string table) override;
   /// The computer player of `level` for variant `v` (issue 14): GNU Backgammon's for
   /// standard, the long nardy bot for long; nullptr when there is none (GNU Backgammon
   /// missing, not a level). Lives as long as the service.
-  bots::player* bot_player(const std::string& level, engine::variant v);
+  bots::player* bot_player(const std::string& level, engine::variant v) override;
   /// The name of the computer player of `level` for variant `v` ("gnubg-expert",
   /// "nardy-expert"), or why none can sit down: "no_bot" (standard, and GNU Backgammon is
   /// not installed here), "bad_command" (not a level).
@@ -230,14 +233,14 @@ class game_service final : public service, public std::enable_shared_from_this<g
   // Moderation (issue 13).
   /// The list of the names that `name` ignores while `name` is in use, else nullptr (a
   /// table's actor asks it for every chat line it delivers).
-  [[nodiscard]] std::shared_ptr<ignore_list> ignores_of(const std::string& name) const;
+  [[nodiscard]] std::shared_ptr<ignore_list> ignores_of(const std::string& name) const override;
   /// Connection `client_id` was sent away from `table` (kicked, or the table closed): it
   /// is no longer counted at that table.
-  void left_table(std::uint64_t client_id, const std::string& table);
+  void left_table(std::uint64_t client_id, const std::string& table) override;
   /// Sends `message` to every connection of the name `name` (nothing when offline, and
   /// nothing when `name` ignores the name in `message`'s `data.by`, e.g. the owner who
   /// sends an invitation: /ignore covers notices as it covers chat).
-  void notify(const std::string& name, const nlohmann::json& message);
+  void notify(const std::string& name, const nlohmann::json& message) override;
   /// Whether the name of key `reader` ("" for nobody) may read the stored match `m`:
   /// anyone a public table's, only its players and the administrators a private one's.
   [[nodiscard]] bool may_read(const match_record& m, const std::string& reader) const;
@@ -250,10 +253,13 @@ class game_service final : public service, public std::enable_shared_from_this<g
   void read_for_http(http_callback reply, std::function<void(store& db, http_callback& reply)> t);
   /// The name keys a finished match between `players` ([red, black]) counts against in
   /// the analysis queue (--analysis-per-player): its players, computer players left out.
-  [[nodiscard]] std::vector<std::string> owners_of(const std::array<std::string, 2>& players) const;
+  [[nodiscard]] std::vector<std::string> owners_of(
+      const std::array<std::string, 2>& players) const override;
   /// Writes moderation action `a` to the server's log (spdlog, info): what, who, whom,
   /// where; the detail is escaped as a JSON string.
   static void log_moderation(const moderation_action& a);
+  /// log_moderation(a), for the tables' actors.
+  void moderation_written(const moderation_action& a) override { log_moderation(a); }
 
  private:
   /// The `banned` error refusing a hello or login of the name of key `key` from

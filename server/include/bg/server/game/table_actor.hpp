@@ -1,7 +1,7 @@
 #pragma once
 /// @file table_actor.hpp
 /// A table on its own strand: runs the I/O-free bg::server::table, writes every change
-/// through the game service's storage writer and announces it only once it is durable.
+/// through its host's storage writer and announces it only once it is durable.
 
 #include <array>
 #include <atomic>
@@ -23,13 +23,13 @@
 #include "bg/protocol/command.hpp"
 #include "bg/server/game/bot_turn.hpp"
 #include "bg/server/game/table.hpp"
+#include "bg/server/game/table_host.hpp"
 #include "bg/server/net/client.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
 
 namespace bg::server {
 
-class game_service;
 class outbox;
 
 /// One table on its own strand. Every change is written through the service's
@@ -51,8 +51,8 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
  public:
   using clock_type = std::chrono::steady_clock;
 
-  /// Runs `t` for `svc` (which outlives the actor) on a new strand of `io`.
-  table_actor(game_service& svc, boost::asio::io_context& io, std::unique_ptr<table> t);
+  /// Runs `t` for `host` (which outlives the actor) on a new strand of `io`.
+  table_actor(table_host& host, boost::asio::io_context& io, std::unique_ptr<table> t);
 
   /// Client `c` (called `name`) is present at the table; it gets the state, with `re`
   /// echoed when the client's message had an id.
@@ -202,7 +202,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
               const std::optional<nlohmann::json>& re, bool always_state_to_actor,
               std::function<void()> answered_hook);
 
-  game_service& svc_;
+  table_host& host_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   std::unique_ptr<table> table_;
   std::map<std::uint64_t, member> members_;  // present clients by id
