@@ -139,34 +139,6 @@ std::string duration_text(std::int64_t ms) {
   return std::to_string(minutes) + " min " + std::to_string(rest) + " s";
 }
 
-/// A place of the board in R1 numbering as the protocol writes it: 1..24, "bar" or
-/// "off", for `mover`'s own point `own` (25 = bar, 0 = off).
-json board_place(engine::variant v, side mover, int own) {
-  if (own == 25) return "bar";
-  if (own == 0) return "off";
-  return engine::board_point(v, mover, own);
-}
-
-/// state.legal_moves: for each play of `legal` (in the same order as
-/// game::legal_notations()), its checker moves `{from, to, hit}` in board places, in
-/// the order the engine made them (one order in which they can be made one after
-/// another; R8: entering first). `hit` marks a move that sends an opposing blot to the
-/// bar (R7).
-json legal_moves_json(const engine::play_list& legal, side mover, engine::variant v) {
-  json out = json::array();
-  for (const auto& p : legal) {
-    json moves = json::array();
-    for (std::size_t i = 0; i < p.count; ++i) {
-      const auto& m = p.moves[i];
-      moves.push_back({{"from", board_place(v, mover, m.from)},
-                       {"to", board_place(v, mover, m.to)},
-                       {"hit", m.hit}});
-    }
-    out.push_back(std::move(moves));
-  }
-  return out;
-}
-
 std::string points_text(int n) {
   return std::to_string(n) + (n == 1 ? " point" : " points");
 }
@@ -1438,109 +1410,13 @@ bool table::lists_legal() const {
 }
 
 json table::state(bool with_legal) const {
-  json j;
-  j["type"] = "state";
-  j["table"] = name_;
-  j["seq"] = seq_;
-  const auto& opts = match_ ? match_->options() : options_;
-  j["variant"] = engine::to_string(opts.game_variant);
-  j["options"] = options_json(options_, tutor_, clock_option_);
-  j["options"]["private"] = private_;
-  j["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
-  json invited = json::array();
-  for (const auto& [key, name] : invited_) invited.push_back(name);
-  j["invited"] = std::move(invited);
-  j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
-                  {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
-  j["present"] = {{"red", seats_[0] && seats_[0]->present},
-                  {"black", seats_[1] && seats_[1]->present}};
-  j["bots"] = bots_json();
-  j["bot_thinking"] = bot_thinking();
-  j["spectators"] = std::vector<std::string>(spectators_.begin(), spectators_.end());
-  j["last_match_id"] = last_match_id_ > 0 ? json(last_match_id_) : json(nullptr);
-  // issue 12: the ratings of the registered names here, in the table's variant.
-  json ratings = json::object();
-  if (hooks_.rating_of) {
-    const auto add = [&](const std::string& who) {
-      if (const auto r = hooks_.rating_of(who, opts.game_variant)) ratings[who] = *r;
-    };
-    for (const auto& st : seats_)
-      if (st) add(st->name);
-    for (const auto& who : spectators_) add(who);
-  }
-  j["ratings"] = std::move(ratings);
-
-  const engine::variant v = opts.game_variant;
-  engine::game fresh(v);
-  const engine::game& g = match_ ? match_->current_game() : fresh;
-  const bool playing = match_.has_value();
-  const auto phase = playing ? match_->phase() : engine::match_phase::opening;
-  j["phase"] = playing ? std::string(engine::to_string(phase)) : std::string("waiting");
-  const bool has_turn = playing && phase != engine::match_phase::opening &&
-                        phase != engine::match_phase::match_over &&
-                        phase != engine::match_phase::game_over;
-  j["turn"] = has_turn ? json(engine::to_string(g.turn())) : json(nullptr);
-  j["to_act"] = playing ? side_json(match_->to_act()) : json(nullptr);
-  if (playing && phase == engine::match_phase::move) {
-    j["dice"] = {g.dice().die1, g.dice().die2};
-  } else {
-    j["dice"] = json::array();
-  }
-  const auto b = g.board();
-  j["board"] = {{"points", b.points},
-                {"bar", {{"red", b.bar[0]}, {"black", b.bar[1]}}},
-                {"off", {{"red", b.off[0]}, {"black", b.off[1]}}}};
-  j["pips"] = {{"red", b.pips[0]}, {"black", b.pips[1]}};
-  const engine::cube cube = playing ? match_->doubling_cube() : engine::cube{};
-  // in_play: whether the cube exists at all with these options, so that clients need
-  // not decide it: match_kind's own definition (free play has no cube, R12; a match,
-  // R14, and a basis session, R16, have one), as engine::match applies it.
-  const bool cube_in_play = opts.kind != engine::match_kind::free_play;
-  j["cube"] = {{"value", cube.value},
-               {"owner", cube.owner ? json(engine::to_string(*cube.owner)) : json("center")},
-               {"offered_by", side_json(cube.offered_by)},
-               {"in_play", cube_in_play}};
-  const auto score = playing ? match_->score() : std::array<int, 2>{0, 0};
-  j["score"] = {{"red", score[0]}, {"black", score[1]}};
-  j["match_length"] = opts.kind == engine::match_kind::points ? opts.length : 0;
-  j["crawford"] = playing && match_->is_crawford_game();
-  j["game_number"] = playing ? match_->game_number() : 0;
-  j["may_double"] = playing && has_turn && match_->may_double(g.turn());
-  // A forced play (the only legal one) is listed for spectators too: their client shows it.
-  const bool listed =
-      playing && phase == engine::match_phase::move && (with_legal || g.legal().size() == 1);
-  j["legal"] = listed ? json(g.legal_notations()) : json::array();
-  j["legal_moves"] = listed ? legal_moves_json(g.legal(), g.turn(), v) : json::array();
-  j["position_id"] = engine::position_id(g.current());
-  j["match_id"] = playing ? match_->id() : std::string{};
-  if (playing && match_->pending_resignation()) {
-    const auto& r = *match_->pending_resignation();
-    j["resign"] = {{"by", engine::to_string(r.by)}, {"kind", engine::to_string(r.kind)}};
-  } else {
-    j["resign"] = nullptr;
-  }
-  if (playing && phase == engine::match_phase::game_over) {
-    j["continuing"] = {{"red", match_->continuing()[0]}, {"black", match_->continuing()[1]}};
-  }
-  j["clock"] = clock_json();
-  j["dice_commitment"] = match_dice_ ? json(match_dice_->commitment()) : json(nullptr);
-  if (playing && !match_->results().empty() &&
-      (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
-       phase == engine::match_phase::opening)) {
-    const auto& res = match_->results().back();
-    j["last_result"] = {{"winner", engine::to_string(res.winner)},
-                        {"kind", engine::to_string(res.kind)},
-                        {"reason", engine::to_string(res.reason)},
-                        {"points", res.points}};
-  }
-  return j;
+  return json::parse(state_text(with_legal));
 }
 
-// The same text as protocol::encode(state()), written straight into a string (issue 15:
-// every change sends it, and building the tree cost more than the rest of the change).
-// Keys are written in nlohmann's order (sorted), so the text is byte for byte the same;
-// table tests compare the two over whole games. A field added to state() is added here
-// too, in its sorted place.
+// Written straight into a string (every change sends it; building a tree cost more than
+// the rest of the change), keys in sorted order (as nlohmann writes them, so a parsed
+// and re-encoded state is the same text). Table tests compare it with frames recorded
+// from seeded games (tests/server/data/state-frames.txt).
 std::string table::state_text(bool with_legal) const {
   using writer = protocol::json_writer;
   const auto& opts = match_ ? match_->options() : options_;
@@ -1589,7 +1465,9 @@ std::string table::state_text(bool with_legal) const {
   w.key("red");
   seat_bot(w, seats_[0]);
   w.end_object();
-  // clock (clock_json())
+  // clock: the banks at `since`, the delay the running action has left at `since`, the
+  // running side. The match's clocks when they are timed (kept after the match until the
+  // options change); before a match with a clock option, full banks; null without a clock.
   w.key("clock");
   if (clock_ && clock_->is_timed()) {
     w.begin_object()
@@ -1758,50 +1636,8 @@ std::string table::state_text(bool with_legal) const {
   return w.release();
 }
 
-/// state.clock (PROTOCOL.md): the banks at `since`, the delay the running action has
-/// left at `since`, the running side. The match's clocks when they are timed (kept
-/// after the match until the options change); before a match with a clock option, full
-/// banks; null without a clock.
-json table::clock_json() const {
-  if (clock_ && clock_->is_timed()) {
-    return json{{"red", clock_->bank(side::red)},
-                {"black", clock_->bank(side::black)},
-                {"delay_ms", clock_->delay_left()},
-                {"running", side_json(in_match() ? clock_->running() : std::nullopt)},
-                {"since", clock_->since()}};
-  }
-  if (!in_match() && clock_option_.minutes > 0) {
-    const std::int64_t bank = clock_option_.minutes * hooks_.clock_minute_ms;
-    return json{{"red", bank},
-                {"black", bank},
-                {"delay_ms", std::int64_t{clock_option_.delay_seconds} * 1000},
-                {"running", nullptr},
-                {"since", now()}};
-  }
-  return nullptr;
-}
-
 json table::summary() const {
-  json j;
-  j["name"] = name_;
-  j["players"] = {{"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
-                  {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)}};
-  j["bots"] = bots_json();
-  j["options"] = options_json(options_, tutor_, clock_option_);
-  j["options"]["private"] = private_;
-  j["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
-  const auto score = match_ ? match_->score() : std::array<int, 2>{0, 0};
-  j["score"] = {{"red", score[0]}, {"black", score[1]}};
-  j["spectators"] = spectators_.size();
-  j["phase"] = match_ ? std::string(engine::to_string(match_->phase())) : std::string("waiting");
-  // issue 12: the players' ratings in the table's variant (null: a guest or a free seat).
-  const auto rating = [&](const std::optional<seat>& st) -> json {
-    if (!st || !hooks_.rating_of) return nullptr;
-    const auto r = hooks_.rating_of(st->name, options_.game_variant);
-    return r ? json(*r) : json(nullptr);
-  };
-  j["ratings"] = {{"red", rating(seats_[0])}, {"black", rating(seats_[1])}};
-  return j;
+  return json::parse(summary_text());
 }
 
 std::string table::summary_text() const {
@@ -1860,30 +1696,6 @@ std::string table::summary_text() const {
 // Snapshot and restore
 
 namespace {
-
-json game_json(const engine::game& g) {
-  json j;
-  switch (g.phase()) {
-    case engine::game_phase::opening:
-      j["phase"] = "opening";
-      break;
-    case engine::game_phase::roll:
-      j["phase"] = "roll";
-      break;
-    case engine::game_phase::move:
-      j["phase"] = "move";
-      break;
-    case engine::game_phase::over:
-      j["phase"] = "over";
-      break;
-  }
-  j["turn"] = engine::to_string(g.turn());
-  j["dice"] = {g.dice().die1, g.dice().die2};
-  j["position"] = engine::position_id(g.current());
-  j["turns"] = g.turn_number();
-  j["result"] = g.result_of_game() ? json(*g.result_of_game()) : json(nullptr);
-  return j;
-}
 
 engine::side side_from(const json& j) {
   const auto s = engine::side_from_string(j.get<std::string>());
@@ -1950,81 +1762,14 @@ void replay(std::optional<match_record>& record, const json& entry) {
 }  // namespace
 
 json table::snapshot() const {
-  json j;
-  j["version"] = 2;
-  j["name"] = name_;
-  j["options"] = options_;
-  j["tutor"] = tutor_;
-  j["seats"] = json::array();
-  for (const auto& st : seats_) j["seats"].push_back(st ? json(st->name) : json(nullptr));
-  j["bots"] = bots_json();
-  j["last_match_id"] = last_match_id_;
-  j["seq"] = seq_;
-  j["clock_option"] = {{"minutes", clock_option_.minutes}, {"delay", clock_option_.delay_seconds}};
-  j["matches_started"] = matches_started_;
-  // Issue 13: the owner, the private flag, the invitations and the kicks in force.
-  j["owner"] = owner_;
-  j["private"] = private_;
-  json invited = json::array();
-  for (const auto& [key, name] : invited_) invited.push_back(name);
-  j["invited"] = std::move(invited);
-  json kicked = json::array();
-  for (const auto& [key, bar] : kicked_)
-    kicked.push_back({{"name", bar.name}, {"until_ms", bar.until_ms}});
-  j["kicked"] = std::move(kicked);
-  if (clock_) {
-    j["clock"] = {{"timed", clock_->is_timed()},
-                  {"bank", {clock_->bank(side::red), clock_->bank(side::black)}},
-                  {"delay", clock_->delay()},
-                  {"delay_left", clock_->delay_left()},
-                  {"running", side_json(clock_->running())},
-                  {"since", clock_->since()}};
-  } else {
-    j["clock"] = nullptr;
-  }
-  // S4: the match seed and the roll counter, in the database only (never in a frame
-  // before the match ends), so a restart goes on with the same dice.
-  if (match_dice_) {
-    j["dice"] = {{"seed", derived_dice::to_hex(match_dice_->seed())},
-                 {"player_seeds", match_dice_->player_seeds()},
-                 {"game", match_dice_->game()},
-                 {"next_k", match_dice_->next_k()}};
-  } else {
-    j["dice"] = nullptr;
-  }
-  if (match_) {
-    const auto& m = *match_;
-    json mj;
-    mj["options"] = m.options();
-    mj["phase"] = engine::to_string(m.phase());
-    mj["cube"] = {{"value", m.doubling_cube().value},
-                  {"owner", side_json(m.doubling_cube().owner)},
-                  {"offered_by", side_json(m.doubling_cube().offered_by)}};
-    mj["score"] = m.score();
-    mj["game_number"] = m.game_number();
-    mj["crawford_game"] = m.is_crawford_game();
-    mj["crawford_done"] = m.crawford_done();
-    if (m.pending_resignation()) {
-      const auto& r = *m.pending_resignation();
-      mj["resignation"] = {{"by", engine::to_string(r.by)},
-                           {"kind", engine::to_string(r.kind)},
-                           {"resume_phase", engine::to_string(r.resume_phase)}};
-    } else {
-      mj["resignation"] = nullptr;
-    }
-    mj["continuing"] = m.continuing();
-    mj["results"] = m.results();
-    mj["game"] = game_json(m.current_game());
-    j["match"] = std::move(mj);
-  } else {
-    j["match"] = nullptr;
-  }
+  json j = json::parse(snapshot_text({}));
+  j.erase("token_hashes");
   return j;
 }
 
 std::string table::snapshot_text(
     const std::array<std::optional<std::string>, 2>& token_hashes) const {
-  // The keys of every object in nlohmann's (sorted) order, as snapshot() holds them.
+  // The keys of every object in sorted order (as nlohmann writes them).
   using writer = protocol::json_writer;
   const auto text_or_null = [](writer& w, const std::optional<std::string>& t) {
     if (t) {

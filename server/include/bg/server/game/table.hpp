@@ -232,34 +232,33 @@ class table {
   /// on the way, however long the bots' queue makes it wait; its seat is never claimed.
   [[nodiscard]] bool bot_thinking() const;
 
-  /// The full `state` message (protocol/PROTOCOL.md), with `ratings`: the rating of each
-  /// registered player and spectator here, in the table's variant, by name. With
-  /// `with_legal` false, `legal` and `legal_moves` are empty unless the play is forced
-  /// (exactly one legal play): the state a spectator gets after a change (issue 15: it
-  /// cannot play them, but its client shows a forced play).
-  [[nodiscard]] nlohmann::json state(bool with_legal = true) const;
-  /// protocol::encode(state(with_legal)), byte for byte, written straight into the text
-  /// without building the tree (issue 15: the message every change sends to everyone
-  /// present).
+  /// The full `state` message (protocol/PROTOCOL.md) as sent, written straight into its
+  /// text (the one description of the message: every change sends it to everyone
+  /// present), keys in sorted order. With `ratings`: the rating of each registered player
+  /// and spectator here, in the table's variant, by name. With `with_legal` false,
+  /// `legal` and `legal_moves` are empty unless the play is forced (exactly one legal
+  /// play): the state a spectator gets after a change (it cannot play them, but its
+  /// client shows a forced play).
   [[nodiscard]] std::string state_text(bool with_legal = true) const;
+  /// state_text(with_legal) parsed (tests and cold paths).
+  [[nodiscard]] nlohmann::json state(bool with_legal = true) const;
   /// Whether a player's and a spectator's states differ now: in phase `move` with more
   /// than one legal play (a forced play is listed to spectators too).
   [[nodiscard]] bool lists_legal() const;
-  /// One entry of the lobby's `tables` list, with `ratings` {red, black} of its players
-  /// (null for a guest or a free seat).
-  [[nodiscard]] nlohmann::json summary() const;
-  /// protocol::encode(summary()), byte for byte, written straight into the text (issue
-  /// 15: the lobby's entry is rewritten after every change).
+  /// One entry of the lobby's `tables` list, as text (rewritten after every change),
+  /// with `ratings` {red, black} of its players (null for a guest or a free seat).
   [[nodiscard]] std::string summary_text() const;
+  /// summary_text() parsed.
+  [[nodiscard]] nlohmann::json summary() const;
   /// Everything needed to rebuild the table after a restart except the match record,
-  /// which the host keeps as a journal of table_outcome::record_log entries
-  /// (snapshot version 2; version 1 carried the whole record under "record").
-  [[nodiscard]] nlohmann::json snapshot() const;
-  /// protocol::encode() of snapshot() with "token_hashes" set to `token_hashes` ([red,
-  /// black]: each seat's resume-token hash, null for none), byte for byte, written
-  /// straight into the text (issue 15: the snapshot is stored with every change).
+  /// which the host keeps as a journal of table_outcome::record_log entries (snapshot
+  /// version 2; version 1 carried the whole record under "record"), as the text stored
+  /// with every change, with "token_hashes" [red, black]: each seat's resume-token hash,
+  /// null for none.
   [[nodiscard]] std::string snapshot_text(
       const std::array<std::optional<std::string>, 2>& token_hashes) const;
+  /// snapshot_text() parsed, without "token_hashes".
+  [[nodiscard]] nlohmann::json snapshot() const;
   /// Rebuilds a table from snapshot() and the record journal (every record_log entry
   /// saved since the last record_reset, in order); nobody is present afterwards, and
   /// seats are kept only while a match is in progress. A version 1 snapshot's "record"
@@ -346,7 +345,6 @@ class table {
   /// Moves the rolls just derived into the match record and its journal.
   void record_rolls();
   [[nodiscard]] std::int64_t now() const;
-  [[nodiscard]] nlohmann::json clock_json() const;
   table_outcome bump(table_outcome o);
   table_outcome refuse(std::string code, std::string message) const;
   table_outcome game_command(engine::side s, const protocol::command& c);
