@@ -10,6 +10,61 @@ namespace bg::protocol {
 
 using engine::make_error;
 
+command_place place_of(command_kind k) noexcept {
+  switch (k) {
+    case command_kind::tables:
+    case command_kind::play_bot:
+      return command_place::lobby;
+    case command_kind::whois:
+    case command_kind::ratings:
+    case command_kind::history:
+    case command_kind::password:
+    case command_kind::sessions:
+    case command_kind::signout:
+    case command_kind::ignore:
+    case command_kind::unignore:
+    case command_kind::ban:
+    case command_kind::unban:
+    case command_kind::broadcast:
+    case command_kind::close_table:
+      return command_place::service;
+    case command_kind::chat:
+    case command_kind::who:
+    case command_kind::help:
+    case command_kind::analysis:
+      return command_place::both;
+    case command_kind::join:
+    case command_kind::leave:
+    case command_kind::start:
+    case command_kind::option_show:
+    case command_kind::option_match:
+    case command_kind::option_tutor:
+    case command_kind::option_variant:
+    case command_kind::roll:
+    case command_kind::move:
+    case command_kind::double_offer:
+    case command_kind::take:
+    case command_kind::drop:
+    case command_kind::resign:
+    case command_kind::accept:
+    case command_kind::reject:
+    case command_kind::continue_session:
+    case command_kind::stop_session:
+    case command_kind::board:
+    case command_kind::export_match:
+    case command_kind::option_clock:
+    case command_kind::seed:
+    case command_kind::claim:
+    case command_kind::bot:
+    case command_kind::kick:
+    case command_kind::invite:
+    case command_kind::uninvite:
+    case command_kind::option_private:
+      return command_place::table;
+  }
+  return command_place::table;
+}
+
 std::string_view to_string(command_kind k) noexcept {
   switch (k) {
     case command_kind::chat:

@@ -1349,9 +1349,24 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       send_error(c, "bad_message", "enter and exit need a table", m.id);
       return;
     }
-    on_lobby_line(c, name, m, t0);
+    auto parsed = protocol::parse_line(m.text);
+    if (!parsed) {
+      send_error(c, parsed.err().code, parsed.err().message, m.id);
+      return;
+    }
+    if (protocol::place_of(parsed->kind) == protocol::command_place::service) {
+      on_service_command(c, name, *parsed, std::nullopt, m.id, t0);
+      return;
+    }
+    on_lobby_line(c, name, std::move(*parsed), m.id, t0);
     return;
   }
+  on_table_message(c, name, m, std::move(text), t0);
+}
+
+void game_service::on_table_message(const std::shared_ptr<client>& c, const std::string& name,
+                                    const protocol::client_message& m, std::string text,
+                                    clock_type::time_point t0) {
   if (const auto why = name_problem_of(*m.table)) {
     send_error(c, "bad_table", "that table name cannot be used: " + *why, m.id);
     return;
@@ -1380,30 +1395,15 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       send_error(c, parsed.err().code, parsed.err().message, m.id);
       return;
     }
-    if (parsed->kind == protocol::command_kind::tables ||
-        parsed->kind == protocol::command_kind::play_bot) {
-      on_lobby_line(c, name, m, t0);
-      return;
-    }
-    switch (parsed->kind) {  // answered by the service, at a table as in the lobby
-      case protocol::command_kind::whois:
-      case protocol::command_kind::ratings:
-      case protocol::command_kind::history:
-      case protocol::command_kind::password:
-      case protocol::command_kind::sessions:
-      case protocol::command_kind::signout:
-        on_account_command(c, name, *parsed, m.table, m.id, t0);
+    switch (protocol::place_of(parsed->kind)) {
+      case protocol::command_place::lobby:
+        on_lobby_line(c, name, std::move(*parsed), m.id, t0);
         return;
-      case protocol::command_kind::ignore:
-      case protocol::command_kind::unignore:
-      case protocol::command_kind::ban:
-      case protocol::command_kind::unban:
-      case protocol::command_kind::broadcast:
-      case protocol::command_kind::close_table:
-        on_moderation_command(c, name, *parsed, m.id);
-        metrics_.command(protocol::to_string(parsed->kind), clock_type::now() - t0);
+      case protocol::command_place::service:
+        on_service_command(c, name, *parsed, m.table, m.id, t0);
         return;
-      default:
+      case protocol::command_place::table:
+      case protocol::command_place::both:
         break;
     }
     cmd = std::move(*parsed);
@@ -1823,20 +1823,36 @@ void game_service::welcome_and_rejoin(const std::shared_ptr<client>& c,
   }
 }
 
-void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
-                                 const protocol::client_message& m, clock_type::time_point t0) {
-  auto parsed = protocol::parse_line(m.text);
-  if (!parsed) {
-    send_error(c, parsed.err().code, parsed.err().message, m.id);
-    return;
+void game_service::on_service_command(const std::shared_ptr<client>& c, const std::string& name,
+                                      const protocol::command& cmd,
+                                      const std::optional<std::string>& table,
+                                      const std::optional<json>& re, clock_type::time_point t0) {
+  switch (cmd.kind) {
+    case protocol::command_kind::ignore:
+    case protocol::command_kind::unignore:
+    case protocol::command_kind::ban:
+    case protocol::command_kind::unban:
+    case protocol::command_kind::broadcast:
+    case protocol::command_kind::close_table:
+      on_moderation_command(c, name, cmd, re);
+      metrics_.command(protocol::to_string(cmd.kind), clock_type::now() - t0);
+      return;
+    default:  // the account's commands: counted when answered
+      on_account_command(c, name, cmd, table, re, t0);
+      return;
   }
-  switch (parsed->kind) {
+}
+
+void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
+                                 protocol::command cmd, const std::optional<json>& re,
+                                 clock_type::time_point t0) {
+  switch (cmd.kind) {
     case protocol::command_kind::tables: {
-      const std::size_t page = parsed->text.empty() ? 1 : std::stoul(parsed->text);
+      const std::size_t page = cmd.text.empty() ? 1 : std::stoul(cmd.text);
       if (bus_) {  // a cluster: every live node's tables, as the database has them
         bus_->list_tables(
             page, config_.tables_page_size,
-            [self = shared_from_this(), c, re = m.id](std::optional<json> msg) {
+            [self = shared_from_this(), c, re](std::optional<json> msg) {
               if (!msg) {
                 self->send_error(c, "storage_error",
                                  "the list of tables could not be read: try again in a moment", re);
@@ -1848,35 +1864,35 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
         break;
       }
       json msg = tables_message(page);
-      if (m.id) msg["re"] = *m.id;
+      if (re) msg["re"] = *re;
       c->send(frame_of(msg));
       break;
     }
     case protocol::command_kind::help: {
-      const auto text = protocol::help_text(parsed->text);
+      const auto text = protocol::help_text(cmd.text);
       if (!text) {
-        send_error(c, "unknown_command", "no help for that: try /help", m.id);
+        send_error(c, "unknown_command", "no help for that: try /help", re);
         return;
       }
       json msg{{"type", "info"}, {"topic", "help"}, {"text", *text}};
-      if (m.id) msg["re"] = *m.id;
+      if (re) msg["re"] = *re;
       c->send(frame_of(msg));
       break;
     }
     case protocol::command_kind::chat: {
-      if (parsed->text.size() > config_.max_chat_bytes) {
-        send_error(c, "too_long", "a chat line is too long", m.id);
+      if (cmd.text.size() > config_.max_chat_bytes) {
+        send_error(c, "too_long", "a chat line is too long", re);
         return;
       }
       // Like table chat: bidirectional overrides and zero-width characters taken out.
-      parsed->text = strip_invisible(parsed->text);
-      if (blank(parsed->text)) {
+      cmd.text = strip_invisible(cmd.text);
+      if (blank(cmd.text)) {
         send_error(c, "empty_line",
                    "that chat line holds only invisible or direction characters: nothing to say",
-                   m.id);
+                   re);
         return;
       }
-      auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", parsed->text}});
+      auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", cmd.text}});
       std::vector<std::shared_ptr<client>> all;
       {
         std::lock_guard lock(mutex_);
@@ -1887,19 +1903,19 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
                 lobby_.allow_chat(me->last_lobby_chat, clock_type::now(),
                                   config_.lobby_chat_interval, config_.lobby_chat_per_minute)) {
           metrics_.error("chat_throttled");
-          c->send(frame_of(protocol::error_message("chat_throttled", *why, m.id)));
+          c->send(frame_of(protocol::error_message("chat_throttled", *why, re)));
           return;
         }
         // Not to those who ignore the speaker (issue 13).
         all = players_.everyone_hearing(me->key);
         // In a cluster, the other nodes hear it too (NOTIFY: at most 8000 bytes).
-        if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", parsed->text}})) {
+        if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", cmd.text}})) {
           metrics_.error("chat_throttled");
           c->send(frame_of(protocol::error_message(
               "chat_throttled",
               "the lobby chat could not reach the other nodes: a shorter line, or wait a "
               "moment",
-              m.id)));
+              re)));
           return;
         }
       }
@@ -1907,43 +1923,27 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       break;
     }
     case protocol::command_kind::who:
-      answer_who(c, m.id);
+      answer_who(c, re);
       break;
     case protocol::command_kind::analysis: {
-      if (parsed->text.empty()) {
+      if (cmd.text.empty()) {
         send_error(c, "bad_command",
                    "in the lobby /analysis needs a match id, e.g. /analysis 12 (at a table it "
                    "is the table's last match)",
-                   m.id);
+                   re);
         return;
       }
-      answer_analysis(c, *id_of(parsed->text), m.id, "");
+      answer_analysis(c, *id_of(cmd.text), re, "");
       break;
     }
-    case protocol::command_kind::whois:
-    case protocol::command_kind::ratings:
-    case protocol::command_kind::history:
-    case protocol::command_kind::password:
-    case protocol::command_kind::sessions:
-    case protocol::command_kind::signout:
-      on_account_command(c, name, *parsed, std::nullopt, m.id, t0);
-      return;  // counted when answered
     case protocol::command_kind::play_bot:
-      on_play_bot(c, name, *parsed, m.id, t0);
+      on_play_bot(c, name, cmd, re, t0);
       return;  // the table's actor counts it once the table is written
-    case protocol::command_kind::ignore:
-    case protocol::command_kind::unignore:
-    case protocol::command_kind::ban:
-    case protocol::command_kind::unban:
-    case protocol::command_kind::broadcast:
-    case protocol::command_kind::close_table:
-      on_moderation_command(c, name, *parsed, m.id);
-      break;
-    default:
-      send_error(c, "no_table", "that command works at a table: enter one first", m.id);
+    default:   // command_place::table
+      send_error(c, "no_table", "that command works at a table: enter one first", re);
       return;
   }
-  metrics_.command(protocol::to_string(parsed->kind), clock_type::now() - t0);
+  metrics_.command(protocol::to_string(cmd.kind), clock_type::now() - t0);
 }
 
 void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::string& name,

@@ -83,6 +83,18 @@ inline constexpr std::string_view default_bot_level = "expert";
 /// and in `/help` topics.
 std::string_view to_string(command_kind k) noexcept;
 
+/// Where a command is answered: the one routing table of the lobby and the tables.
+enum class command_place : unsigned char {
+  table,    ///< at a table only (in the lobby: `no_table`)
+  lobby,    ///< by the lobby, wherever it is typed (/tables, /play bot)
+  service,  ///< by the server the same way anywhere (accounts, ignores, moderation)
+  both,     ///< at a table by the table, in the lobby by the lobby (chat, /who, /help,
+            ///< /analysis)
+};
+
+/// Where command `k` is answered (protocol/PROTOCOL.md, "Commands").
+command_place place_of(command_kind k) noexcept;
+
 /// `/option clock`: each player's time bank for the whole match and the delay per
 /// action that is spent before the bank (RULES.md S2). `minutes` 0 means no clock.
 struct clock_option {

@@ -369,8 +369,23 @@ class game_service final : public service,
   /// Cluster: the resume window of the name of key `key`, begun for `until`, is over
   /// (issue 26): the name is freed unless used again meanwhile.
   void linger_over(const std::string& key, clock_type::time_point until);
+  /// Message `m` (its frame `text`) about table `*m.table` from `c` (called `name`):
+  /// sent on when another node has the table (cluster), else handed to the table's
+  /// actor (made when absent); the service's and the lobby's commands are answered here.
+  void on_table_message(const std::shared_ptr<client>& c, const std::string& name,
+                        const protocol::client_message& m, std::string text,
+                        std::chrono::steady_clock::time_point t0);
+  /// A command of command_place::lobby or ::both typed in the lobby (or a lobby command
+  /// typed at a table) by `c` (called `name`); a table's command answers `no_table`.
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
-                     const protocol::client_message& m, std::chrono::steady_clock::time_point t0);
+                     protocol::command cmd, const std::optional<nlohmann::json>& re,
+                     std::chrono::steady_clock::time_point t0);
+  /// A command of command_place::service (accounts, ignores, moderation) from `c`
+  /// (called `name`), in the lobby or at `table`: answered the same anywhere.
+  void on_service_command(const std::shared_ptr<client>& c, const std::string& name,
+                          const protocol::command& cmd, const std::optional<std::string>& table,
+                          const std::optional<nlohmann::json>& re,
+                          std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
   /// `why` set when refused.
   std::shared_ptr<table_actor> table_for(const std::string& name, const players::session& s,
