@@ -515,9 +515,12 @@ void gnubg_pool::impl::retry(std::unique_ptr<request> r, const std::string& why)
   ++r->failures;
   r->last_failure = why;
   if (stopped || r->failures > options.retries) {
-    give_up(std::move(r), "GNU Backgammon did not answer (" + std::to_string(r->failures) +
-                              (r->failures == 1 ? " attempt" : " attempts") + ", the last one " +
-                              why + ")");
+    // The message first: an argument that reads r beside one that moves it is read in
+    // no set order.
+    const std::string message = "GNU Backgammon did not answer (" + std::to_string(r->failures) +
+                                (r->failures == 1 ? " attempt" : " attempts") + ", the last one " +
+                                why + ")";
+    give_up(std::move(r), message);
     return;
   }
   waiting.push_front(std::move(r));

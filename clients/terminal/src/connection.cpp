@@ -37,8 +37,7 @@ struct connection::stream_holder {
 };
 
 connection::connection(net::io_context& io, settings s, handlers h)
-    : io_{io},
-      strand_{net::make_strand(io)},
+    : strand_{net::make_strand(io)},
       settings_{std::move(s)},
       handlers_{std::move(h)},
       backoff_timer_{strand_},

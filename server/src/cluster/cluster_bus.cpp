@@ -320,7 +320,7 @@ void cluster_bus::publish_table(const std::string& table, std::optional<std::str
 void cluster_bus::list_tables(std::size_t page, std::size_t per_page,
                               std::function<void(std::optional<json>)> done) {
   const std::string lease = std::to_string(o_.lease.count());
-  const bool queued = enqueue([=, this](pg::connection& db) {
+  const bool queued = enqueue([=](pg::connection& db) {
     attempt(
         "reading the lobby",
         [&] {
@@ -463,7 +463,7 @@ void cluster_bus::release(const std::string& key) {
 void cluster_bus::find_token(const std::string& token_hash,
                              std::function<void(std::optional<session_row>)> done) {
   const std::string lease = std::to_string(o_.lease.count());
-  const bool queued = enqueue([=, this](pg::connection& db) {
+  const bool queued = enqueue([=](pg::connection& db) {
     attempt(
         "finding a resume token",
         [&] {

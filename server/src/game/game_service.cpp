@@ -851,7 +851,8 @@ void game_service::follow_seat_after_login(const std::shared_ptr<client>& c,
   cluster_->find_seat(key, [weak = weak_from_this(), c](std::optional<seat_elsewhere> found) {
     const auto self = weak.lock();
     if (!self || !found || !found->seat) return;
-    auto [table, owner] = std::move(*found->seat);
+    auto [seat_table, owner] = std::move(*found->seat);
+    const std::string table = seat_table;  // (a structured binding is not captured by clang 14)
     const auto send_on = [self, c, table](const table_owner& to) {
       // (send_moved waits until the cluster's sessions hold the welcome's token.)
       self->send_moved(c, table, to, json());

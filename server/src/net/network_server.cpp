@@ -29,8 +29,7 @@ constexpr auto settle_time = 100ms;
 
 network_server::network_server(net::io_context& io, server_config config,
                                std::shared_ptr<service> game, metrics& counters)
-    : io_{io},
-      registry_{std::make_shared<session_registry>(config.max_connections,
+    : registry_{std::make_shared<session_registry>(config.max_connections,
                                                    config.max_connections_per_address)},
       game_{game ? std::move(game)
                  : throw std::invalid_argument("network_server: no game service")},

@@ -124,7 +124,6 @@ class connection {
   void set_session(const std::string& credential);
   void set_view(const std::string& table);
 
-  boost::asio::io_context& io_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   settings settings_;
   handlers handlers_;

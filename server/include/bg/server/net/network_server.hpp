@@ -55,7 +55,6 @@ class network_server {
   void wait_for_sessions(std::chrono::steady_clock::time_point deadline, bool settling,
                          std::function<void()> done);
 
-  boost::asio::io_context& io_;
   std::shared_ptr<session_registry> registry_;
   std::shared_ptr<service> game_;
   std::shared_ptr<const server_context> context_;
