@@ -294,9 +294,15 @@ export async function harness(name, { timeLimitMs = 170_000 } = {}) {
     visible: async (page, selector) => (await page.locator(selector).count()) > 0 && page.locator(selector).first().isVisible(),
     /** The kind of the dialog shown ('' when none). */
     dialogKind: (page) => page.$eval('#dialog', (d) => (d.hidden ? '' : d.dataset.kind)),
-    /** Clicks a command button and waits for the state it causes. */
+    /**
+     * Clicks a command button and waits for the state it causes: a state newer than the
+     * newest the page holds, shown or not (the board may still be drawing an older one
+     * while a play is shown: waiting only for a newer board would take that one for the
+     * answer).
+     */
     async command(page, selector) {
-      const seq = await h.seqOf(page);
+      const latest = (await h.stateOf(page))?.seq ?? -1;
+      const seq = Math.max(await h.seqOf(page), latest);
       await page.click(selector);
       await h.waitSeqAfter(page, seq);
     },
