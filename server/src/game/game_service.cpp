@@ -1418,9 +1418,12 @@ void game_service::on_table_message(const std::shared_ptr<client>& c, const std:
     // In a cluster the table redirect_if_elsewhere() found here may have gone since (this
     // node fenced, or the store refused its write: another node has it now). A table
     // made here afresh would hide the stored one behind an empty table: the message is
-    // looked at again from the start, and the store says where the table is.
+    // looked at again from the start, and the store says where the table is. (Unless
+    // table_for() would refuse to make it: then redirect_if_elsewhere() asks nothing,
+    // and the refusal is answered below, never looked at again.)
     if (cluster_ && !shutting_down_ && tables_.count(*m.table) == 0 &&
-        preclaimed_.count(*m.table) == 0) {
+        preclaimed_.count(*m.table) == 0 && tables_.size() < config_.max_tables &&
+        players_.may_create(*s, config_.max_tables_per_client)) {
       look_again = true;
     } else {
       std::string code;

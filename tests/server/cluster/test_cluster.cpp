@@ -603,3 +603,23 @@ TEST_CASE(
   CHECK((*welcome)["tables"] == json::array({"now"}));
   CHECK((*welcome)["resumed"] == true);
 }
+
+TEST_CASE(
+    "cluster: a player at the table limit who names a new table is refused with "
+    "too_many_tables at once, and the node goes on answering",
+    "[postgres][cluster]") {
+  database db;
+  auto flags = node(db.url, "a");
+  flags.insert(flags.end(), {"--max-tables-per-client", "1"});
+  gammond_process a{flags};
+  player alice(a.port(), "alice");
+  (void)alice.ok("t1", "/join");
+  // A new table this player may not make is refused, not looked up in the store again
+  // and again.
+  alice.refused("t2", "/join", "too_many_tables");
+  alice.refused("t3", "hello", "too_many_tables");
+  player bob(a.port(), "bob");
+  const json st = bob.ok("t1", "/join");
+  CHECK(st["players"]["black"] == "bob");
+  CHECK(db.sql("SELECT count(*) FROM table_owners") == "1");
+}
