@@ -55,7 +55,7 @@ match opening_played(int length, std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE(
-    "issue 14: the long bot answers a table's question on its pool's thread, as the "
+    "the long bot answers a table's question on its pool's thread, as the "
     "long player of its level would",
     "[bots][long_bot]") {
   long_bot_pool pool({1, 16});
@@ -78,8 +78,7 @@ TEST_CASE(
   CHECK(pool.stats().refused == 0);
 }
 
-TEST_CASE("issue 14: the long bot refuses standard backgammon at once: bot_failed",
-          "[bots][long_bot]") {
+TEST_CASE("the long bot refuses standard backgammon at once: bot_failed", "[bots][long_bot]") {
   long_bot_pool pool({1, 16});
   long_bot_player bot(pool, gnubg_level::expert);
   situation s;
@@ -132,7 +131,7 @@ TEST_CASE(
   CHECK(pool.stats().refused == 2);
 }
 
-TEST_CASE("issue 14: the long bot's levels: noise below expert, two plies at world class",
+TEST_CASE("the long bot's levels: noise below expert, two plies at world class",
           "[bots][long_bot]") {
   CHECK(long_bot_options(gnubg_level::beginner).noise == Approx(0.060));
   CHECK(long_bot_options(gnubg_level::intermediate).noise == Approx(0.040));
@@ -144,7 +143,7 @@ TEST_CASE("issue 14: the long bot's levels: noise below expert, two plies at wor
   CHECK(long_bot_name(gnubg_level::intermediate) == "nardy-intermediate");
 }
 
-TEST_CASE("issue 14: a noisy level errs, the same way each time, and loses to the expert",
+TEST_CASE("a noisy level errs, the same way each time, and loses to the expert",
           "[bots][long_bot]") {
   const long_player beginner(long_bot_options(gnubg_level::beginner));
   const long_player beginner_again(long_bot_options(gnubg_level::beginner));
@@ -185,7 +184,7 @@ TEST_CASE("issue 14: a noisy level errs, the same way each time, and loses to th
   CHECK(beginner_wins < 100);
 }
 
-TEST_CASE("issue 14: the computer players' names are reserved, and only those", "[bots][names]") {
+TEST_CASE("the computer players' names are reserved, and only those", "[bots][names]") {
   const auto names = bot_names();
   REQUIRE(names.size() == 10);
   CHECK(names.front() == "gnubg-beginner");

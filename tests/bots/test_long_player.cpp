@@ -93,7 +93,7 @@ match_options points(int length) {
 // Whole games
 
 TEST_CASE(
-    "issue 14: the long bot plays 100 seeded games against a random player with only "
+    "the long bot plays 100 seeded games against a random player with only "
     "legal plays and wins at least 90",
     "[bots][player]") {
   const long_player bot;  // the default a table seat uses
@@ -406,7 +406,7 @@ TEST_CASE("bots: the bot says nothing when nothing is asked of it", "[bots][play
 // A table's question (issue 14: the long bot at a table is asked through a situation)
 
 TEST_CASE(
-    "issue 14: a table's question holds all the long bot decides on: the match rebuilt from "
+    "a table's question holds all the long bot decides on: the match rebuilt from "
     "it gives the same command at every decision",
     "[bots][player][situation]") {
   // Two one-ply bots with the cube: matches to 3 and 5 and basis sessions, with a
@@ -465,7 +465,7 @@ TEST_CASE(
   CHECK(asked[question::accept_or_reject] > 0);
 }
 
-TEST_CASE("issue 14: a question the position cannot answer is refused with bad_state",
+TEST_CASE("a question the position cannot answer is refused with bad_state",
           "[bots][player][situation]") {
   situation s;
   s.asked = question::play;

@@ -131,7 +131,7 @@ TEST_CASE("L1 long nardy is drawn mirrored: both sides move counter-clockwise",
   CHECK(text.find("red 13->24->1->12") != std::string::npos);
 }
 
-TEST_CASE("R17 issue 11.11: the board numbering 1..24 is shown only when the tutor is on",
+TEST_CASE("R17: the board numbering 1..24 is shown only when the tutor is on",
           "[clients][board][tutor]") {
   const std::string board_top = "   13 14 15 16 17 18       19 20 21 22 23 24";
   const std::string board_bottom = "   12 11 10  9  8  7        6  5  4  3  2  1";

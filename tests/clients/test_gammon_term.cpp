@@ -362,7 +362,7 @@ TEST_CASE("a client whose connection drops resumes with its token and keeps its 
 }
 
 TEST_CASE(
-    "issue 12: gammon-term registers and logs in with a password file and shows what /whois "
+    "gammon-term registers and logs in with a password file and shows what /whois "
     "/ratings and /history answer",
     "[clients][term][accounts]") {
   gammond_process server{
@@ -442,7 +442,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 28: gammon-term follows its player to the table /play bot made, keeps the token in a "
+    "gammon-term follows its player to the table /play bot made, keeps the token in a "
     "0600 file and resumes the seat after a restart, /go and /lobby change the view",
     "[clients][term][follow]") {
   gammond_process server{
@@ -498,7 +498,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("issue 28: two scripted clients meet at a table through /go from the lobby",
+TEST_CASE("two scripted clients meet at a table through /go from the lobby",
           "[clients][term][follow]") {
   gammond_process server{
       {"--dice-seed", "6", "--commands-per-second", "1000", "--command-burst", "1000"}};
@@ -530,7 +530,7 @@ TEST_CASE("issue 28: two scripted clients meet at a table through /go from the l
 }
 
 TEST_CASE(
-    "issue 28: an invitation to a private table is entered with /go alone, /go with no "
+    "an invitation to a private table is entered with /go alone, /go with no "
     "invitation is a usage error that sends nothing",
     "[clients][term][follow]") {
   gammond_process server{
@@ -567,7 +567,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "issue 27: gammon-term keeps the remembered sign-in of --register in a 0600 file: the next "
+    "gammon-term keeps the remembered sign-in of --register in a 0600 file: the next "
     "run logs in without the password, /signout ends it and removes the file",
     "[clients][term][accounts]") {
   gammond_process server{

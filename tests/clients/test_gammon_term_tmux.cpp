@@ -111,7 +111,7 @@ std::string first_play(const std::string& screen) {
 }  // namespace
 
 TEST_CASE(
-    "issue 28 in tmux: the lobby draws the tables and who is online, /play bot standard shows the "
+    "in tmux: the lobby draws the tables and who is online, /play bot standard shows the "
     "new table's board, a restart resumes the seat and the match is played to its end",
     "[clients][term][tmux]") {
   REQUIRE(std::system("command -v tmux >/dev/null") == 0);

@@ -100,8 +100,7 @@ TEST_CASE("encode never throws on bad UTF-8 and error_message echoes re", "[prot
   CHECK_FALSE(error_message("x", "y").contains("re"));
 }
 
-TEST_CASE("issue 12: hello takes a password, register a name and a password",
-          "[protocol][codec][accounts]") {
+TEST_CASE("hello takes a password, register a name and a password", "[protocol][codec][accounts]") {
   // A guest's hello has no password; an account's has one (even an empty one).
   auto guest = decode(R"({"type":"hello","name":"bob"})");
   REQUIRE(guest.ok());
@@ -133,7 +132,7 @@ TEST_CASE("issue 12: hello takes a password, register a name and a password",
   CHECK(control.err().message.find("zq") == std::string::npos);
 }
 
-TEST_CASE("issue 15: json_writer writes what encode() writes for the same tree",
+TEST_CASE("json_writer writes what encode() writes for the same tree",
           "[protocol][codec][issue15]") {
   using bg::protocol::encode;
   using bg::protocol::json_writer;

@@ -51,7 +51,7 @@ TEST_CASE("seed 000 table commands parse with their arguments", "[protocol][comm
   CHECK(ok("/export").kind == command_kind::export_match);
 }
 
-TEST_CASE("issue 14: /analysis takes an optional match id, a whole number from 1",
+TEST_CASE("/analysis takes an optional match id, a whole number from 1",
           "[protocol][command][analysis]") {
   CHECK(ok("/analysis").kind == command_kind::analysis);
   CHECK(ok("/analysis").text.empty());
@@ -174,7 +174,7 @@ TEST_CASE("/help lists every command and explains one", "[protocol][command]") {
   CHECK(ok("/help move").text == "move");
 }
 
-TEST_CASE("issue 12: /whois, /ratings, /history and /password parse with their arguments",
+TEST_CASE("/whois, /ratings, /history and /password parse with their arguments",
           "[protocol][command][accounts]") {
   // Names keep the case they were typed in (the server compares them by their key).
   CHECK(ok("/whois Alice").kind == command_kind::whois);
@@ -214,7 +214,7 @@ TEST_CASE("issue 12: /whois, /ratings, /history and /password parse with their a
   }
 }
 
-TEST_CASE("issue 14: /bot takes one of gnubg's levels, expert by default", "[protocol][command]") {
+TEST_CASE("/bot takes one of gnubg's levels, expert by default", "[protocol][command]") {
   CHECK(ok("/bot").kind == command_kind::bot);
   CHECK(ok("/bot").text == "expert");
   for (const auto level : bot_levels) CHECK(ok("/bot " + std::string(level)).text == level);
@@ -225,8 +225,7 @@ TEST_CASE("issue 14: /bot takes one of gnubg's levels, expert by default", "[pro
   }
 }
 
-TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order",
-          "[protocol][command]") {
+TEST_CASE("/play bot takes a level, a variant and a match in any order", "[protocol][command]") {
   const auto plain = ok("/play bot");
   CHECK(plain.kind == command_kind::play_bot);
   CHECK(plain.text == "expert");
@@ -256,8 +255,7 @@ TEST_CASE("issue 14: /play bot takes a level, a variant and a match in any order
   }
 }
 
-TEST_CASE("issue 13: the moderation commands parse with their arguments",
-          "[protocol][command][moderation]") {
+TEST_CASE("the moderation commands parse with their arguments", "[protocol][command][moderation]") {
   // Names keep the case they were typed in (the server compares them by their key).
   CHECK(ok("/kick Mallory").kind == command_kind::kick);
   CHECK(ok("/KICK Mallory").text == "Mallory");
