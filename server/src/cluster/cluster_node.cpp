@@ -178,77 +178,73 @@ bool cluster_node::enqueue(std::function<void(pg::connection*)> job) {
   return true;
 }
 
+template <typename T>
+void cluster_node::ask(std::string what, std::function<std::optional<T>(pg::connection&)> question,
+                       std::function<void(std::optional<T>)> done) {
+  auto answer = std::make_shared<std::function<void(std::optional<T>)>>(std::move(done));
+  const bool queued = enqueue(
+      [this, what = std::move(what), question = std::move(question), answer](pg::connection* db) {
+        std::optional<T> out;
+        if (db != nullptr) {
+          try {
+            out = question(*db);
+          } catch (const std::exception& e) {
+            spdlog::warn("cluster: cannot {}: {}", what, e.what());
+            db_->drop();
+            out.reset();
+          }
+        }
+        (*answer)(std::move(out));
+      });
+  if (!queued) (*answer)(std::nullopt);
+}
+
 void cluster_node::locate(std::string name, bool claim_if_free,
                           std::function<void(std::optional<located_table>)> done) {
-  auto answer = std::make_shared<std::function<void(std::optional<located_table>)>>(done);
-  const bool queued = enqueue([this, name, claim_if_free, answer](pg::connection* db) {
-    if (db == nullptr) return (*answer)(std::nullopt);
-    std::optional<located_table> out;
-    try {
-      if (claim_if_free) {
-        const auto mine = db->run("claiming a new table", locate_claim_sql, {options_.node, name});
-        if (mine.rows() != 0) out = located_table{std::nullopt, mine.integer(0, 0), true};
-      }
-      if (!out) {
-        const auto r =
-            db->run("locating a table", locate_sql, {name, std::to_string(options_.lease.count())});
-        if (r.rows() == 0) {
-          out = located_table{};  // nobody's (claim_if_free false): made here when asked
-        } else if (r.text(0, 0) == options_.node) {
-          out = located_table{std::nullopt, r.integer(0, 1), false, r.text(0, 5) == "t"};
-        } else {
-          out = located_table{owner_at(r, 0, 0, 2, 3, 4), 0, false};
+  ask<located_table>(
+      "locate table " + name,
+      [this, name, claim_if_free](pg::connection& db) -> std::optional<located_table> {
+        if (claim_if_free) {
+          const auto mine = db.run("claiming a new table", locate_claim_sql, {options_.node, name});
+          if (mine.rows() != 0) return located_table{std::nullopt, mine.integer(0, 0), true};
         }
-      }
-    } catch (const std::exception& e) {
-      spdlog::warn("cluster: cannot locate table {}: {}", name, e.what());
-      db_->drop();
-      out.reset();
-    }
-    (*answer)(std::move(out));
-  });
-  if (!queued) done(std::nullopt);
+        const auto r =
+            db.run("locating a table", locate_sql, {name, std::to_string(options_.lease.count())});
+        if (r.rows() == 0) return located_table{};  // nobody's (claim_if_free false): made here
+        if (r.text(0, 0) == options_.node)
+          return located_table{std::nullopt, r.integer(0, 1), false, r.text(0, 5) == "t"};
+        return located_table{owner_at(r, 0, 0, 2, 3, 4), 0, false};
+      },
+      std::move(done));
 }
 
 void cluster_node::find_seat(std::string key,
                              std::function<void(std::optional<seat_elsewhere>)> done) {
-  auto answer = std::make_shared<std::function<void(std::optional<seat_elsewhere>)>>(done);
-  const bool queued = enqueue([this, key, answer](pg::connection* db) {
-    if (db == nullptr) return (*answer)(std::nullopt);
-    std::optional<seat_elsewhere> out;
-    try {
-      const auto r = db->run("finding a seat", seat_of_sql,
-                             {key, options_.node, std::to_string(options_.lease.count())});
-      out = seat_elsewhere{};
-      if (r.rows() != 0) out->seat = std::make_pair(r.text(0, 0), owner_at(r, 0, 1, 2, 3, 4));
-    } catch (const std::exception& e) {
-      spdlog::warn("cluster: cannot read a name's seat: {}", e.what());
-      db_->drop();
-      out.reset();
-    }
-    (*answer)(std::move(out));
-  });
-  if (!queued) done(std::nullopt);
+  ask<seat_elsewhere>(
+      "read a name's seat",
+      [this, key](pg::connection& db) -> std::optional<seat_elsewhere> {
+        const auto r = db.run("finding a seat", seat_of_sql,
+                              {key, options_.node, std::to_string(options_.lease.count())});
+        seat_elsewhere out;
+        if (r.rows() != 0) out.seat = std::make_pair(r.text(0, 0), owner_at(r, 0, 1, 2, 3, 4));
+        return out;
+      },
+      std::move(done));
 }
 
 void cluster_node::take_back(std::string name,
                              std::function<void(std::optional<claimed_table>)> done) {
-  auto answer = std::make_shared<std::function<void(std::optional<claimed_table>)>>(done);
-  const bool queued = enqueue([this, name, answer](pg::connection* db) {
-    if (db == nullptr) return (*answer)(std::nullopt);
-    std::optional<claimed_table> out;
-    try {
-      auto got =
-          claim_where(take_back_sql, {options_.node, name, std::to_string(options_.lease.count())},
-                      /*release_empty=*/false);
-      if (!got.empty()) out = std::move(got.front());
-    } catch (const std::exception& e) {
-      spdlog::warn("cluster: cannot take table {} back: {}", name, e.what());
-      db_->drop();
-    }
-    (*answer)(std::move(out));
-  });
-  if (!queued) done(std::nullopt);
+  ask<claimed_table>(
+      "take table " + name + " back",
+      [this, name](pg::connection&) -> std::optional<claimed_table> {
+        // (claim_where works on db_, the cluster thread's connection: the one given.)
+        auto got = claim_where(take_back_sql,
+                               {options_.node, name, std::to_string(options_.lease.count())},
+                               /*release_empty=*/false);
+        if (got.empty()) return std::nullopt;
+        return std::move(got.front());
+      },
+      std::move(done));
 }
 
 void cluster_node::release(std::string name) {

@@ -184,6 +184,12 @@ class cluster_node {
  private:
   /// Queues a question for the cluster thread; false (not queued) when the queue is full.
   bool enqueue(std::function<void(pg::connection*)> job);
+  /// Runs `question` on the cluster thread with its connection and gives `done` the
+  /// answer, there; nullopt when this node is not registered, the database failed (logged
+  /// as "cannot `what`", the connection dropped), or the queue is full (then at once).
+  template <typename T>
+  void ask(std::string what, std::function<std::optional<T>(pg::connection&)> question,
+           std::function<void(std::optional<T>)> done);
   void loop();
   void beat();
   /// Runs claim `statement` (rows: table name, epoch) and reads each claimed table; a
