@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "bg/bots/bot_names.hpp"
-#include "bg/server/game/stored_table_view.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/file_limit.hpp"
@@ -41,6 +40,7 @@
 #include "bg/server/store/sqlite_store.hpp"
 #include "bg/server/store/store.hpp"
 #include "bg/server/store/store_migration.hpp"
+#include "bg/server/table/stored_table_view.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bg/server/game/dice_verdict.hpp"
+#include "bg/server/dice/dice_verdict.hpp"
 #include "bg/server/records/record_json.hpp"
 
 namespace bg::tool {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace bg::server {
 
@@ -46,6 +47,20 @@ std::optional<std::array<rating_change, 2>> rate_finished_match(
     out[i].experience_after = now[i].experience;
   }
   return out;
+}
+
+std::string rating_text(double rating) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", rating);
+  return buf;
+}
+
+std::string change_text(double change) {
+  char buf[32];
+  // Rounded first, so that a change of -0.001 reads +0.00, not -0.00.
+  const double shown = std::round(change * 100.0) / 100.0;
+  std::snprintf(buf, sizeof buf, "%+.2f", shown == 0.0 ? 0.0 : shown);
+  return buf;
 }
 
 }  // namespace bg::server

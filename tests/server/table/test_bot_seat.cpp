@@ -8,9 +8,9 @@
 
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/bot_turn.hpp"
-#include "bg/server/game/table.hpp"
 #include "bg/server/records/record_json.hpp"
+#include "bg/server/table/bot_turn.hpp"
+#include "bg/server/table/table.hpp"
 
 using namespace bg::server;
 using bg::bots::question;

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/derived_dice.hpp"
-#include "bg/server/game/dice_verdict.hpp"
-#include "bg/server/game/match_clock.hpp"
-#include "bg/server/game/table.hpp"
+#include "bg/server/dice/derived_dice.hpp"
+#include "bg/server/dice/dice_verdict.hpp"
 #include "bg/server/records/record_json.hpp"
+#include "bg/server/table/match_clock.hpp"
+#include "bg/server/table/table.hpp"
 
 using namespace bg::server;
 using bg::engine::side;

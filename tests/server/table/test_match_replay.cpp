@@ -16,7 +16,7 @@
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/position.hpp"
 #include "bg/engine/position_id.hpp"
-#include "bg/server/game/match_replay.hpp"
+#include "bg/server/api/match_replay.hpp"
 #include "record_builder.hpp"
 
 namespace {

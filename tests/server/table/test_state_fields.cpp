@@ -15,7 +15,7 @@
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/table.hpp"
+#include "bg/server/table/table.hpp"
 
 using namespace bg::server;
 using bg::engine::seeded_dice;

@@ -7,7 +7,7 @@
 
 #include "bg/engine/dice_source.hpp"
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/table.hpp"
+#include "bg/server/table/table.hpp"
 
 using namespace bg::server;
 using bg::engine::scripted_dice;

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/table.hpp"
+#include "bg/server/table/table.hpp"
 
 using namespace bg::server;
 using nlohmann::json;

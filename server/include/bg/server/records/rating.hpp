@@ -6,6 +6,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 
 #include "bg/engine/side.hpp"
 #include "bg/server/records/match_record.hpp"
@@ -53,5 +54,10 @@ struct rating_outcome {
     bool rated, std::optional<engine::side> winner,
     const std::array<std::optional<rating_standing>, 2>& standing,
     const std::array<std::string, 2>& names, int length);
+
+/// A rating as players read it: two decimals ("1517.32").
+[[nodiscard]] std::string rating_text(double rating);
+/// A rating change with its sign and two decimals ("+17.32", "-17.32").
+[[nodiscard]] std::string change_text(double change);
 
 }  // namespace bg::server

@@ -7,10 +7,10 @@
 
 #include <cmath>
 
-#include "bg/server/game/game_service.hpp"
-#include "bg/server/game/table_actor.hpp"
 #include "bg/server/players/names.hpp"
-#include "frames.hpp"
+#include "bg/server/service/game_service.hpp"
+#include "bg/server/table/frames.hpp"
+#include "bg/server/table/table_actor.hpp"
 
 namespace bg::server {
 

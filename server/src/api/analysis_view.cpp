@@ -1,4 +1,4 @@
-#include "bg/server/game/analysis_view.hpp"
+#include "bg/server/api/analysis_view.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -21,12 +21,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/bot_turn.hpp"
-#include "bg/server/game/table.hpp"
-#include "bg/server/game/table_host.hpp"
 #include "bg/server/net/client.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
+#include "bg/server/table/bot_turn.hpp"
+#include "bg/server/table/table.hpp"
+#include "bg/server/table/table_host.hpp"
 
 namespace bg::server {
 

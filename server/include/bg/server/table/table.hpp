@@ -20,10 +20,10 @@
 #include "bg/engine/match.hpp"
 #include "bg/engine/side.hpp"
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/derived_dice.hpp"
-#include "bg/server/game/match_clock.hpp"
+#include "bg/server/dice/derived_dice.hpp"
 #include "bg/server/records/match_record.hpp"
 #include "bg/server/store/moderation_action.hpp"
+#include "bg/server/table/match_clock.hpp"
 
 namespace bg::server {
 

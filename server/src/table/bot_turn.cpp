@@ -1,6 +1,6 @@
-#include "bg/server/game/bot_turn.hpp"
+#include "bg/server/table/bot_turn.hpp"
 
-#include "bg/server/game/table.hpp"
+#include "bg/server/table/table.hpp"
 
 namespace bg::server {
 

@@ -41,20 +41,6 @@ std::string options_text(const engine::match_options& o) {
 
 }  // namespace
 
-std::string rating_text(double rating) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", rating);
-  return buf;
-}
-
-std::string change_text(double change) {
-  char buf[32];
-  // Rounded first, so that a change of -0.001 reads +0.00, not -0.00.
-  const double shown = std::round(change * 100.0) / 100.0;
-  std::snprintf(buf, sizeof buf, "%+.2f", shown == 0.0 ? 0.0 : shown);
-  return buf;
-}
-
 json guest_account_json() {
   return {{"registered", false},
           {"rating", {{"standard", 1500.0}, {"long", 1500.0}}},

@@ -1,4 +1,4 @@
-#include "bg/server/game/stored_table_view.hpp"
+#include "bg/server/table/stored_table_view.hpp"
 
 #include <deque>
 #include <optional>
@@ -8,10 +8,10 @@
 #include "bg/engine/game.hpp"
 #include "bg/engine/position.hpp"
 #include "bg/engine/position_id.hpp"
-#include "bg/server/game/derived_dice.hpp"
-#include "bg/server/game/table.hpp"
+#include "bg/server/dice/derived_dice.hpp"
 #include "bg/server/records/match_record.hpp"
 #include "bg/server/records/record_json.hpp"
+#include "bg/server/table/table.hpp"
 
 namespace bg::server {
 

@@ -30,9 +30,7 @@
 #include "bg/protocol/command.hpp"
 #include "bg/server/cluster/cluster_bus.hpp"
 #include "bg/server/cluster/cluster_node.hpp"
-#include "bg/server/game/lobby.hpp"
-#include "bg/server/game/table.hpp"
-#include "bg/server/game/table_host.hpp"
+#include "bg/server/lobby/lobby.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/players/auth_pool.hpp"
@@ -45,6 +43,8 @@
 #include "bg/server/store/storage_reader.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
+#include "bg/server/table/table.hpp"
+#include "bg/server/table/table_host.hpp"
 
 namespace bg::server {
 

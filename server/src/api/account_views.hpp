@@ -13,6 +13,7 @@
 
 #include "bg/engine/variant.hpp"
 #include "bg/server/log_safe.hpp"
+#include "bg/server/records/rating.hpp"
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/account_match.hpp"
 #include "bg/server/store/leaderboard_entry.hpp"
@@ -24,11 +25,6 @@ namespace bg::server {
 /// `welcome.account` of account `a`: {"registered": true, "rating": {"standard", "long"},
 /// "experience": {"standard", "long"}, "admin"}.
 [[nodiscard]] nlohmann::json account_json(const account& a, bool admin);
-
-/// A rating as players read it: two decimals ("1517.32").
-[[nodiscard]] std::string rating_text(double rating);
-/// A rating change with its sign and two decimals ("+17.32", "-17.32").
-[[nodiscard]] std::string change_text(double change);
 
 /// /whois and GET /api/players/NAME of account `a`: {"name", "registered": true, "bot"
 /// (a computer player's account), "online",

@@ -1,4 +1,4 @@
-#include "bg/server/game/dice_verdict.hpp"
+#include "bg/server/dice/dice_verdict.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "bg/server/game/derived_dice.hpp"
+#include "bg/server/dice/derived_dice.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/game/lobby.hpp"
+#include "bg/server/lobby/lobby.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -1,4 +1,4 @@
-#include "bg/server/game/derived_dice.hpp"
+#include "bg/server/dice/derived_dice.hpp"
 
 #include <sodium.h>
 

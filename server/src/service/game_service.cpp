@@ -1,4 +1,4 @@
-#include "bg/server/game/game_service.hpp"
+#include "bg/server/service/game_service.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -18,20 +18,20 @@
 #include <set>
 #include <utility>
 
-#include "account_views.hpp"
+#include "api/account_views.hpp"
 #include "bg/bots/bot_names.hpp"
 #include "bg/bots/gnubg_level.hpp"
 #include "bg/protocol/command.hpp"
-#include "bg/server/game/analysis_view.hpp"
-#include "bg/server/game/match_replay.hpp"
-#include "bg/server/game/table_actor.hpp"
+#include "bg/server/api/analysis_view.hpp"
+#include "bg/server/api/match_replay.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/records/mat_export.hpp"
 #include "bg/server/records/record_json.hpp"
 #include "bg/server/store/database_url.hpp"
 #include "bg/server/store/open_store.hpp"
 #include "bg/server/store/sqlite_store.hpp"
-#include "frames.hpp"
+#include "bg/server/table/frames.hpp"
+#include "bg/server/table/table_actor.hpp"
 
 namespace bg::server {
 

@@ -1,4 +1,4 @@
-#include "bg/server/game/match_replay.hpp"
+#include "bg/server/api/match_replay.hpp"
 
 #include <optional>
 #include <string>
@@ -9,7 +9,7 @@
 #include "bg/engine/game.hpp"
 #include "bg/engine/position.hpp"
 #include "bg/engine/position_id.hpp"
-#include "bg/server/game/analysis_view.hpp"
+#include "bg/server/api/analysis_view.hpp"
 #include "bg/server/records/record_json.hpp"
 
 namespace bg::server {

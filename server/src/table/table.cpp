@@ -1,4 +1,4 @@
-#include "bg/server/game/table.hpp"
+#include "bg/server/table/table.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -16,15 +16,15 @@
 #include <limits>
 #include <map>
 
-#include "account_views.hpp"
+#include "api/account_views.hpp"
 #include "bg/bots/bot_names.hpp"
 #include "bg/protocol/codec.hpp"
-#include "bg/server/game/game_service.hpp"
-#include "bg/server/game/table_actor.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/players/password_hash.hpp"
 #include "bg/server/players/resume_tokens.hpp"
-#include "frames.hpp"
+#include "bg/server/service/game_service.hpp"
+#include "bg/server/table/frames.hpp"
+#include "bg/server/table/table_actor.hpp"
 
 namespace bg::server {
 

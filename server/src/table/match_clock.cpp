@@ -1,4 +1,4 @@
-#include "bg/server/game/match_clock.hpp"
+#include "bg/server/table/match_clock.hpp"
 
 #include <algorithm>
 

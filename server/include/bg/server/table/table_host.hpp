@@ -17,11 +17,11 @@
 
 #include "bg/bots/analysis_queue.hpp"
 #include "bg/engine/variant.hpp"
-#include "bg/server/game/lobby.hpp"
-#include "bg/server/game/table.hpp"
+#include "bg/server/lobby/lobby.hpp"
 #include "bg/server/net/client.hpp"
 #include "bg/server/records/match_record.hpp"
 #include "bg/server/store/moderation_action.hpp"
+#include "bg/server/table/table.hpp"
 
 namespace bg::bots {
 class player;

@@ -1,4 +1,4 @@
-#include "bg/server/game/table_actor.hpp"
+#include "bg/server/table/table_actor.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -9,15 +9,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "account_views.hpp"
 #include "bg/bots/player.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/players/ignore_list.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/records/mat_export.hpp"
+#include "bg/server/records/rating.hpp"
 #include "bg/server/server_config.hpp"
 #include "bg/server/store/storage_writer.hpp"
-#include "frames.hpp"
+#include "bg/server/table/frames.hpp"
 
 namespace bg::server {
 
