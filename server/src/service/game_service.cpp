@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <unistd.h>
-
 #include <array>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
@@ -11,7 +9,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <ctime>
 #include <deque>
-#include <filesystem>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -28,7 +25,6 @@
 #include "bg/server/records/mat_export.hpp"
 #include "bg/server/records/record_json.hpp"
 #include "bg/server/store/database_url.hpp"
-#include "bg/server/store/open_store.hpp"
 #include "bg/server/store/sqlite_store.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
@@ -44,21 +40,6 @@ namespace {
 bool is_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
-/// The options of both backends from gammond's flags.
-store_options store_options_of(const server_config& config) {
-  const sync_mode sync = config.sync == "normal" ? sync_mode::normal : sync_mode::full;
-  store_options o;
-  o.sqlite = sqlite_options{5000, sync, static_cast<std::int64_t>(config.db_max_pages),
-                            static_cast<std::int64_t>(config.db_checkpoint_pages)};
-  o.postgres.connect_timeout_s = static_cast<int>(config.db_connect_timeout.count());
-  o.postgres.statement_timeout_ms = static_cast<int>(config.db_statement_timeout.count() * 1000);
-  o.postgres.sync = sync;
-  o.postgres.id_block = config.db_id_block;
-  o.postgres.node = config.node_id;  // issue 16: fencing when a node of a cluster
-  o.postgres.lease_ms = config.lease.count();
-  return o;
 }
 
 /// The id in `digits` (1 to 18 decimal digits), or nullopt.
@@ -107,64 +88,31 @@ std::string iso_now() {
 // ------------------------------------------------------------------------------------
 // game_service
 
-game_service::game_service(const server_config& config, metrics& counters, asio::io_context& io)
+game_service::game_service(const server_config& config, metrics& counters, asio::io_context& io,
+                           server_parts parts)
     : config_(config),
       metrics_(counters),
       io_(io),
-      storage_(open_store(config.db, store_options_of(config))),
-      writer_(std::make_unique<storage_writer>(*storage_)),
+      storage_(std::move(parts.storage)),
+      writer_(std::move(parts.writer)),
+      reader_(std::move(parts.reader)),
       epoch_ms_at_start_(std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count()),
       steady_at_start_(clock_type::now()),
-      gnubg_problem_(bots::gnubg_pool::problem_with(config.gnubg)),
+      gnubg_problem_(std::move(parts.computer_players.gnubg_problem)),
+      gnubg_(std::move(parts.computer_players.gnubg)),
+      gnubg_players_(std::move(parts.computer_players.gnubg_players)),
+      long_bots_(std::move(parts.computer_players.long_bots)),
+      long_players_(std::move(parts.computer_players.long_players)),
       throttle_(login_limits{config.login_delay_after, config.login_delay, config.login_lock_after,
                              config.login_lock, config.login_throttle_entries, config.login_forgive,
                              config.login_known_addresses, config.register_per_hour}),
       bans_(config.max_bans),
       auth_(config.auth_threads, config.auth_queue, config.auth_queue_per_address) {
-  // The key of `name`, stored as `old` by an older name_key(), moved in the database;
-  // `old` when another account has the new key (its owner is told in the log).
-  const auto moved_key = [this](const std::string& old, const std::string& name) {
-    const std::string now = name_key(name);
-    try {
-      if (storage_->move_name_key(old, now)) {
-        spdlog::info("name {}: stored under its new key (Unicode case folding)", log_safe(name));
-        return now;
-      }
-      spdlog::warn("name {}: its key is now another account's; it stays under its old key",
-                   log_safe(name));
-    } catch (const std::exception& e) {
-      spdlog::error("name {}: its key could not be moved: {}", log_safe(name), e.what());
-    }
-    return old;
-  };
-  // The HTTP reads get a connection and a thread of their own (issue 25): a flood of
-  // them never waits in line with the table writes.
-  // It writes nothing, so it checkpoints nothing: the writer's checkpoint thread is the
-  // only one.
-  try {
-    store_options reading = store_options_of(config);
-    reading.sqlite.checkpoint_pages = 0;
-    reader_ = std::make_unique<storage_reader>(open_store(config.db, reading), config.read_queue);
-  } catch (const std::exception& e) {
-    spdlog::warn(
-        "a second database connection for the HTTP reads could not be opened ({}): "
-        "they run on the writer's thread",
-        e.what());
-  }
-  // Accounts: the registered names' keys (a guest may not take one), the admins, and
-  // the ratings of the names in use (forgotten with the name).
-  for (auto& key : storage_->account_keys()) {
-    // A key beyond ASCII may be an older name_key()'s (before Unicode's full case
-    // folding): moved to the name's key now, with the name's bans and ignore entries.
-    std::string name;
-    if (!is_ascii(key)) {
-      if (auto a = storage_->find_account(key)) name = std::move(a->name);
-      if (!name.empty() && name_key(name) != key) key = moved_key(key, name);
-    }
-    players_.add_registered(key, name);
-  }
+  // Accounts: the registered names' keys, the admins, and the ratings of the names in
+  // use (forgotten with the name).
+  load_accounts();
   players_.on_release([this](const std::string& key) {
     ratings_.forget(key);
     // In a cluster the name is free on every node, unless its seat moved to another
@@ -176,19 +124,65 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   players_.set_limits(config.max_ignored, config.remembered_addresses);
   if (config.cluster())
     players_.set_resume_window(config.resume_window, config.resume_window_names);
-  {
-    std::map<std::string, std::vector<ban>> by_name;
-    for (auto& b : storage_->active_bans(clock_ms())) {
-      if (!is_ascii(b.name_key) && name_key(b.name) != b.name_key)
-        b.name_key = moved_key(b.name_key, b.name);  // a guest's ban, as above
-      by_name[b.name_key].push_back(std::move(b));
-    }
-    for (const auto& [key, bans] : by_name)
-      if (bans_.set(bans, clock_ms()) == ban_list::outcome::full)
-        spdlog::warn("--max-bans: the bans of {} are not in force (too many bans)",
-                     bans.front().name);
+  load_bans();
+  load_admins();
+  log_computer_players();
+  open_bot_accounts();
+  // A node of a cluster restores no table here: its cluster_node claims its own tables
+  // (and those of dead nodes) at its first heartbeat, and they are rebuilt then.
+  if (!config.cluster()) {
+    for (auto& saved : storage_->load_tables()) restore_saved(saved, 0);
   }
-  for (const auto& admin : config.admins) {
+  metrics_.set_tables(tables_.size());
+  start_analysis(std::move(parts.analysis));
+  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
+               admin_keys_.size());
+  log_database();
+}
+
+std::string game_service::moved_name_key(const std::string& old, const std::string& name) {
+  const std::string now = name_key(name);
+  try {
+    if (storage_->move_name_key(old, now)) {
+      spdlog::info("name {}: stored under its new key (Unicode case folding)", log_safe(name));
+      return now;
+    }
+    spdlog::warn("name {}: its key is now another account's; it stays under its old key",
+                 log_safe(name));
+  } catch (const std::exception& e) {
+    spdlog::error("name {}: its key could not be moved: {}", log_safe(name), e.what());
+  }
+  return old;
+}
+
+void game_service::load_accounts() {
+  for (auto& key : storage_->account_keys()) {
+    // A key beyond ASCII may be an older name_key()'s (before Unicode's full case
+    // folding): moved to the name's key now, with the name's bans and ignore entries.
+    std::string name;
+    if (!is_ascii(key)) {
+      if (auto a = storage_->find_account(key)) name = std::move(a->name);
+      if (!name.empty() && name_key(name) != key) key = moved_name_key(key, name);
+    }
+    players_.add_registered(key, name);
+  }
+}
+
+void game_service::load_bans() {
+  std::map<std::string, std::vector<ban>> by_name;
+  for (auto& b : storage_->active_bans(clock_ms())) {
+    if (!is_ascii(b.name_key) && name_key(b.name) != b.name_key)
+      b.name_key = moved_name_key(b.name_key, b.name);  // a guest's ban, as above
+    by_name[b.name_key].push_back(std::move(b));
+  }
+  for (const auto& [key, bans] : by_name)
+    if (bans_.set(bans, clock_ms()) == ban_list::outcome::full)
+      spdlog::warn("--max-bans: the bans of {} are not in force (too many bans)",
+                   bans.front().name);
+}
+
+void game_service::load_admins() {
+  for (const auto& admin : config_.admins) {
     if (const auto why = name_problem_of(admin)) {
       spdlog::warn("--admins: \"{}\" cannot be a name ({}); ignored", log_safe(admin), *why);
       continue;
@@ -201,53 +195,29 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
           "`gammond admin create NAME --db DB` (nobody can register it over the network)",
           admin);
   }
-  // Computer players (issue 14): GNU Backgammon's processes start when a bot is first
-  // asked something.
+}
+
+void game_service::log_computer_players() const {
   if (gnubg_problem_.empty()) {
-    bots::gnubg_pool_options options;
-    options.program = config.gnubg;
-    options.max_processes = config.bot_processes;
-    options.timeout = config.bot_timeout;
-    options.retries = config.bot_retries;
-    options.max_waiting = config.bot_queue;
-    options.max_starts = config.bot_starts_per_minute;
-    gnubg_ = std::make_unique<bots::gnubg_pool>(options);
-    for (const auto level : bots::all_gnubg_levels)
-      gnubg_players_.emplace(std::string(bots::to_string(level)),
-                             std::make_unique<bots::gnubg_player>(*gnubg_, level));
     spdlog::info("computer players: GNU Backgammon {} (up to {} processes, {} s an answer)",
-                 config.gnubg, config.bot_processes, config.bot_timeout.count());
+                 config_.gnubg, config_.bot_processes, config_.bot_timeout.count());
   } else {
     spdlog::warn("no computer players for standard backgammon: {}", gnubg_problem_);
   }
-  // The long nardy bots need no program: they think on a thread of their own, their
-  // questions bounded by --bot-queue as gnubg's are.
-  long_bots_ =
-      std::make_unique<bots::long_bot_pool>(bots::long_bot_pool_options{1, config.bot_queue});
-  for (const auto level : bots::all_gnubg_levels)
-    long_players_.emplace(std::string(bots::to_string(level)),
-                          std::make_unique<bots::long_bot_player>(*long_bots_, level));
-  open_bot_accounts();
-  // A node of a cluster restores no table here: its cluster_node claims its own tables
-  // (and those of dead nodes) at its first heartbeat, and they are rebuilt then.
-  if (!config.cluster()) {
-    for (auto& saved : storage_->load_tables()) restore_saved(saved, 0);
-  }
-  metrics_.set_tables(tables_.size());
-  start_analysis();
-  spdlog::info("{} registered account(s), {} admin name(s)", players_.registered_count(),
-               admin_keys_.size());
-  if (is_postgres_url(config.db)) {
+}
+
+void game_service::log_database() const {
+  if (is_postgres_url(config_.db)) {
     spdlog::info(
         "database {}: PostgreSQL, synchronous_commit={}, statement_timeout {} s, match ids in "
         "blocks of {}; restored {} table(s)",
-        masked_database(config.db), config.sync == "normal" ? "off" : "on",
-        config.db_statement_timeout.count(), config.db_id_block, tables_.size());
+        masked_database(config_.db), config_.sync == "normal" ? "off" : "on",
+        config_.db_statement_timeout.count(), config_.db_id_block, tables_.size());
   } else {
     spdlog::info(
-        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config.db,
-        config.sync == "normal" ? "NORMAL" : "FULL",
-        config.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config.db_max_pages),
+        "database {}: WAL, synchronous={}, max pages {}; restored {} table(s)", config_.db,
+        config_.sync == "normal" ? "NORMAL" : "FULL",
+        config_.db_max_pages == 0 ? std::string("unlimited") : std::to_string(config_.db_max_pages),
         tables_.size());
   }
 }
@@ -379,51 +349,29 @@ void game_service::read_for_http(http_callback reply,
                        R"(try again in a moment"})"});
 }
 
-void game_service::start_analysis() {
-  if (config_.analysis_workers == 0) {
-    spdlog::info("match analysis is off (--analysis-workers 0)");
+void game_service::start_analysis(std::optional<bots::analysis_queue::options> options) {
+  if (!options) {  // open_server_parts() left it out for one of these two reasons
+    if (config_.analysis_workers == 0) {
+      spdlog::info("match analysis is off (--analysis-workers 0)");
+    } else {
+      spdlog::warn("no GNU Backgammon at {} (--gnubg): finished matches are not analysed",
+                   config_.gnubg);
+    }
     return;
   }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(config_.gnubg, ec) ||
-      ::access(config_.gnubg.c_str(), X_OK) != 0) {
-    spdlog::warn("no GNU Backgammon at {} (--gnubg): finished matches are not analysed",
-                 config_.gnubg);
-    return;
-  }
-  bots::analysis_queue::options o;
-  o.gnubg = config_.gnubg;
-  o.workers = config_.analysis_workers;
-  o.capacity = config_.analysis_queue;
-  o.per_owner = config_.analysis_per_player;
-  o.level = bots::analysis_level_from_string(config_.analysis_level)
-                .value_or(bots::analysis_level::worldclass);
-  o.timeout = config_.analysis_timeout;
-  o.niceness = config_.analysis_nice;
-  if (config_.analysis_busy_rate > 0) {
-    // Commands handled per second since the queue last asked (over a second at least;
-    // it asks every second while it waits).
-    o.busy = [this, limit = static_cast<double>(config_.analysis_busy_rate),
-              since = std::chrono::steady_clock::now(), count = metrics_.commands_handled(),
-              busy = false]() mutable {
-      const auto now = std::chrono::steady_clock::now();
-      const std::chrono::duration<double> elapsed = now - since;
-      if (elapsed.count() >= 1.0) {
-        const auto handled = metrics_.commands_handled();
-        busy = static_cast<double>(handled - count) / elapsed.count() > limit;
-        since = now;
-        count = handled;
-      }
-      return busy;
-    };
-  }
-  o.on_change = [this](std::size_t waiting, std::size_t running) {
-    metrics_.set_analysis_queue(waiting, running);
-  };
   analysis_ = std::make_unique<bots::analysis_queue>(
-      o, [this](const bots::analysis_queue::job& j, bots::analysis_queue::outcome& out) {
-        analysed(j, out);
-      });
+      std::move(*options), [this](const bots::analysis_queue::job& j,
+                                  bots::analysis_queue::outcome& out) { analysed(j, out); });
+  const std::size_t queued = queue_pending_analyses();
+  const auto& o = analysis_->settings();
+  spdlog::info(
+      "match analysis by {} at level {} ({} worker(s), queue {}, time limit {} s); {} "
+      "pending analysis(es) queued again",
+      config_.gnubg, bots::to_string(o.level), o.workers, o.capacity,
+      config_.analysis_timeout.count(), queued);
+}
+
+std::size_t game_service::queue_pending_analyses() {
   // Matches archived before a restart whose analysis did not finish (no I/O thread runs
   // yet: the store is read here directly).
   std::size_t queued = 0;
@@ -455,11 +403,7 @@ void game_service::start_analysis() {
     spdlog::warn("match {}: not analysed: {}", id, failed.reason);
     storage_->save_analysis(failed);
   }
-  spdlog::info(
-      "match analysis by {} at level {} ({} worker(s), queue {}, time limit {} s); {} "
-      "pending analysis(es) queued again",
-      config_.gnubg, bots::to_string(o.level), o.workers, o.capacity,
-      config_.analysis_timeout.count(), queued);
+  return queued;
 }
 
 void game_service::queue_analysis(bots::analysis_queue::job j) {
@@ -582,7 +526,7 @@ void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_
   });
 }
 
-void game_service::start() {
+void game_service::start(std::unique_ptr<cluster_node> node) {
   metrics_.add_section([weak = weak_from_this()] {
     const auto self = weak.lock();
     return self ? self->bot_metrics() : std::string();
@@ -595,22 +539,13 @@ void game_service::start() {
     std::lock_guard lock(mutex_);
     for (auto& [name, actor] : tables_) actor->arm_timers();
   }
-  if (config_.cluster()) {
-    start_cluster();
+  if (node) {
+    start_cluster(std::move(node));
     start_bus();
   }
 }
 
-void game_service::start_cluster() {
-  cluster_options o;
-  o.url = config_.db;
-  o.node = config_.node_id;
-  o.path = config_.node_path;
-  o.heartbeat = config_.heartbeat;
-  o.lease = config_.lease;
-  o.connect_timeout_s = static_cast<int>(config_.db_connect_timeout.count());
-  o.max_claims = config_.max_tables;
-  o.queue = config_.cluster_queue;
+cluster_node::callbacks game_service::cluster_callbacks() {
   cluster_node::callbacks cb;
   const std::weak_ptr<game_service> weak = weak_from_this();
   cb.fenced = [weak] {
@@ -626,33 +561,41 @@ void game_service::start_cluster() {
     const auto held = self->tables_.size();
     return held >= self->config_.max_tables ? 0 : self->config_.max_tables - held;
   };
-  cluster_ = std::make_unique<cluster_node>(std::move(o), std::move(cb));
-  metrics_.add_section([weak] {
+  return cb;
+}
+
+void game_service::start_cluster(std::unique_ptr<cluster_node> node) {
+  cluster_ = std::move(node);
+  metrics_.add_section([weak = weak_from_this()] {
     const auto self = weak.lock();
-    if (!self || !self->cluster_) return std::string();
-    const auto& c = *self->cluster_;
-    return "# HELP gammond_cluster_stale_writes_total Table writes refused by the fencing check.\n"
-           "# TYPE gammond_cluster_stale_writes_total counter\n"
-           "gammond_cluster_stale_writes_total " +
-           std::to_string(self->stale_writes_.load()) +
-           "\n# HELP gammond_cluster_claims_lost_total New tables another node claimed "
-           "first (two players reached two nodes at once).\n"
-           "# TYPE gammond_cluster_claims_lost_total counter\n"
-           "gammond_cluster_claims_lost_total " +
-           std::to_string(self->claims_lost_.load()) +
-           "\n# HELP gammond_cluster_self_fences_total Times this node found its own lease "
-           "expired.\n# TYPE gammond_cluster_self_fences_total counter\n"
-           "gammond_cluster_self_fences_total " +
-           std::to_string(c.self_fences()) +
-           "\n# HELP gammond_cluster_tables_claimed_total Tables claimed from dead nodes or "
-           "unowned.\n# TYPE gammond_cluster_tables_claimed_total counter\n"
-           "gammond_cluster_tables_claimed_total " +
-           std::to_string(c.tables_claimed()) +
-           "\n# HELP gammond_cluster_heartbeats_total Heartbeats written.\n"
-           "# TYPE gammond_cluster_heartbeats_total counter\ngammond_cluster_heartbeats_total " +
-           std::to_string(c.heartbeats()) + "\n";
+    return self ? self->cluster_metrics() : std::string();
   });
   cluster_->start();
+}
+
+std::string game_service::cluster_metrics() const {
+  if (!cluster_) return std::string();
+  const auto& c = *cluster_;
+  return "# HELP gammond_cluster_stale_writes_total Table writes refused by the fencing check.\n"
+         "# TYPE gammond_cluster_stale_writes_total counter\n"
+         "gammond_cluster_stale_writes_total " +
+         std::to_string(stale_writes_.load()) +
+         "\n# HELP gammond_cluster_claims_lost_total New tables another node claimed "
+         "first (two players reached two nodes at once).\n"
+         "# TYPE gammond_cluster_claims_lost_total counter\n"
+         "gammond_cluster_claims_lost_total " +
+         std::to_string(claims_lost_.load()) +
+         "\n# HELP gammond_cluster_self_fences_total Times this node found its own lease "
+         "expired.\n# TYPE gammond_cluster_self_fences_total counter\n"
+         "gammond_cluster_self_fences_total " +
+         std::to_string(c.self_fences()) +
+         "\n# HELP gammond_cluster_tables_claimed_total Tables claimed from dead nodes or "
+         "unowned.\n# TYPE gammond_cluster_tables_claimed_total counter\n"
+         "gammond_cluster_tables_claimed_total " +
+         std::to_string(c.tables_claimed()) +
+         "\n# HELP gammond_cluster_heartbeats_total Heartbeats written.\n"
+         "# TYPE gammond_cluster_heartbeats_total counter\ngammond_cluster_heartbeats_total " +
+         std::to_string(c.heartbeats()) + "\n";
 }
 
 void game_service::adopt(std::vector<claimed_table>& claimed) {
@@ -1174,13 +1117,6 @@ std::string game_service::bot_metrics() const {
   metric("gammond_long_bot_refused_total", "counter",
          "Long nardy questions refused: --bot-queue were waiting.", lt.refused);
   return out;
-}
-
-std::shared_ptr<service> make_game_service(const server_config& config, metrics& counters,
-                                           asio::io_context& io) {
-  auto svc = std::make_shared<game_service>(config, counters, io);
-  svc->start();
-  return svc;
 }
 
 void game_service::set_summary(const std::string& table, std::optional<lobby_entry> summary,

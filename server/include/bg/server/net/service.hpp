@@ -69,7 +69,7 @@ class service {
 
 /// Builds gammond's game service (lobby, tables, SQLite storage at config.db) on `io`.
 /// Restores every saved table. Throws storage_error when the database cannot be opened.
-/// Implemented in game_service.cpp.
+/// Implemented in service/server_parts.cpp, the composition root.
 std::shared_ptr<service> make_game_service(const server_config& config, metrics& counters,
                                            boost::asio::io_context& io);
 

@@ -39,6 +39,7 @@
 #include "bg/server/players/online_ratings.hpp"
 #include "bg/server/players/players.hpp"
 #include "bg/server/server_config.hpp"
+#include "bg/server/service/server_parts.hpp"
 #include "bg/server/store/account.hpp"
 #include "bg/server/store/storage_reader.hpp"
 #include "bg/server/store/storage_writer.hpp"
@@ -58,8 +59,11 @@ class game_service final : public service,
                            public table_host,
                            public std::enable_shared_from_this<game_service> {
  public:
-  /// Opens the storage at config.db and restores every saved table. Throws storage_error.
-  game_service(const server_config& config, metrics& counters, boost::asio::io_context& io);
+  /// Takes `parts` (open_server_parts(): the store, its writer and reader, the computer
+  /// players, the analysis queue's options), loads the accounts, bans and admins, and
+  /// restores every saved table (not in a cluster: see start()). Throws storage_error.
+  game_service(const server_config& config, metrics& counters, boost::asio::io_context& io,
+               server_parts parts);
   ~game_service() override;
 
   void on_open(const std::shared_ptr<client>& c) override;
@@ -82,9 +86,14 @@ class game_service final : public service,
   /// the message has no id or is not a message at all).
   std::shared_ptr<const std::string> rate_limited_reply(std::string_view text) override;
 
-  /// Starts the grace timers of tables restored with absent players. Called once the
+  /// Starts the grace timers of tables restored with absent players and, in a cluster,
+  /// `node`'s heartbeats (made with cluster_callbacks()) and the bus. Called once the
   /// service is owned by a shared_ptr (make_game_service does it).
-  void start();
+  void start(std::unique_ptr<cluster_node> node = nullptr);
+  /// Cluster (issue 16): what this node's cluster_node calls: its lease expired
+  /// (node_fenced), it claimed tables (adopt), and how many more tables it may claim
+  /// (--max-tables less those held). Each holds the service weakly.
+  cluster_node::callbacks cluster_callbacks();
 
   // Used by table actors (any thread).
   /// Records the lobby summary of `table` (written state only). nullopt: the table is
@@ -322,8 +331,11 @@ class game_service final : public service,
   /// takeover at `epoch`, 0 without a cluster): seats held, resume-token hashes, the
   /// clock restarted from now (S2). False when it is unreadable or idle. Mutex held.
   bool restore_saved(const saved_table& saved, std::int64_t epoch);
-  /// Cluster (issue 16): starts this node's heartbeats (cluster_node).
-  void start_cluster();
+  /// Cluster (issue 16): keeps `node` and starts its heartbeats (its metrics added).
+  void start_cluster(std::unique_ptr<cluster_node> node);
+  /// Cluster: the Prometheus lines of gammond_cluster_*_total (stale writes, claims
+  /// lost, self-fences, tables claimed, heartbeats).
+  std::string cluster_metrics() const;
   /// Cluster: tables this node claimed, rebuilt and their timers armed. A copy of one
   /// already here is older than the claim: it is fenced (its members closed with 4001)
   /// and the stored table replaces it.
@@ -396,9 +408,32 @@ class game_service final : public service,
   std::optional<std::string> name_problem_of(const std::string& name) const;
   /// The `tables` message: page `page` (from 1) of the lobby list.
   nlohmann::json tables_message(std::size_t page) const;
-  /// Starts the analysis queue when --analysis-workers > 0 and gnubg is there, and
-  /// queues the pending analyses found in storage (a restart).
-  void start_analysis();
+  /// Starts the analysis queue with `options` (nullopt: analysis is off, and the log
+  /// says why: --analysis-workers 0 or no gnubg), and queues the pending analyses found
+  /// in storage (a restart).
+  void start_analysis(std::optional<bots::analysis_queue::options> options);
+  /// At start: every match stored with a pending analysis is queued again, or its
+  /// analysis saved as failed (unreadable, or the queue is full). Returns how many
+  /// were queued. Reads the store directly (no I/O thread runs yet).
+  std::size_t queue_pending_analyses();
+  /// At start: the registered names' keys (a guest may not take one), each key of an
+  /// older name_key() moved to its name's key now.
+  void load_accounts();
+  /// At start (issue 13): the bans still in force, by name (--max-bans bounds them).
+  void load_bans();
+  /// At start: the --admins names as keys; a name that cannot be a name is ignored and
+  /// one with no account is logged (warn).
+  void load_admins();
+  /// The key of `name`, stored as `old` by an older name_key() (before Unicode's full
+  /// case folding), moved in the database with the name's bans and ignore entries; `old`
+  /// when another account has the new key or the move failed (both logged).
+  std::string moved_name_key(const std::string& old, const std::string& name);
+  /// At start: which computer players there are (info), or why there is no GNU
+  /// Backgammon (warn).
+  void log_computer_players() const;
+  /// At start: the database (masked URL or file), its durability settings and the
+  /// tables restored.
+  void log_database() const;
   /// A worker finished `j` (a worker thread): stores the outcome, then tells the table.
   void analysed(const bots::analysis_queue::job& j, bots::analysis_queue::outcome& o);
   /// Saves `rec` through the writer, then tells `table` (if it is still there) that
