@@ -25,23 +25,19 @@
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "service/service_helpers.hpp"
 
 namespace bg::server {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+using service_helpers::history_lines;
+using service_helpers::ratings_lines;
+using service_helpers::unix_ms_now;
+using service_helpers::whole_number;
+using service_helpers::wipe;
 
 namespace {
-
-/// How many entries /ratings and /history list.
-constexpr std::size_t ratings_lines = 20;
-constexpr std::size_t history_lines = 10;
-
-/// Overwrites a password's bytes once it is no longer needed (sodium_memzero).
-void wipe(std::string& secret) {
-  if (!secret.empty()) sodium_memzero(secret.data(), secret.size());
-  secret.clear();
-}
 
 /// The number of characters (UTF-8 code points) of `text`, which the codec checked.
 std::size_t characters(std::string_view text) {
@@ -82,89 +78,6 @@ std::shared_ptr<const std::string> info_frame(std::string_view topic, std::strin
   return frame_of(j);
 }
 
-/// An /api error: the HTTP status and {"code", "message"}.
-http_reply api_error(unsigned status, std::string_view code, std::string_view message) {
-  return http_reply{status, "application/json",
-                    protocol::encode(json{{"code", code}, {"message", message}})};
-}
-
-http_reply api_ok(const json& body) {
-  return http_reply{200, "application/json", protocol::encode(body)};
-}
-
-/// `text` with %XX decoded (and '+' as a space in a query); nullopt when malformed or
-/// not UTF-8 without control characters.
-std::optional<std::string> url_decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '+' && plus_is_space) {
-      out += ' ';
-      continue;
-    }
-    if (c != '%') {
-      out += c;
-      continue;
-    }
-    if (i + 2 >= text.size()) return std::nullopt;
-    unsigned value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16);
-    if (ec != std::errc{} || ptr != text.data() + i + 3) return std::nullopt;
-    out += static_cast<char>(value);
-    i += 2;
-  }
-  if (!protocol::valid_utf8(out) || protocol::has_control(out)) return std::nullopt;
-  return out;
-}
-
-/// The parameters of a query string, or an error sentence: each decoded, none twice,
-/// each one of `allowed`.
-struct query_params {
-  std::map<std::string, std::string> values;
-  std::string problem;
-};
-
-query_params parse_query(std::string_view query, std::initializer_list<std::string_view> allowed) {
-  query_params out;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view item = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    const auto key = url_decode(item.substr(0, eq), true);
-    const auto value =
-        url_decode(eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1), true);
-    if (!key || !value) {
-      out.problem = "a parameter is not correctly URL-encoded";
-      return out;
-    }
-    if (std::find(allowed.begin(), allowed.end(), *key) == allowed.end()) {
-      std::string names;
-      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
-      out.problem = "unknown parameter: this route takes " + names;
-      return out;
-    }
-    if (!out.values.emplace(*key, *value).second) {
-      out.problem = "a parameter is given twice";
-      return out;
-    }
-  }
-  return out;
-}
-
-/// A whole number in [min, max] from `text`, or nullopt.
-std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t min,
-                                         std::int64_t max) {
-  std::int64_t value = 0;
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc{} || ptr != end || value < min || value > max)
-    return std::nullopt;
-  return value;
-}
-
 /// A new session credential (issue 27): 256 random bits from the operating system
 /// (libsodium's randombytes) as 64 lowercase hex digits.
 std::string new_session_credential() {
@@ -180,13 +93,6 @@ bool credential_shaped(std::string_view text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char ch) {
            return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
          });
-}
-
-/// Now in ms since the Unix epoch.
-std::int64_t unix_ms_now() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 /// A client's label for its sign-in, kept to letters, digits and " .-_" (others become
@@ -1004,165 +910,6 @@ void game_service::on_session_command(const std::shared_ptr<client>& c,
       });
     });
   });
-}
-
-// ------------------------------------------------------------------------------------
-// HTTP JSON
-
-bool game_service::on_api_request(std::string_view target, http_callback& reply) {
-  constexpr std::string_view prefix = "/api/";
-  const auto qmark = target.find('?');
-  const std::string_view path = target.substr(0, qmark);
-  const std::string_view query =
-      qmark == std::string_view::npos ? std::string_view{} : target.substr(qmark + 1);
-  if (path.substr(0, prefix.size()) != prefix) return false;
-  const std::string_view route = path.substr(prefix.size());
-  const auto max_limit = static_cast<std::int64_t>(config_.api_max_limit);
-  const auto limit_of = [&](const query_params& q, std::int64_t fallback,
-                            std::string& problem) -> std::int64_t {
-    const auto it = q.values.find("limit");
-    if (it == q.values.end()) return std::min(fallback, max_limit);
-    const auto n = whole_number(it->second, 1, 1'000'000'000);
-    if (!n) {
-      problem = "limit is a whole number from 1";
-      return 0;
-    }
-    return std::min(*n, max_limit);  // bounded: a larger limit is cut to the maximum
-  };
-
-  if (route == "ratings") {
-    const auto q = parse_query(query, {"variant", "limit"});
-    if (!q.problem.empty()) {
-      reply(api_error(400, "bad_parameter", q.problem));
-      return true;
-    }
-    engine::variant v = engine::variant::standard;
-    if (const auto it = q.values.find("variant"); it != q.values.end()) {
-      const auto parsed = engine::variant_from_string(it->second);
-      if (!parsed) {
-        reply(api_error(400, "bad_parameter", "variant is standard or long"));
-        return true;
-      }
-      v = *parsed;
-    }
-    std::string problem;
-    const auto limit = limit_of(q, static_cast<std::int64_t>(ratings_lines), problem);
-    if (!problem.empty()) {
-      reply(api_error(400, "bad_parameter", problem));
-      return true;
-    }
-    read_for_http(std::move(reply), [v, limit](store& db, http_callback& respond) {
-      try {
-        respond(api_ok(leaderboard_json(v, db.leaderboard(v, static_cast<std::size_t>(limit)))));
-      } catch (const std::exception& e) {
-        spdlog::error("GET /api/ratings: {}", e.what());
-        respond(api_error(500, "storage_error", "the ratings cannot be read now"));
-      }
-    });
-    return true;
-  }
-
-  constexpr std::string_view players = "players/";
-  if (route.substr(0, players.size()) != players) {
-    reply(api_error(404, "not_found",
-                    "no such route: see /api/ratings, /api/players/NAME and /api/matches/ID"));
-    return true;
-  }
-  std::string_view rest = route.substr(players.size());
-  bool matches = false;
-  constexpr std::string_view matches_suffix = "/matches";
-  if (rest.size() > matches_suffix.size() &&
-      rest.substr(rest.size() - matches_suffix.size()) == matches_suffix) {
-    matches = true;
-    rest.remove_suffix(matches_suffix.size());
-  }
-  const auto decoded = url_decode(rest, false);
-  if (!decoded || rest.find('/') != std::string_view::npos) {
-    reply(api_error(400, "bad_name", "the name in the path is not a player's name"));
-    return true;
-  }
-  if (const auto why = name_problem_of(*decoded)) {
-    reply(api_error(400, "bad_name", "that is not a player's name: " + *why));
-    return true;
-  }
-  const std::string name = *decoded;
-  const std::string key = name_key(name);
-  const auto q =
-      parse_query(query, matches ? std::initializer_list<std::string_view>{"before", "limit"}
-                                 : std::initializer_list<std::string_view>{});
-  if (!q.problem.empty()) {
-    reply(api_error(400, "bad_parameter", q.problem));
-    return true;
-  }
-  bool registered = false;
-  bool online = false;
-  {
-    std::lock_guard lock(mutex_);
-    registered = players_.is_registered(key);
-    online = players_.online(key);
-  }
-  if (is_bot_account(key)) online = bot_available(name);
-  if (!matches) {
-    if (!registered) {
-      if (online)
-        reply(api_ok(guest_profile_json(name)));
-      else
-        reply(
-            api_error(404, "unknown_player", "nobody called " + name + " is registered or online"));
-      return true;
-    }
-    read_for_http(std::move(reply), [key, name, online](store& db, http_callback& respond) {
-      try {
-        const auto a = db.find_account(key);
-        if (a) {
-          respond(api_ok(profile_json(*a, online)));
-        } else {
-          respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
-        }
-      } catch (const std::exception& e) {
-        spdlog::error("GET /api/players: {}", e.what());
-        respond(api_error(500, "storage_error", "the player cannot be read now"));
-      }
-    });
-    return true;
-  }
-  std::int64_t before = 0;
-  if (const auto it = q.values.find("before"); it != q.values.end()) {
-    const auto n = whole_number(it->second, 1, std::numeric_limits<std::int64_t>::max());
-    if (!n) {
-      reply(api_error(400, "bad_parameter", "before is a match id, a whole number from 1"));
-      return true;
-    }
-    before = *n;
-  }
-  std::string problem;
-  const auto limit = limit_of(q, static_cast<std::int64_t>(history_lines), problem);
-  if (!problem.empty()) {
-    reply(api_error(400, "bad_parameter", problem));
-    return true;
-  }
-  if (!registered) {
-    reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
-    return true;
-  }
-  read_for_http(std::move(reply), [key, name, before, limit](store& db, http_callback& respond) {
-    try {
-      const auto a = db.find_account(key);
-      if (!a) {
-        respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
-        return;
-      }
-      // One more than asked tells whether there is a next page.
-      auto list = db.account_matches(key, before, static_cast<std::size_t>(limit) + 1);
-      const bool more = list.size() > static_cast<std::size_t>(limit);
-      if (more) list.pop_back();
-      respond(api_ok(history_json(a->name, list, more)));
-    } catch (const std::exception& e) {
-      spdlog::error("GET /api/players/.../matches: {}", e.what());
-      respond(api_error(500, "storage_error", "the matches cannot be read now"));
-    }
-  });
-  return true;
 }
 
 }  // namespace bg::server

@@ -28,11 +28,13 @@
 #include "bg/server/store/sqlite_store.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "service/service_helpers.hpp"
 
 namespace bg::server {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+using service_helpers::id_of;
 
 namespace {
 
@@ -40,38 +42,6 @@ namespace {
 bool is_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
-/// The id in `digits` (1 to 18 decimal digits), or nullopt.
-std::optional<std::int64_t> id_of(std::string_view digits) {
-  if (digits.empty() || digits.size() > 18) return std::nullopt;
-  std::int64_t id = 0;
-  for (char ch : digits) {
-    if (ch < '0' || ch > '9') return std::nullopt;
-    id = id * 10 + (ch - '0');
-  }
-  return id;
-}
-
-/// What `GET /api/matches/<id>/...` asks of a stored match.
-enum class match_view : unsigned char {
-  analysis,  ///< `/analysis`: GNU Backgammon's analysis (analysis_view.hpp)
-  replay,    ///< `/replay`: every step with its board (match_replay.hpp)
-};
-
-/// A path `/api/matches/<digits>/analysis` or `/api/matches/<digits>/replay` (no query):
-/// which view and the digits between (not checked: id_of() reads them); nullopt for any
-/// other path.
-std::optional<std::pair<match_view, std::string_view>> match_view_of(std::string_view path) {
-  constexpr std::string_view api = "/api/matches/";
-  constexpr std::array<std::pair<std::string_view, match_view>, 2> suffixes{
-      {{"/analysis", match_view::analysis}, {"/replay", match_view::replay}}};
-  if (path.substr(0, api.size()) != api) return std::nullopt;
-  for (const auto& [suffix, view] : suffixes)
-    if (path.size() > api.size() + suffix.size() &&
-        path.substr(path.size() - suffix.size()) == suffix)
-      return std::pair{view, path.substr(api.size(), path.size() - api.size() - suffix.size())};
-  return std::nullopt;
 }
 
 std::string iso_now() {
@@ -308,45 +278,6 @@ game_service::~game_service() {
   auth_.stop();
   if (reader_) reader_->stop();
   writer_->stop();
-}
-
-bool game_service::may_read(const match_record& m, const std::string& reader) const {
-  if (!m.private_table) return true;
-  if (reader.empty()) return false;
-  for (const auto& p : m.players)
-    if (!name_problem_of(p) && name_key(p) == reader) return true;
-  return is_admin(reader);
-}
-
-std::string game_service::reader_of(std::string_view target) const {
-  const auto q = target.find('?');
-  if (q == std::string_view::npos) return {};
-  std::string_view query = target.substr(q + 1);
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    if (pair.substr(0, 6) == "token=") {
-      std::lock_guard lock(mutex_);
-      return players_.key_of_token(pair.substr(6)).value_or(std::string{});
-    }
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return {};
-}
-
-void game_service::read_for_http(http_callback reply,
-                                 std::function<void(store& db, http_callback& reply)> t) {
-  if (!reader_) {
-    writer_->run([reply = std::move(reply), t = std::move(t)](store& db) mutable { t(db, reply); });
-    return;
-  }
-  auto shared = std::make_shared<http_callback>(std::move(reply));
-  if (reader_->run([shared, t = std::move(t)](store& db) { t(db, *shared); })) return;
-  metrics_.error("busy");
-  (*shared)(http_reply{503, "application/json",
-                       R"({"error":"busy","message":"the server has too many reads waiting: )"
-                       R"(try again in a moment"})"});
 }
 
 void game_service::start_analysis(std::optional<bots::analysis_queue::options> options) {
@@ -1951,101 +1882,6 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
     }
   }
   for (auto& [actor, name] : leave) actor->exit(c->id(), name);
-}
-
-void game_service::on_http_request(std::string_view target, http_callback reply) {
-  const std::string_view path = target.substr(0, target.find('?'));
-  if (const auto view = match_view_of(path)) {
-    const auto id = id_of(view->second);
-    if (!id) {
-      reply(std::nullopt);
-      return;
-    }
-    // Read on the reader thread, like the .mat export. A private match is not found.
-    read_for_http(std::move(reply), [this, what = view->first, id = *id, on = analysing(),
-                                     max_steps = config_.replay_max_steps,
-                                     reader = reader_of(target)](store& db,
-                                                                 http_callback& respond) {
-      const bool analysis = what == match_view::analysis;
-      std::optional<http_reply> answer;
-      try {
-        auto match = db.load_match(id);
-        if (match && !may_read(*match, reader)) match.reset();
-        if (analysis) {
-          const auto stored = match ? db.load_analysis(id) : std::nullopt;
-          const auto v = view_analysis(id, match, stored, on);
-          answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
-        } else if (match) {
-          answer = http_reply{200, "application/json", replay_json(id, *match, max_steps).dump()};
-        } else {
-          answer = http_reply{404, "application/json", unknown_match_json(id).dump()};
-        }
-      } catch (const std::exception& e) {
-        const char* name = analysis ? "analysis" : "replay";
-        spdlog::error("match {}: its {} could not be read: {}", id, name, e.what());
-        answer = http_reply{500, "application/json",
-                            json{{"error", "storage_error"},
-                                 {"message", std::string("the ") + name + " could not be read"}}
-                                .dump()};
-      }
-      respond(std::move(answer));
-    });
-    return;
-  }
-  constexpr std::string_view prefix = "/matches/";
-  constexpr std::string_view suffix = ".mat";
-  constexpr std::string_view api_prefix = "/api/matches/";
-  // The account routes (issue 12) answer every other /api/ path, with a JSON 404 when
-  // none fits.
-  if (target.substr(0, api_prefix.size()) != api_prefix && on_api_request(target, reply)) return;
-  // GET /api/matches/<id>: the record as JSON; GET /matches/<id>.mat: the .mat file
-  // (either with ?token=RESUME_TOKEN for a private table's match).
-  const bool as_json = path.substr(0, api_prefix.size()) == api_prefix;
-  std::string_view digits;
-  if (as_json) {
-    digits = path.substr(api_prefix.size());
-  } else if (path.substr(0, prefix.size()) == prefix &&
-             path.size() > prefix.size() + suffix.size() &&
-             path.substr(path.size() - suffix.size()) == suffix) {
-    digits = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-  } else {
-    reply(std::nullopt);
-    return;
-  }
-  if (digits.empty()) {
-    reply(std::nullopt);
-    return;
-  }
-  if (digits.size() > 18) {
-    reply(std::nullopt);
-    return;
-  }
-  std::int64_t id = 0;
-  for (char ch : digits) {
-    if (ch < '0' || ch > '9') {
-      reply(std::nullopt);
-      return;
-    }
-    id = id * 10 + (ch - '0');
-  }
-  // Read on the reader thread: an I/O thread never waits on SQLite, nor does the writer.
-  read_for_http(std::move(reply), [this, id, as_json, reader = reader_of(target)](
-                                      store& db, http_callback& respond) {
-    std::optional<http_reply> answer;
-    try {
-      if (const auto record = db.load_match(id); record && may_read(*record, reader)) {
-        if (as_json) {
-          answer = http_reply{200, "application/json", to_json_text(*record)};
-        } else {
-          answer = http_reply{200, "text/plain; charset=utf-8", to_mat(*record)};
-        }
-      }
-    } catch (const std::exception& e) {
-      spdlog::error("match {}: {}", id, e.what());
-      answer = http_reply{500, "text/plain; charset=utf-8", "the match could not be read\n"};
-    }
-    respond(std::move(answer));
-  });
 }
 
 void game_service::shutdown(std::function<void()> saved) {

@@ -228,6 +228,30 @@ class game_service final : public service,
                    const std::optional<nlohmann::json>& re);
   /// GET /api/...: true when `target` is an /api route (then `reply` is called).
   bool on_api_request(std::string_view target, http_callback& reply);
+  /// GET /api/ratings?variant=V&limit=N (`query`): the leaderboard (--api-max-limit
+  /// entries at most), or 400 `bad_parameter`.
+  void answer_api_ratings(std::string_view query, http_callback& reply);
+  /// GET /api/players/NAME and /api/players/NAME/matches (`rest`: what follows
+  /// "players/"): 400 `bad_name` when NAME is not a name, then the profile or the
+  /// history of the player.
+  void answer_api_player(std::string_view rest, std::string_view query, http_callback& reply);
+  /// The profile of `name` (key `key`): a guest's when only online, read from the store
+  /// when `registered`, else 404 `unknown_player`.
+  void answer_api_profile(const std::string& name, const std::string& key, bool registered,
+                          bool online, http_callback& reply);
+  /// The matches of `name` (key `key`), newest first, `before` and `limit` from `params`
+  /// (400 `bad_parameter` when malformed); 404 `unknown_player` when not `registered`.
+  void answer_api_history(const std::string& name, const std::string& key, bool registered,
+                          const std::map<std::string, std::string>& params, http_callback& reply);
+  /// GET /api/matches/<id>/analysis (`analysis`) or /replay of match `id`, read on the
+  /// reader thread: JSON, 404 for an unknown or unreadable private match, 500
+  /// `storage_error`.
+  void answer_match_view(std::string_view target, bool analysis, std::int64_t id,
+                         http_callback reply);
+  /// GET /api/matches/<id> (the record as JSON) or /matches/<id>.mat (`path`, the
+  /// target's path) read on the reader thread; nullopt (404) for any other path, an
+  /// unknown match or a private one `target`'s token may not read.
+  void answer_match_record(std::string_view target, std::string_view path, http_callback reply);
   /// Sends the welcome `frame` for `name` to `c` once the seats in `rejoin` have saved
   /// the new token's hash, then re-enters them.
   void welcome_and_rejoin(const std::shared_ptr<client>& c,

@@ -1,0 +1,61 @@
+#pragma once
+/// @file service_helpers.hpp
+/// Small helpers that the game service's files (game_service.cpp, hello.cpp,
+/// accounts.cpp, http_routes.cpp) share: numbers read from commands and URLs, the
+/// lengths of the account lists, a password's bytes cleared, the wall clock. Private to
+/// service/.
+
+#include <sodium.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace bg::server::service_helpers {
+
+/// How many entries /ratings lists, and GET /api/ratings without `limit`.
+inline constexpr std::size_t ratings_lines = 20;
+/// How many entries /history lists, and GET /api/players/NAME/matches without `limit`.
+inline constexpr std::size_t history_lines = 10;
+
+/// The id in `digits` (1 to 18 decimal digits), or nullopt.
+inline std::optional<std::int64_t> id_of(std::string_view digits) {
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  std::int64_t id = 0;
+  for (char ch : digits) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    id = id * 10 + (ch - '0');
+  }
+  return id;
+}
+
+/// A whole number in [min, max] from `text`, or nullopt.
+inline std::optional<std::int64_t> whole_number(const std::string& text, std::int64_t min,
+                                                std::int64_t max) {
+  std::int64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end || value < min || value > max)
+    return std::nullopt;
+  return value;
+}
+
+/// Overwrites a password's bytes once it is no longer needed (sodium_memzero).
+inline void wipe(std::string& secret) {
+  if (!secret.empty()) sodium_memzero(secret.data(), secret.size());
+  secret.clear();
+}
+
+/// Now in ms since the Unix epoch.
+inline std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace bg::server::service_helpers
