@@ -171,6 +171,37 @@ class game_service final : public service,
   /// the password checked on the auth pool (an unknown name against a decoy hash), then
   /// log_in() or login_failed().
   void on_login(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// A login by password on its way through the threads (on_login): who asked, the
+  /// name's key, the hello's `id` (`re`), whether to remember the sign-in and its label,
+  /// and the account and the names it ignores as the storage thread read them.
+  struct password_login {
+    std::shared_ptr<client> c;
+    std::string key;
+    std::optional<nlohmann::json> re;
+    bool remember = false;
+    std::string label;
+    std::optional<account> found;
+    std::vector<std::string> ignored;
+  };
+  /// on_login()'s checks under the mutex (held): a ban on `key` or `c`'s address
+  /// (`banned`), the throttle (`login_locked`; a clean record picks the auth pool's clean
+  /// `lane`), then the name claimed. False when `c` was answered with a refusal.
+  bool login_may_try(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                     const std::string& key, auth_pool::lane& lane);
+  /// On the storage thread: reads the account of `login` and the names it ignores, then
+  /// checks `password` on the auth pool in `lane`; `storage_error` (the claim ended) when
+  /// the store cannot be read.
+  void read_login_account(store& db, password_login& login, std::string& password,
+                          auth_pool::lane lane);
+  /// On the auth pool: checks `password` against the account's hash (a decoy hash for an
+  /// unknown name or a bot, at the same cost), rehashes it when its parameters are
+  /// old, wipes it, and hands the verdict to password_checked() on an I/O thread.
+  void check_login_password(password_login& login, std::string& password);
+  /// On an I/O thread: a wrong password is login_failed(); a right one clears the
+  /// throttle, stores the `rehashed` hash if any, starts a remembered sign-in when asked
+  /// (on the storage thread) and log_in().
+  void password_checked(password_login& login, bool right,
+                        const std::optional<std::string>& rehashed);
   /// Runs `job` on the auth pool in lane `l` for `c`'s address; false (the client
   /// answered `auth_busy`, its claim released) when the lane or the address's share of
   /// it is full.
@@ -194,6 +225,8 @@ class game_service final : public service,
   /// the account read on the storage thread (the session's end moved on), then log_in();
   /// an unknown, expired or other account's credential is `bad_session` and a strike.
   void on_session_login(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// The `bad_session` refusal of a remembered sign-in to `c` (counted, a strike).
+  void refuse_session(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   /// After /password or /signout all of `c` (account `key`): the account's other
   /// connections close with `why` (on every node), `c` gets a new resume token, and
   /// answer_of(token) is sent to `c` once the seats' snapshots hold the token's hash.
@@ -326,6 +359,41 @@ class game_service final : public service,
   /// hello resumes the name as if it had been issued here), or nullopt.
   void hello_as(const std::shared_ptr<client>& c, const protocol::client_message& m,
                 std::optional<cluster_bus::session_row> adopted);
+  /// What a hello takes under the mutex for the rest of hello_as(): the welcome and the
+  /// name it gives, the account key of a resumed account ("" for a guest), the tables to
+  /// re-enter, and the connection it replaces with the tables that one leaves.
+  struct hello_welcome {
+    std::vector<std::shared_ptr<table_actor>> rejoin;
+    std::vector<std::shared_ptr<table_actor>> leave;
+    std::uint64_t replaced_id = 0;
+    std::shared_ptr<client> replaced;
+    nlohmann::json welcome;
+    std::string name;
+    std::string account_key;
+  };
+  /// Cluster (issue 16): a resuming hello of `c` whose token is not known here and whose
+  /// name has a seat at another live node's table is sent there (`moved`): true then.
+  bool sent_to_seat_elsewhere(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// The name `adopted` took for a hello (a token of the cluster's sessions) is let go
+  /// again when unused: the hello was refused. Mutex held.
+  void release_adopted(const std::optional<cluster_bus::session_row>& adopted);
+  /// hello_as()'s checks, mutex held: the cluster's token adopted (`adopted` reset when
+  /// it cannot be), a computer player's or reserved name (`reserved_name`), a ban on the
+  /// name the connection becomes or its address (`banned`). False when `c` was refused.
+  bool hello_allowed(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                     std::optional<cluster_bus::session_row>& adopted);
+  /// The hello of `c` taken by the players (mutex held): `out` filled with its welcome.
+  /// False when refused (refuse_hello()) or when a new guest's name waits for the
+  /// cluster's claim (claimed() welcomes it).
+  bool take_hello(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                  const std::optional<cluster_bus::session_row>& adopted, hello_welcome& out);
+  /// A hello the players refused with `why`: logged (debug), counted, answered, and a
+  /// strike for a bad token or a name that is not free (issue 11.6).
+  void refuse_hello(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                    const engine::error& why, bool adopted);
+  /// A hello that resumed a registered account: the account, its ratings and ignore
+  /// list read on the storage thread, then `w`'s welcome (with the account) and rejoin.
+  void welcome_resumed_account(const std::shared_ptr<client>& c, hello_welcome w);
   /// The cluster answered the claim of `key` (`name`) for the new guest `c`: welcomed
   /// with `welcome`, or refused (name_taken on another node, name_registered, or the
   /// database did not answer) and the connection has no name again.
