@@ -13,10 +13,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "bg/server/server_config.hpp"
@@ -262,29 +265,36 @@ constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t one_gib = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t one_year_seconds = 365ULL * 24 * 3600;
 
-std::vector<setting> settings() {
-  const auto text = [](std::string server_config::*field) {
-    return [field](const server_config& c) { return c.*field; };
+/// How a text setting shows its default in --help: the text itself.
+std::function<std::string(const server_config&)> show_text(std::string server_config::*field) {
+  return [field](const server_config& c) { return c.*field; };
+}
+
+/// How a number setting shows its default in --help: whole seconds as their count, any
+/// other number as an ostream writes it.
+template <typename T>
+std::function<std::string(const server_config&)> show_number(T server_config::*field) {
+  return [field](const server_config& c) {
+    if constexpr (std::is_same_v<T, std::chrono::seconds>) {
+      return std::to_string((c.*field).count());
+    } else {
+      std::ostringstream s;
+      s << c.*field;
+      return s.str();
+    }
   };
-  const auto number = [](auto server_config::*field) {
-    return [field](const server_config& c) {
-      using T = std::remove_cvref_t<decltype(c.*field)>;
-      if constexpr (std::is_same_v<T, std::chrono::seconds>) {
-        return std::to_string((c.*field).count());
-      } else {
-        std::ostringstream s;
-        s << c.*field;
-        return s.str();
-      }
-    };
-  };
+}
+
+/// The server itself: where it listens, its database, the web client's files, its
+/// log and its threads.
+std::vector<setting> server_settings() {
   return {
-      {"bind", "ADDR", "address to listen on", text(&server_config::bind),
+      {"bind", "ADDR", "address to listen on", show_text(&server_config::bind),
        address_field(&server_config::bind, false)},
-      {"port", "N", "TCP port; 0 picks a free one", number(&server_config::port),
+      {"port", "N", "TCP port; 0 picks a free one", show_number(&server_config::port),
        integer_field(&server_config::port, 0, 65535)},
       {"port-file", "PATH", "write the bound port here (written atomically)",
-       text(&server_config::port_file),
+       show_text(&server_config::port_file),
        [](std::string_view v, server_config& c) -> problem {
          c.port_file = std::string{v};
          return std::nullopt;
@@ -292,7 +302,7 @@ std::vector<setting> settings() {
       {"db", "PATH|URL",
        "SQLite database file, or a PostgreSQL URL (postgresql://USER@HOST/DB; the password "
        "better in ~/.pgpass or PGPASSWORD)",
-       text(&server_config::db), path_field(&server_config::db)},
+       show_text(&server_config::db), path_field(&server_config::db)},
       {"static-dir", "DIR", "the web client's files",
        [](const server_config& c) { return c.static_dir.empty() ? "built-in" : c.static_dir; },
        [](std::string_view v, server_config& c) -> problem {
@@ -300,7 +310,7 @@ std::vector<setting> settings() {
          return std::nullopt;
        }},
       {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off",
-       text(&server_config::log_level),
+       show_text(&server_config::log_level),
        [](std::string_view v, server_config& c) -> problem {
          constexpr std::array<std::string_view, 7> levels{"trace", "debug",    "info", "warn",
                                                           "error", "critical", "off"};
@@ -311,12 +321,19 @@ std::vector<setting> settings() {
          return std::nullopt;
        }},
       {"threads", "N", "threads running the network and the tables",
-       number(&server_config::threads), integer_field(&server_config::threads, 1, 256)},
+       show_number(&server_config::threads), integer_field(&server_config::threads, 1, 256)},
+  };
+}
+
+/// One connection's bounds: message size, command rate and strikes, timeouts, open
+/// connections in all and per address, unsent bytes.
+std::vector<setting> connection_settings() {
+  return {
       {"max-message-bytes", "BYTES", "largest WebSocket message a client may send",
-       number(&server_config::max_message_bytes),
+       show_number(&server_config::max_message_bytes),
        integer_field(&server_config::max_message_bytes, 64, 64ULL * 1024 * 1024)},
       {"commands-per-second", "RATE", "messages a connection may send per second, sustained",
-       number(&server_config::commands_per_second),
+       show_number(&server_config::commands_per_second),
        [](std::string_view v, server_config& c) -> problem {
          double value = 0;
          const auto* const end = v.data() + v.size();
@@ -329,61 +346,80 @@ std::vector<setting> settings() {
          return std::nullopt;
        }},
       {"command-burst", "N", "messages a connection may send at once above the rate",
-       number(&server_config::command_burst),
+       show_number(&server_config::command_burst),
        integer_field(&server_config::command_burst, 1, 1'000'000)},
       {"rate-limit-strikes", "N",
        "strikes (rate_limited answers, refused hellos) before the connection is closed",
-       number(&server_config::rate_limit_strikes),
+       show_number(&server_config::rate_limit_strikes),
        integer_field(&server_config::rate_limit_strikes, 1, 1'000'000)},
       {"idle-timeout", "SECONDS", "drop a WebSocket that sends nothing, not even a pong",
-       number(&server_config::idle_timeout),
+       show_number(&server_config::idle_timeout),
        seconds_field(&server_config::idle_timeout, 1, one_year_seconds)},
       {"http-timeout", "SECONDS", "time to finish an HTTP request, an upgrade or a close",
-       number(&server_config::http_timeout), seconds_field(&server_config::http_timeout, 1, 3600)},
+       show_number(&server_config::http_timeout),
+       seconds_field(&server_config::http_timeout, 1, 3600)},
       {"max-connections", "N",
        "open connections in all (gammond raises its open file limit to this + 64, "
        "or stops with exit 2 when the hard limit is lower)",
-       number(&server_config::max_connections),
+       show_number(&server_config::max_connections),
        integer_field(&server_config::max_connections, 1, 10'000'000)},
       {"max-connections-per-address", "N", "open connections from one client address",
-       number(&server_config::max_connections_per_address),
+       show_number(&server_config::max_connections_per_address),
        integer_field(&server_config::max_connections_per_address, 1, 10'000'000)},
       {"write-queue-bytes", "BYTES", "unsent bytes per connection before it is dropped",
-       number(&server_config::write_queue_bytes),
+       show_number(&server_config::write_queue_bytes),
        integer_field(&server_config::write_queue_bytes, 1024, one_gib)},
+  };
+}
+
+/// Tables and the lobby: a seat kept for an absent player, saving on SIGTERM, tables
+/// and spectators at most, the lobby's list and chat, a table's backlog, chat and name
+/// lengths.
+std::vector<setting> table_settings() {
+  return {
       {"grace-period", "SECONDS", "an absent player keeps the seat this long",
-       number(&server_config::grace_period),
+       show_number(&server_config::grace_period),
        seconds_field(&server_config::grace_period, 0, one_year_seconds)},
       {"stop-timeout", "SECONDS",
        "on SIGTERM, how long all tables together get to save their state (in parallel)",
-       number(&server_config::stop_timeout), seconds_field(&server_config::stop_timeout, 1, 3600)},
-      {"max-tables", "N", "tables in all", number(&server_config::max_tables),
+       show_number(&server_config::stop_timeout),
+       seconds_field(&server_config::stop_timeout, 1, 3600)},
+      {"max-tables", "N", "tables in all", show_number(&server_config::max_tables),
        integer_field(&server_config::max_tables, 1, 10'000'000)},
       {"max-tables-per-client", "N",
        "tables one name, and one client address, may have created and still open",
-       number(&server_config::max_tables_per_client),
+       show_number(&server_config::max_tables_per_client),
        integer_field(&server_config::max_tables_per_client, 1, 10'000'000)},
-      {"max-spectators", "N", "spectators at one table", number(&server_config::max_spectators),
+      {"max-spectators", "N", "spectators at one table",
+       show_number(&server_config::max_spectators),
        integer_field(&server_config::max_spectators, 0, 10'000'000)},
       {"tables-page-size", "N", "tables in one /tables answer (the lobby list is paged)",
-       number(&server_config::tables_page_size),
+       show_number(&server_config::tables_page_size),
        integer_field(&server_config::tables_page_size, 1, 100'000)},
       {"lobby-chat-interval", "SECONDS", "a player's lobby chat lines are this far apart at least",
-       number(&server_config::lobby_chat_interval),
+       show_number(&server_config::lobby_chat_interval),
        seconds_field(&server_config::lobby_chat_interval, 0, 3600)},
       {"lobby-chat-per-minute", "N", "lobby chat lines per minute from everyone together",
-       number(&server_config::lobby_chat_per_minute),
+       show_number(&server_config::lobby_chat_per_minute),
        integer_field(&server_config::lobby_chat_per_minute, 1, 1'000'000)},
       {"max-table-backlog", "N", "messages a table holds while its last change is written",
-       number(&server_config::max_table_backlog),
+       show_number(&server_config::max_table_backlog),
        integer_field(&server_config::max_table_backlog, 1, 1'000'000)},
-      {"max-chat-bytes", "BYTES", "longest chat line", number(&server_config::max_chat_bytes),
+      {"max-chat-bytes", "BYTES", "longest chat line", show_number(&server_config::max_chat_bytes),
        integer_field(&server_config::max_chat_bytes, 1, unlimited)},
       {"max-name-bytes", "BYTES", "longest player or table name",
-       number(&server_config::max_name_bytes),
+       show_number(&server_config::max_name_bytes),
        integer_field(&server_config::max_name_bytes, 1, unlimited)},
+  };
+}
+
+/// HTTP: the trusted proxy, /metrics' token, the read rate per client address and the
+/// reader thread's queue.
+std::vector<setting> http_settings() {
+  return {
       {"trusted-proxy", "ADDR", "honour X-Forwarded-For only from this peer address",
-       text(&server_config::trusted_proxy), address_field(&server_config::trusted_proxy, true)},
+       show_text(&server_config::trusted_proxy),
+       address_field(&server_config::trusted_proxy, true)},
       {"metrics-token", "TOKEN",
        "/metrics answers `Authorization: Bearer TOKEN` from any address; loopback clients "
        "always (without a token: loopback clients only)",
@@ -399,41 +435,54 @@ std::vector<setting> settings() {
       {"api-reads-per-second", "N",
        "HTTP reads (/api/..., /matches/ID.mat) per client address a second, sustained; more "
        "are answered 429",
-       number(&server_config::api_reads_per_second),
+       show_number(&server_config::api_reads_per_second),
        integer_field(&server_config::api_reads_per_second, 1, 1'000'000)},
       {"api-read-burst", "N", "HTTP reads an address may make at once above the rate",
-       number(&server_config::api_read_burst),
+       show_number(&server_config::api_read_burst),
        integer_field(&server_config::api_read_burst, 1, 1'000'000)},
       {"api-clients", "N", "client addresses whose HTTP read rate is remembered at most",
-       number(&server_config::api_clients),
+       show_number(&server_config::api_clients),
        integer_field(&server_config::api_clients, 1, 10'000'000)},
       {"read-queue", "N",
        "HTTP reads waiting for the reader thread (its own database connection) at most; more "
        "are answered 503",
-       number(&server_config::read_queue), integer_field(&server_config::read_queue, 1, 1'000'000)},
+       show_number(&server_config::read_queue),
+       integer_field(&server_config::read_queue, 1, 1'000'000)},
+  };
+}
+
+/// Matches: the dice seed (RULES.md S4), clocks and abandonment (issue 13; RULES.md
+/// S2, S3), /seed's length.
+std::vector<setting> match_settings() {
+  return {
       {"dice-seed", "N",
        "0: each match's dice seed from the OS (production); N: seeds derived from N, the "
        "table and the match (reproducible dice, for tests only)",
-       number(&server_config::dice_seed),
+       show_number(&server_config::dice_seed),
        integer_field(&server_config::dice_seed, 0, 0xFFFFFFFFFFFFFFFFULL)},
       // Clocks and abandonment (issue 13; RULES.md S2, S3).
       {"idle-limit", "SECONDS",
        "without a clock, a player who is to act and has not for this long may be claimed "
        "by the opponent (/claim)",
-       number(&server_config::idle_limit),
+       show_number(&server_config::idle_limit),
        seconds_field(&server_config::idle_limit, 1, one_year_seconds)},
       {"clock-minute-seconds", "SECONDS",
        "the length of one minute of /option clock: 60 (tests only: shorter, so that a "
        "bank runs out quickly)",
-       number(&server_config::clock_minute_seconds),
+       show_number(&server_config::clock_minute_seconds),
        integer_field(&server_config::clock_minute_seconds, 1, 60)},
-      {"max-seed-bytes", "BYTES", "longest /seed text", number(&server_config::max_seed_bytes),
+      {"max-seed-bytes", "BYTES", "longest /seed text", show_number(&server_config::max_seed_bytes),
        integer_field(&server_config::max_seed_bytes, 1, 1024)},
-      // Storage and durability (issue 11 item 4).
+  };
+}
+
+/// Storage and durability (issue 11 item 4): SQLite's and PostgreSQL's (issue 16).
+std::vector<setting> storage_settings() {
+  return {
       {"sync", "full|normal",
        "full: every commit survives a power cut; normal: survives kill -9 of gammond only "
        "(PostgreSQL: synchronous_commit on or off)",
-       text(&server_config::sync),
+       show_text(&server_config::sync),
        [](std::string_view v, server_config& c) -> problem {
          if (v != "full" && v != "normal") return std::string{"is not full or normal"};
          c.sync = std::string{v};
@@ -442,33 +491,39 @@ std::vector<setting> settings() {
       {"db-max-pages", "N",
        "SQLite only: largest database file in pages of 4096 bytes (a quota; writes past it "
        "fail); 0: no limit",
-       number(&server_config::db_max_pages),
+       show_number(&server_config::db_max_pages),
        integer_field(&server_config::db_max_pages, 0, 0x7FFFFFFFFFFFFFFFULL)},
       {"db-checkpoint-pages", "N",
        "SQLite only: write-ahead log pages (4096 bytes) after which a thread of its own "
        "copies the log into the database file, so that no commit waits for it; 0: SQLite's "
        "automatic checkpoint on the committing thread",
-       number(&server_config::db_checkpoint_pages),
+       show_number(&server_config::db_checkpoint_pages),
        integer_field(&server_config::db_checkpoint_pages, 0, 1'000'000)},
       // PostgreSQL (issue 16).
       {"db-connect-timeout", "SECONDS",
        "PostgreSQL: opening a connection may take this long (libpq connect_timeout)",
-       number(&server_config::db_connect_timeout),
+       show_number(&server_config::db_connect_timeout),
        seconds_field(&server_config::db_connect_timeout, 1, 3600)},
       {"db-statement-timeout", "SECONDS",
        "PostgreSQL: a statement running longer is cancelled and its write refused; 0: no "
        "limit",
-       number(&server_config::db_statement_timeout),
+       show_number(&server_config::db_statement_timeout),
        seconds_field(&server_config::db_statement_timeout, 0, 24 * 3600)},
       {"db-id-block", "N",
        "PostgreSQL: match ids reserved from the database at a time (kept in memory)",
-       number(&server_config::db_id_block),
+       show_number(&server_config::db_id_block),
        integer_field(&server_config::db_id_block, 2, 1'000'000)},
-      // The cluster (issue 16).
+  };
+}
+
+/// The cluster (issue 16): this node, its heartbeat and lease, its public path, its
+/// queues, the resume window of names, and /who's length.
+std::vector<setting> cluster_settings() {
+  return {
       {"node-id", "ID",
        "this node's name in a cluster of gammond nodes on one PostgreSQL database (1-16 of "
        "a-z, 0-9, -); none: a single server",
-       text(&server_config::node_id),
+       show_text(&server_config::node_id),
        [](std::string_view v, server_config& c) -> problem {
          if (v.empty() || v.size() > 16 ||
              v.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") !=
@@ -504,19 +559,25 @@ std::vector<setting> settings() {
       {"cluster-queue", "N",
        "cluster: statements waiting for the cluster's PostgreSQL connection, and other "
        "nodes' notifications waiting to be handled, at most (each)",
-       number(&server_config::cluster_queue),
+       show_number(&server_config::cluster_queue),
        integer_field(&server_config::cluster_queue, 1, 10'000'000)},
       {"resume-window", "SECONDS",
        "cluster: a name whose last connection closed without a seat keeps its resume token "
        "this long, on every node (0: freed at once, as on a single server)",
-       number(&server_config::resume_window),
+       show_number(&server_config::resume_window),
        seconds_field(&server_config::resume_window, 0, 3600)},
       {"resume-window-names", "N", "cluster: names in their resume window at once, at most",
-       number(&server_config::resume_window_names),
+       show_number(&server_config::resume_window_names),
        integer_field(&server_config::resume_window_names, 0, 10'000'000)},
       {"who-limit", "N", "names listed by /who in the lobby (who is online), at most",
-       number(&server_config::who_limit), integer_field(&server_config::who_limit, 1, 1'000'000)},
-      // Network limits and origins (issue 11, items 5 and 6).
+       show_number(&server_config::who_limit),
+       integer_field(&server_config::who_limit, 1, 1'000'000)},
+  };
+}
+
+/// WebSocket origins and the hello (issue 11, items 5 and 6), and how strikes decay.
+std::vector<setting> websocket_settings() {
+  return {
       {"allowed-origins", "LIST",
        "origins whose pages may open a WebSocket: https://host[:port],... or *; "
        "none: the Origin must name the request's Host",
@@ -529,30 +590,35 @@ std::vector<setting> settings() {
        },
        origins_field()},
       {"hello-timeout", "SECONDS", "close a WebSocket that has not said hello within this",
-       number(&server_config::hello_timeout),
+       show_number(&server_config::hello_timeout),
        seconds_field(&server_config::hello_timeout, 1, 3600)},
       {"strike-decay", "SECONDS", "one strike is forgiven per this many seconds",
-       number(&server_config::strike_decay),
+       show_number(&server_config::strike_decay),
        seconds_field(&server_config::strike_decay, 1, one_year_seconds)},
-      // Match analysis by GNU Backgammon (issue 14).
+  };
+}
+
+/// Match analysis by GNU Backgammon (issue 14).
+std::vector<setting> analysis_settings() {
+  return {
       {"gnubg", "PATH", "GNU Backgammon, which analyses finished matches and plays /bot",
-       text(&server_config::gnubg), path_field(&server_config::gnubg)},
+       show_text(&server_config::gnubg), path_field(&server_config::gnubg)},
       {"analysis-workers", "N",
        "gnubg processes analysing finished matches at once; 0: no analysis",
-       number(&server_config::analysis_workers),
+       show_number(&server_config::analysis_workers),
        integer_field(&server_config::analysis_workers, 0, 64)},
       {"analysis-queue", "N",
        "finished matches waiting for analysis at most (more are not analysed)",
-       number(&server_config::analysis_queue),
+       show_number(&server_config::analysis_queue),
        integer_field(&server_config::analysis_queue, 1, 1'000'000)},
       {"analysis-per-player", "N",
        "finished matches waiting for analysis at most per player (the queue serves players "
        "in turn)",
-       number(&server_config::analysis_per_player),
+       show_number(&server_config::analysis_per_player),
        integer_field(&server_config::analysis_per_player, 1, 1'000'000)},
       {"analysis-level", "LEVEL",
        "expert (0-ply, fast), worldclass (2-ply, gnubg's default) or grandmaster (3-ply)",
-       text(&server_config::analysis_level),
+       show_text(&server_config::analysis_level),
        [](std::string_view v, server_config& c) -> problem {
          if (v != "expert" && v != "worldclass" && v != "grandmaster")
            return std::string{"is not expert, worldclass or grandmaster"};
@@ -562,16 +628,23 @@ std::vector<setting> settings() {
       {"analysis-nice", "N",
        "CPU niceness of the analysing gnubg processes (0: normal priority; 19, also the "
        "SCHED_IDLE class: only the time nothing else wants)",
-       number(&server_config::analysis_nice), integer_field(&server_config::analysis_nice, 0, 19)},
+       show_number(&server_config::analysis_nice),
+       integer_field(&server_config::analysis_nice, 0, 19)},
       {"analysis-busy-rate", "N",
        "while the tables handle more than N commands a second, no new analysis starts (one "
        "running goes on): live play first; 0: analyses never wait",
-       number(&server_config::analysis_busy_rate),
+       show_number(&server_config::analysis_busy_rate),
        integer_field(&server_config::analysis_busy_rate, 0, 1'000'000'000)},
       {"analysis-timeout", "SECONDS", "one analysis may take this long before gnubg is killed",
-       number(&server_config::analysis_timeout),
+       show_number(&server_config::analysis_timeout),
        seconds_field(&server_config::analysis_timeout, 1, 7 * 24 * 3600)},
-      // Accounts and ratings (issue 12).
+  };
+}
+
+/// Accounts (issue 12): admins, the password threads and their queues, registrations
+/// and passwords.
+std::vector<setting> account_settings() {
+  return {
       {"admins", "NAMES",
        "names (comma-separated) that are admins once logged in with their password; reserved: "
        "made only with `gammond admin create NAME`",
@@ -582,105 +655,159 @@ std::vector<setting> settings() {
        },
        admins_field()},
       {"auth-threads", "N", "threads that hash and check passwords (Argon2id, ~64 MiB each)",
-       number(&server_config::auth_threads), integer_field(&server_config::auth_threads, 1, 64)},
+       show_number(&server_config::auth_threads),
+       integer_field(&server_config::auth_threads, 1, 64)},
       {"auth-queue", "N",
        "logins, registrations and password changes waiting for those threads (more: auth_busy)",
-       number(&server_config::auth_queue), integer_field(&server_config::auth_queue, 1, 1'000'000)},
+       show_number(&server_config::auth_queue),
+       integer_field(&server_config::auth_queue, 1, 1'000'000)},
       {"auth-queue-per-address", "N",
        "of those, the most one client address may have waiting (more: auth_busy)",
-       number(&server_config::auth_queue_per_address),
+       show_number(&server_config::auth_queue_per_address),
        integer_field(&server_config::auth_queue_per_address, 1, 1'000'000)},
       {"register-per-hour", "N",
        "registrations per client address and hour (more: register_limited); 0: unlimited",
-       number(&server_config::register_per_hour),
+       show_number(&server_config::register_per_hour),
        integer_field(&server_config::register_per_hour, 0, 1'000'000)},
       {"max-password-bytes", "BYTES", "longest password accepted",
-       number(&server_config::max_password_bytes),
+       show_number(&server_config::max_password_bytes),
        integer_field(&server_config::max_password_bytes, 8, 4096)},
       {"max-accounts", "N", "people's registered accounts in all (more: too_many_accounts)",
-       number(&server_config::max_accounts),
+       show_number(&server_config::max_accounts),
        integer_field(&server_config::max_accounts, 1, 100'000'000)},
+  };
+}
+
+/// Logins (issue 12): the throttle of failed logins, and remembered sign-ins (issue
+/// 27).
+std::vector<setting> login_settings() {
+  return {
       {"login-delay-after", "N",
        "failed logins of a name (or from an address) after which each try waits --login-delay",
-       number(&server_config::login_delay_after),
+       show_number(&server_config::login_delay_after),
        integer_field(&server_config::login_delay_after, 1, 1'000'000)},
       {"login-delay", "SECONDS", "the wait between tries after --login-delay-after failures",
-       number(&server_config::login_delay), seconds_field(&server_config::login_delay, 0, 3600)},
+       show_number(&server_config::login_delay),
+       seconds_field(&server_config::login_delay, 0, 3600)},
       {"login-lock-after", "N",
        "failed logins of a name (or from an address) that lock it for --login-lock",
-       number(&server_config::login_lock_after),
+       show_number(&server_config::login_lock_after),
        integer_field(&server_config::login_lock_after, 1, 1'000'000)},
       {"login-lock", "SECONDS", "how long a name or address stays locked",
-       number(&server_config::login_lock),
+       show_number(&server_config::login_lock),
        seconds_field(&server_config::login_lock, 1, 7ULL * 24 * 3600)},
       {"session-days", "DAYS",
        "a remembered sign-in ends this long after its last use (0: players never stay "
        "signed in)",
-       number(&server_config::session_days), integer_field(&server_config::session_days, 0, 3650)},
+       show_number(&server_config::session_days),
+       integer_field(&server_config::session_days, 0, 3650)},
       {"max-sessions-per-account", "N",
        "remembered sign-ins one account keeps (one more ends the least recently used)",
-       number(&server_config::max_sessions_per_account),
+       show_number(&server_config::max_sessions_per_account),
        integer_field(&server_config::max_sessions_per_account, 1, 1000)},
       {"login-forgive", "SECONDS",
        "one counted failed login of a name (or an address) is forgiven each this many seconds",
-       number(&server_config::login_forgive),
+       show_number(&server_config::login_forgive),
        seconds_field(&server_config::login_forgive, 1, 7ULL * 24 * 3600)},
       {"login-known-addresses", "N",
        "addresses remembered per name as its owner's, which the name's lock does not apply to",
-       number(&server_config::login_known_addresses),
+       show_number(&server_config::login_known_addresses),
        integer_field(&server_config::login_known_addresses, 0, 64)},
       {"login-throttle-entries", "N", "names, and addresses, whose failed logins are tracked",
-       number(&server_config::login_throttle_entries),
+       show_number(&server_config::login_throttle_entries),
        integer_field(&server_config::login_throttle_entries, 1, 10'000'000)},
+  };
+}
+
+/// The HTTP API's answers (issue 12): entries and replay steps at most.
+std::vector<setting> api_settings() {
+  return {
       {"api-max-limit", "N", "the most entries one /api answer lists",
-       number(&server_config::api_max_limit),
+       show_number(&server_config::api_max_limit),
        integer_field(&server_config::api_max_limit, 1, 100'000)},
       {"replay-max-steps", "N",
        "the most steps one /api/matches/ID/replay answer gives (past it: truncated)",
-       number(&server_config::replay_max_steps),
+       show_number(&server_config::replay_max_steps),
        integer_field(&server_config::replay_max_steps, 1, 1'000'000)},
-      // Computer players (issue 14).
+  };
+}
+
+/// Computer players (issue 14): GNU Backgammon's processes.
+std::vector<setting> bot_settings() {
+  return {
       {"bot-processes", "N", "GNU Backgammon processes running at most (started on demand)",
-       number(&server_config::bot_processes), integer_field(&server_config::bot_processes, 1, 64)},
+       show_number(&server_config::bot_processes),
+       integer_field(&server_config::bot_processes, 1, 64)},
       {"bot-timeout", "SECONDS",
        "time for one answer of GNU Backgammon; then it is restarted and asked again",
-       number(&server_config::bot_timeout), seconds_field(&server_config::bot_timeout, 1, 3600)},
+       show_number(&server_config::bot_timeout),
+       seconds_field(&server_config::bot_timeout, 1, 3600)},
       {"bot-retries", "N", "times a computer player's question is asked again before it resigns",
-       number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
+       show_number(&server_config::bot_retries), integer_field(&server_config::bot_retries, 0, 10)},
       {"bot-starts-per-minute", "N",
        "GNU Backgammon processes started per minute at most; past it questions wait (0: no "
        "limit)",
-       number(&server_config::bot_starts_per_minute),
+       show_number(&server_config::bot_starts_per_minute),
        integer_field(&server_config::bot_starts_per_minute, 0, 100'000)},
-      // Moderation (issue 13).
+  };
+}
+
+/// Moderation (issue 13): kicks, invitations, table chat, ignores and bans.
+std::vector<setting> moderation_settings() {
+  return {
       {"kick-bar", "SECONDS", "a name the table's owner kicked may not come back for this long",
-       number(&server_config::kick_bar),
+       show_number(&server_config::kick_bar),
        seconds_field(&server_config::kick_bar, 1, one_year_seconds)},
       {"max-kicked", "N", "kicked names one table remembers (one more forgets the oldest bar)",
-       number(&server_config::max_kicked), integer_field(&server_config::max_kicked, 1, 1'000'000)},
+       show_number(&server_config::max_kicked),
+       integer_field(&server_config::max_kicked, 1, 1'000'000)},
       {"max-invited", "N", "names a private table's owner may have invited at once",
-       number(&server_config::max_invited),
+       show_number(&server_config::max_invited),
        integer_field(&server_config::max_invited, 1, 1'000'000)},
       {"table-chat-interval", "SECONDS",
        "one person's chat lines at a table are this far apart at least (0: no bound)",
-       number(&server_config::table_chat_interval),
+       show_number(&server_config::table_chat_interval),
        seconds_field(&server_config::table_chat_interval, 0, 3600)},
       {"table-chat-per-minute", "N", "chat lines one table passes on per minute, from everyone",
-       number(&server_config::table_chat_per_minute),
+       show_number(&server_config::table_chat_per_minute),
        integer_field(&server_config::table_chat_per_minute, 1, 1'000'000)},
       {"max-ignored", "N", "names one player may ignore (/ignore)",
-       number(&server_config::max_ignored), integer_field(&server_config::max_ignored, 1, 100'000)},
+       show_number(&server_config::max_ignored),
+       integer_field(&server_config::max_ignored, 1, 100'000)},
       {"max-bans", "N", "bans in force at once, names and addresses (/ban)",
-       number(&server_config::max_bans), integer_field(&server_config::max_bans, 1, 100'000'000)},
+       show_number(&server_config::max_bans),
+       integer_field(&server_config::max_bans, 1, 100'000'000)},
       {"remembered-addresses", "N",
        "names whose last address gammond remembers, so that /ban bans it too (0: none)",
-       number(&server_config::remembered_addresses),
+       show_number(&server_config::remembered_addresses),
        integer_field(&server_config::remembered_addresses, 0, 100'000'000)},
-      {"bot-queue", "N",
-       "computer players' questions waiting: for a GNU Backgammon process, and for the long "
-       "nardy bot's thread",
-       number(&server_config::bot_queue), integer_field(&server_config::bot_queue, 1, 1'000'000)},
   };
+}
+
+/// --bot-queue (issue 14): the computer players' questions waiting, for GNU Backgammon
+/// and for the long nardy bot.
+setting bot_queue_setting() {
+  return {"bot-queue", "N",
+          "computer players' questions waiting: for a GNU Backgammon process, and for the long "
+          "nardy bot's thread",
+          show_number(&server_config::bot_queue),
+          integer_field(&server_config::bot_queue, 1, 1'000'000)};
+}
+
+/// Every setting, in the order --help lists them.
+std::vector<setting> settings() {
+  using section = std::vector<setting> (*)();
+  std::vector<setting> all;
+  for (const section part :
+       {&server_settings, &connection_settings, &table_settings, &http_settings, &match_settings,
+        &storage_settings, &cluster_settings, &websocket_settings, &analysis_settings,
+        &account_settings, &login_settings, &api_settings, &bot_settings, &moderation_settings}) {
+    auto settings_of_part = part();
+    all.insert(all.end(), std::make_move_iterator(settings_of_part.begin()),
+               std::make_move_iterator(settings_of_part.end()));
+  }
+  all.push_back(bot_queue_setting());  // last, after moderation, as --help has always had it
+  return all;
 }
 
 }  // namespace
@@ -694,12 +821,11 @@ environment_lookup process_environment() {
   };
 }
 
-std::optional<int> parse_config(std::span<const char* const> args,
-                                const environment_lookup& environment, server_config& config,
-                                std::ostream& out, std::ostream& err) {
-  const auto table = settings();
-  const server_config defaults = config;
+namespace {
 
+/// The options --help describes: --help, --version and every setting of `table`, each
+/// with its help line, its variable and its default as `defaults` shows it.
+po::options_description describe(const std::vector<setting>& table, const server_config& defaults) {
   po::options_description description{"gammond " GAMMOND_VERSION
                                       " - a backgammon server\n\n"
                                       "Usage: gammond [options]\n"
@@ -727,7 +853,64 @@ std::optional<int> parse_config(std::span<const char* const> args,
                               po::value<std::string>()->value_name(table[i].value_name),
                               help_lines[i].c_str());
   }
+  return description;
+}
 
+/// Applies every setting of `table` given by a flag in `flags` or else by its
+/// environment variable to `config`. 2 (the reason written to `err`) when a value is
+/// not what its setting takes, else nullopt.
+std::optional<int> apply_settings(const std::vector<setting>& table, const po::variables_map& flags,
+                                  const environment_lookup& environment, server_config& config,
+                                  std::ostream& err) {
+  for (const auto& s : table) {
+    std::string source;
+    std::string value;
+    if (flags.count(s.flag) != 0) {
+      source = std::string{"--"} + s.flag;
+      value = flags[s.flag].as<std::string>();
+    } else if (auto from_env = environment(environment_name(s.flag))) {
+      source = environment_name(s.flag);
+      value = std::move(*from_env);
+    } else {
+      continue;
+    }
+    if (auto bad = s.apply(value, config)) {
+      err << "gammond: " << source << ": \"" << value << "\" " << *bad << '\n';
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
+
+/// A node of a cluster (--node-id): 2 (the reason written to `err`) when --db is not a
+/// PostgreSQL URL or --lease is not more than twice --heartbeat; else nullopt, with
+/// --node-path defaulting to /n/ID.
+std::optional<int> check_cluster(server_config& config, std::ostream& err) {
+  // database_url.hpp's is_postgres_url(), which lives in the storage library.
+  const std::string_view db{config.db};
+  if (!db.starts_with("postgresql://") && !db.starts_with("postgres://")) {
+    err << "gammond: --node-id \"" << config.node_id
+        << "\" makes this a node of a cluster, whose nodes share one PostgreSQL database; "
+           "--db names a SQLite file: give --db postgresql://... or no --node-id\n";
+    return 2;
+  }
+  if (config.lease <= 2 * config.heartbeat) {
+    err << "gammond: --lease " << show_seconds(config.lease)
+        << " must be more than twice --heartbeat " << show_seconds(config.heartbeat)
+        << ", or a node that is only slow would lose its tables\n";
+    return 2;
+  }
+  if (config.node_path.empty()) config.node_path = "/n/" + config.node_id;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> parse_config(std::span<const char* const> args,
+                                const environment_lookup& environment, server_config& config,
+                                std::ostream& out, std::ostream& err) {
+  const auto table = settings();
+  const po::options_description description = describe(table, config);
   po::variables_map flags;
   try {
     const int argc = static_cast<int>(args.size());
@@ -751,41 +934,8 @@ std::optional<int> parse_config(std::span<const char* const> args,
     out << "gammond " << GAMMOND_VERSION << '\n';
     return 0;
   }
-
-  for (const auto& s : table) {
-    std::string source;
-    std::string value;
-    if (flags.count(s.flag) != 0) {
-      source = std::string{"--"} + s.flag;
-      value = flags[s.flag].as<std::string>();
-    } else if (auto from_env = environment(environment_name(s.flag))) {
-      source = environment_name(s.flag);
-      value = std::move(*from_env);
-    } else {
-      continue;
-    }
-    if (auto bad = s.apply(value, config)) {
-      err << "gammond: " << source << ": \"" << value << "\" " << *bad << '\n';
-      return 2;
-    }
-  }
-  if (config.cluster()) {
-    // database_url.hpp's is_postgres_url(), which lives in the storage library.
-    const std::string_view db{config.db};
-    if (!db.starts_with("postgresql://") && !db.starts_with("postgres://")) {
-      err << "gammond: --node-id \"" << config.node_id
-          << "\" makes this a node of a cluster, whose nodes share one PostgreSQL database; "
-             "--db names a SQLite file: give --db postgresql://... or no --node-id\n";
-      return 2;
-    }
-    if (config.lease <= 2 * config.heartbeat) {
-      err << "gammond: --lease " << show_seconds(config.lease)
-          << " must be more than twice --heartbeat " << show_seconds(config.heartbeat)
-          << ", or a node that is only slow would lose its tables\n";
-      return 2;
-    }
-    if (config.node_path.empty()) config.node_path = "/n/" + config.node_id;
-  }
+  if (auto exit_code = apply_settings(table, flags, environment, config, err)) return exit_code;
+  if (config.cluster()) return check_cluster(config, err);
   return std::nullopt;
 }
 
