@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 
 namespace bg::server {
@@ -40,14 +43,34 @@ std::string number(double value) {
   return ec == std::errc{} ? std::string(text.data(), end) : std::string{"NaN"};
 }
 
+/// The # HELP and # TYPE lines of metric `name`.
 void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
   out.append("# HELP ").append(name).append(" ").append(help).append("\n");
   out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
+/// One sample line: `name` and `value`, without labels.
 template <typename T>
 void sample(std::string& out, std::string_view name, T value) {
   out.append(name).append(" ").append(std::to_string(value)).append("\n");
+}
+
+/// A counter `name` with one sample per entry of `counts`, labelled `label`="key"
+/// (escaped), in the map's order; the # HELP and # TYPE lines even when it is empty.
+void labelled_counts(std::string& out, std::string_view name, std::string_view help,
+                     std::string_view label,
+                     const std::map<std::string, std::uint64_t, std::less<>>& counts) {
+  header(out, name, "counter", help);
+  for (const auto& [key, count] : counts) {
+    out.append(name)
+        .append("{")
+        .append(label)
+        .append("=\"")
+        .append(escape_label(key))
+        .append("\"} ")
+        .append(std::to_string(count))
+        .append("\n");
+  }
 }
 
 }  // namespace
@@ -137,6 +160,24 @@ void metrics::add_section(std::function<std::string()> section) {
 std::string metrics::render() const {
   std::string out;
   out.reserve(2048);
+  render_play(out);
+  render_analysis(out);
+  const std::lock_guard lock{mutex_};
+  labelled_counts(out, "gammond_commands_total", "Commands handled, by command.", "command",
+                  commands_);
+  labelled_counts(out, "gammond_errors_total", "Errors answered, by code.", "code", errors_);
+  render_latency(out);
+  // The network layer's refusals and policy closes (issue 11).
+  labelled_counts(out, "gammond_connections_refused_total",
+                  "Connections or upgrades refused, by reason.", "reason", refused_);
+  labelled_counts(out, "gammond_connections_dropped_total",
+                  "WebSockets closed by policy (hello timeout, strikes), by reason.", "reason",
+                  dropped_);
+  for (const auto& section : sections_) out += section();
+  return out;
+}
+
+void metrics::render_play(std::string& out) const {
   header(out, "gammond_connections", "gauge", "Open WebSocket connections.");
   sample(out, "gammond_connections", connections_.load(std::memory_order_relaxed));
   header(out, "gammond_connections_total", "counter", "WebSocket connections opened.");
@@ -147,6 +188,9 @@ std::string metrics::render() const {
   sample(out, "gammond_games_started_total", games_started_.load(std::memory_order_relaxed));
   header(out, "gammond_games_finished_total", "counter", "Games finished.");
   sample(out, "gammond_games_finished_total", games_finished_.load(std::memory_order_relaxed));
+}
+
+void metrics::render_analysis(std::string& out) const {
   header(out, "gammond_analyses_waiting", "gauge", "Finished matches waiting for analysis.");
   sample(out, "gammond_analyses_waiting", analyses_waiting_.load(std::memory_order_relaxed));
   header(out, "gammond_analyses_running", "gauge", "Matches being analysed by gnubg now.");
@@ -166,24 +210,9 @@ std::string metrics::render() const {
       .append(
           number(static_cast<double>(analysis_millis_.load(std::memory_order_relaxed)) / 1000.0))
       .append("\n");
+}
 
-  const std::lock_guard lock{mutex_};
-  header(out, "gammond_commands_total", "counter", "Commands handled, by command.");
-  for (const auto& [name, count] : commands_) {
-    out.append("gammond_commands_total{command=\"")
-        .append(escape_label(name))
-        .append("\"} ")
-        .append(std::to_string(count))
-        .append("\n");
-  }
-  header(out, "gammond_errors_total", "counter", "Errors answered, by code.");
-  for (const auto& [code, count] : errors_) {
-    out.append("gammond_errors_total{code=\"")
-        .append(escape_label(code))
-        .append("\"} ")
-        .append(std::to_string(count))
-        .append("\n");
-  }
+void metrics::render_latency(std::string& out) const {
   header(out, "gammond_command_seconds", "histogram",
          "Time from a command's arrival to its answer being queued.");
   std::uint64_t cumulative = 0;
@@ -201,27 +230,6 @@ std::string metrics::render() const {
       .append("\n");
   out.append("gammond_command_seconds_sum ").append(number(latency_sum_)).append("\n");
   sample(out, "gammond_command_seconds_count", latency_count_);
-  // The network layer's refusals and policy closes (issue 11).
-  header(out, "gammond_connections_refused_total", "counter",
-         "Connections or upgrades refused, by reason.");
-  for (const auto& [reason, count] : refused_) {
-    out.append("gammond_connections_refused_total{reason=\"")
-        .append(escape_label(reason))
-        .append("\"} ")
-        .append(std::to_string(count))
-        .append("\n");
-  }
-  header(out, "gammond_connections_dropped_total", "counter",
-         "WebSockets closed by policy (hello timeout, strikes), by reason.");
-  for (const auto& [reason, count] : dropped_) {
-    out.append("gammond_connections_dropped_total{reason=\"")
-        .append(escape_label(reason))
-        .append("\"} ")
-        .append(std::to_string(count))
-        .append("\n");
-  }
-  for (const auto& section : sections_) out += section();
-  return out;
 }
 
 }  // namespace bg::server

@@ -61,6 +61,13 @@ class metrics {
   [[nodiscard]] std::string render() const;
 
  private:
+  /// The connections, tables and games (gauges and counters) of render().
+  void render_play(std::string& out) const;
+  /// The match analysis queue's gauges and counters of render().
+  void render_analysis(std::string& out) const;
+  /// gammond_command_seconds, the histogram of command latencies; mutex_ held.
+  void render_latency(std::string& out) const;
+
   static constexpr std::array<double, 12> buckets_{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                    0.01,   0.025,   0.05,   0.1,   0.25,   1.0};
   std::atomic<std::int64_t> connections_{0};
