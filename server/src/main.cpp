@@ -271,20 +271,21 @@ std::optional<std::string> read_secret_line() {
   return line;
 }
 
-/// `gammond admin create NAME --db DB`: registers NAME (an administrator's name, given to
-/// the running server with --admins) in the store DB (a SQLite file or a postgresql://
-/// URL; default GAMMOND_DB) with the password read from standard input (one line, not
-/// echoed on a terminal), hashed as a registration hashes it. The only way to make an
-/// --admins account: gammond refuses to register one over the network. Run it before
-/// starting gammond (a running gammond learns of the account at its next start). Exit
-/// codes: 0 created, 1 not created (the name is registered already, or the store could
-/// not be written: the sentence says why), 2 bad usage, a bad name or a weak password.
-int admin_command(int argc, char* argv[]) {
-  constexpr std::string_view usage = "usage: gammond admin create NAME --db DB";
+/// What `gammond admin create NAME --db DB` was given: the store (default GAMMOND_DB),
+/// the name, and whether `create` was there.
+struct admin_request {
   std::string db;
   std::string name;
-  if (const char* env = std::getenv("GAMMOND_DB")) db = env;  // NOLINT(concurrency-mt-unsafe)
   bool create = false;
+};
+
+/// Reads `gammond admin`'s arguments (argv[2] on) into `request`. An exit code when
+/// there is nothing more to do: 0 after --help, 2 for bad usage (the sentence on
+/// stderr); nullopt when `request` names a name and a store to create it in.
+std::optional<int> read_admin_arguments(int argc, char* argv[], admin_request& request) {
+  constexpr std::string_view usage = "usage: gammond admin create NAME --db DB";
+  if (const char* env = std::getenv("GAMMOND_DB"))
+    request.db = env;  // NOLINT(concurrency-mt-unsafe)
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -298,36 +299,29 @@ int admin_command(int argc, char* argv[]) {
       return 0;
     }
     if (auto v = flag_value(argc, argv, i, "--db")) {
-      db = std::move(*v);
-    } else if (!create && arg == "create") {
-      create = true;
-    } else if (create && name.empty() && !arg.starts_with("--")) {
-      name = std::string(arg);
+      request.db = std::move(*v);
+    } else if (!request.create && arg == "create") {
+      request.create = true;
+    } else if (request.create && request.name.empty() && !arg.starts_with("--")) {
+      request.name = std::string(arg);
     } else {
       std::cerr << "gammond admin: unexpected argument \"" << bg::server::log_safe(arg) << "\" ("
                 << usage << ")\n";
       return 2;
     }
   }
-  if (!create || name.empty() || db.empty()) {
+  if (!request.create || request.name.empty() || request.db.empty()) {
     std::cerr << "gammond admin: " << usage << " (the password is read from standard input)\n";
     return 2;
   }
-  const bg::server::server_config defaults;
-  if (const auto why = bg::server::name_problem(name, defaults.max_name_bytes)) {
-    std::cerr << "gammond admin: that is not a name: " << *why << '\n';
-    return 2;
-  }
-  if (bg::bots::is_bot_name(name)) {
-    std::cerr << "gammond admin: " << name << " belongs to a computer player\n";
-    return 2;
-  }
-  auto password = read_secret_line();
-  const auto wipe = [&] {
-    if (password && !password->empty()) sodium_memzero(password->data(), password->size());
-  };
-  // The rules of a registration (accounts.cpp): 8 characters or more, at most
-  // --max-password-bytes, not the name.
+  return std::nullopt;
+}
+
+/// True when `password` may be `name`'s by the rules of a registration (accounts.cpp):
+/// 8 characters or more, at most --max-password-bytes (its default), not the name in
+/// any letter case.
+bool admin_password_allowed(const std::string& password, std::string_view name,
+                            const bg::server::server_config& defaults) {
   const auto lower = [](std::string_view t) {
     std::string out(t);
     for (auto& c : out)
@@ -338,8 +332,35 @@ int admin_command(int argc, char* argv[]) {
     return std::count_if(t.begin(), t.end(),
                          [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; });
   };
-  if (!password || characters(*password) < 8 || password->size() > defaults.max_password_bytes ||
-      lower(*password) == lower(name)) {
+  return characters(password) >= 8 && password.size() <= defaults.max_password_bytes &&
+         lower(password) != lower(name);
+}
+
+/// `gammond admin create NAME --db DB`: registers NAME (an administrator's name, given to
+/// the running server with --admins) in the store DB (a SQLite file or a postgresql://
+/// URL; default GAMMOND_DB) with the password read from standard input (one line, not
+/// echoed on a terminal), hashed as a registration hashes it. The only way to make an
+/// --admins account: gammond refuses to register one over the network. Run it before
+/// starting gammond (a running gammond learns of the account at its next start). Exit
+/// codes: 0 created, 1 not created (the name is registered already, or the store could
+/// not be written: the sentence says why), 2 bad usage, a bad name or a weak password.
+int admin_command(int argc, char* argv[]) {
+  admin_request request;
+  if (const auto exit_code = read_admin_arguments(argc, argv, request)) return *exit_code;
+  const bg::server::server_config defaults;
+  if (const auto why = bg::server::name_problem(request.name, defaults.max_name_bytes)) {
+    std::cerr << "gammond admin: that is not a name: " << *why << '\n';
+    return 2;
+  }
+  if (bg::bots::is_bot_name(request.name)) {
+    std::cerr << "gammond admin: " << request.name << " belongs to a computer player\n";
+    return 2;
+  }
+  auto password = read_secret_line();
+  const auto wipe = [&] {
+    if (password && !password->empty()) sodium_memzero(password->data(), password->size());
+  };
+  if (!password || !admin_password_allowed(*password, request.name, defaults)) {
     wipe();
     std::cerr << "gammond admin: a password has at least 8 characters, at most "
               << defaults.max_password_bytes
@@ -349,36 +370,40 @@ int admin_command(int argc, char* argv[]) {
   try {
     const std::string hash = bg::server::hash_password(*password);
     wipe();
-    const auto store = bg::server::open_store(db, {});
-    const auto made = store->create_account(bg::server::name_key(name), name,
+    const auto store = bg::server::open_store(request.db, {});
+    const auto made = store->create_account(bg::server::name_key(request.name), request.name,
                                             bg::server::account::kind::player, hash);
     if (!made) {
-      std::cerr << "gammond admin: " << name << " is registered already: nothing changed\n";
+      std::cerr << "gammond admin: " << request.name << " is registered already: nothing changed\n";
       return 1;
     }
   } catch (const std::exception& e) {
     wipe();
-    std::cerr << "gammond admin: " << bg::server::scrub_password(e.what(), db) << '\n';
+    std::cerr << "gammond admin: " << bg::server::scrub_password(e.what(), request.db) << '\n';
     return 1;
   }
-  std::cout << "gammond admin: created " << name
-            << " (an administrator once gammond runs with --admins " << name << ")\n";
+  std::cout << "gammond admin: created " << request.name
+            << " (an administrator once gammond runs with --admins " << request.name << ")\n";
   return 0;
 }
 
-}  // namespace
+/// `gammond admin|backup|migrate|tables ...`: that command's exit code; nullopt when
+/// argv[1] names none of them (gammond serves).
+std::optional<int> run_command(int argc, char* argv[]) {
+  if (argc < 2) return std::nullopt;
+  const std::string_view command = argv[1];
+  if (command == "admin") return admin_command(argc, argv);
+  if (command == "backup") return backup_command(argc, argv);
+  if (command == "migrate") return migrate_command(argc, argv);
+  if (command == "tables") return tables_command(argc, argv);
+  return std::nullopt;
+}
 
-int main(int argc, char* argv[]) {
-  if (argc >= 2 && std::string_view(argv[1]) == "admin") return admin_command(argc, argv);
-  if (argc >= 2 && std::string_view(argv[1]) == "backup") return backup_command(argc, argv);
-  if (argc >= 2 && std::string_view(argv[1]) == "migrate") return migrate_command(argc, argv);
-  if (argc >= 2 && std::string_view(argv[1]) == "tables") return tables_command(argc, argv);
-  bg::server::server_config config;
-  if (const auto exit_code = bg::server::parse_config(
-          std::span<const char* const>(argv, static_cast<std::size_t>(argc)),
-          bg::server::process_environment(), config, std::cout, std::cerr)) {
-    return *exit_code;
-  }
+/// Before serving: refuses flags that make no sense together (exit 2), sets up the log
+/// (--log-level), raises the open file limit to --max-connections + 64 (exit 2 when the
+/// hard limit is lower), defaults --static-dir to the built-in web client, and logs the
+/// start. An exit code when gammond must stop, else nullopt.
+std::optional<int> prepare_to_serve(bg::server::server_config& config) {
   if (bg::server::is_postgres_url(config.db) && config.db_max_pages != 0) {
     std::cerr << "gammond: --db-max-pages limits the size of a SQLite file; with PostgreSQL ("
               << bg::server::masked_database(config.db)
@@ -404,59 +429,88 @@ int main(int argc, char* argv[]) {
   if (std::error_code ec; !std::filesystem::is_directory(config.static_dir, ec)) {
     spdlog::warn("static directory {} does not exist: only the API is served", config.static_dir);
   }
-  const std::string database = bg::server::masked_database(config.db);
   spdlog::info("gammond {} starting ({} threads, database {})", GAMMOND_VERSION, config.threads,
-               database);
+               bg::server::masked_database(config.db));
+  return std::nullopt;
+}
 
+/// The game service built by the composition root (make_game_service) into `game`. An
+/// exit code when the database cannot be used (logged, critical): 2 when it is damaged,
+/// 1 when it cannot be opened or no service was built; else nullopt.
+std::optional<int> build_game_service(const bg::server::server_config& config,
+                                      bg::server::metrics& counters, net::io_context& io,
+                                      std::shared_ptr<bg::server::service>& game) {
   try {
-    bg::server::metrics counters;  // outlives the io_context and every session
-    net::io_context io{config.threads};
-    std::shared_ptr<bg::server::service> game;
-    try {
-      game = bg::server::make_game_service(config, counters, io);
-    } catch (const bg::server::storage_corrupt& e) {
-      spdlog::critical(
-          "the database {} is damaged ({}). gammond will not start on it: restore it from a "
-          "backup (gammond backup), or recover what is readable with: sqlite3 {} .recover | "
-          "sqlite3 NEW.db, then start gammond with --db NEW.db",
-          config.db, e.what(), config.db);
-      return 2;
-    } catch (const bg::server::storage_error& e) {
-      spdlog::critical("cannot open the database {}: {}", database,
-                       bg::server::scrub_password(e.what(), config.db));
-      return 1;
-    }
-    if (!game) {
-      spdlog::critical("no game service was built");
-      return 1;
-    }
-    bg::server::network_server server{io, config, game, counters};
-    // The signals are caught before the server starts (and writes --port-file): a
-    // SIGTERM sent as soon as the port is known stops it gracefully, not by default.
-    net::signal_set signals{io, SIGINT, SIGTERM};
-    std::function<void(const boost::system::error_code&, int)> on_signal;
-    on_signal = [&](const boost::system::error_code& ec, int signal) {
-      if (ec) return;
-      if (!server.shutdown(shutdown_flush, [&io] { io.stop(); })) {
-        spdlog::warn("second signal ({}): stopping now", signal);
-        io.stop();
-        return;
-      }
-      spdlog::info("signal {}: shutting down", signal);
-      signals.async_wait(on_signal);
-    };
-    signals.async_wait(on_signal);
-    server.start();
+    game = bg::server::make_game_service(config, counters, io);
+  } catch (const bg::server::storage_corrupt& e) {
+    spdlog::critical(
+        "the database {} is damaged ({}). gammond will not start on it: restore it from a "
+        "backup (gammond backup), or recover what is readable with: sqlite3 {} .recover | "
+        "sqlite3 NEW.db, then start gammond with --db NEW.db",
+        config.db, e.what(), config.db);
+    return 2;
+  } catch (const bg::server::storage_error& e) {
+    spdlog::critical("cannot open the database {}: {}", bg::server::masked_database(config.db),
+                     bg::server::scrub_password(e.what(), config.db));
+    return 1;
+  }
+  if (!game) {
+    spdlog::critical("no game service was built");
+    return 1;
+  }
+  return std::nullopt;
+}
 
-    std::vector<std::jthread> threads;
-    threads.reserve(static_cast<std::size_t>(config.threads - 1));
-    for (int i = 1; i < config.threads; ++i) threads.emplace_back([&io] { run_io(io); });
-    run_io(io);
-    for (auto& t : threads) t.join();
-    spdlog::info("gammond stopped");
+/// Serves until SIGINT or SIGTERM has shut the server down gracefully (a second signal
+/// stops it at once): the game service, the network server, and the io_context on
+/// --threads threads. The process's exit code: 0 after a clean stop, else 1 or 2.
+int serve(const bg::server::server_config& config) {
+  bg::server::metrics counters;  // outlives the io_context and every session
+  net::io_context io{config.threads};
+  std::shared_ptr<bg::server::service> game;
+  if (const auto exit_code = build_game_service(config, counters, io, game)) return *exit_code;
+  bg::server::network_server server{io, config, game, counters};
+  // The signals are caught before the server starts (and writes --port-file): a
+  // SIGTERM sent as soon as the port is known stops it gracefully, not by default.
+  net::signal_set signals{io, SIGINT, SIGTERM};
+  std::function<void(const boost::system::error_code&, int)> on_signal;
+  on_signal = [&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    if (!server.shutdown(shutdown_flush, [&io] { io.stop(); })) {
+      spdlog::warn("second signal ({}): stopping now", signal);
+      io.stop();
+      return;
+    }
+    spdlog::info("signal {}: shutting down", signal);
+    signals.async_wait(on_signal);
+  };
+  signals.async_wait(on_signal);
+  server.start();
+
+  std::vector<std::jthread> threads;
+  threads.reserve(static_cast<std::size_t>(config.threads - 1));
+  for (int i = 1; i < config.threads; ++i) threads.emplace_back([&io] { run_io(io); });
+  run_io(io);
+  for (auto& t : threads) t.join();
+  spdlog::info("gammond stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  if (const auto exit_code = run_command(argc, argv)) return *exit_code;
+  bg::server::server_config config;
+  if (const auto exit_code = bg::server::parse_config(
+          std::span<const char* const>(argv, static_cast<std::size_t>(argc)),
+          bg::server::process_environment(), config, std::cout, std::cerr)) {
+    return *exit_code;
+  }
+  if (const auto exit_code = prepare_to_serve(config)) return *exit_code;
+  try {
+    return serve(config);
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;
   }
-  return 0;
 }
