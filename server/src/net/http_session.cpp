@@ -334,17 +334,7 @@ void http_session::handle(request&& req) {
   if (path == "/healthz") {
     return write(make_response(req, http::status::ok, "application/json", R"({"status":"ok"})"));
   }
-  if (path == "/metrics") {
-    if (!metrics_allowed(req, client, config.metrics_token)) {
-      spdlog::debug("http {}: /metrics refused (not loopback, no valid token)", client);
-      return write(make_response(
-          req, http::status::forbidden, "application/json",
-          R"({"error":"forbidden","message":"/metrics answers loopback clients, and others )"
-          R"(only with Authorization: Bearer and the --metrics-token"})"));
-    }
-    return write(make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
-                               context_->counters.render()));
-  }
+  if (path == "/metrics") return serve_metrics(req, client);
 
   // /api/ is the service's (issue 12: JSON answers, errors included): no static file.
   const bool api = path.substr(0, 5) == "/api/";
@@ -352,39 +342,7 @@ void http_session::handle(request&& req) {
                      : is_page_address(path) ? find_static(config.static_dir, "/")
                                              : find_static(config.static_dir, path);
   if (found.refused) return write(text_response(req, http::status::bad_request, "bad path"));
-  if (found.file) {
-    const auto content_type = mime_type(*found.file);
-    // The fields of a static file's answer, the same for GET and HEAD.
-    const auto file_fields = [&](auto& res, std::uint64_t size) {
-      res.set(http::field::server, server_name);
-      res.set(http::field::content_type, content_type);
-      res.set(http::field::cache_control, "no-cache");
-      set_security_fields(res, req);
-      res.content_length(size);
-      res.keep_alive(req.keep_alive());
-    };
-    if (req.method() == http::verb::head) {
-      std::error_code size_ec;
-      const auto size = fs::file_size(*found.file, size_ec);
-      if (!size_ec) {
-        http::response<http::empty_body> res{http::status::ok, req.version()};
-        file_fields(res, size);
-        return write(std::move(res));
-      }
-    } else {
-      http::file_body::value_type body;
-      beast::error_code open_ec;
-      body.open(found.file->c_str(), beast::file_mode::scan, open_ec);
-      if (!open_ec) {
-        const auto size = body.size();
-        http::response<http::file_body> res{std::piecewise_construct,
-                                            std::make_tuple(std::move(body)),
-                                            std::make_tuple(http::status::ok, req.version())};
-        file_fields(res, size);
-        return write(std::move(res));
-      }
-    }
-  }
+  if (found.file && serve_file(req, *found.file)) return;
 
   // What is left reads the database (/api/..., /matches/ID.mat): a bounded rate per
   // client address, so that one address cannot keep the reader busy for everyone.
@@ -396,7 +354,54 @@ void http_session::handle(request&& req) {
     res.set(http::field::retry_after, "1");
     return write(std::move(res));
   }
+  ask_service(std::move(req), client);
+}
 
+void http_session::serve_metrics(const request& req, const std::string& client) {
+  if (!metrics_allowed(req, client, context_->config.metrics_token)) {
+    spdlog::debug("http {}: /metrics refused (not loopback, no valid token)", client);
+    return write(make_response(
+        req, http::status::forbidden, "application/json",
+        R"({"error":"forbidden","message":"/metrics answers loopback clients, and others )"
+        R"(only with Authorization: Bearer and the --metrics-token"})"));
+  }
+  write(make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
+                      context_->counters.render()));
+}
+
+bool http_session::serve_file(const request& req, const std::filesystem::path& file) {
+  const auto content_type = mime_type(file);
+  // The fields of a static file's answer, the same for GET and HEAD.
+  const auto file_fields = [&](auto& res, std::uint64_t size) {
+    res.set(http::field::server, server_name);
+    res.set(http::field::content_type, content_type);
+    res.set(http::field::cache_control, "no-cache");
+    set_security_fields(res, req);
+    res.content_length(size);
+    res.keep_alive(req.keep_alive());
+  };
+  if (req.method() == http::verb::head) {
+    std::error_code size_ec;
+    const auto size = fs::file_size(file, size_ec);
+    if (size_ec) return false;
+    http::response<http::empty_body> res{http::status::ok, req.version()};
+    file_fields(res, size);
+    write(std::move(res));
+    return true;
+  }
+  http::file_body::value_type body;
+  beast::error_code open_ec;
+  body.open(file.c_str(), beast::file_mode::scan, open_ec);
+  if (open_ec) return false;
+  const auto size = body.size();
+  http::response<http::file_body> res{std::piecewise_construct, std::make_tuple(std::move(body)),
+                                      std::make_tuple(http::status::ok, req.version())};
+  file_fields(res, size);
+  write(std::move(res));
+  return true;
+}
+
+void http_session::ask_service(request&& req, const std::string& client) {
   // The service may answer later from another thread (a .mat read on the storage
   // thread): the answer comes back to this session's strand. No read is pending
   // meanwhile; the callback keeps the session alive.

@@ -7,6 +7,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,7 +48,20 @@ class http_session : public std::enable_shared_from_this<http_session> {
  private:
   void do_read();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
+  /// Answers one request by its route (the class comment lists them).
   void handle(boost::beast::http::request<boost::beast::http::string_body>&& request);
+  /// `/metrics` for `client_address`: 200 with metrics::render(), or 403 `forbidden`
+  /// unless it is a loopback client or has the --metrics-token.
+  void serve_metrics(const boost::beast::http::request<boost::beast::http::string_body>& request,
+                     const std::string& client_address);
+  /// Writes `file` (a static file, its MIME type, no-cache) for a GET, its fields only for
+  /// a HEAD. False, nothing written, when it cannot be opened or sized.
+  bool serve_file(const boost::beast::http::request<boost::beast::http::string_body>& request,
+                  const std::filesystem::path& file);
+  /// Hands a GET that is no file to service::on_http_request; its answer (nullopt: 404)
+  /// is written back on this session's strand, 500 when the service throws.
+  void ask_service(boost::beast::http::request<boost::beast::http::string_body>&& request,
+                   const std::string& client_address);
   void upgrade(boost::beast::http::request<boost::beast::http::string_body>&& request,
                const std::string& client_address);
   template <typename Response>
