@@ -193,81 +193,94 @@ void game_service::log_database() const {
 }
 
 bool game_service::restore_saved(const saved_table& saved, std::int64_t epoch) {
-  {
-    const std::string& name = saved.name;
-    const json snap = json::parse(saved.snapshot, nullptr, false);
-    if (snap.is_discarded()) {
-      spdlog::error("table {}: its saved state is not JSON; skipped", name);
-      return false;
-    }
-    std::vector<json> journal;
-    journal.reserve(saved.record_journal.size());
-    for (const auto& entry : saved.record_journal) {
-      journal.push_back(json::parse(entry, nullptr, false));
-      if (journal.back().is_discarded()) break;
-    }
-    if (!journal.empty() && journal.back().is_discarded()) {
-      spdlog::error("table {}: its match record is not JSON; skipped", name);
-      return false;
-    }
-    auto t = table::restore(snap, hooks(), journal);
-    if (!t) {
-      spdlog::error("table {}: {}; skipped", name, t.err().message);
-      return false;
-    }
-    (*t)->resume_clock();  // S2: the time the server was down is not charged
-    if ((*t)->idle()) {    // nothing to come back to: no match, no seat
-      if (epoch == 0) {
-        storage_->delete_table(name);
-      } else {
-        table_write drop;
-        drop.name = name;
-        drop.drop = true;
-        drop.epoch = epoch;
-        writer_->submit(std::move(drop), [](write_result&) {});
-      }
-      return false;
-    }
-    // Seated players' resume tokens, kept as SHA-256 hashes ("token_hashes"); snapshots
-    // written before that kept the tokens themselves ("tokens") and are hashed here.
-    const bool hashed = snap.contains("token_hashes");
-    const json& saved_tokens = hashed ? snap["token_hashes"] : snap.value("tokens", json());
-    for (const auto& held : (*t)->held_seats()) {
-      const auto i = static_cast<std::size_t>(engine::index_of(*(*t)->seat_of(held)));
-      std::string hash;
-      if (saved_tokens.is_array() && i < saved_tokens.size() && saved_tokens[i].is_string()) {
-        hash = saved_tokens[i].get<std::string>();
-        if (!hashed) hash = resume_tokens::hash_hex(hash);
-      }
-      if (!players_.restore_hold(name, held, hash))
-        spdlog::warn("table {}: a saved resume token hash is malformed; {} cannot resume", name,
-                     held);
-    }
-    for (const auto& held : (*t)->held_seats()) {
-      // Issue 26: in a cluster an account may have been registered on another node
-      // since this one started: the store is asked for every seat's name.
-      const auto key = name_key(held);
-      if (!players_.is_registered(key) && !cluster_) continue;
-      if (const auto a = storage_->find_account(key)) {
-        players_.add_registered(key, a->name);
-        ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
-      }
-    }
-    lobby_entry entry{(*t)->summary_text(), !(*t)->is_private()};
-    if (bus_) {
-      // Taken over from a dead node: listed as this node's, and its seated names are
-      // this node's unless a live node has them now (a player back elsewhere).
-      bus_->publish_table(name, entry.listed ? std::optional(entry.text) : std::nullopt);
-      for (const auto& held : (*t)->held_seats())
-        if (const auto u = players_.name_in_use(name_key(held)))
-          bus_->take(u->key, u->name, u->token_hash, u->connected, false, true);
-    }
-    lobby_.set(name, std::move(entry));
-    auto actor = std::make_shared<table_actor>(*this, io_, std::move(*t));
-    actor->set_epoch(epoch);
-    tables_[name] = std::move(actor);
+  const std::string& name = saved.name;
+  const json snap = json::parse(saved.snapshot, nullptr, false);
+  if (snap.is_discarded()) {
+    spdlog::error("table {}: its saved state is not JSON; skipped", name);
+    return false;
   }
+  auto t = rebuild_saved(saved, snap);
+  if (!t) return false;
+  t->resume_clock();  // S2: the time the server was down is not charged
+  if (t->idle()) {    // nothing to come back to: no match, no seat
+    drop_saved(name, epoch);
+    return false;
+  }
+  restore_holds(name, *t, snap);
+  lobby_entry entry{t->summary_text(), !t->is_private()};
+  if (bus_) {
+    // Taken over from a dead node: listed as this node's, and its seated names are
+    // this node's unless a live node has them now (a player back elsewhere).
+    bus_->publish_table(name, entry.listed ? std::optional(entry.text) : std::nullopt);
+    for (const auto& held : t->held_seats())
+      if (const auto u = players_.name_in_use(name_key(held)))
+        bus_->take(u->key, u->name, u->token_hash, u->connected, false, true);
+  }
+  lobby_.set(name, std::move(entry));
+  auto actor = std::make_shared<table_actor>(*this, io_, std::move(t));
+  actor->set_epoch(epoch);
+  tables_[name] = std::move(actor);
   return true;
+}
+
+std::unique_ptr<table> game_service::rebuild_saved(const saved_table& saved, const json& snap) {
+  const std::string& name = saved.name;
+  std::vector<json> journal;
+  journal.reserve(saved.record_journal.size());
+  for (const auto& entry : saved.record_journal) {
+    journal.push_back(json::parse(entry, nullptr, false));
+    if (journal.back().is_discarded()) break;
+  }
+  if (!journal.empty() && journal.back().is_discarded()) {
+    spdlog::error("table {}: its match record is not JSON; skipped", name);
+    return nullptr;
+  }
+  auto t = table::restore(snap, hooks(), journal);
+  if (!t) {
+    spdlog::error("table {}: {}; skipped", name, t.err().message);
+    return nullptr;
+  }
+  return std::move(*t);
+}
+
+void game_service::drop_saved(const std::string& name, std::int64_t epoch) {
+  if (epoch == 0) {
+    storage_->delete_table(name);
+    return;
+  }
+  table_write drop;
+  drop.name = name;
+  drop.drop = true;
+  drop.epoch = epoch;
+  writer_->submit(std::move(drop), [](write_result&) {});
+}
+
+void game_service::restore_holds(const std::string& name, const table& t, const json& snap) {
+  // Seated players' resume tokens, kept as SHA-256 hashes ("token_hashes"); snapshots
+  // written before that kept the tokens themselves ("tokens") and are hashed here.
+  const bool hashed = snap.contains("token_hashes");
+  const json& saved_tokens = hashed ? snap["token_hashes"] : snap.value("tokens", json());
+  for (const auto& held : t.held_seats()) {
+    const auto i = static_cast<std::size_t>(engine::index_of(*t.seat_of(held)));
+    std::string hash;
+    if (saved_tokens.is_array() && i < saved_tokens.size() && saved_tokens[i].is_string()) {
+      hash = saved_tokens[i].get<std::string>();
+      if (!hashed) hash = resume_tokens::hash_hex(hash);
+    }
+    if (!players_.restore_hold(name, held, hash))
+      spdlog::warn("table {}: a saved resume token hash is malformed; {} cannot resume", name,
+                   held);
+  }
+  for (const auto& held : t.held_seats()) {
+    // Issue 26: in a cluster an account may have been registered on another node
+    // since this one started: the store is asked for every seat's name.
+    const auto key = name_key(held);
+    if (!players_.is_registered(key) && !cluster_) continue;
+    if (const auto a = storage_->find_account(key)) {
+      players_.add_registered(key, a->name);
+      ratings_.set(key, {a->standings[0].rating, a->standings[1].rating});
+    }
+  }
 }
 
 game_service::~game_service() {
@@ -1577,26 +1590,10 @@ void game_service::shutdown(std::function<void()> saved) {
       std::lock_guard lock(st->mutex);
       if (st->finished) return;
       st->finished = true;
-      if (timed_out) {
-        std::string names;
-        std::size_t listed = 0;
-        for (const auto& n : st->left) {
-          if (listed++ == 10) break;
-          names += (names.empty() ? "" : ", ") + log_safe(n);
-        }
-        spdlog::warn("{} of {} table(s) did not save in {} s (--stop-timeout): {}{}",
-                     st->left.size(), count, self->config_.stop_timeout.count(), names,
-                     st->left.size() > 10 ? ", ..." : "");
-      }
+      if (timed_out) self->log_unsaved(st->left, count);
     }
     st->deadline->cancel();
-    self->auth_.stop();  // no login is checked any more
-    if (self->reader_) self->reader_->stop();
-    self->writer_->stop();                   // everything queued is on disk when this returns
-    if (self->gnubg_) self->gnubg_->stop();  // GNU Backgammon's processes end with the server
-    self->long_bots_->stop();                // and the long nardy bots' thread
-    spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", count,
-                 self->writer_->totals().writes, self->writer_->totals().transactions);
+    self->stop_after_tables(count);
     if (st->saved) st->saved();
   };
   if (all.empty()) {
@@ -1617,6 +1614,27 @@ void game_service::shutdown(std::function<void()> saved) {
       if (last) finish(false);
     });
   }
+}
+
+void game_service::log_unsaved(const std::set<std::string>& left, std::size_t count) const {
+  std::string names;
+  std::size_t listed = 0;
+  for (const auto& n : left) {
+    if (listed++ == 10) break;
+    names += (names.empty() ? "" : ", ") + log_safe(n);
+  }
+  spdlog::warn("{} of {} table(s) did not save in {} s (--stop-timeout): {}{}", left.size(), count,
+               config_.stop_timeout.count(), names, left.size() > 10 ? ", ..." : "");
+}
+
+void game_service::stop_after_tables(std::size_t count) {
+  auth_.stop();  // no login is checked any more
+  if (reader_) reader_->stop();
+  writer_->stop();             // everything queued is on disk when this returns
+  if (gnubg_) gnubg_->stop();  // GNU Backgammon's processes end with the server
+  long_bots_->stop();          // and the long nardy bots' thread
+  spdlog::info("saved {} table(s) ({} writes in {} transactions since the start)", count,
+               writer_->totals().writes, writer_->totals().transactions);
 }
 
 std::shared_ptr<const std::string> game_service::rate_limited_reply(std::string_view text) {

@@ -423,6 +423,22 @@ class game_service final : public service,
   /// takeover at `epoch`, 0 without a cluster): seats held, resume-token hashes, the
   /// clock restarted from now (S2). False when it is unreadable or idle. Mutex held.
   bool restore_saved(const saved_table& saved, std::int64_t epoch);
+  /// The table of `saved` rebuilt from its snapshot `snap` and its record journal, or
+  /// nullptr (logged, error) when the journal is not JSON or the engine refuses them.
+  std::unique_ptr<table> rebuild_saved(const saved_table& saved, const nlohmann::json& snap);
+  /// An idle saved table `name` is forgotten: its row deleted at once (`epoch` 0), or
+  /// through the writer under the cluster's `epoch`.
+  void drop_saved(const std::string& name, std::int64_t epoch);
+  /// The seats held at restored table `t` (`name`) hold again, with the resume-token
+  /// hashes its snapshot `snap` kept (older snapshots' tokens hashed now), and the seated
+  /// accounts are known with their ratings. Mutex held.
+  void restore_holds(const std::string& name, const table& t, const nlohmann::json& snap);
+  /// shutdown() at --stop-timeout: warns of the `left` tables (the first 10 by name) of
+  /// the `count` that did not save.
+  void log_unsaved(const std::set<std::string>& left, std::size_t count) const;
+  /// shutdown()'s end, once the `count` tables saved or timed out: the auth pool, the
+  /// reader, the writer (everything queued on disk) and the bots stop, and it is logged.
+  void stop_after_tables(std::size_t count);
   /// Cluster (issue 16): keeps `node` and starts its heartbeats (its metrics added).
   void start_cluster(std::unique_ptr<cluster_node> node);
   /// Cluster: the Prometheus lines of gammond_cluster_*_total (stale writes, claims
