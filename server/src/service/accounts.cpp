@@ -149,24 +149,24 @@ bool game_service::on_auth_pool(const std::shared_ptr<client>& c, const std::opt
   return false;
 }
 
-void game_service::on_register(const std::shared_ptr<client>& c,
-                               const protocol::client_message& m) {
+bool game_service::may_register_name(const std::shared_ptr<client>& c,
+                                     const protocol::client_message& m) {
   if (const auto why = name_problem_of(m.name)) {
     send_error(c, "bad_name", *why, m.id);
     c->strike("refused name");
-    return;
+    return false;
   }
   if (bots::is_bot_name(m.name)) {  // issue 14: the computer players' names are theirs
     send_error(c, "reserved_name",
                "the name " + m.name.substr(0, 24) + " belongs to a computer player: choose another",
                m.id);
     c->strike("refused name");
-    return;
+    return false;
   }
   if (const auto why = reserved_name_problem(m.name)) {  // gnubg_x, nardy.1: theirs too
     send_error(c, "reserved_name", *why, m.id);
     c->strike("refused name");
-    return;
+    return false;
   }
   if (is_admin(name_key(m.name))) {  // --admins names are made on the host only
     send_error(c, "reserved_name",
@@ -174,8 +174,58 @@ void game_service::on_register(const std::shared_ptr<client>& c,
                    " is reserved for an administrator of this server: choose another",
                m.id);
     c->strike("refused name");
-    return;
+    return false;
   }
+  return true;
+}
+
+bool game_service::claim_for_registration(const std::shared_ptr<client>& c,
+                                          const protocol::client_message& m, std::string& key) {
+  // Issue 13: a banned name or address registers no new account either.
+  if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
+    metrics_.error("banned");
+    c->send(frame_of(*refused));
+    c->strike("banned");
+    return false;
+  }
+  // The computer players' accounts (made at start) do not count against people's.
+  const std::size_t bots = std::min(bot_keys_.size(), players_.registered_count());
+  if (players_.registered_count() - bots >= config_.max_accounts) {
+    metrics_.error("too_many_accounts");
+    c->send(frame_of(protocol::error_message(
+        "too_many_accounts", "this server has as many accounts as it keeps: play as a guest",
+        m.id)));
+    return false;
+  }
+  auto claimed = players_.begin_claim(c->id(), m.name, true, config_.max_name_bytes);
+  if (!claimed) {
+    const auto& code = claimed.err().code;
+    metrics_.error(code);
+    c->send(frame_of(protocol::error_message(code, claimed.err().message, m.id)));
+    if (code == "name_taken" || code == "name_confusable") c->strike("name taken");
+    return false;
+  }
+  // Counted before any hashing: one address registers a few accounts an hour at most.
+  if (const auto wait = throttle_.registration(c->address(), clock_type::now())) {
+    players_.end_claim(c->id());
+    metrics_.error("register_limited");
+    auto e = protocol::error_message("register_limited",
+                                     "too many registrations from your address: try again in " +
+                                         std::to_string(wait->count()) +
+                                         (wait->count() == 1 ? " second" : " seconds"),
+                                     m.id);
+    e["seconds"] = wait->count();
+    c->send(frame_of(e));
+    c->strike("register limited");
+    return false;
+  }
+  key = std::move(*claimed);
+  return true;
+}
+
+void game_service::on_register(const std::shared_ptr<client>& c,
+                               const protocol::client_message& m) {
+  if (!may_register_name(c, m)) return;
   if (const auto bad = password_problem(*m.password, m.name, config_.max_password_bytes)) {
     send_error(c, bad->code, bad->message, m.id);
     return;
@@ -183,45 +233,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   std::string key;
   {
     std::lock_guard lock(mutex_);
-    // Issue 13: a banned name or address registers no new account either.
-    if (auto refused = refusal_if_banned(name_key(m.name), c->address(), m.id)) {
-      metrics_.error("banned");
-      c->send(frame_of(*refused));
-      c->strike("banned");
-      return;
-    }
-    // The computer players' accounts (made at start) do not count against people's.
-    const std::size_t bots = std::min(bot_keys_.size(), players_.registered_count());
-    if (players_.registered_count() - bots >= config_.max_accounts) {
-      metrics_.error("too_many_accounts");
-      c->send(frame_of(protocol::error_message(
-          "too_many_accounts", "this server has as many accounts as it keeps: play as a guest",
-          m.id)));
-      return;
-    }
-    auto claimed = players_.begin_claim(c->id(), m.name, true, config_.max_name_bytes);
-    if (!claimed) {
-      const auto& code = claimed.err().code;
-      metrics_.error(code);
-      c->send(frame_of(protocol::error_message(code, claimed.err().message, m.id)));
-      if (code == "name_taken" || code == "name_confusable") c->strike("name taken");
-      return;
-    }
-    // Counted before any hashing: one address registers a few accounts an hour at most.
-    if (const auto wait = throttle_.registration(c->address(), clock_type::now())) {
-      players_.end_claim(c->id());
-      metrics_.error("register_limited");
-      auto e = protocol::error_message("register_limited",
-                                       "too many registrations from your address: try again in " +
-                                           std::to_string(wait->count()) +
-                                           (wait->count() == 1 ? " second" : " seconds"),
-                                       m.id);
-      e["seconds"] = wait->count();
-      c->send(frame_of(e));
-      c->strike("register limited");
-      return;
-    }
-    key = std::move(*claimed);
+    if (!claim_for_registration(c, m, key)) return;
   }
   // Hashed on the auth pool, stored on the storage thread, welcomed back on an I/O
   // thread.
@@ -293,6 +305,23 @@ std::optional<game_service::signed_in> game_service::start_session(store& db,
 // ------------------------------------------------------------------------------------
 // Commands
 
+void game_service::answer_ratings(const std::shared_ptr<client>& c, engine::variant v,
+                                  const std::optional<std::string>& table,
+                                  const std::optional<json>& re, clock_type::time_point t0) {
+  const std::string kind(protocol::to_string(protocol::command_kind::ratings));
+  writer_->run([self = shared_from_this(), c, v, table, re, kind, t0](store& db) {
+    try {
+      const auto list = db.leaderboard(v, ratings_lines);
+      c->send(
+          info_frame("ratings", leaderboard_text(v, list), leaderboard_json(v, list), table, re));
+      self->metrics_.command(kind, clock_type::now() - t0);
+    } catch (const std::exception& e) {
+      spdlog::error("/ratings: {}", e.what());
+      self->send_error(c, "storage_error", "the ratings cannot be read now: try again later", re);
+    }
+  });
+}
+
 void game_service::on_account_command(const std::shared_ptr<client>& c, const std::string& name,
                                       const protocol::command& cmd,
                                       const std::optional<std::string>& table,
@@ -311,18 +340,7 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
     return;
   }
   if (cmd.kind == k::ratings) {
-    const auto v = cmd.game_variant;
-    writer_->run([self = shared_from_this(), c, v, table, re, kind, t0](store& db) {
-      try {
-        const auto list = db.leaderboard(v, ratings_lines);
-        c->send(
-            info_frame("ratings", leaderboard_text(v, list), leaderboard_json(v, list), table, re));
-        self->metrics_.command(kind, clock_type::now() - t0);
-      } catch (const std::exception& e) {
-        spdlog::error("/ratings: {}", e.what());
-        self->send_error(c, "storage_error", "the ratings cannot be read now: try again later", re);
-      }
-    });
+    answer_ratings(c, cmd.game_variant, table, re, t0);
     return;
   }
   // /whois NAME, /history [NAME]
@@ -378,50 +396,52 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
   });
 }
 
+bool game_service::password_change_may_try(const std::shared_ptr<client>& c,
+                                           const protocol::command& cmd,
+                                           const std::optional<json>& re, password_change& out) {
+  const auto* s = players_.find(c->id());
+  if (s == nullptr) return false;
+  if (!s->registered) {
+    metrics_.error("not_registered");
+    c->send(frame_of(protocol::error_message(
+        "not_registered", "guests have no password: register an account to have one", re)));
+    return false;
+  }
+  out.key = s->key;
+  out.had_session = s->login_session != 0;
+  out.session_label = s->session_label;
+  if (const auto bad = password_problem(cmd.new_password, s->name, config_.max_password_bytes)) {
+    metrics_.error(bad->code);
+    c->send(frame_of(protocol::error_message(bad->code, bad->message, re)));
+    return false;
+  }
+  // Counted as a failure now, before any hashing, until it succeeds.
+  const auto verdict = throttle_.attempt(out.key, c->address(), clock_type::now());
+  if (verdict.clean) out.lane = auth_pool::lane::clean;
+  if (const auto& wait = verdict.wait) {
+    metrics_.error("login_locked");
+    auto e = protocol::error_message(
+        "login_locked",
+        "too many wrong passwords: try again in " + std::to_string(wait->count()) + " seconds", re);
+    e["seconds"] = wait->count();
+    c->send(frame_of(e));
+    c->strike("login locked");
+    return false;
+  }
+  return true;
+}
+
 void game_service::on_password(const std::shared_ptr<client>& c, const protocol::command& cmd,
                                const std::optional<std::string>& table,
                                const std::optional<json>& re) {
-  std::string key;
-  std::string name;
-  bool had_session = false;  // issue 27: this connection stays signed in with a new one
-  std::string session_label;
-  auto lane = auth_pool::lane::other;
+  password_change change;
   {
     std::lock_guard lock(mutex_);
-    const auto* s = players_.find(c->id());
-    if (s == nullptr) return;
-    if (!s->registered) {
-      metrics_.error("not_registered");
-      c->send(frame_of(protocol::error_message(
-          "not_registered", "guests have no password: register an account to have one", re)));
-      return;
-    }
-    key = s->key;
-    name = s->name;
-    had_session = s->login_session != 0;
-    session_label = s->session_label;
-    if (const auto bad = password_problem(cmd.new_password, name, config_.max_password_bytes)) {
-      metrics_.error(bad->code);
-      c->send(frame_of(protocol::error_message(bad->code, bad->message, re)));
-      return;
-    }
-    // Counted as a failure now, before any hashing, until it succeeds.
-    const auto verdict = throttle_.attempt(key, c->address(), clock_type::now());
-    if (verdict.clean) lane = auth_pool::lane::clean;
-    if (const auto& wait = verdict.wait) {
-      metrics_.error("login_locked");
-      auto e = protocol::error_message(
-          "login_locked",
-          "too many wrong passwords: try again in " + std::to_string(wait->count()) + " seconds",
-          re);
-      e["seconds"] = wait->count();
-      c->send(frame_of(e));
-      c->strike("login locked");
-      return;
-    }
+    if (!password_change_may_try(c, cmd, re, change)) return;
   }
-  writer_->run([self = shared_from_this(), c, key, table, re, lane, old = cmd.text,
-                fresh = cmd.new_password, had_session, session_label](store& db) mutable {
+  writer_->run([self = shared_from_this(), c, key = change.key, table, re, lane = change.lane,
+                old = cmd.text, fresh = cmd.new_password, had_session = change.had_session,
+                session_label = change.session_label](store& db) mutable {
     std::optional<account> found;
     try {
       found = db.find_account(key);
@@ -463,39 +483,45 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
             }
             if (changed && had_session) session = self->start_session(later, key, session_label);
             asio::post(self->io_, [self, c, key, table, re, changed, session] {
-              if (!changed) {
-                self->send_error(c, "storage_error",
-                                 "the server could not save the new password: nothing changed", re);
-                return;
-              }
-              {
-                std::lock_guard lock(self->mutex_);
-                self->throttle_.succeeded(key, c->address(), clock_type::now());
-                if (auto* s = self->players_.find(c->id())) {
-                  s->login_session = session ? session->id : 0;
-                  if (!session) s->session_label.clear();
-                }
-              }
-              spdlog::info("client {} changed its account's password", c->id());
-              // Every other session of the account ends: the old resume token stops working
-              // and any other connection of the name is closed.
-              self->close_other_sessions(c, key, "password changed", [&](const std::string& token) {
-                json data{{"resume", token}};
-                if (session) {
-                  data["session"] = session->credential;
-                  data["session_id"] = session->id;
-                  data["session_expires_ms"] = session->expires_ms;
-                }
-                return info_frame(
-                    "password",
-                    "your password is changed; your other sessions are closed and "
-                    "every remembered sign-in has ended" +
-                        std::string(session ? " (this one goes on with a new one)" : ""),
-                    std::move(data), table, re);
-              });
+              self->password_saved(c, key, table, re, changed, session);
             });
           });
         });
+  });
+}
+
+void game_service::password_saved(const std::shared_ptr<client>& c, const std::string& key,
+                                  const std::optional<std::string>& table,
+                                  const std::optional<json>& re, bool changed,
+                                  const std::optional<signed_in>& session) {
+  if (!changed) {
+    send_error(c, "storage_error", "the server could not save the new password: nothing changed",
+               re);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    throttle_.succeeded(key, c->address(), clock_type::now());
+    if (auto* s = players_.find(c->id())) {
+      s->login_session = session ? session->id : 0;
+      if (!session) s->session_label.clear();
+    }
+  }
+  spdlog::info("client {} changed its account's password", c->id());
+  // Every other session of the account ends: the old resume token stops working and any
+  // other connection of the name is closed.
+  close_other_sessions(c, key, "password changed", [&](const std::string& token) {
+    json data{{"resume", token}};
+    if (session) {
+      data["session"] = session->credential;
+      data["session_id"] = session->id;
+      data["session_expires_ms"] = session->expires_ms;
+    }
+    return info_frame("password",
+                      "your password is changed; your other sessions are closed and "
+                      "every remembered sign-in has ended" +
+                          std::string(session ? " (this one goes on with a new one)" : ""),
+                      std::move(data), table, re);
   });
 }
 
@@ -564,6 +590,14 @@ void game_service::on_session_command(const std::shared_ptr<client>& c,
     });
     return;
   }
+  on_signout(c, cmd, key, current, table, re, t0);
+}
+
+void game_service::on_signout(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                              const std::string& key, std::int64_t current,
+                              const std::optional<std::string>& table,
+                              const std::optional<json>& re, clock_type::time_point t0) {
+  const std::string kind(protocol::to_string(cmd.kind));
   // /signout: this sign-in (""), all of the account's ("all"), or one by its id.
   const bool all = cmd.text == "all";
   std::int64_t id = current;

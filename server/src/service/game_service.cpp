@@ -1245,6 +1245,18 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   on_table_message(c, name, m, std::move(text), t0);
 }
 
+void game_service::on_exit_table(const std::shared_ptr<client>& c, const std::string& name,
+                                 const std::string& table) {
+  std::shared_ptr<table_actor> actor;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto* s = players_.find(c->id())) s->tables.erase(table);
+    const auto it = tables_.find(table);
+    if (it != tables_.end()) actor = it->second;
+  }
+  if (actor) actor->exit(c->id(), name);
+}
+
 void game_service::on_table_message(const std::shared_ptr<client>& c, const std::string& name,
                                     const protocol::client_message& m, std::string text,
                                     clock_type::time_point t0) {
@@ -1254,14 +1266,7 @@ void game_service::on_table_message(const std::shared_ptr<client>& c, const std:
   }
   if (m.what != protocol::client_message::kind::exit && redirect_if_elsewhere(c, m, text)) return;
   if (m.what == protocol::client_message::kind::exit) {
-    std::shared_ptr<table_actor> actor;
-    {
-      std::lock_guard lock(mutex_);
-      if (auto* s = players_.find(c->id())) s->tables.erase(*m.table);
-      const auto it = tables_.find(*m.table);
-      if (it != tables_.end()) actor = it->second;
-    }
-    if (actor) actor->exit(c->id(), name);
+    on_exit_table(c, name, *m.table);
     return;
   }
   std::optional<protocol::command> cmd;
@@ -1394,27 +1399,9 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
                                  protocol::command cmd, const std::optional<json>& re,
                                  clock_type::time_point t0) {
   switch (cmd.kind) {
-    case protocol::command_kind::tables: {
-      const std::size_t page = cmd.text.empty() ? 1 : std::stoul(cmd.text);
-      if (bus_) {  // a cluster: every live node's tables, as the database has them
-        bus_->list_tables(
-            page, config_.tables_page_size,
-            [self = shared_from_this(), c, re](std::optional<json> msg) {
-              if (!msg) {
-                self->send_error(c, "storage_error",
-                                 "the list of tables could not be read: try again in a moment", re);
-                return;
-              }
-              if (re) (*msg)["re"] = *re;
-              c->send(frame_of(*msg));
-            });
-        break;
-      }
-      json msg = tables_message(page);
-      if (re) msg["re"] = *re;
-      c->send(frame_of(msg));
+    case protocol::command_kind::tables:
+      answer_tables(c, cmd.text.empty() ? 1 : std::stoul(cmd.text), re);
       break;
-    }
     case protocol::command_kind::help: {
       const auto text = protocol::help_text(cmd.text);
       if (!text) {
@@ -1426,49 +1413,9 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       c->send(frame_of(msg));
       break;
     }
-    case protocol::command_kind::chat: {
-      if (cmd.text.size() > config_.max_chat_bytes) {
-        send_error(c, "too_long", "a chat line is too long", re);
-        return;
-      }
-      // Like table chat: bidirectional overrides and zero-width characters taken out.
-      cmd.text = strip_invisible(cmd.text);
-      if (blank(cmd.text)) {
-        send_error(c, "empty_line",
-                   "that chat line holds only invisible or direction characters: nothing to say",
-                   re);
-        return;
-      }
-      auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", cmd.text}});
-      std::vector<std::shared_ptr<client>> all;
-      {
-        std::lock_guard lock(mutex_);
-        // Lobby chat reaches every session: bounded per player and for everyone together.
-        auto* me = players_.find(c->id());
-        if (me == nullptr) return;
-        if (const auto why =
-                lobby_.allow_chat(me->last_lobby_chat, clock_type::now(),
-                                  config_.lobby_chat_interval, config_.lobby_chat_per_minute)) {
-          metrics_.error("chat_throttled");
-          c->send(frame_of(protocol::error_message("chat_throttled", *why, re)));
-          return;
-        }
-        // Not to those who ignore the speaker (issue 13).
-        all = players_.everyone_hearing(me->key);
-        // In a cluster, the other nodes hear it too (NOTIFY: at most 8000 bytes).
-        if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", cmd.text}})) {
-          metrics_.error("chat_throttled");
-          c->send(frame_of(protocol::error_message(
-              "chat_throttled",
-              "the lobby chat could not reach the other nodes: a shorter line, or wait a "
-              "moment",
-              re)));
-          return;
-        }
-      }
-      for (auto& other : all) other->send(frame);
+    case protocol::command_kind::chat:
+      if (!say_in_lobby(c, name, std::move(cmd.text), re)) return;
       break;
-    }
     case protocol::command_kind::who:
       answer_who(c, re);
       break;
@@ -1491,6 +1438,71 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       return;
   }
   metrics_.command(protocol::to_string(cmd.kind), clock_type::now() - t0);
+}
+
+void game_service::answer_tables(const std::shared_ptr<client>& c, std::size_t page,
+                                 const std::optional<json>& re) {
+  if (bus_) {  // a cluster: every live node's tables, as the database has them
+    bus_->list_tables(page, config_.tables_page_size,
+                      [self = shared_from_this(), c, re](std::optional<json> msg) {
+                        if (!msg) {
+                          self->send_error(
+                              c, "storage_error",
+                              "the list of tables could not be read: try again in a moment", re);
+                          return;
+                        }
+                        if (re) (*msg)["re"] = *re;
+                        c->send(frame_of(*msg));
+                      });
+    return;
+  }
+  json msg = tables_message(page);
+  if (re) msg["re"] = *re;
+  c->send(frame_of(msg));
+}
+
+bool game_service::say_in_lobby(const std::shared_ptr<client>& c, const std::string& name,
+                                std::string text, const std::optional<json>& re) {
+  if (text.size() > config_.max_chat_bytes) {
+    send_error(c, "too_long", "a chat line is too long", re);
+    return false;
+  }
+  // Like table chat: bidirectional overrides and zero-width characters taken out.
+  text = strip_invisible(text);
+  if (blank(text)) {
+    send_error(c, "empty_line",
+               "that chat line holds only invisible or direction characters: nothing to say", re);
+    return false;
+  }
+  auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", text}});
+  std::vector<std::shared_ptr<client>> all;
+  {
+    std::lock_guard lock(mutex_);
+    // Lobby chat reaches every session: bounded per player and for everyone together.
+    auto* me = players_.find(c->id());
+    if (me == nullptr) return false;
+    if (const auto why =
+            lobby_.allow_chat(me->last_lobby_chat, clock_type::now(), config_.lobby_chat_interval,
+                              config_.lobby_chat_per_minute)) {
+      metrics_.error("chat_throttled");
+      c->send(frame_of(protocol::error_message("chat_throttled", *why, re)));
+      return false;
+    }
+    // Not to those who ignore the speaker (issue 13).
+    all = players_.everyone_hearing(me->key);
+    // In a cluster, the other nodes hear it too (NOTIFY: at most 8000 bytes).
+    if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", text}})) {
+      metrics_.error("chat_throttled");
+      c->send(frame_of(protocol::error_message(
+          "chat_throttled",
+          "the lobby chat could not reach the other nodes: a shorter line, or wait a "
+          "moment",
+          re)));
+      return false;
+    }
+  }
+  for (auto& other : all) other->send(frame);
+  return true;
 }
 
 void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::string& name,

@@ -52,9 +52,11 @@ namespace bg::server {
 class table_actor;
 using clock_type = std::chrono::steady_clock;
 
-/// gammond's service: implements bg::server::service. Accounts (issue 12: registration,
-/// logins, passwords, /whois, /ratings, /history and the /api routes) are members
-/// defined in accounts.cpp.
+/// gammond's service: implements bg::server::service. Built by make_game_service()
+/// (server_parts.cpp) from the parts open_server_parts() makes. Its members are defined
+/// by job: hello and logins in hello.cpp, accounts (issue 12: registration, passwords,
+/// /whois, /ratings, /history) in accounts.cpp, moderation in moderation.cpp, the HTTP
+/// routes in http_routes.cpp, the rest in game_service.cpp.
 class game_service final : public service,
                            public table_host,
                            public std::enable_shared_from_this<game_service> {
@@ -160,12 +162,21 @@ class game_service final : public service,
   }
 
  private:
-  // Accounts (accounts.cpp).
+  // Accounts (accounts.cpp) and logins (hello.cpp).
   /// `register`: checks the name (an --admins name is `reserved_name`), the password and
   /// the address's share of registrations (`register_limited`), claims the name, hashes
   /// the password on the auth pool, creates the account on the storage thread, then
   /// log_in().
   void on_register(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// on_register()'s checks of the name: not a name (`bad_name`), a computer player's or
+  /// a name kept for them, or an --admins name (`reserved_name`), each a strike. False
+  /// when `c` was refused.
+  bool may_register_name(const std::shared_ptr<client>& c, const protocol::client_message& m);
+  /// on_register()'s claim under the mutex (held): no ban, room for one more account
+  /// (--max-accounts; `too_many_accounts`), the name claimed as `key`, the address's
+  /// registrations this hour (`register_limited`). False when `c` was refused.
+  bool claim_for_registration(const std::shared_ptr<client>& c, const protocol::client_message& m,
+                              std::string& key);
   /// `hello` with a password: throttle (the try counted before hashing), claim, the
   /// account read on the storage thread,
   /// the password checked on the auth pool (an unknown name against a decoy hash), then
@@ -240,6 +251,14 @@ class game_service final : public service,
                           const std::optional<std::string>& table,
                           const std::optional<nlohmann::json>& re,
                           std::chrono::steady_clock::time_point t0);
+  /// `/signout`, `/signout all` or `/signout ID` (`cmd`) of account `key`, whose
+  /// connection `c` signed in as `current` (0: not remembered): the sign-ins ended on the
+  /// storage thread, then answered (`no_session` when none was), and with `all` the
+  /// account's other connections closed.
+  void on_signout(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                  const std::string& key, std::int64_t current,
+                  const std::optional<std::string>& table, const std::optional<nlohmann::json>& re,
+                  std::chrono::steady_clock::time_point t0);
   /// A checked login or registration of `c` as account `a`: takes the name and welcomes.
   /// `ignored`: the names the account ignores (issue 13), read with the account;
   /// `session`: the remembered sign-in it used or started (the welcome carries it).
@@ -254,11 +273,36 @@ class game_service final : public service,
                           const protocol::command& cmd, const std::optional<std::string>& table,
                           const std::optional<nlohmann::json>& re,
                           std::chrono::steady_clock::time_point t0);
+  /// `/ratings [VARIANT]` from `c`: the leaderboard of `v`, read on the storage thread.
+  void answer_ratings(const std::shared_ptr<client>& c, engine::variant v,
+                      const std::optional<std::string>& table,
+                      const std::optional<nlohmann::json>& re,
+                      std::chrono::steady_clock::time_point t0);
   /// `/password OLD NEW`: OLD checked and NEW hashed on the auth pool, stored on the
   /// storage thread; then the token is rotated and other connections of the account close.
   void on_password(const std::shared_ptr<client>& c, const protocol::command& cmd,
                    const std::optional<std::string>& table,
                    const std::optional<nlohmann::json>& re);
+  /// A /password change on its way: the account's key, whether this connection had a
+  /// remembered sign-in (it gets a new one) and its label, and the auth pool's lane.
+  struct password_change {
+    std::string key;
+    bool had_session = false;
+    std::string session_label;
+    auth_pool::lane lane = auth_pool::lane::other;
+  };
+  /// on_password()'s checks under the mutex (held): a registered player (else
+  /// `not_registered`), a new password the rules allow, the throttle (`login_locked`, a
+  /// strike). False when `c` was answered; else `out` filled.
+  bool password_change_may_try(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                               const std::optional<nlohmann::json>& re, password_change& out);
+  /// On an I/O thread: the new password of account `key` was stored (`changed`) or not
+  /// (`storage_error`); the throttle is cleared, `c` keeps `session` (its new remembered
+  /// sign-in, if any) and the account's other sessions close.
+  void password_saved(const std::shared_ptr<client>& c, const std::string& key,
+                      const std::optional<std::string>& table,
+                      const std::optional<nlohmann::json>& re, bool changed,
+                      const std::optional<signed_in>& session);
   /// GET /api/...: true when `target` is an /api route (then `reply` is called).
   bool on_api_request(std::string_view target, http_callback& reply);
   /// GET /api/ratings?variant=V&limit=N (`query`): the leaderboard (--api-max-limit
@@ -500,6 +544,19 @@ class game_service final : public service,
   void on_lobby_line(const std::shared_ptr<client>& c, const std::string& name,
                      protocol::command cmd, const std::optional<nlohmann::json>& re,
                      std::chrono::steady_clock::time_point t0);
+  /// `/tables [PAGE]` from `c`: page `page` (from 1) of the lobby list, in a cluster every
+  /// live node's tables as the database has them (`storage_error` when it cannot say).
+  void answer_tables(const std::shared_ptr<client>& c, std::size_t page,
+                     const std::optional<nlohmann::json>& re);
+  /// A lobby chat line `text` from `c` (called `name`), cleaned of invisible characters,
+  /// to everyone who does not ignore `name` (on every node in a cluster). False when it
+  /// was refused (`too_long`, `empty_line`, `chat_throttled`) or `c` is gone.
+  bool say_in_lobby(const std::shared_ptr<client>& c, const std::string& name, std::string text,
+                    const std::optional<nlohmann::json>& re);
+  /// `c` (called `name`) leaves table `table` (an `exit` message): no longer counted
+  /// there, and the table's actor told when the table is here.
+  void on_exit_table(const std::shared_ptr<client>& c, const std::string& name,
+                     const std::string& table);
   /// A command of command_place::service (accounts, ignores, moderation) from `c`
   /// (called `name`), in the lobby or at `table`: answered the same anywhere.
   void on_service_command(const std::shared_ptr<client>& c, const std::string& name,
