@@ -162,10 +162,11 @@ export class AnalysisPage {
     if (first !== null) this.select(first);
   }
 
-  /** The per-player table: error rates, rating, errors and blunders, luck. */
+  /** The per-player table: PR (S7), error rates, rating, errors and blunders, luck. */
   summary() {
     const p = this.data.players;
     const rows = [
+      ['Performance rating (PR)', (x) => (typeof x.pr === 'number' ? `${x.pr.toFixed(2)} (${x.pr_band})` : '—')],
       ['Error rate (per decision)', (x) => fixed(x.error_rate)],
       ['Snowie error rate', (x) => fixed(x.snowie_error_rate)],
       ['Rating', (x) => x.rating ?? '—'],

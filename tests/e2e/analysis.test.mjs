@@ -112,10 +112,15 @@ async function run() {
   check(await alice.locator('#analysis svg.analysis-chart polyline.chart-line').count() === 1, 'the chart draws the equity line');
   const summary = await alice.textContent('#analysis .analysis-summary');
   for (const name of ['alice', 'bob']) check(summary.includes(name), `the summary names ${name}`);
-  for (const label of ['Error rate', 'Snowie error rate', 'Rating', 'Luck']) {
+  for (const label of ['Performance rating (PR)', 'Error rate', 'Snowie error rate', 'Rating', 'Luck']) {
     check(summary.includes(label), `the summary has "${label}"`);
   }
-  const redRate = await alice.$eval('#analysis .analysis-summary tbody tr:first-child td[data-side="red"]', (td) => td.textContent);
+  // S7: the PR first, with its band, as the API gives it.
+  check(typeof api.players.red.pr === 'number' && typeof api.players.red.pr_band === 'string',
+    `the API gives red's PR and band (${api.players.red.pr}, ${api.players.red.pr_band})`);
+  const redPr = await alice.$eval('#analysis .analysis-summary tbody tr:nth-child(1) td[data-side="red"]', (td) => td.textContent);
+  check(redPr === `${api.players.red.pr.toFixed(2)} (${api.players.red.pr_band})`, `red's PR is the API's (${redPr})`);
+  const redRate = await alice.$eval('#analysis .analysis-summary tbody tr:nth-child(2) td[data-side="red"]', (td) => td.textContent);
   check(redRate === api.players.red.error_rate.toFixed(1), `red's error rate is the API's (${redRate})`);
   const errors = api.decisions.filter((d) => d.skill === 'bad' || d.skill === 'very bad');
   check(await alice.locator('#analysis .analysis-errors .error-item').count() === errors.length,

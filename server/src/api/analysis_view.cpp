@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "bg/engine/variant.hpp"
+#include "bg/server/records/performance_rating.hpp"
 
 namespace bg::server {
 
@@ -50,7 +51,30 @@ std::string player_line(const json& p, const char* side) {
   line += "; cube " + plural(count(cube, "errors"), "error", "errors") + ", " +
           plural(count(cube, "blunders"), "blunder", "blunders");
   line += "; luck " + fixed(number(luck, "total"), 3, true);
+  if (p.contains("pr") && p["pr"].is_number())
+    line += "; PR " + fixed(number(p, "pr"), 2) + " (" + p.value("pr_band", std::string()) + ")";
   return line;
+}
+
+/// S7: gives each player of an analysis `result` its `pr` (2 decimals) and `pr_band`,
+/// both null when gnubg counted no decision of theirs. Computed when served, so that
+/// analyses stored before the PR existed have it too.
+void add_performance_ratings(json& result) {
+  const auto players = result.find("players");
+  if (players == result.end() || !players->is_object()) return;
+  for (auto& [side, p] : players->items()) {
+    if (!p.is_object()) continue;
+    const auto sums = pr_sums_of(p);
+    const auto pr = performance_rating(sums.equity_lost, sums.decisions);
+    if (!pr) {
+      p["pr"] = nullptr;
+      p["pr_band"] = nullptr;
+      continue;
+    }
+    const double shown = std::round(*pr * 100.0) / 100.0;
+    p["pr"] = shown;
+    p["pr_band"] = pr_band(shown);
+  }
 }
 
 /// "game 2, alice 42: 24/22 5/1 (best 13/11 13/9), -0.225, a blunder".
@@ -152,6 +176,7 @@ analysis_view view_analysis(std::int64_t id, const std::optional<match_record>& 
       break;
   }
   json result = json::parse(analysis->result);
+  add_performance_ratings(result);
   head["status"] = "done";
   head["level"] = analysis->level;
   head["analysed_at"] = analysis->finished_at;

@@ -1098,11 +1098,14 @@ void game_service::set_summary(const std::string& table, std::optional<lobby_ent
   lobby_.set(table, std::move(*summary));
 }
 
+// The id is reserved now (no I/O); the record is stored with the snapshot of the change
+// that finishes the match (table_outcome::finished_match).
+std::int64_t game_service::reserve_match_id() {
+  return storage_->reserve_match_id();
+}
+
 table_hooks game_service::hooks() {
-  // The id is reserved now (no I/O); the record is stored with the snapshot of the
-  // change that finishes the match (table_outcome::finished_match).
-  table_hooks h{[this](const match_record&) { return storage_->reserve_match_id(); }, iso_now,
-                config_.max_chat_bytes, config_.max_spectators};
+  table_hooks h{iso_now, config_.max_chat_bytes, config_.max_spectators};
   h.clock_ms = [this] { return clock_ms(); };
   // S4: a seed from the OS for every match; --dice-seed N (tests only): derived from N.
   if (config_.dice_seed == 0) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "bg/engine/board.hpp"
 #include "bg/engine/notation.hpp"
@@ -196,6 +197,14 @@ std::optional<side> table::seat_of(const std::string& who) const {
 
 bool table::in_match() const noexcept {
   return match_ && match_->phase() != engine::match_phase::match_over;
+}
+
+bool table::wants_match_id() const noexcept {
+  return in_match() && match_id_ == 0;
+}
+
+void table::give_match_id(std::int64_t id) noexcept {
+  if (wants_match_id() && id > 0) match_id_ = id;
 }
 
 std::vector<std::string> table::held_seats() const {
@@ -571,6 +580,7 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       if (hooks_.match_seed) match_dice_.emplace(hooks_.match_seed(name_, matches_started_));
       ++matches_started_;
       record_ = match_record{};
+      match_id_ = 0;  // the host gives this match its id before the next call
       record_->table = name_;
       record_->players = {seats_[0]->name, seats_[1]->name};
       record_->options = options_;
@@ -812,9 +822,8 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
       record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
       record_->dice.player_seeds = match_dice_->player_seeds();
     }
-    std::int64_t id = 0;
+    const std::int64_t id = std::exchange(match_id_, 0);
     record_->private_table = private_;  // read by its players and administrators only
-    if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
     if (id > 0) {  // stored by the host with this change's snapshot
       o.finished_match = *record_;
@@ -1191,9 +1200,8 @@ table_outcome table::close_impl(const std::string& by) {
       record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
       record_->dice.player_seeds = match_dice_->player_seeds();
     }
-    std::int64_t id = 0;
+    const std::int64_t id = std::exchange(match_id_, 0);
     record_->private_table = private_;  // read by its players and administrators only
-    if (hooks_.archive) id = hooks_.archive(*record_);
     last_match_id_ = id;
     if (id > 0) {
       o.finished_match = *record_;

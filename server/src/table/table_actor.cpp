@@ -65,7 +65,13 @@ table_actor::table_actor(table_host& host, asio::io_context& io, std::unique_ptr
     : host_(host),
       strand_(asio::make_strand(io)),
       table_(std::move(t)),
-      held_(table_->held_seats()) {}
+      held_(table_->held_seats()) {
+  give_match_id();  // a restored match in progress
+}
+
+void table_actor::give_match_id() {
+  if (table_->wants_match_id()) table_->give_match_id(host_.reserve_match_id());
+}
 
 /// Runs `w`; an exception escaping it is a bug: logged, answered with
 /// `internal_error` to the sender, and the table goes back to its last written state
@@ -373,6 +379,7 @@ bool table_actor::roll_back(const std::optional<saved_table>& last) {
     return false;
   }
   table_ = std::move(*t);
+  give_match_id();
   spdlog::warn("table {}: back at its last written state (seq {})", table_->name(), table_->seq());
   host_.set_summary(table_->name(), entry_of(*table_), this);
   rearm();
@@ -675,6 +682,7 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
 void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
                          const std::optional<json>& re, bool always_state_to_actor,
                          std::function<void()> answered_hook) {
+  give_match_id();  // a match begun by this change is stored under it when it ends
   if (o.refused) {
     host_.counters().error(o.refused->code);
     auto sends = std::make_shared<outbox>();

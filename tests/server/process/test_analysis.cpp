@@ -255,6 +255,19 @@ TEST_CASE(
   CHECK(body["players"]["red"]["checker"]["blunders"] == 1);
   CHECK(body["players"]["red"]["cube"]["blunders"] == 1);
   CHECK(body["players"]["black"]["rating"] == "Supernatural");
+  // S7: the PR is 500 x the equity lost per unforced decision, half gnubg's own error
+  // rate in mEMG (its `show statistics match` figure, 55.1 for red).
+  const json& red = body["players"]["red"];
+  const double lost =
+      red["checker"]["error_total"].get<double>() + red["cube"]["error_total"].get<double>();
+  const double decisions =
+      red["checker"]["unforced"].get<double>() + red["cube"]["close"].get<double>();
+  REQUIRE(decisions > 0);
+  CHECK(red["pr"].get<double>() == Approx(500.0 * lost / decisions).margin(0.005));
+  CHECK(red["pr"].get<double>() == Approx(55.1 / 2).margin(0.05));
+  CHECK(red["pr_band"] == "distracted");
+  CHECK(body["players"]["black"]["pr"].get<double>() < 2.5);
+  CHECK(body["players"]["black"]["pr_band"] == "world class");
   CHECK(server.metric("gammond_analyses_done_total") == 1);
   // /analysis in the lobby gives the same for people.
   player carol(server.port(), "carol");
@@ -265,6 +278,8 @@ TEST_CASE(
              Catch::Contains("24/22 5/1 (best 13/11 13/9), -0.225, a blunder"));
   CHECK_THAT(info["text"].get<std::string>(),
              Catch::Contains("alice (red): error rate 55.1 (Snowie 28.9), Awful!"));
+  CHECK_THAT(info["text"].get<std::string>(), Catch::Contains("; PR 27.5"));
+  CHECK(info["data"]["players"]["red"]["pr_band"] == "distracted");
   CHECK(info["data"]["errors"].size() == 2);
   CHECK(info["data"]["url"] == "/#analysis/" + std::to_string(id));
 }

@@ -29,7 +29,6 @@ bg::engine::result<std::string> test_bots(const std::string& level, bg::engine::
 
 table_hooks hooks_with_bots() {
   table_hooks h;
-  h.archive = [](const match_record&) { return std::int64_t{1}; };
   h.now = [] { return std::string("2026-11-24T00:00:00Z"); };
   h.bot = test_bots;
   return h;

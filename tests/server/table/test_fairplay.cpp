@@ -31,20 +31,20 @@ struct clocked_table {
   std::unique_ptr<table> t = std::make_unique<table>("t1", hooks());
 
   table_hooks hooks() {
-    table_hooks h{[this](const match_record& r) {
-                    archived.push_back(r);
-                    return static_cast<std::int64_t>(archived.size());
-                  },
-                  [] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+    table_hooks h{[] { return std::string("2026-11-23T00:00:00Z"); }, 500};
     h.clock_ms = [this] { return now; };
     h.match_seed = [this](const std::string& name, std::uint64_t n) {
       return derived_dice::test_seed(dice_seed, name, n);
     };
     return h;
   }
+  /// Keeps what a host keeps of an outcome: the journal, the finished match; then gives
+  /// a match just begun its id (1, 2, ...), as table_actor does after every call.
   table_outcome keep(table_outcome o) {
     if (o.record_reset) journal.clear();
     journal.insert(journal.end(), o.record_log.begin(), o.record_log.end());
+    if (o.finished_match) archived.push_back(*o.finished_match);
+    if (t->wants_match_id()) t->give_match_id(static_cast<std::int64_t>(archived.size()) + 1);
     return o;
   }
   table_outcome say(const std::string& who, const std::string& line) {

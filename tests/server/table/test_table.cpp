@@ -24,11 +24,7 @@ struct fixture {
   std::vector<json> journal;
 
   table_hooks hooks() {
-    return table_hooks{[this](const match_record& r) {
-                         archived.push_back(r);
-                         return static_cast<std::int64_t>(archived.size());
-                       },
-                       [] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+    return table_hooks{[] { return std::string("2026-11-23T00:00:00Z"); }, 500};
   }
 
   table_outcome say(const std::string& who, const std::string& line) {
@@ -36,9 +32,13 @@ struct fixture {
     REQUIRE(c.ok());
     return keep(t.handle(who, *c));
   }
+  /// Keeps what a host keeps of an outcome: the journal, the finished match; then gives
+  /// a match just begun its id (1, 2, ...), as table_actor does after every call.
   table_outcome keep(table_outcome o) {
     if (o.record_reset) journal.clear();
     journal.insert(journal.end(), o.record_log.begin(), o.record_log.end());
+    if (o.finished_match) archived.push_back(*o.finished_match);
+    if (t.wants_match_id()) t.give_match_id(static_cast<std::int64_t>(archived.size()) + 1);
     return o;
   }
   void ok(const std::string& who, const std::string& line) {
@@ -380,13 +380,11 @@ TEST_CASE("the record journal rebuilds the match record at every point of a matc
     // same result; when it ends the match both archive the same record.
     seeded_dice d(3);
     std::vector<match_record> copy_archived;
-    table_hooks hooks{[&](const match_record& r) {
-                        copy_archived.push_back(r);
-                        return std::int64_t{1};
-                      },
-                      [] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+    table_hooks hooks{[] { return std::string("2026-11-23T00:00:00Z"); }, 500};
     auto copy = table::restore(f.t.snapshot(), d, std::move(hooks), f.journal);
     REQUIRE(copy.ok());
+    REQUIRE((*copy)->wants_match_id());  // a restored match is given its id anew
+    (*copy)->give_match_id(1);
     ++restored;
     const auto mover = f.actor();
     (*copy)->enter(mover);
@@ -394,6 +392,7 @@ TEST_CASE("the record journal rebuilds the match record at every point of a matc
     REQUIRE(c.ok());
     const auto copy_outcome = (*copy)->handle(mover, *c);
     REQUIRE_FALSE(copy_outcome.refused);
+    if (copy_outcome.finished_match) copy_archived.push_back(*copy_outcome.finished_match);
     f.ok(mover, play);
     REQUIRE(copy_archived.size() == (f.t.state()["phase"] == "match_over" ? 1u : 0u));
     if (!copy_archived.empty()) {
@@ -471,7 +470,7 @@ TEST_CASE("an absent player keeps the seat and forfeits the game after the grace
   f.t.enter("bob");
   CHECK(f.t.absent_seats().empty());
   f.t.exit("bob");
-  const auto o = f.t.forfeit(f.t.absent_seats()[0]);
+  const auto o = f.keep(f.t.forfeit(f.t.absent_seats()[0]));
   CHECK_FALSE(o.refused);
   const auto st = f.t.state();
   const std::string bob_side = f.name_of("red") == "bob" ? "red" : "black";

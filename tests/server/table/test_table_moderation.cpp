@@ -22,11 +22,7 @@ struct moderated_table {
   std::unique_ptr<table> t = std::make_unique<table>("t1", hooks());
 
   table_hooks hooks() {
-    table_hooks h{[this](const match_record& r) {
-                    archived.push_back(r);
-                    return static_cast<std::int64_t>(archived.size());
-                  },
-                  [] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+    table_hooks h{[] { return std::string("2026-11-23T00:00:00Z"); }, 500};
     h.clock_ms = [this] { return now; };
     h.match_seed = [](const std::string& name, std::uint64_t n) {
       return derived_dice::test_seed(3, name, n);
@@ -41,9 +37,15 @@ struct moderated_table {
   table_outcome say(const std::string& who, const std::string& line) {
     auto c = bg::protocol::parse_line(line);
     REQUIRE(c.ok());
-    auto o = t->handle(who, *c);
+    return keep(t->handle(who, *c));
+  }
+  /// Keeps what a host keeps of an outcome: the journal, the finished match; then gives
+  /// a match just begun its id (1, 2, ...), as table_actor does after every call.
+  table_outcome keep(table_outcome o) {
     if (o.record_reset) journal.clear();
     journal.insert(journal.end(), o.record_log.begin(), o.record_log.end());
+    if (o.finished_match) archived.push_back(*o.finished_match);
+    if (t->wants_match_id()) t->give_match_id(static_cast<std::int64_t>(archived.size()) + 1);
     return o;
   }
   table_outcome ok(const std::string& who, const std::string& line) {
@@ -343,7 +345,7 @@ TEST_CASE(
   f.ok("alice", "/roll");
   f.ok("alice", "/option private on");
   // When an administrator closes it
-  const auto o = f.t->close("admin");
+  const auto o = f.keep(f.t->close("admin"));
   // Then the match is archived as unfinished with its seed revealed, never rated
   REQUIRE(o.finished_match);
   CHECK(o.finished_match->unfinished);
@@ -370,7 +372,7 @@ TEST_CASE(
   // A table with no match closes without archiving anything
   moderated_table g;
   g.t->enter("dave");
-  const auto quiet = g.t->close("admin");
+  const auto quiet = g.keep(g.t->close("admin"));
   CHECK_FALSE(quiet.finished_match);
   CHECK(quiet.removed == std::vector<std::string>{"dave"});
   CHECK(g.t->idle());

@@ -104,9 +104,10 @@ class game_service final : public service,
   /// after the table was forgotten, or replaced by a new one, is stale).
   void set_summary(const std::string& table, std::optional<lobby_entry> summary,
                    const table_actor* from = nullptr) override;
-  /// The hooks every table gets: match ids reserved from the store, the clocks' time,
-  /// each match's dice seed (S4), limits.
+  /// The hooks every table gets: the clocks' time, each match's dice seed (S4), limits.
   table_hooks hooks() override;
+  /// A match id from the store's in-memory reservation (store::reserve_match_id()).
+  std::int64_t reserve_match_id() override;
   /// The time the tables' clocks read (table_hooks::clock_ms): milliseconds since the
   /// Unix epoch at the service's start, advanced by the steady clock since (never back).
   [[nodiscard]] std::int64_t clock_ms() const override;

@@ -27,13 +27,11 @@
 
 namespace bg::server {
 
-/// The limits and hooks a table needs from its host.
+/// The limits and hooks a table needs from its host: the time, dice seeds and lookups
+/// in memory, never a store. What the table asks of the store comes in as inputs (a
+/// match's id, give_match_id()) and goes out as actions in its outcome (the finished
+/// match, moderation rows, the record journal), which its host writes.
 struct table_hooks {
-  /// Names a finished match: returns its id (> 0), which `match_over` and /export
-  /// link to. The host stores the record (table_outcome::finished_match) with the
-  /// change that finishes it, in the same transaction (gammond reserves the id here and
-  /// writes nothing; tests may keep the record).
-  std::function<std::int64_t(const match_record&)> archive;
   /// The current time as ISO 8601 UTC text (records only; tests fix it).
   std::function<std::string()> now;
   std::size_t max_chat_bytes = 500;
@@ -119,8 +117,9 @@ struct table_outcome {
   /// The journal saved so far is void: a match began (record_log then starts with
   /// "begin") or was archived.
   bool record_reset = false;
-  /// The match this change finished (its `id` set by table_hooks::archive), to be
-  /// stored with the snapshot in one transaction.
+  /// The match this change finished, with the `id` the host gave (give_match_id()), to
+  /// be stored with the snapshot in one transaction. Unset when the match had no id (a
+  /// host that stores nothing, such as a table test that gives none).
   std::optional<match_record> finished_match;
   /// The command was refused: sent to the actor alone as an `error`; nothing changed.
   std::optional<engine::error> refused;
@@ -216,11 +215,21 @@ class table {
   /// a basis session, or the free game). The seats of absent players are then free.
   table_outcome forfeit(engine::side s);
   /// An administrator (`by`) closes the table (/close, issue 13): a match in progress
-  /// ends unfinished (archived through table_hooks::archive with match_record::unfinished
+  /// ends unfinished (outcome.finished_match, with match_record::unfinished
   /// and its dice seed revealed, not rated), everyone present leaves the table (event
   /// `closed`, outcome.removed) and the table is left empty with no owner, so that the
   /// host forgets it.
   table_outcome close(const std::string& by);
+  /// Whether a match is in progress without the id it will be stored under: the host
+  /// reserves one (store::reserve_match_id(), no I/O) and gives it with give_match_id()
+  /// before the table's next call, so the table itself reads no store. A match that
+  /// begins (/start) or is restored has none until then; false outside a match.
+  [[nodiscard]] bool wants_match_id() const noexcept;
+  /// The id (> 0) the match in progress is stored under when it ends (finished or
+  /// unfinished): `match_over` and `closed` name it, /export links to it. Ignored when
+  /// wants_match_id() is false. Not part of the snapshot: a restored match is given a
+  /// new one.
+  void give_match_id(std::int64_t id) noexcept;
   /// Names of people holding a seat in a match in progress (their resume tokens must
   /// outlive their connections), in seat order; computer players are not among them.
   [[nodiscard]] std::vector<std::string> held_seats() const;
@@ -381,6 +390,8 @@ class table {
   std::vector<nlohmann::json> journal_;  ///< record_log entries not yet handed out
   bool journal_reset_ = false;
   std::int64_t last_match_id_ = 0;
+  /// The id the match in progress is stored under (give_match_id()); 0: none yet.
+  std::int64_t match_id_ = 0;
   std::uint64_t seq_ = 0;
   // Moderation (issue 13).
   std::string owner_;  ///< the owner's name, as written ("": none yet)

@@ -114,6 +114,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void fence(bool release_holds = true);
 
  private:
+  /// Gives the table's match in progress the id it will be stored under when it has none
+  /// (table::wants_match_id(): a match just begun or restored), reserved by the host
+  /// without I/O. Called before the table's next call can end that match.
+  void give_match_id();
   /// Cluster: takes the epoch a write returned; true (and the table fenced, the
   /// service told, counted) when the write was refused as stale.
   bool fenced_by(const write_result& r);

@@ -48,9 +48,11 @@ class table_host {
   virtual metrics& counters() noexcept = 0;
   /// The limits the actor applies (--max-table-backlog, --grace-period).
   [[nodiscard]] virtual const server_config& config() const noexcept = 0;
-  /// The hooks a table is made or restored with (match ids, the clocks' time, dice
-  /// seeds, limits).
+  /// The hooks a table is made or restored with (the clocks' time, dice seeds, limits).
   virtual table_hooks hooks() = 0;
+  /// A new match id (> 0), reserved in memory without I/O (store::reserve_match_id()),
+  /// for a table whose match wants one (table::wants_match_id()).
+  [[nodiscard]] virtual std::int64_t reserve_match_id() = 0;
   /// The time the tables' clocks read, in milliseconds since the Unix epoch (never back).
   [[nodiscard]] virtual std::int64_t clock_ms() const = 0;
 
