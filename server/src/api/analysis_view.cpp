@@ -104,6 +104,68 @@ std::string length_text(const match_record& m) {
   return "a match";
 }
 
+/// The errors and blunders of `decisions` (gnubg's "bad" and "very bad"): the first
+/// max_errors_in_data in `data` (without their boards), the first max_errors_in_text as
+/// lines of text, and how many there are in all.
+struct error_list {
+  json data = json::array();
+  std::string lines;
+  std::size_t listed = 0;
+  std::size_t total = 0;
+};
+
+error_list errors_of(const json& decisions, const json& players) {
+  error_list out;
+  for (const auto& d : decisions) {
+    const auto skill = d.value("skill", json(nullptr));
+    if (skill != "bad" && skill != "very bad") continue;
+    ++out.total;
+    if (out.data.size() < max_errors_in_data) {
+      json e = d;
+      e.erase("board_before");
+      e.erase("board_after");
+      out.data.push_back(std::move(e));
+    }
+    if (out.listed < max_errors_in_text) {
+      out.lines += "\n  " + error_line(d, players);
+      ++out.listed;
+    }
+  }
+  return out;
+}
+
+/// A done analysis (`analysis`, of match `id`, described in words as `about`) into `v`:
+/// the API's whole result after `head`, `/analysis`'s data (players with their PR, the
+/// errors, the page's url) and its text.
+void fill_done(analysis_view& v, json head, const std::string& about,
+               const analysis_record& analysis, std::int64_t id) {
+  json result = json::parse(analysis.result);
+  add_performance_ratings(result);
+  head["status"] = "done";
+  head["level"] = analysis.level;
+  head["analysed_at"] = analysis.finished_at;
+  const std::string url = "/#analysis/" + std::to_string(id);
+  v.data = head;
+  v.data["players"] = result.value("players", json::object());
+  v.data["url"] = url;
+  auto errors = errors_of(result.value("decisions", json::array()), v.data["players"]);
+  v.data["errors"] = std::move(errors.data);
+  v.text = "GNU Backgammon's analysis of " + about + ", level " + analysis.level + ":";
+  for (const char* side : {"red", "black"})
+    if (v.data["players"].contains(side))
+      v.text += "\n" + player_line(v.data["players"][side], side);
+  if (errors.total == 0) {
+    v.text += "\nNo errors or blunders.";
+  } else {
+    v.text += "\nErrors and blunders (equity lost):" + errors.lines;
+    if (errors.total > errors.listed)
+      v.text += "\n  ... and " + std::to_string(errors.total - errors.listed) + " more";
+  }
+  v.text += "\nEvery decision, with the board: " + url;
+  v.api = std::move(head);
+  for (auto& [key, value] : result.items()) v.api[key] = std::move(value);
+}
+
 }  // namespace
 
 json match_summary_json(const match_record& m) {
@@ -175,50 +237,7 @@ analysis_view view_analysis(std::int64_t id, const std::optional<match_record>& 
     case analysis_status::done:
       break;
   }
-  json result = json::parse(analysis->result);
-  add_performance_ratings(result);
-  head["status"] = "done";
-  head["level"] = analysis->level;
-  head["analysed_at"] = analysis->finished_at;
-  const std::string url = "/#analysis/" + std::to_string(id);
-  v.data = head;
-  v.data["players"] = result.value("players", json::object());
-  v.data["url"] = url;
-  json errors = json::array();
-  std::string error_lines;
-  std::size_t listed = 0;
-  std::size_t total_errors = 0;
-  const json& decisions = result.value("decisions", json::array());
-  for (const auto& d : decisions) {
-    const auto skill = d.value("skill", json(nullptr));
-    if (skill != "bad" && skill != "very bad") continue;
-    ++total_errors;
-    if (errors.size() < max_errors_in_data) {
-      json e = d;
-      e.erase("board_before");
-      e.erase("board_after");
-      errors.push_back(std::move(e));
-    }
-    if (listed < max_errors_in_text) {
-      error_lines += "\n  " + error_line(d, v.data["players"]);
-      ++listed;
-    }
-  }
-  v.data["errors"] = std::move(errors);
-  v.text = "GNU Backgammon's analysis of " + about + ", level " + analysis->level + ":";
-  for (const char* side : {"red", "black"})
-    if (v.data["players"].contains(side))
-      v.text += "\n" + player_line(v.data["players"][side], side);
-  if (total_errors == 0) {
-    v.text += "\nNo errors or blunders.";
-  } else {
-    v.text += "\nErrors and blunders (equity lost):" + error_lines;
-    if (total_errors > listed)
-      v.text += "\n  ... and " + std::to_string(total_errors - listed) + " more";
-  }
-  v.text += "\nEvery decision, with the board: " + url;
-  v.api = std::move(head);
-  for (auto& [key, value] : result.items()) v.api[key] = std::move(value);
+  fill_done(v, std::move(head), about, *analysis, id);
   return v;
 }
 
