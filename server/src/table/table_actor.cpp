@@ -697,75 +697,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
     return;
   }
   if (o.changed) {
-    // issue 11.8: games counted where they happen, once the change is written.
-    int started = 0;
-    int finished = 0;
-    for (const auto& d : o.out) {
-      const auto ev = d.message.find("event");
-      if (ev == d.message.end()) continue;
-      if (*ev == "started" || *ev == "game_started") ++started;
-      if (*ev == "game_over") ++finished;
-    }
-    // Issue 14: a finished standard match is analysed once it is archived: its pending
-    // analysis is written with it, and it is queued once that write is on disk.
-    // A match the .mat export cannot write is archived unanalysed (never lost for it).
-    std::optional<bots::analysis_queue::job> analysis;
-    if (o.finished_match && host_.analysing() && can_export_mat(o.finished_match->options)) {
-      try {
-        analysis = bots::analysis_queue::job{o.finished_match->id, table_->name(),
-                                             to_mat(*o.finished_match), o.finished_match->players,
-                                             host_.owners_of(o.finished_match->players)};
-      } catch (const std::exception& e) {
-        spdlog::error("table {}: match {} is not analysed: its .mat export failed: {}",
-                      table_->name(), o.finished_match->id, e.what());
-      }
-    }
-    table_write change = write_of(o);
-    change.analyse_match = analysis.has_value();
-    // Written before it is announced: the frames (and the lobby's summary, the seats
-    // held and the game counts) are made once the commit is done, from the table as
-    // written (nothing changes it meanwhile: later messages wait in the backlog) and
-    // with the ratings a rated match got in that commit (issue 12); a failed write is
-    // never announced (failed()).
-    writing_ = true;
-    const auto variant = table_->current_match() ? table_->current_match()->options().game_variant
-                                                 : engine::variant::standard;
-    auto outcome = std::make_shared<table_outcome>(std::move(o));
-    host_.writer().submit(std::move(change), [self = shared_from_this(), outcome, actor,
-                                              hook = std::move(answered_hook), re, started,
-                                              finished, variant, analysis = std::move(analysis)](
-                                                 write_result& r) mutable {
-      asio::post(self->strand_, [self, outcome, actor, hook = std::move(hook), re, started,
-                                 finished, variant, r = std::move(r),
-                                 analysis = std::move(analysis)]() mutable {
-        if (self->fenced_by(r)) return;  // never announced: another node owns it
-        pending_work w{[&] {
-                         if (!r.error.empty()) {
-                           self->failed(r, actor, re);
-                           return;
-                         }
-                         if (r.ratings) {
-                           self->host_.ratings_changed(variant, *r.ratings);
-                           self->add_ratings(*outcome, *r.ratings);
-                         }
-                         bool answered = false;
-                         auto sends = self->frames_of(*outcome, actor, re, answered);
-                         for (const auto& a : outcome->moderation)
-                           self->host_.moderation_written(a);
-                         for (const auto& [to, notice] : outcome->notices)
-                           self->host_.notify(to, notice);
-                         self->host_.set_summary(self->name(), entry_of(*self->table_), self.get());
-                         self->report_written(started, finished);
-                         self->writing_ = false;
-                         self->forget_if_idle();
-                         if (analysis) self->host_.queue_analysis(std::move(*analysis));
-                         self->written(*sends, hook);
-                       },
-                       {},
-                       no_re};
-        self->guard(w);
-      });
-    });
+    write_then_announce(actor, o, re, std::move(answered_hook));
     return;
   }
   auto sends = std::make_shared<outbox>();
@@ -786,6 +718,79 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
   }
   sends->deliver();
   if (answered_hook) answered_hook();
+}
+
+std::optional<bots::analysis_queue::job> table_actor::analysis_job_of(const table_outcome& o) {
+  // Issue 14: a finished standard match is analysed once it is archived: its pending
+  // analysis is written with it, and it is queued once that write is on disk.
+  // A match the .mat export cannot write is archived unanalysed (never lost for it).
+  if (!o.finished_match || !host_.analysing() || !can_export_mat(o.finished_match->options))
+    return std::nullopt;
+  try {
+    return bots::analysis_queue::job{o.finished_match->id, table_->name(),
+                                     to_mat(*o.finished_match), o.finished_match->players,
+                                     host_.owners_of(o.finished_match->players)};
+  } catch (const std::exception& e) {
+    spdlog::error("table {}: match {} is not analysed: its .mat export failed: {}", table_->name(),
+                  o.finished_match->id, e.what());
+    return std::nullopt;
+  }
+}
+
+void table_actor::write_then_announce(const std::shared_ptr<client>& actor, table_outcome& o,
+                                      const std::optional<json>& re,
+                                      std::function<void()> answered_hook) {
+  auto a = std::make_shared<announcement>();
+  // issue 11.8: games counted where they happen, once the change is written.
+  for (const auto& d : o.out) {
+    const auto ev = d.message.find("event");
+    if (ev == d.message.end()) continue;
+    if (*ev == "started" || *ev == "game_started") ++a->games_started;
+    if (*ev == "game_over") ++a->games_finished;
+  }
+  a->analysis = analysis_job_of(o);
+  table_write change = write_of(o);
+  change.analyse_match = a->analysis.has_value();
+  // Written before it is announced: the frames (and the lobby's summary, the seats
+  // held and the game counts) are made once the commit is done, from the table as
+  // written (nothing changes it meanwhile: later messages wait in the backlog) and
+  // with the ratings a rated match got in that commit (issue 12); a failed write is
+  // never announced (failed()).
+  writing_ = true;
+  a->game_variant = table_->current_match() ? table_->current_match()->options().game_variant
+                                            : engine::variant::standard;
+  a->outcome = std::move(o);
+  a->actor = actor;
+  a->re = re;
+  a->answered_hook = std::move(answered_hook);
+  host_.writer().submit(std::move(change), [self = shared_from_this(), a](write_result& r) {
+    asio::post(self->strand_, [self, a, r = std::move(r)]() mutable {
+      if (self->fenced_by(r)) return;  // never announced: another node owns it
+      pending_work w{[&] { self->announce(*a, r); }, {}, no_re};
+      self->guard(w);
+    });
+  });
+}
+
+void table_actor::announce(announcement& a, write_result& r) {
+  if (!r.error.empty()) {
+    failed(r, a.actor, a.re);
+    return;
+  }
+  if (r.ratings) {
+    host_.ratings_changed(a.game_variant, *r.ratings);
+    add_ratings(a.outcome, *r.ratings);
+  }
+  bool answered = false;
+  auto sends = frames_of(a.outcome, a.actor, a.re, answered);
+  for (const auto& m : a.outcome.moderation) host_.moderation_written(m);
+  for (const auto& [to, notice] : a.outcome.notices) host_.notify(to, notice);
+  host_.set_summary(name(), entry_of(*table_), this);
+  report_written(a.games_started, a.games_finished);
+  writing_ = false;
+  forget_if_idle();
+  if (a.analysis) host_.queue_analysis(std::move(*a.analysis));
+  written(*sends, a.answered_hook);
 }
 
 // ------------------------------------------------------------------------------------

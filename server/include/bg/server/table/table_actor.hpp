@@ -202,9 +202,38 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void remove_members(const std::vector<std::string>& names);
   std::shared_ptr<outbox> frames_of(table_outcome& o, const std::shared_ptr<client>& actor,
                                     const std::optional<nlohmann::json>& re, bool& answered);
+  /// Answers what the table returned for a message of `actor` (its id `re`): a refusal
+  /// or an /analysis at once; a change written first (write_then_announce()); anything
+  /// else sent at once, with the state to the actor when `always_state_to_actor` or
+  /// when nothing else answers `re`. `answered_hook` runs once the answer is handed to
+  /// the network.
   void finish(const std::shared_ptr<client>& actor, table_outcome& o,
               const std::optional<nlohmann::json>& re, bool always_state_to_actor,
               std::function<void()> answered_hook);
+  /// A changed outcome waiting for its write: what announce() needs once it is durable.
+  struct announcement {
+    table_outcome outcome;
+    std::shared_ptr<client> actor;
+    std::optional<nlohmann::json> re;
+    std::function<void()> answered_hook;
+    int games_started = 0;   ///< "started" and "game_started" events (the counters)
+    int games_finished = 0;  ///< "game_over" events
+    engine::variant game_variant = engine::variant::standard;  ///< of the ratings changed
+    std::optional<bots::analysis_queue::job> analysis;         ///< queued once written
+  };
+  /// The analysis job of a finished standard match (issue 14), or nullopt (no match
+  /// finished, no analysis on this server, or a match the .mat export cannot write:
+  /// logged, archived unanalysed).
+  std::optional<bots::analysis_queue::job> analysis_job_of(const table_outcome& o);
+  /// Submits changed outcome `o` to the storage writer; once it is durable, back on the
+  /// strand, announce() sends it (unless the write was fenced: never announced).
+  void write_then_announce(const std::shared_ptr<client>& actor, table_outcome& o,
+                           const std::optional<nlohmann::json>& re,
+                           std::function<void()> answered_hook);
+  /// A written change `a` with the writer's result `r`: a failure goes back to the last
+  /// written state (failed()); else ratings, frames, moderation rows, notices, the lobby
+  /// summary, the counters and the analysis queue, then the frames are sent.
+  void announce(announcement& a, write_result& r);
 
   table_host& host_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
