@@ -81,20 +81,15 @@ class postgres_store::writer final : public store_core::table_writer {
          pg::real_text(update.rating), std::to_string(update.experience), update.won ? "1" : "0"});
   }
   void insert_history(const store_core::history_entry& entry) override {
-    const auto& rating = entry.rating;
-    const auto real = [&](double value) {
-      return rating ? pg::param{pg::real_text(value)} : pg::param{};
-    };
-    const auto whole = [&](int value) {
-      return rating ? pg::param{std::to_string(value)} : pg::param{};
-    };
+    std::array<pg::param, 4> change;  // NULL unless rated
+    if (const auto& r = entry.rating)
+      change = {pg::real_text(r->before), pg::real_text(r->after),
+                std::to_string(r->experience_before), std::to_string(r->experience_after)};
     db_.run("recording a match in an account's history", insert_account_match_sql,
             {std::to_string(entry.account_id), std::to_string(entry.match_id),
              std::string(engine::to_string(entry.side)), entry.opponent,
-             entry.won ? pg::param{*entry.won ? "true" : "false"} : pg::param{},
-             real(rating ? rating->before : 0.0), real(rating ? rating->after : 0.0),
-             whole(rating ? rating->experience_before : 0),
-             whole(rating ? rating->experience_after : 0)});
+             entry.won ? pg::param{*entry.won ? "true" : "false"} : pg::param{}, change[0],
+             change[1], change[2], change[3]});
   }
   void queue_analysis(std::int64_t match_id) override {
     db_.run("queueing the analysis of match " + std::to_string(match_id), queue_analysis_sql,
