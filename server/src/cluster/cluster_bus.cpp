@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <stdexcept>
 
-#include "store/pg_connection.hpp"
+#include "store/postgres/pg_connection.hpp"
 
 namespace bg::server {
 

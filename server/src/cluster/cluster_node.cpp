@@ -6,7 +6,7 @@
 #include <exception>
 #include <utility>
 
-#include "store/pg_connection.hpp"
+#include "store/postgres/pg_connection.hpp"
 
 namespace bg::server {
 

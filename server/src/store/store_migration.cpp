@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bg/server/store/sqlite_store.hpp"
-#include "pg_connection.hpp"
+#include "store/postgres/pg_connection.hpp"
 
 namespace bg::server {
 

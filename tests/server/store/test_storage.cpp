@@ -1,5 +1,7 @@
-// SQLite persistence (storage.hpp) and the match record's JSON (record_json.hpp), on
-// real database files in a scratch directory.
+// What only the SQLite store has (sqlite_store.hpp): its file (WAL, sync, checkpoints,
+// max_pages, quick_check, a SIGKILL), its migrations and sqlite_store::save_table; and
+// the match record's JSON (record_json.hpp). Real database files in a scratch directory.
+// What every store does is in the conformance suite, test_store_conformance.cpp.
 
 #include <chrono>
 #include <csignal>
@@ -31,22 +33,10 @@ using bg::server::sqlite_store;
 using bg::server::storage_error;
 using bg::server::table_write;
 using bg::test::play_random_match;
-using bg::test::raw_exec;
 using bg::test::raw_query;
 using bg::test::record_difference;
 using bg::test::temp_dir;
 using nlohmann::json;
-
-/// A table_write of a snapshot and journal entries (no finished match, no drop).
-table_write tw(std::string name, std::string snapshot, bool reset,
-               std::vector<std::string> entries) {
-  table_write w;
-  w.name = std::move(name);
-  w.snapshot = std::move(snapshot);
-  w.reset_record = reset;
-  w.record_entries = std::move(entries);
-  return w;
-}
 
 match_options points(int length) {
   return {variant::standard, match_kind::points, length};
@@ -125,38 +115,6 @@ TEST_CASE("storage: table snapshots are saved and replaced and listed by name an
   CHECK(db.load_tables()[0].name == "zeta");
 }
 
-TEST_CASE("storage: save_tables writes snapshots and record journals in one transaction",
-          "[storage]") {
-  temp_dir dir;
-  const auto path = dir.file("gammond.db");
-  sqlite_store db(path);
-  std::vector<table_write> batch{
-      tw("b", R"({"n":1})", true, {R"({"op":"begin"})", R"({"op":"game"})"}),
-      tw("a", R"({"n":2})", false, {R"({"op":"x"})"}),
-      tw("bad", "{not json", false, {R"({"op":"lost"})"}),
-  };
-  const auto errors = db.save_tables(batch);
-  REQUIRE(errors.size() == 3);
-  CHECK(errors[0].empty());
-  CHECK(errors[1].empty());
-  CHECK_FALSE(errors[2].empty());  // refused alone, with its journal entry
-  // Appending keeps the journal; a reset replaces it.
-  CHECK(db.save_tables({tw("b", R"({"n":3})", false, {R"({"op":"action"})"})})[0].empty());
-  auto tables = db.load_tables();
-  REQUIRE(tables.size() == 2);
-  CHECK(tables[0].name == "a");
-  CHECK(tables[0].record_journal == std::vector<std::string>{R"({"op":"x"})"});
-  CHECK(tables[1].name == "b");
-  CHECK(tables[1].snapshot == R"({"n":3})");
-  CHECK(tables[1].record_journal ==
-        std::vector<std::string>{R"({"op":"begin"})", R"({"op":"game"})", R"({"op":"action"})"});
-  CHECK(db.save_tables({tw("b", R"({"n":4})", true, {})})[0].empty());
-  CHECK(db.load_tables()[1].record_journal.empty());
-  CHECK(raw_query(path, "SELECT count(*) FROM table_records WHERE table_name = 'bad'") == "0");
-  db.delete_table("a");
-  CHECK(raw_query(path, "SELECT count(*) FROM table_records") == "0");
-}
-
 TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[storage]") {
   temp_dir dir;
   const auto path = dir.file("gammond.db");
@@ -191,48 +149,6 @@ TEST_CASE("storage: a snapshot that is not JSON is refused with storage_error", 
   CHECK(db.load_tables().empty());
   db.save_table("t", "{}");  // the connection is still usable
   CHECK(db.load_tables().size() == 1);
-}
-
-TEST_CASE("storage: a saved match loads back equal with its id", "[storage]") {
-  temp_dir dir;
-  sqlite_store db(dir.file("gammond.db"));
-  CHECK(db.match_count() == 0);
-  CHECK_FALSE(db.load_match(1).has_value());
-  const auto first = play_random_match(points(3), 42);
-  const auto second = play_random_match({variant::standard, match_kind::basis, 0}, 43);
-  const auto id1 = db.save_match(first);
-  const auto id2 = db.save_match(second);
-  CHECK(id1 > 0);
-  CHECK(id2 > id1);
-  CHECK(db.match_count() == 2);
-  auto loaded = db.load_match(id1);
-  REQUIRE(loaded.has_value());
-  CHECK(loaded->id == id1);
-  auto expected = first;
-  expected.id = id1;
-  CHECK(record_difference(expected, *loaded).empty());
-  loaded = db.load_match(id2);
-  REQUIRE(loaded.has_value());
-  expected = second;
-  expected.id = id2;
-  CHECK(record_difference(expected, *loaded).empty());
-  // The summary columns agree with the record.
-  const auto path = dir.file("gammond.db");
-  CHECK(raw_query(path,
-                  "SELECT red || '/' || black || '/' || score_red || '-' || score_black "
-                  "FROM matches WHERE id = " +
-                      std::to_string(id1)) == first.players[0] + "/" + first.players[1] + "/" +
-                                                  std::to_string(first.final_score[0]) + "-" +
-                                                  std::to_string(first.final_score[1]));
-}
-
-TEST_CASE("storage: a stored record that no longer reads raises storage_error", "[storage]") {
-  temp_dir dir;
-  const auto path = dir.file("gammond.db");
-  sqlite_store db(path);
-  const auto id = db.save_match(play_random_match(points(1), 7));
-  raw_query(path, "UPDATE matches SET record = '{\"id\": 1}' WHERE id = " + std::to_string(id));
-  CHECK_THROWS_AS((void)db.load_match(id), storage_error);
 }
 
 TEST_CASE("storage: data written before close is there after reopening", "[storage]") {
@@ -368,54 +284,7 @@ TEST_CASE(
   CHECK(tables[0].snapshot == R"({"saved":"before kill"})");
 }
 
-// --- issue 11: atomic archive, durability settings, damaged files --------------------
-
-TEST_CASE(
-    "storage: a finished match and its table's snapshot are written in one transaction or neither "
-    "is",
-    "[storage][issue11]") {
-  temp_dir dir;
-  const auto path = dir.file("gammond.db");
-  sqlite_store db(path);
-  auto record = play_random_match(points(1), 5);
-
-  // Both written: the match under its reserved id, the snapshot naming it.
-  table_write done;
-  done.name = "t";
-  done.snapshot = R"({"last_match_id":1})";
-  done.reset_record = true;
-  const auto id = db.reserve_match_id();
-  record.id = id;
-  done.finished_match = record;
-  REQUIRE(db.save_tables({done}) == std::vector<std::string>{""});
-  const auto stored = db.load_match(id);
-  REQUIRE(stored);
-  CHECK(record_difference(*stored, record).empty());
-  CHECK(db.load_table("t")->snapshot == R"({"last_match_id":1})");
-
-  // The snapshot fails (not JSON) after the match row went in: neither stays, and the
-  // other write of the batch is committed.
-  table_write broken;
-  broken.name = "t";
-  broken.snapshot = "not json";
-  broken.finished_match = record;
-  broken.finished_match->id = db.reserve_match_id();
-  table_write other;
-  other.name = "u";
-  other.snapshot = "{}";
-  const auto errors = db.save_tables({broken, other});
-  REQUIRE(errors.size() == 2);
-  CHECK_FALSE(errors[0].empty());
-  CHECK(errors[1].empty());
-  CHECK_FALSE(db.load_match(broken.finished_match->id));
-  CHECK(db.match_count() == 1);
-  CHECK(db.load_table("t")->snapshot == R"({"last_match_id":1})");
-  CHECK(db.load_table("u"));
-
-  // Reserved ids are new even after a reopen.
-  const auto next = db.reserve_match_id();
-  CHECK(next > broken.finished_match->id);
-}
+// --- issue 11: durability settings, damaged files ------------------------------------
 
 TEST_CASE("storage: sync full is the default and sync normal is honoured", "[storage][issue11]") {
   temp_dir dir;
@@ -549,7 +418,7 @@ TEST_CASE("storage: a file that fails PRAGMA quick_check is refused with storage
   CHECK_THROWS_AS(sqlite_store(path), bg::server::storage_corrupt);
 }
 
-// --- issue 14: analyses --------------------------------------------------------------
+// --- issue 14: the analyses table -----------------------------------------------------
 
 namespace {
 
@@ -566,76 +435,6 @@ std::int64_t archive(sqlite_store& db, match_record record, bool analyse) {
 }
 
 }  // namespace
-
-TEST_CASE(
-    "storage: a match archived for analysis is pending in the same transaction until its analysis "
-    "is saved done or failed",
-    "[storage][analysis]") {
-  temp_dir dir;
-  const auto path = dir.file("gammond.db");
-  sqlite_store db(path);
-  const auto first = archive(db, play_random_match(points(1), 5), true);
-  const auto second = archive(db, play_random_match(points(1), 6), true);
-  const auto not_queued = archive(db, play_random_match(points(1), 7), false);
-
-  auto a = db.load_analysis(first);
-  REQUIRE(a);
-  CHECK(a->match_id == first);
-  CHECK(a->status == bg::server::analysis_status::pending);
-  CHECK(a->result.empty());
-  CHECK_FALSE(a->queued_at.empty());
-  CHECK(a->finished_at.empty());
-  CHECK_FALSE(db.load_analysis(not_queued));
-  CHECK_FALSE(db.load_analysis(9999));
-  CHECK(db.pending_analyses(100) == std::vector<std::int64_t>{first, second});
-  CHECK(db.pending_analyses(1) == std::vector<std::int64_t>{first});
-
-  // Done: the result and the level are kept, finished_at is set, queued_at is kept.
-  bg::server::analysis_record done = *a;
-  done.status = bg::server::analysis_status::done;
-  done.result = R"({"players":{}})";
-  done.level = "expert";
-  db.save_analysis(done);
-  a = db.load_analysis(first);
-  REQUIRE(a);
-  CHECK(a->status == bg::server::analysis_status::done);
-  CHECK(a->result == R"({"players":{}})");
-  CHECK(a->level == "expert");
-  CHECK(a->queued_at == done.queued_at);
-  CHECK_FALSE(a->finished_at.empty());
-  CHECK(db.pending_analyses(100) == std::vector<std::int64_t>{second});
-
-  // Failed: a reason, no result.
-  bg::server::analysis_record failed;
-  failed.match_id = second;
-  failed.status = bg::server::analysis_status::failed;
-  failed.reason = "GNU Backgammon crashed twice on this match";
-  db.save_analysis(failed);
-  CHECK(db.load_analysis(second)->reason == failed.reason);
-  CHECK(db.load_analysis(second)->result.empty());
-  CHECK(db.pending_analyses(100).empty());
-
-  // A row for a match never queued is inserted (e.g. a refusal written later).
-  failed.match_id = not_queued;
-  db.save_analysis(failed);
-  CHECK(db.load_analysis(not_queued)->status == bg::server::analysis_status::failed);
-  CHECK_FALSE(db.load_analysis(not_queued)->queued_at.empty());
-}
-
-TEST_CASE("storage: an analysis of no stored match, or not JSON, is refused",
-          "[storage][analysis]") {
-  temp_dir dir;
-  sqlite_store db(dir.file("gammond.db"));
-  bg::server::analysis_record a;
-  a.match_id = 42;
-  a.status = bg::server::analysis_status::failed;
-  CHECK_THROWS_AS(db.save_analysis(a), storage_error);
-  a.match_id = archive(db, play_random_match(points(1), 5), true);
-  a.status = bg::server::analysis_status::done;
-  a.result = "{not json";
-  CHECK_THROWS_AS(db.save_analysis(a), storage_error);
-  CHECK(db.load_analysis(a.match_id)->status == bg::server::analysis_status::pending);
-}
 
 TEST_CASE("storage: a version 2 database gets the analyses table and keeps its matches",
           "[storage][analysis]") {

@@ -1,7 +1,9 @@
 // One conformance suite for both stores (issue 16): every behaviour of store.hpp, run
 // against sqlite_store and postgres_store alike (store_backends.hpp). What only one
-// backend has is tested in test_storage.cpp (SQLite: WAL, quick_check, max_pages, sync)
-// and test_postgres_store.cpp (PostgreSQL: reconnection, timeouts, match id blocks).
+// backend has is tested in test_storage.cpp (SQLite: WAL, quick_check, max_pages, sync,
+// sqlite_store::save_table, its migrations), test_account_store.cpp and
+// test_moderation_store.cpp (SQLite's migrations), and test_postgres_store.cpp
+// (PostgreSQL: reconnection, timeouts, match id blocks).
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -300,6 +302,8 @@ TEMPLATE_TEST_CASE("a finished match and its table's snapshot are written togeth
   CHECK(twice[1].empty());
   CHECK_FALSE(db->load_table("w"));
   CHECK(db->match_count() == 1);
+  // The next id reserved is above every one reserved before.
+  CHECK(db->reserve_match_id() > broken.finished_match->id);
 }
 
 TEMPLATE_TEST_CASE(
@@ -570,13 +574,17 @@ TEMPLATE_TEST_CASE("accounts are created once per key, with 1500 and 0 per varia
   CHECK(bot->what == account::kind::bot);
   CHECK(bot->password_hash.empty());
   CHECK_FALSE(db->set_password_hash("gnubg", some_hash));
-  // The schema itself refuses a player without a password and a bot with one.
-  CHECK_THROWS(
+  // The schema itself refuses a player without a password and a bot with one: a
+  // constraint fails.
+  const auto refused_by_a_constraint = Catch::Contains("constraint", Catch::CaseSensitive::No);
+  CHECK_THROWS_WITH(
       backend.sql("INSERT INTO accounts(name_key, name, kind, password_hash, created_at) VALUES "
-                  "('carol', 'carol', 'player', NULL, '2026-01-01T00:00:00.000Z')"));
-  CHECK_THROWS(
+                  "('carol', 'carol', 'player', NULL, '2026-01-01T00:00:00.000Z')"),
+      refused_by_a_constraint);
+  CHECK_THROWS_WITH(
       backend.sql("INSERT INTO accounts(name_key, name, kind, password_hash, created_at) VALUES "
-                  "('dave', 'dave', 'bot', 'x', '2026-01-01T00:00:00.000Z')"));
+                  "('dave', 'dave', 'bot', 'x', '2026-01-01T00:00:00.000Z')"),
+      refused_by_a_constraint);
   // The password hash changes; last seen is recorded.
   REQUIRE(db->set_password_hash("alice", "$argon2id$other"));
   db->set_last_seen("alice");
@@ -611,6 +619,7 @@ TEMPLATE_TEST_CASE(
   CHECK(r[0].before == 1500.0);
   CHECK(r[0].after == Approx(1500.0 + 10 * std::sqrt(3.0)).epsilon(1e-12));
   CHECK(r[1].after == Approx(1500.0 - 10 * std::sqrt(3.0)).epsilon(1e-12));
+  CHECK(r[0].experience_before == 0);
   CHECK(r[0].experience_after == 3);
   CHECK(r[1].experience_after == 3);
   // The stored doubles read back exactly.
@@ -625,7 +634,8 @@ TEMPLATE_TEST_CASE(
   CHECK(bob->in(variant::standard).rating == r[1].after);
   CHECK(bob->in(variant::standard).played == 1);
   CHECK(bob->in(variant::standard).won == 0);
-  CHECK(alice->in(variant::long_nardy).rating == 1500.0);
+  CHECK(alice->in(variant::long_nardy).rating == 1500.0);  // the other variant is apart
+  CHECK(alice->in(variant::long_nardy).played == 0);
   const auto stored = db->load_match(w.finished_match->id);
   REQUIRE(stored);
   REQUIRE(stored->ratings);
@@ -646,6 +656,7 @@ TEMPLATE_TEST_CASE(
   CHECK(leaders[0].rank == 1);
   CHECK(leaders[0].name == "Alice");
   CHECK(leaders[1].rank == 2);
+  CHECK(leaders[1].name == "bob");
   CHECK(leaders[1].standing.rating == r[1].after);
   CHECK(leaders[1].standing.played == 1);
   CHECK(db->leaderboard(variant::long_nardy, 10).empty());
@@ -659,6 +670,8 @@ TEMPLATE_TEST_CASE(
   REQUIRE(second[1].error.empty());
   REQUIRE(second[1].ratings);
   CHECK((*second[1].ratings)[1].after - (*second[1].ratings)[1].before ==
+        Approx(17.810988467).epsilon(1e-9));
+  CHECK((*second[1].ratings)[0].before - (*second[1].ratings)[0].after ==
         Approx(17.810988467).epsilon(1e-9));
   CHECK_FALSE(second[0].ratings);
   // The history pages from the newest down.
@@ -714,6 +727,7 @@ TEMPLATE_TEST_CASE(
   CHECK_FALSE(o1[0].ratings);
   auto alice = db->find_account("alice");
   CHECK(alice->in(variant::standard).rating == 1500.0);
+  CHECK(alice->in(variant::standard).experience == 0);
   CHECK(alice->in(variant::standard).played == 1);
   CHECK(alice->in(variant::standard).won == 1);
   const auto h = db->account_matches("alice", 0, 10);
@@ -732,6 +746,7 @@ TEMPLATE_TEST_CASE(
   alice = db->find_account("alice");
   CHECK(alice->in(variant::long_nardy).played == 1);
   CHECK(alice->in(variant::long_nardy).won == 0);
+  CHECK(alice->in(variant::long_nardy).experience == 0);
   CHECK(db->account_matches("bob", 0, 10).at(0).won == std::nullopt);
 
   // A rated write whose snapshot fails, alone or in a batch: no match, no rating, no
@@ -742,6 +757,7 @@ TEMPLATE_TEST_CASE(
   const auto o3 = db->write_tables({broken});
   CHECK_FALSE(o3[0].error.empty());
   CHECK_FALSE(o3[0].ratings);
+  CHECK_FALSE(db->load_match(broken.finished_match->id));
   broken.finished_match->id = db->reserve_match_id();
   const auto o4 = db->write_tables({broken, tw("u", "{}")});
   CHECK_FALSE(o4[0].error.empty());

@@ -197,8 +197,19 @@ class postgres_store final : public store {
   void migrate();
   void refill_ids();  ///< mutex_ held; a block when fewer than half left
   void take_block();  ///< mutex_ held; one block from the sequence
-  /// Inside a transaction, mutex_ held: one write; a rated match's ratings.
+  class writer;       ///< one table write's statements (store/postgres/postgres_store.cpp)
+  /// Inside a transaction, mutex_ held: one write (after the fencing check in a cluster,
+  /// which sets `epoch`); a rated match's ratings.
   std::optional<std::array<rating_change, 2>> write_one(const table_write& w, std::int64_t& epoch);
+  /// Inside a transaction, mutex_ held: a batch's only write, with no savepoint. False
+  /// when it failed: `outcome` says why and the transaction is rolled back. Throws
+  /// pg::connection_lost and pg::conflict (the batch's business).
+  bool write_alone(const table_write& w, write_outcome& outcome);
+  /// Inside a transaction, mutex_ held: the writes of a batch in `order`, each with a
+  /// savepoint: a failing one is undone alone and its outcome says why. Throws
+  /// pg::connection_lost and pg::conflict (the batch's business).
+  void write_each(const std::vector<table_write>& writes, const std::vector<std::size_t>& order,
+                  std::vector<write_outcome>& outcomes);
   std::optional<account> find_account_locked(std::string_view key);  ///< mutex_ held
   void insert_match(std::int64_t id, const match_record& record);    ///< mutex_ held
   void insert_moderation(const moderation_action& a);                ///< mutex_ held

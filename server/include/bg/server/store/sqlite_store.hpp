@@ -151,7 +151,8 @@ class sqlite_store final : public store {
   [[nodiscard]] std::uint64_t writer_checkpoints() const noexcept;
 
  private:
-  struct statements;  ///< the prepared statements, defined in sqlite_store.cpp
+  struct statements;  ///< the prepared statements (store/sqlite/sqlite_statements.hpp)
+  class writer;       ///< one table write's statements (store/sqlite/sqlite_store.cpp)
 
   void migrate();
   void exec(const char* sql);
