@@ -110,6 +110,204 @@ std::vector<std::int64_t> sample(const std::vector<std::int64_t>& ids) {
   return {chosen.begin(), chosen.end()};
 }
 
+/// Locks the target's tables against any gammond for the rest of the copy and checks
+/// that they are empty. Throws storage_error when the target holds a table, a journal
+/// entry, a match, an account, a moderation record or a ban (the message counts them).
+void lock_empty_target(pg::connection& dst) {
+  // No gammond may write the target meanwhile; it must be empty.
+  dst.command("locking the target's tables",
+              "LOCK TABLE tables, table_records, matches, accounts, moderation, bans IN EXCLUSIVE "
+              "MODE");
+  const auto held = dst.exec("counting what the target holds",
+                             "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
+                             "table_records), (SELECT count(*) FROM matches), (SELECT "
+                             "count(*) FROM accounts), (SELECT count(*) FROM moderation) + "
+                             "(SELECT count(*) FROM bans)");
+  if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) + held.integer(0, 3) +
+          held.integer(0, 4) >
+      0)
+    throw storage_error("the target database " + dst.masked_url() + " is not empty (" +
+                        held.text(0, 0) + " tables, " + held.text(0, 1) + " journal entries, " +
+                        held.text(0, 2) + " matches, " + held.text(0, 3) + " accounts, " +
+                        held.text(0, 4) +
+                        " moderation records and bans): gammond migrate copies into an empty "
+                        "database only (make one with "
+                        "createdb)");
+}
+
+/// Copies the tables in progress (their snapshots, by name) and then their record
+/// journals (in the order written), counting them in `report`. Throws storage_error
+/// when a row cannot be read or written.
+void copy_tables(source_db& src, pg::connection& dst, migration_report& report) {
+  src.each("SELECT name, snapshot, updated_at FROM tables ORDER BY name",
+           [&](const std::vector<std::string>& v) {
+             dst.exec("copying table " + v[0],
+                      "INSERT INTO tables(name, snapshot, updated_at) "
+                      "VALUES ($1, $2::json, $3::timestamptz)",
+                      {v[0], v[1], v[2]});
+             ++report.tables;
+           });
+  src.each("SELECT table_name, entry FROM table_records ORDER BY id",
+           [&](const std::vector<std::string>& v) {
+             dst.exec("copying a journal entry of table " + v[0],
+                      "INSERT INTO table_records(table_name, entry) VALUES ($1, $2::json)",
+                      {v[0], v[1]});
+             ++report.record_entries;
+           });
+}
+
+/// Copies the finished (and unfinished) matches under their own ids, counting them in
+/// `report`, and returns their ids in order. Throws storage_error when a row cannot be
+/// read or written.
+std::vector<std::int64_t> copy_matches(source_db& src, pg::connection& dst,
+                                       migration_report& report) {
+  std::vector<std::int64_t> ids;
+  src.each((std::string("SELECT ") + match_columns + " FROM matches ORDER BY id").c_str(),
+           [&](const std::vector<std::string>& v) {
+             dst.exec("copying match " + v[0],
+                      "INSERT INTO matches(id, table_name, red, black, options, record, "
+                      "started_at, ended_at, score_red, score_black, games, saved_at, "
+                      "unfinished) VALUES ($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, "
+                      "$10, $11, $12::timestamptz, $13::boolean)",
+                      {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                       v[12] == "0" ? "false" : "true"});
+             ids.push_back(std::stoll(v[0]));
+             ++report.matches;
+           });
+  return ids;
+}
+
+/// Copies the matches' analyses (schema 3 of SQLite), counting them in `report`.
+/// Throws storage_error when a row cannot be read or written.
+void copy_analyses(source_db& src, pg::connection& dst, migration_report& report) {
+  // NULL result and finished_at come as "" and go back as NULL (neither is ever empty
+  // otherwise).
+  src.each(
+      "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
+      "ORDER BY match_id",
+      [&](const std::vector<std::string>& v) {
+        dst.exec("copying the analysis of match " + v[0],
+                 "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, "
+                 "finished_at) VALUES ($1, $2, $3, $4::json, $5, $6::timestamptz, "
+                 "$7::timestamptz)",
+                 {v[0], v[1], v[2], v[3].empty() ? pg::param{} : pg::param{v[3]}, v[4], v[5],
+                  v[6].empty() ? pg::param{} : pg::param{v[6]}});
+        ++report.analyses;
+      });
+}
+
+/// Copies the accounts (schema 4 of SQLite) under their own ids, moves the account id
+/// sequence past them, then copies their ratings (doubles copied exactly) and their
+/// histories; counts accounts and history rows in `report`. Throws storage_error when a
+/// row cannot be read or written.
+void copy_accounts(source_db& src, pg::connection& dst, migration_report& report) {
+  std::int64_t last_account = 0;
+  src.each_row(
+      "SELECT id, name_key, name, kind, password_hash, created_at, last_seen FROM accounts "
+      "ORDER BY id",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying account " + v[2].value_or(""),
+                 "INSERT INTO accounts(id, name_key, name, kind, password_hash, created_at, "
+                 "last_seen) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz)",
+                 v);
+        last_account = std::stoll(v[0].value_or("0"));
+        ++report.accounts;
+      });
+  if (last_account > 0)
+    dst.exec("moving the account id sequence past the copied accounts",
+             "SELECT setval(pg_get_serial_sequence('accounts', 'id'), $1::bigint)",
+             {std::to_string(last_account)});
+  src.each_row(
+      "SELECT account_id, variant, rating, experience, played, won FROM ratings ORDER BY "
+      "account_id, variant",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying a rating",
+                 "INSERT INTO ratings(account_id, variant, rating, experience, played, won) "
+                 "VALUES ($1, $2, $3, $4, $5, $6)",
+                 v);
+      });
+  src.each_row(
+      "SELECT account_id, match_id, side, opponent, won, rating_before, rating_after, "
+      "experience_before, experience_after FROM account_matches ORDER BY match_id, account_id",
+      [&](std::vector<pg::param> v) {
+        if (v[4]) v[4] = *v[4] == "0" ? "false" : "true";  // won: 0/1 to boolean
+        dst.exec("copying a match of an account's history",
+                 "INSERT INTO account_matches(account_id, match_id, side, opponent, won, "
+                 "rating_before, rating_after, experience_before, experience_after) VALUES "
+                 "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                 v);
+        ++report.account_matches;
+      });
+}
+
+/// Copies the moderation log (schema 5 of SQLite) under its own ids and moves its id
+/// sequence past them, then the bans (a NULL until_ms stays NULL: until /unban) and the
+/// names each account ignores, counting all three in `report`. Throws storage_error when
+/// a row cannot be read or written.
+void copy_moderation(source_db& src, pg::connection& dst, migration_report& report) {
+  std::int64_t last_action = 0;
+  src.each_row(
+      "SELECT id, at, action, actor, target, table_name, detail FROM moderation ORDER BY id",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying a moderation record",
+                 "INSERT INTO moderation(id, at, action, actor, target, table_name, detail) "
+                 "OVERRIDING SYSTEM VALUE VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7)",
+                 v);
+        last_action = std::stoll(v[0].value_or("0"));
+        ++report.moderation;
+      });
+  if (last_action > 0)
+    dst.exec("moving the moderation id sequence past the copied records",
+             "SELECT setval(pg_get_serial_sequence('moderation', 'id'), $1::bigint)",
+             {std::to_string(last_action)});
+  src.each_row(
+      "SELECT name_key, address, name, banned_by, created_at, until_ms FROM bans ORDER BY "
+      "name_key, address",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying a ban",
+                 "INSERT INTO bans(name_key, address, name, banned_by, created_at, until_ms) "
+                 "VALUES ($1, $2, $3, $4, $5::timestamptz, $6)",
+                 v);
+        ++report.bans;
+      });
+  src.each_row(
+      "SELECT account_id, ignored_key, ignored_name, created_at FROM ignores ORDER BY "
+      "account_id, ignored_key",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying an ignored name",
+                 "INSERT INTO ignores(account_id, ignored_key, ignored_name, created_at) VALUES "
+                 "($1, $2, $3, $4::timestamptz)",
+                 v);
+        ++report.ignores;
+      });
+}
+
+/// Copies the remembered sign-ins (schema 6 of SQLite), so that the players signed in
+/// stay signed in, counting them in `report`. Throws storage_error when a row cannot be
+/// read or written.
+void copy_sessions(source_db& src, pg::connection& dst, migration_report& report) {
+  src.each_row(
+      "SELECT account_id, token_hash, label, created_ms, used_ms, expires_ms FROM sessions "
+      "ORDER BY id",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying a session",
+                 "INSERT INTO sessions(account_id, token_hash, label, created_ms, used_ms, "
+                 "expires_ms) VALUES ($1, $2, $3, $4, $5, $6)",
+                 v);
+        ++report.sessions;
+      });
+}
+
+/// Moves the `match_ids` sequence past the largest of the copied matches' `ids` (never
+/// back from where it stands); nothing when none was copied. Throws storage_error when
+/// the statement fails.
+void move_match_ids(pg::connection& dst, const std::vector<std::int64_t>& ids) {
+  if (!ids.empty())
+    dst.exec("moving the match id sequence past the copied matches",
+             "SELECT setval('match_ids', GREATEST($1::bigint, (SELECT last_value FROM match_ids)))",
+             {std::to_string(ids.back())});
+}
+
 }  // namespace
 
 migration_report migrate_to_postgres(const std::string& sqlite_path, const std::string& url,
@@ -126,161 +324,14 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
   src.exec("BEGIN");  // one read transaction: one committed state of the source
   dst.command("beginning the copy", "BEGIN");
   try {
-    // No gammond may write the target meanwhile; it must be empty.
-    dst.command(
-        "locking the target's tables",
-        "LOCK TABLE tables, table_records, matches, accounts, moderation, bans IN EXCLUSIVE "
-        "MODE");
-    const auto held = dst.exec("counting what the target holds",
-                               "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
-                               "table_records), (SELECT count(*) FROM matches), (SELECT "
-                               "count(*) FROM accounts), (SELECT count(*) FROM moderation) + "
-                               "(SELECT count(*) FROM bans)");
-    if (held.integer(0, 0) + held.integer(0, 1) + held.integer(0, 2) + held.integer(0, 3) +
-            held.integer(0, 4) >
-        0)
-      throw storage_error("the target database " + dst.masked_url() + " is not empty (" +
-                          held.text(0, 0) + " tables, " + held.text(0, 1) + " journal entries, " +
-                          held.text(0, 2) + " matches, " + held.text(0, 3) + " accounts, " +
-                          held.text(0, 4) +
-                          " moderation records and bans): gammond migrate copies into an empty "
-                          "database only (make one with "
-                          "createdb)");
-
-    src.each("SELECT name, snapshot, updated_at FROM tables ORDER BY name",
-             [&](const std::vector<std::string>& v) {
-               dst.exec("copying table " + v[0],
-                        "INSERT INTO tables(name, snapshot, updated_at) "
-                        "VALUES ($1, $2::json, $3::timestamptz)",
-                        {v[0], v[1], v[2]});
-               ++report.tables;
-             });
-    src.each("SELECT table_name, entry FROM table_records ORDER BY id",
-             [&](const std::vector<std::string>& v) {
-               dst.exec("copying a journal entry of table " + v[0],
-                        "INSERT INTO table_records(table_name, entry) VALUES ($1, $2::json)",
-                        {v[0], v[1]});
-               ++report.record_entries;
-             });
-    std::vector<std::int64_t> ids;
-    src.each((std::string("SELECT ") + match_columns + " FROM matches ORDER BY id").c_str(),
-             [&](const std::vector<std::string>& v) {
-               dst.exec("copying match " + v[0],
-                        "INSERT INTO matches(id, table_name, red, black, options, record, "
-                        "started_at, ended_at, score_red, score_black, games, saved_at, "
-                        "unfinished) VALUES ($1, $2, $3, $4, $5::json, $6::json, $7, $8, $9, "
-                        "$10, $11, $12::timestamptz, $13::boolean)",
-                        {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-                         v[12] == "0" ? "false" : "true"});
-               ids.push_back(std::stoll(v[0]));
-               ++report.matches;
-             });
-    // Analyses (schema 3 of SQLite): NULL result and finished_at come as "" and go back
-    // as NULL (neither is ever empty otherwise).
-    src.each(
-        "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
-        "ORDER BY match_id",
-        [&](const std::vector<std::string>& v) {
-          dst.exec("copying the analysis of match " + v[0],
-                   "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, "
-                   "finished_at) VALUES ($1, $2, $3, $4::json, $5, $6::timestamptz, "
-                   "$7::timestamptz)",
-                   {v[0], v[1], v[2], v[3].empty() ? pg::param{} : pg::param{v[3]}, v[4], v[5],
-                    v[6].empty() ? pg::param{} : pg::param{v[6]}});
-          ++report.analyses;
-        });
-    // Accounts (schema 4 of SQLite) under their own ids, their ratings (doubles copied
-    // exactly) and histories.
-    std::int64_t last_account = 0;
-    src.each_row(
-        "SELECT id, name_key, name, kind, password_hash, created_at, last_seen FROM accounts "
-        "ORDER BY id",
-        [&](const std::vector<pg::param>& v) {
-          dst.exec("copying account " + v[2].value_or(""),
-                   "INSERT INTO accounts(id, name_key, name, kind, password_hash, created_at, "
-                   "last_seen) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz)",
-                   v);
-          last_account = std::stoll(v[0].value_or("0"));
-          ++report.accounts;
-        });
-    if (last_account > 0)
-      dst.exec("moving the account id sequence past the copied accounts",
-               "SELECT setval(pg_get_serial_sequence('accounts', 'id'), $1::bigint)",
-               {std::to_string(last_account)});
-    src.each_row(
-        "SELECT account_id, variant, rating, experience, played, won FROM ratings ORDER BY "
-        "account_id, variant",
-        [&](const std::vector<pg::param>& v) {
-          dst.exec("copying a rating",
-                   "INSERT INTO ratings(account_id, variant, rating, experience, played, won) "
-                   "VALUES ($1, $2, $3, $4, $5, $6)",
-                   v);
-        });
-    src.each_row(
-        "SELECT account_id, match_id, side, opponent, won, rating_before, rating_after, "
-        "experience_before, experience_after FROM account_matches ORDER BY match_id, account_id",
-        [&](std::vector<pg::param> v) {
-          if (v[4]) v[4] = *v[4] == "0" ? "false" : "true";  // won: 0/1 to boolean
-          dst.exec("copying a match of an account's history",
-                   "INSERT INTO account_matches(account_id, match_id, side, opponent, won, "
-                   "rating_before, rating_after, experience_before, experience_after) VALUES "
-                   "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                   v);
-          ++report.account_matches;
-        });
-    // Moderation (schema 5 of SQLite): the log under its own ids, the bans (a NULL
-    // until_ms stays NULL: until /unban) and the names each account ignores.
-    std::int64_t last_action = 0;
-    src.each_row(
-        "SELECT id, at, action, actor, target, table_name, detail FROM moderation ORDER BY id",
-        [&](const std::vector<pg::param>& v) {
-          dst.exec("copying a moderation record",
-                   "INSERT INTO moderation(id, at, action, actor, target, table_name, detail) "
-                   "OVERRIDING SYSTEM VALUE VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7)",
-                   v);
-          last_action = std::stoll(v[0].value_or("0"));
-          ++report.moderation;
-        });
-    if (last_action > 0)
-      dst.exec("moving the moderation id sequence past the copied records",
-               "SELECT setval(pg_get_serial_sequence('moderation', 'id'), $1::bigint)",
-               {std::to_string(last_action)});
-    src.each_row(
-        "SELECT name_key, address, name, banned_by, created_at, until_ms FROM bans ORDER BY "
-        "name_key, address",
-        [&](const std::vector<pg::param>& v) {
-          dst.exec("copying a ban",
-                   "INSERT INTO bans(name_key, address, name, banned_by, created_at, until_ms) "
-                   "VALUES ($1, $2, $3, $4, $5::timestamptz, $6)",
-                   v);
-          ++report.bans;
-        });
-    src.each_row(
-        "SELECT account_id, ignored_key, ignored_name, created_at FROM ignores ORDER BY "
-        "account_id, ignored_key",
-        [&](const std::vector<pg::param>& v) {
-          dst.exec("copying an ignored name",
-                   "INSERT INTO ignores(account_id, ignored_key, ignored_name, created_at) VALUES "
-                   "($1, $2, $3, $4::timestamptz)",
-                   v);
-          ++report.ignores;
-        });
-    // Sessions (schema 6 of SQLite): the players signed in stay signed in.
-    src.each_row(
-        "SELECT account_id, token_hash, label, created_ms, used_ms, expires_ms FROM sessions "
-        "ORDER BY id",
-        [&](const std::vector<pg::param>& v) {
-          dst.exec("copying a session",
-                   "INSERT INTO sessions(account_id, token_hash, label, created_ms, used_ms, "
-                   "expires_ms) VALUES ($1, $2, $3, $4, $5, $6)",
-                   v);
-          ++report.sessions;
-        });
-    if (!ids.empty())
-      dst.exec(
-          "moving the match id sequence past the copied matches",
-          "SELECT setval('match_ids', GREATEST($1::bigint, (SELECT last_value FROM match_ids)))",
-          {std::to_string(ids.back())});
+    lock_empty_target(dst);
+    copy_tables(src, dst, report);
+    const auto ids = copy_matches(src, dst, report);
+    copy_analyses(src, dst, report);
+    copy_accounts(src, dst, report);
+    copy_moderation(src, dst, report);
+    copy_sessions(src, dst, report);
+    move_match_ids(dst, ids);
 
     // Check: the counts, every table with its journal, a sample of the matches.
     const auto mismatch = [&](const std::string& what) {
