@@ -308,6 +308,154 @@ void move_match_ids(pg::connection& dst, const std::vector<std::int64_t>& ids) {
              {std::to_string(ids.back())});
 }
 
+/// Throws storage_error: the copy differs from the source at `sqlite_path` in `what`.
+[[noreturn]] void copy_differs(const std::string& sqlite_path, const std::string& what) {
+  throw storage_error("the copy differs from " + sqlite_path + " (" + what +
+                      "): nothing was copied");
+}
+
+/// Reads `pg_sql` back from the target and `sqlite_sql` from the source, both in the
+/// same order, and returns how many rows they have; each row must be the same text,
+/// column for column. Throws storage_error (copy_differs) naming `differs(row)` for the
+/// first source row that differs, "the number of `what`" when the counts differ.
+int read_back(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+              const std::string& what, const std::string& pg_sql, const char* sqlite_sql,
+              const std::function<std::string(const std::vector<std::string>&)>& differs) {
+  const auto back = dst.exec("reading the " + what + " back", pg_sql.c_str());
+  int row = 0;
+  src.each(sqlite_sql, [&](const std::vector<std::string>& v) {
+    bool same = row < back.rows();
+    for (std::size_t c = 0; same && c < v.size(); ++c)
+      same = back.text(row, static_cast<int>(c)) == v[c];
+    if (!same) copy_differs(sqlite_path, differs(v));
+    ++row;
+  });
+  if (row != back.rows()) copy_differs(sqlite_path, "the number of " + what);
+  return row;
+}
+
+/// Checks that the target holds as many tables, journal entries and matches as the
+/// source and as were copied (`report`). Throws storage_error (copy_differs) otherwise.
+void check_table_counts(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                        const migration_report& report) {
+  const auto copied = dst.exec("counting the copy",
+                               "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
+                               "table_records), (SELECT count(*) FROM matches)");
+  if (copied.integer(0, 0) != src.count("SELECT count(*) FROM tables") ||
+      copied.integer(0, 0) != report.tables)
+    copy_differs(sqlite_path, "the number of tables");
+  if (copied.integer(0, 1) != src.count("SELECT count(*) FROM table_records") ||
+      copied.integer(0, 1) != report.record_entries)
+    copy_differs(sqlite_path, "the number of journal entries");
+  if (copied.integer(0, 2) != src.count("SELECT count(*) FROM matches") ||
+      copied.integer(0, 2) != report.matches)
+    copy_differs(sqlite_path, "the number of matches");
+}
+
+/// Reads every table and every journal entry back, in bytewise name order on both
+/// sides (SQLite's BINARY, PostgreSQL's "C"): the rows must be the same, one for one.
+/// Counts the tables in `report.tables_checked`. Throws storage_error (copy_differs)
+/// naming the first table that differs.
+void check_tables(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                  migration_report& report) {
+  report.tables_checked =
+      read_back(src, dst, sqlite_path, "tables",
+                "SELECT name, snapshot FROM tables ORDER BY name COLLATE \"C\"",
+                "SELECT name, snapshot FROM tables ORDER BY name",
+                [](const std::vector<std::string>& v) { return "tables of table " + v[0]; });
+  read_back(src, dst, sqlite_path, "journal entries",
+            "SELECT table_name, entry FROM table_records ORDER BY table_name COLLATE \"C\", id",
+            "SELECT table_name, entry FROM table_records ORDER BY table_name, id",
+            [](const std::vector<std::string>& v) { return "journal entries of table " + v[0]; });
+}
+
+/// Checks that the target holds as many analyses, accounts, ratings and history rows as
+/// the source (and analyses, accounts and history rows as were copied: `report`).
+/// Throws storage_error (copy_differs) otherwise.
+void check_analysis_and_account_counts(source_db& src, pg::connection& dst,
+                                       const std::string& sqlite_path,
+                                       const migration_report& report) {
+  const auto analyses = dst.exec("counting the copied analyses", "SELECT count(*) FROM analyses");
+  if (analyses.integer(0, 0) != src.count("SELECT count(*) FROM analyses") ||
+      analyses.integer(0, 0) != report.analyses)
+    copy_differs(sqlite_path, "the number of analyses");
+  const auto people =
+      dst.exec("counting the copied accounts",
+               "SELECT (SELECT count(*) FROM accounts), (SELECT count(*) FROM ratings), "
+               "(SELECT count(*) FROM account_matches)");
+  if (people.integer(0, 0) != src.count("SELECT count(*) FROM accounts") ||
+      people.integer(0, 0) != report.accounts)
+    copy_differs(sqlite_path, "the number of accounts");
+  if (people.integer(0, 1) != src.count("SELECT count(*) FROM ratings"))
+    copy_differs(sqlite_path, "the number of ratings");
+  if (people.integer(0, 2) != src.count("SELECT count(*) FROM account_matches") ||
+      people.integer(0, 2) != report.account_matches)
+    copy_differs(sqlite_path, "the number of account histories");
+}
+
+/// Reads every account back (its times as SQLite wrote them), counted in
+/// `report.accounts_checked`, then every rating (compared as numbers: both texts read
+/// back exactly). Throws storage_error (copy_differs) naming the first account or
+/// rating that differs, or "the number of accounts".
+void check_accounts(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                    migration_report& report) {
+  report.accounts_checked = read_back(
+      src, dst, sqlite_path, "accounts",
+      "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " + iso_text("created_at") +
+          ", " + iso_text("last_seen") + " FROM accounts ORDER BY id",
+      "SELECT id, name_key, name, kind, coalesce(password_hash, ''), created_at, "
+      "coalesce(last_seen, '') FROM accounts ORDER BY id",
+      [](const std::vector<std::string>& v) { return "account " + v[2]; });
+  const auto ratings = dst.exec("reading the ratings back",
+                                "SELECT account_id, variant, rating, experience, played, won "
+                                "FROM ratings ORDER BY account_id, variant");
+  int row = 0;
+  src.each_row(
+      "SELECT account_id, variant, rating, experience, played, won FROM ratings ORDER BY "
+      "account_id, variant",
+      [&](const std::vector<pg::param>& v) {
+        bool same = row < ratings.rows() && v[2] && ratings.real(row, 2) == std::stod(*v[2]);
+        for (int c : {0, 1, 3, 4, 5})
+          same = same && ratings.text(row, c) == v[static_cast<std::size_t>(c)].value_or("");
+        if (!same) copy_differs(sqlite_path, "the rating of account " + v[0].value_or(""));
+        ++row;
+      });
+}
+
+/// Reads every moderation record, ban and ignored name back, with its times as SQLite
+/// wrote them; the moderation records are counted in `report.moderation_checked`, and
+/// each count must be the copied one (`report`). Throws storage_error (copy_differs)
+/// naming the kind of row that differs.
+void check_moderation(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                      migration_report& report) {
+  const auto named = [](const char* what) {
+    return [what](const std::vector<std::string>&) { return std::string(what); };
+  };
+  report.moderation_checked = read_back(
+      src, dst, sqlite_path, "moderation records",
+      "SELECT id, " + iso_text("at") +
+          ", action, actor, target, table_name, detail FROM moderation ORDER BY id",
+      "SELECT id, at, action, actor, target, table_name, detail FROM moderation ORDER BY id",
+      named("moderation records"));
+  if (report.moderation_checked != report.moderation)
+    copy_differs(sqlite_path, "the number of moderation records");
+  if (read_back(src, dst, sqlite_path, "bans",
+                "SELECT name_key, address, name, banned_by, " + iso_text("created_at") +
+                    ", coalesce(until_ms::text, '') FROM bans ORDER BY name_key COLLATE \"C\", "
+                    "address COLLATE \"C\"",
+                "SELECT name_key, address, name, banned_by, created_at, coalesce(until_ms, '') "
+                "FROM bans ORDER BY name_key, address",
+                named("bans")) != report.bans)
+    copy_differs(sqlite_path, "the number of bans");
+  if (read_back(src, dst, sqlite_path, "ignored names",
+                "SELECT account_id, ignored_key, ignored_name, " + iso_text("created_at") +
+                    " FROM ignores ORDER BY account_id, ignored_key COLLATE \"C\"",
+                "SELECT account_id, ignored_key, ignored_name, created_at FROM ignores ORDER "
+                "BY account_id, ignored_key",
+                named("ignored names")) != report.ignores)
+    copy_differs(sqlite_path, "the number of ignored names");
+}
+
 }  // namespace
 
 migration_report migrate_to_postgres(const std::string& sqlite_path, const std::string& url,
@@ -333,130 +481,14 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
     copy_sessions(src, dst, report);
     move_match_ids(dst, ids);
 
-    // Check: the counts, every table with its journal, a sample of the matches.
-    const auto mismatch = [&](const std::string& what) {
-      throw storage_error("the copy differs from " + sqlite_path + " (" + what +
-                          "): nothing was copied");
-    };
-    const auto copied = dst.exec("counting the copy",
-                                 "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM "
-                                 "table_records), (SELECT count(*) FROM matches)");
-    if (copied.integer(0, 0) != src.count("SELECT count(*) FROM tables") ||
-        copied.integer(0, 0) != report.tables)
-      mismatch("the number of tables");
-    if (copied.integer(0, 1) != src.count("SELECT count(*) FROM table_records") ||
-        copied.integer(0, 1) != report.record_entries)
-      mismatch("the number of journal entries");
-    if (copied.integer(0, 2) != src.count("SELECT count(*) FROM matches") ||
-        copied.integer(0, 2) != report.matches)
-      mismatch("the number of matches");
-
-    // Both sides in bytewise name order (SQLite's BINARY, PostgreSQL's "C"): the rows
-    // must be the same, one for one.
-    const auto compare = [&](const char* what, const char* pg_sql, const char* sqlite_sql,
-                             std::int64_t* checked) {
-      const auto back = dst.exec(std::string("reading the ") + what + " back", pg_sql);
-      int row = 0;
-      src.each(sqlite_sql, [&](const std::vector<std::string>& v) {
-        bool same = row < back.rows();
-        for (std::size_t c = 0; same && c < v.size(); ++c)
-          same = back.text(row, static_cast<int>(c)) == v[c];
-        if (!same) mismatch(std::string(what) + " of table " + v[0]);
-        ++row;
-        if (checked) ++*checked;
-      });
-      if (row != back.rows()) mismatch(std::string("the number of ") + what);
-    };
-    compare("tables", "SELECT name, snapshot FROM tables ORDER BY name COLLATE \"C\"",
-            "SELECT name, snapshot FROM tables ORDER BY name", &report.tables_checked);
-    compare("journal entries",
-            "SELECT table_name, entry FROM table_records ORDER BY table_name COLLATE \"C\", id",
-            "SELECT table_name, entry FROM table_records ORDER BY table_name, id", nullptr);
-    const auto analyses = dst.exec("counting the copied analyses", "SELECT count(*) FROM analyses");
-    if (analyses.integer(0, 0) != src.count("SELECT count(*) FROM analyses") ||
-        analyses.integer(0, 0) != report.analyses)
-      mismatch("the number of analyses");
-    const auto people =
-        dst.exec("counting the copied accounts",
-                 "SELECT (SELECT count(*) FROM accounts), (SELECT count(*) FROM ratings), "
-                 "(SELECT count(*) FROM account_matches)");
-    if (people.integer(0, 0) != src.count("SELECT count(*) FROM accounts") ||
-        people.integer(0, 0) != report.accounts)
-      mismatch("the number of accounts");
-    if (people.integer(0, 1) != src.count("SELECT count(*) FROM ratings"))
-      mismatch("the number of ratings");
-    if (people.integer(0, 2) != src.count("SELECT count(*) FROM account_matches") ||
-        people.integer(0, 2) != report.account_matches)
-      mismatch("the number of account histories");
-    // Every account and rating (ratings compared as numbers: both texts read back exactly).
-    {
-      const std::string accounts_sql =
-          "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " +
-          iso_text("created_at") + ", " + iso_text("last_seen") + " FROM accounts ORDER BY id";
-      const auto back = dst.exec("reading the accounts back", accounts_sql.c_str());
-      int row = 0;
-      src.each(
-          "SELECT id, name_key, name, kind, coalesce(password_hash, ''), created_at, "
-          "coalesce(last_seen, '') FROM accounts ORDER BY id",
-          [&](const std::vector<std::string>& v) {
-            bool same = row < back.rows();
-            for (std::size_t c = 0; same && c < v.size(); ++c)
-              same = back.text(row, static_cast<int>(c)) == v[c];
-            if (!same) mismatch("account " + v[2]);
-            ++row;
-            ++report.accounts_checked;
-          });
-      if (row != back.rows()) mismatch("the number of accounts");
-      const auto ratings = dst.exec("reading the ratings back",
-                                    "SELECT account_id, variant, rating, experience, played, won "
-                                    "FROM ratings ORDER BY account_id, variant");
-      row = 0;
-      src.each_row(
-          "SELECT account_id, variant, rating, experience, played, won FROM ratings ORDER BY "
-          "account_id, variant",
-          [&](const std::vector<pg::param>& v) {
-            bool same = row < ratings.rows() && v[2] && ratings.real(row, 2) == std::stod(*v[2]);
-            for (int c : {0, 1, 3, 4, 5})
-              same = same && ratings.text(row, c) == v[static_cast<std::size_t>(c)].value_or("");
-            if (!same) mismatch("the rating of account " + v[0].value_or(""));
-            ++row;
-          });
-    }
-    // Every moderation record, ban and ignored name, with its times as SQLite wrote them.
-    const auto same_rows = [&](const char* what, const std::string& pg_sql,
-                               const char* sqlite_sql) {
-      const auto back = dst.exec(std::string("reading the ") + what + " back", pg_sql.c_str());
-      int row = 0;
-      src.each(sqlite_sql, [&](const std::vector<std::string>& v) {
-        bool same = row < back.rows();
-        for (std::size_t c = 0; same && c < v.size(); ++c)
-          same = back.text(row, static_cast<int>(c)) == v[c];
-        if (!same) mismatch(what);
-        ++row;
-      });
-      if (row != back.rows()) mismatch(std::string("the number of ") + what);
-      return row;
-    };
-    report.moderation_checked = same_rows(
-        "moderation records",
-        "SELECT id, " + iso_text("at") +
-            ", action, actor, target, table_name, detail FROM moderation ORDER BY id",
-        "SELECT id, at, action, actor, target, table_name, detail FROM moderation ORDER BY id");
-    if (report.moderation_checked != report.moderation)
-      mismatch("the number of moderation records");
-    if (same_rows("bans",
-                  "SELECT name_key, address, name, banned_by, " + iso_text("created_at") +
-                      ", coalesce(until_ms::text, '') FROM bans ORDER BY name_key COLLATE \"C\", "
-                      "address COLLATE \"C\"",
-                  "SELECT name_key, address, name, banned_by, created_at, coalesce(until_ms, '') "
-                  "FROM bans ORDER BY name_key, address") != report.bans)
-      mismatch("the number of bans");
-    if (same_rows("ignored names",
-                  "SELECT account_id, ignored_key, ignored_name, " + iso_text("created_at") +
-                      " FROM ignores ORDER BY account_id, ignored_key COLLATE \"C\"",
-                  "SELECT account_id, ignored_key, ignored_name, created_at FROM ignores ORDER "
-                  "BY account_id, ignored_key") != report.ignores)
-      mismatch("the number of ignored names");
+    // Check: the counts, every table with its journal, every account, moderation record,
+    // ban and ignored name, a sample of the matches.
+    check_table_counts(src, dst, sqlite_path, report);
+    check_tables(src, dst, sqlite_path, report);
+    check_analysis_and_account_counts(src, dst, sqlite_path, report);
+    check_accounts(src, dst, sqlite_path, report);
+    check_moderation(src, dst, sqlite_path, report);
+    const auto mismatch = [&](const std::string& what) { copy_differs(sqlite_path, what); };
     for (const auto id : sample(ids)) {
       const auto back =
           dst.exec("reading match " + std::to_string(id) + " back",
