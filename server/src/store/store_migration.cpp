@@ -456,6 +456,102 @@ void check_moderation(source_db& src, pg::connection& dst, const std::string& sq
     copy_differs(sqlite_path, "the number of ignored names");
 }
 
+/// Reads match `id` back: every column but saved_at must be the source's text (its
+/// unfinished flag as 0 or 1). Throws storage_error (copy_differs) "match `id`" when it
+/// differs or is missing.
+void check_match(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                 std::int64_t id) {
+  const auto back = dst.exec("reading match " + std::to_string(id) + " back",
+                             "SELECT id, table_name, red, black, options, record, started_at, "
+                             "ended_at, score_red, score_black, games, CASE WHEN unfinished THEN "
+                             "'1' ELSE '0' END FROM matches WHERE id = $1",
+                             {std::to_string(id)});
+  bool found = false;
+  src.each((std::string("SELECT ") + match_columns + " FROM matches WHERE id = ?1").c_str(),
+           [&](const std::vector<std::string>& v) {
+             found = back.rows() == 1;
+             for (int c = 0; found && c < 11; ++c)
+               found = back.text(0, c) == v[static_cast<std::size_t>(c)];
+             found = found && back.text(0, 11) == v.at(12);
+           },
+           id);
+  if (!found) copy_differs(sqlite_path, "match " + std::to_string(id));
+}
+
+/// Reads the analysis of match `id` back, if it has one, with its times as SQLite wrote
+/// them. Throws storage_error (copy_differs) "the analysis of match `id`" when it
+/// differs or when one side has it and the other not.
+void check_analysis(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                    std::int64_t id) {
+  const auto analysis = dst.exec(
+      "reading the analysis of match " + std::to_string(id) + " back",
+      "SELECT match_id, status, level, coalesce(result::text, ''), reason, coalesce(to_char("
+      "queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), ''), "
+      "coalesce(to_char(finished_at AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '') FROM analyses WHERE match_id = $1",
+      {std::to_string(id)});
+  int rows = 0;
+  src.each(
+      "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
+      "WHERE match_id = ?1",
+      [&](const std::vector<std::string>& v) {
+        bool same = analysis.rows() == 1;
+        for (int c = 0; same && c < 7; ++c)
+          same = analysis.text(0, c) == v[static_cast<std::size_t>(c)];
+        if (!same) copy_differs(sqlite_path, "the analysis of match " + std::to_string(id));
+        ++rows;
+      },
+      id);
+  if (rows != analysis.rows())
+    copy_differs(sqlite_path, "the analysis of match " + std::to_string(id));
+}
+
+/// Reads the rows of match `id` in its players' histories back: the texts equal, won as
+/// a boolean, the ratings before and after as numbers (NULL where SQLite has NULL).
+/// Throws storage_error (copy_differs) "the histories of match `id`" when they differ.
+void check_histories(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                     std::int64_t id) {
+  const auto history =
+      dst.exec("reading the histories of match " + std::to_string(id) + " back",
+               "SELECT account_id, side, opponent, won, rating_before, rating_after, "
+               "experience_before, experience_after FROM account_matches WHERE match_id = $1 ORDER "
+               "BY account_id",
+               {std::to_string(id)});
+  int rows = 0;
+  src.each_row(
+      "SELECT account_id, side, opponent, won, rating_before, rating_after, "
+      "experience_before, experience_after FROM account_matches WHERE match_id = ?1 ORDER "
+      "BY account_id",
+      [&](const std::vector<pg::param>& v) {
+        const int r = rows++;
+        const auto at = [&](int c) -> const pg::param& { return v[static_cast<std::size_t>(c)]; };
+        bool same = r < history.rows();
+        for (int c : {0, 1, 2, 6, 7}) same = same && history.text(r, c) == at(c).value_or("");
+        same = same && history.is_null(r, 3) == !at(3) &&
+               (!at(3) || (history.text(r, 3) == "t") == (*at(3) != "0"));
+        for (int c : {4, 5})
+          same = same && history.is_null(r, c) == !at(c) &&
+                 (!at(c) || history.real(r, c) == std::stod(*at(c)));
+        if (!same) copy_differs(sqlite_path, "the histories of match " + std::to_string(id));
+      },
+      id);
+  if (rows != history.rows())
+    copy_differs(sqlite_path, "the histories of match " + std::to_string(id));
+}
+
+/// Reads a sample of the copied matches (`ids`, in order: see sample()) back, each with
+/// its analysis and its place in its players' histories, counting the matches in
+/// `report.matches_checked`. Throws storage_error (copy_differs) at the first difference.
+void check_matches(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                   const std::vector<std::int64_t>& ids, migration_report& report) {
+  for (const auto id : sample(ids)) {
+    check_match(src, dst, sqlite_path, id);
+    ++report.matches_checked;
+    check_analysis(src, dst, sqlite_path, id);
+    check_histories(src, dst, sqlite_path, id);
+  }
+}
+
 }  // namespace
 
 migration_report migrate_to_postgres(const std::string& sqlite_path, const std::string& url,
@@ -488,75 +584,7 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
     check_analysis_and_account_counts(src, dst, sqlite_path, report);
     check_accounts(src, dst, sqlite_path, report);
     check_moderation(src, dst, sqlite_path, report);
-    const auto mismatch = [&](const std::string& what) { copy_differs(sqlite_path, what); };
-    for (const auto id : sample(ids)) {
-      const auto back =
-          dst.exec("reading match " + std::to_string(id) + " back",
-                   "SELECT id, table_name, red, black, options, record, started_at, "
-                   "ended_at, score_red, score_black, games, CASE WHEN unfinished THEN '1' "
-                   "ELSE '0' END FROM matches WHERE id = $1",
-                   {std::to_string(id)});
-      bool found = false;
-      src.each((std::string("SELECT ") + match_columns + " FROM matches WHERE id = ?1").c_str(),
-               [&](const std::vector<std::string>& v) {
-                 found = back.rows() == 1;
-                 for (int c = 0; found && c < 11; ++c)
-                   found = back.text(0, c) == v[static_cast<std::size_t>(c)];
-                 found = found && back.text(0, 11) == v.at(12);
-               },
-               id);
-      if (!found) mismatch("match " + std::to_string(id));
-      ++report.matches_checked;
-      // Its analysis, if any, with its times as SQLite wrote them.
-      const auto analysis = dst.exec(
-          "reading the analysis of match " + std::to_string(id) + " back",
-          "SELECT match_id, status, level, coalesce(result::text, ''), reason, coalesce(to_char("
-          "queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), ''), "
-          "coalesce(to_char(finished_at AT TIME ZONE 'UTC', "
-          "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '') FROM analyses WHERE match_id = $1",
-          {std::to_string(id)});
-      int rows = 0;
-      src.each(
-          "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
-          "WHERE match_id = ?1",
-          [&](const std::vector<std::string>& v) {
-            bool same = analysis.rows() == 1;
-            for (int c = 0; same && c < 7; ++c)
-              same = analysis.text(0, c) == v[static_cast<std::size_t>(c)];
-            if (!same) mismatch("the analysis of match " + std::to_string(id));
-            ++rows;
-          },
-          id);
-      if (rows != analysis.rows()) mismatch("the analysis of match " + std::to_string(id));
-      // Its place in its players' histories.
-      const auto history = dst.exec(
-          "reading the histories of match " + std::to_string(id) + " back",
-          "SELECT account_id, side, opponent, won, rating_before, rating_after, "
-          "experience_before, experience_after FROM account_matches WHERE match_id = $1 ORDER "
-          "BY account_id",
-          {std::to_string(id)});
-      rows = 0;
-      src.each_row(
-          "SELECT account_id, side, opponent, won, rating_before, rating_after, "
-          "experience_before, experience_after FROM account_matches WHERE match_id = ?1 ORDER "
-          "BY account_id",
-          [&](const std::vector<pg::param>& v) {
-            const int r = rows++;
-            const auto at = [&](int c) -> const pg::param& {
-              return v[static_cast<std::size_t>(c)];
-            };
-            bool same = r < history.rows();
-            for (int c : {0, 1, 2, 6, 7}) same = same && history.text(r, c) == at(c).value_or("");
-            same = same && history.is_null(r, 3) == !at(3) &&
-                   (!at(3) || (history.text(r, 3) == "t") == (*at(3) != "0"));
-            for (int c : {4, 5})
-              same = same && history.is_null(r, c) == !at(c) &&
-                     (!at(c) || history.real(r, c) == std::stod(*at(c)));
-            if (!same) mismatch("the histories of match " + std::to_string(id));
-          },
-          id);
-      if (rows != history.rows()) mismatch("the histories of match " + std::to_string(id));
-    }
+    check_matches(src, dst, sqlite_path, ids, report);
     dst.command("committing the copy", "COMMIT");
   } catch (...) {
     if (dst.connected()) {
