@@ -304,24 +304,33 @@ class table {
   }
 
  private:
-  static engine::result<std::unique_ptr<table>> restore_into(
-      const nlohmann::json& snapshot, engine::dice_source* dice, table_hooks hooks,
-      const std::vector<nlohmann::json>& record_journal, const std::vector<std::string>& present);
+  // The private members live in the file of their family (server/src/table/README.md).
+
+  // table.cpp: the dispatch and the helpers every family uses.
+  table_outcome handle_impl(const std::string& who, const protocol::command& c);
+  [[nodiscard]] std::int64_t now() const;
+  table_outcome bump(table_outcome o);
+  table_outcome refuse(std::string code, std::string message) const;
+  void event(table_outcome& o, nlohmann::json e);
+  void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
+  [[nodiscard]] std::string player_name(engine::side s) const;
+  [[nodiscard]] bool person_seated() const noexcept;
+  [[nodiscard]] nlohmann::json bots_json() const;
+
+  // table_seats.cpp: presence, seats, options and the start.
   table_outcome enter_impl(const std::string& who);
   table_outcome exit_impl(const std::string& who);
-  table_outcome handle_impl(const std::string& who, const protocol::command& c);
-  /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
-  /// the idle limit); `text` is the event's sentence.
-  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
-  table_outcome claim(engine::side claimer);
-  table_outcome close_impl(const std::string& by);
-  table_outcome seed(engine::side s, const std::string& text);
+  /// Outside a match a computer player does not sit alone: when no person sits at the
+  /// table any more, computer players leave too (event `left`).
+  void release_lonely_bots(table_outcome& o);
   table_outcome option_clock(const std::string& who, const protocol::clock_option& c);
-  // Moderation (issue 13).
+
+  // table_moderation.cpp (issue 13).
   table_outcome chat(const std::string& who, const std::string& text);
   table_outcome kick(const std::string& who, const std::string& target);
   table_outcome invite(const std::string& who, const std::string& target, bool on);
   table_outcome option_private(const std::string& who, bool on);
+  table_outcome close_impl(const std::string& by);
   /// The refusal of a moderation command by `who` when `who` is not the owner.
   [[nodiscard]] std::optional<table_outcome> unless_owner(const std::string& who) const;
   /// True when `who` is at the table: a spectator, or seated (present or away).
@@ -330,8 +339,26 @@ class table {
   void pass_ownership(table_outcome& o);
   /// Forgets `who`'s presence bookkeeping (arrival, last chat line).
   void forget_presence(const std::string& who);
-  /// S2: the running side's bank is empty: it loses on time (empty outcome otherwise).
-  table_outcome settle_clock();
+
+  // table_play.cpp: the game commands, the end of a game or match, the dice, the journal.
+  table_outcome game_command(engine::side s, const protocol::command& c);
+  /// After a game ended (or a basis session stopped): its result, then the end of the
+  /// match, the next game or the basis question.
+  void after_game(table_outcome& o, const engine::game_end& end);
+  void begin_game_record();
+  void record(record_action a);
+  /// Appends `entry` to the pending record journal (see table_outcome::record_log).
+  void journal(nlohmann::json entry);
+  /// Voids the saved journal: `begin` (if any) becomes its first entry.
+  void reset_journal(const std::optional<match_record>& begin);
+  table_outcome seed(engine::side s, const std::string& text);
+  /// The dice for the next roll: the match's derived dice (at the current game), or the
+  /// injected source.
+  engine::dice_source& dice_for_roll();
+  /// Moves the rolls just derived into the match record and its journal.
+  void record_rolls();
+
+  // table_clock.cpp: the clocks (S2) and abandonment (S3).
   /// The side the match waits for (whose clock runs), or nullopt: the side to roll,
   /// play or answer an offer; between basis games the one who has not said /continue
   /// when the other has; nobody in the opening phase (either player may roll) or when
@@ -339,30 +366,17 @@ class table {
   [[nodiscard]] std::optional<engine::side> waiting_on() const;
   /// After a change: stops and starts the clocks for waiting_on() (see match_clock).
   void update_clock();
-  /// The dice for the next roll: the match's derived dice (at the current game), or the
-  /// injected source.
-  engine::dice_source& dice_for_roll();
-  /// Moves the rolls just derived into the match record and its journal.
-  void record_rolls();
-  [[nodiscard]] std::int64_t now() const;
-  table_outcome bump(table_outcome o);
-  table_outcome refuse(std::string code, std::string message) const;
-  table_outcome game_command(engine::side s, const protocol::command& c);
-  void event(table_outcome& o, nlohmann::json e);
-  void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
-  void record(record_action a);
-  /// Appends `entry` to the pending record journal (see table_outcome::record_log).
-  void journal(nlohmann::json entry);
-  /// Voids the saved journal: `begin` (if any) becomes its first entry.
-  void reset_journal(const std::optional<match_record>& begin);
-  void after_game(table_outcome& o, const engine::game_end& end);
-  void begin_game_record();
-  [[nodiscard]] std::string player_name(engine::side s) const;
-  /// Outside a match a computer player does not sit alone: when no person sits at the
-  /// table any more, computer players leave too (event `left`).
-  void release_lonely_bots(table_outcome& o);
-  [[nodiscard]] bool person_seated() const noexcept;
-  [[nodiscard]] nlohmann::json bots_json() const;
+  /// S2: the running side's bank is empty: it loses on time (empty outcome otherwise).
+  table_outcome settle_clock();
+  table_outcome claim(engine::side claimer);
+  /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
+  /// the idle limit); `text` is the event's sentence.
+  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
+
+  // table_snapshot.cpp: restore() on the table being rebuilt.
+  static engine::result<std::unique_ptr<table>> restore_into(
+      const nlohmann::json& snapshot, engine::dice_source* dice, table_hooks hooks,
+      const std::vector<nlohmann::json>& record_journal, const std::vector<std::string>& present);
 
   std::string name_;
   engine::dice_source* dice_;  ///< nullptr: every match derives its dice (hooks_.match_seed)
