@@ -94,9 +94,6 @@ std::string what_is_lost(engine::match_kind kind) {
 
 }  // namespace table_detail
 
-using table_detail::options_json;
-using table_detail::options_text;
-
 table::table(std::string name, engine::dice_source& dice, table_hooks hooks)
     : name_(std::move(name)), dice_(&dice), hooks_(std::move(hooks)) {}
 
@@ -201,13 +198,13 @@ std::vector<std::string> table::present() const {
 }
 
 // ------------------------------------------------------------------------------------
-// Commands
+// Commands: each family in its own file
 
 table_outcome table::handle_impl(const std::string& who, const protocol::command& c) {
   using k = protocol::command_kind;
   const auto s = seat_of(who);
-  table_outcome o;
   switch (c.kind) {
+    // Moderation (table_moderation.cpp).
     case k::chat:
       return chat(who, c.text);
     case k::kick:
@@ -217,224 +214,42 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       return invite(who, c.text, c.kind == k::invite);
     case k::option_private:
       return option_private(who, c.flag);
-    case k::board: {
-      o.out.push_back(delivery{delivery::audience::actor, state()});
-      return o;
-    }
-    case k::who: {
-      json data{
-          {"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
-          {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
-          {"bots", bots_json()},
-          {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
-      const auto seated = [](const std::optional<seat>& st) {
-        if (!st) return std::string("free");
-        return st->bot.empty() ? st->name : st->name + " (computer)";
-      };
-      data["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
-      std::string text = "red: " + seated(seats_[0]) + ", black: " + seated(seats_[1]);
-      text += ", watching: " + std::to_string(spectators_.size());
-      if (!owner_.empty()) text += ", owner: " + owner_;
-      info(o, "who", text, data);
-      return o;
-    }
-    case k::help: {
-      const auto text = protocol::help_text(c.text);
-      if (!text)
-        return refuse("unknown_command", "no help for \"" + c.text.substr(0, 20) + "\": try /help");
-      info(o, "help", *text);
-      return o;
-    }
-    case k::option_show: {
-      info(o, "options", options_text(options_, tutor_, clock_option_),
-           options_json(options_, tutor_, clock_option_));
-      return o;
-    }
-    case k::export_match: {
-      if (last_match_id_ == 0) return refuse("no_match", "no match has finished at this table yet");
-      const std::string url = "/matches/" + std::to_string(last_match_id_) + ".mat";
-      info(o, "export", "the last match as a .mat file: " + url,
-           json{{"match_id", last_match_id_}, {"url", url}});
-      return o;
-    }
-    case k::analysis: {
-      // Issue 14: the analysis lives in storage; the host reads it and answers.
-      std::int64_t id = last_match_id_;
-      if (!c.text.empty()) id = std::stoll(c.text);  // the grammar allows 1..18 digits
-      if (id == 0)
-        return refuse("no_match",
-                      "no match has finished at this table yet: give a match id, e.g. "
-                      "/analysis 12");
-      o.analysis_of = id;
-      return o;
-    }
+    // Questions that change nothing (table_views.cpp).
+    case k::board:
+    case k::who:
+    case k::help:
+    case k::option_show:
+    case k::export_match:
+    case k::analysis:
     case k::tables:
-      return refuse("wrong_place", "/tables is answered by the lobby");
-    case k::join: {
-      if (s)
-        return refuse("already_seated", "you already sit on " + std::string(engine::to_string(*s)));
-      std::optional<side> want = c.seat;
-      if (!want) {
-        if (!seats_[0])
-          want = side::red;
-        else if (!seats_[1])
-          want = side::black;
-        else
-          return refuse("table_full", "both seats are taken: you can watch and chat");
-      }
-      auto& st = seats_[static_cast<std::size_t>(engine::index_of(*want))];
-      if (st)
-        return refuse("seat_taken",
-                      std::string(engine::to_string(*want)) + " is taken by " + st->name);
-      st = seat{who, true, 0, {}};
-      spectators_.erase(who);
-      event(o, {{"event", "joined"},
-                {"name", who},
-                {"side", engine::to_string(*want)},
-                {"text", who + " sits down as " + std::string(engine::to_string(*want))}});
-      return o;
-    }
-    case k::bot: {
-      // issue 14: a computer player takes the free seat, opposite the one who asks.
-      if (!s)
-        return refuse("not_seated",
-                      "sit down first (/join): /bot then seats the computer opposite you");
-      if (in_match())
-        return refuse("already_started", "a computer player can sit down only before /start");
-      const side free = engine::opponent_of(*s);
-      auto& st = seats_[static_cast<std::size_t>(engine::index_of(free))];
-      if (st)
-        return refuse("table_full", std::string(engine::to_string(free)) + " is taken by " +
-                                        st->name + ": the computer needs a free seat");
-      if (!hooks_.bot) return refuse("no_bot", "this server has no computer players");
-      auto name = hooks_.bot(c.text, options_.game_variant);
-      if (!name) return refuse(name.err().code, name.err().message);
-      st = seat{*name, true, 0, c.text};
-      event(o, {{"event", "joined"},
-                {"name", *name},
-                {"side", engine::to_string(free)},
-                {"bot", c.text},
-                {"text", *name + " (the computer, " + c.text + ") sits down as " +
-                             std::string(engine::to_string(free))}});
-      return o;
-    }
-    case k::leave: {
-      if (!s) return refuse("not_seated", "you are not sitting at this table");
-      if (in_match())
-        return refuse("in_match", "you are playing a match: finish it or /resign first");
-      seats_[static_cast<std::size_t>(engine::index_of(*s))].reset();
-      spectators_.insert(who);
-      event(o, {{"event", "left"},
-                {"name", who},
-                {"side", engine::to_string(*s)},
-                {"text", who + " leaves the " + std::string(engine::to_string(*s)) + " seat"}});
-      return o;
-    }
-    case k::option_tutor: {
-      if (!s) return refuse("not_seated", "only the players can change the options: /join first");
-      tutor_ = c.flag;
-      event(o, {{"event", "option"},
-                {"name", who},
-                {"option", "tutor"},
-                {"value", tutor_},
-                {"text", who + " turns the tutor " + (tutor_ ? "on" : "off")}});
-      return o;
-    }
+      return query(c);
+    // Seats, options and the start (table_seats.cpp).
+    case k::join:
+      return join(who, s, c.seat);
+    case k::bot:
+      return seat_bot(s, c.text);
+    case k::leave:
+      return leave(who, s);
+    case k::option_tutor:
+      return option_tutor(who, s, c.flag);
     case k::option_clock:
       return option_clock(who, c.clock);
+    case k::option_match:
+    case k::option_variant:
+      return option_match_or_variant(who, s, c);
+    case k::start:
+      return start(who, s);
+    // The dice (table_play.cpp) and the clocks (table_clock.cpp).
     case k::seed:
       if (!s) return refuse("not_seated", "only the players add seeds to the dice: /join first");
       return seed(*s, c.text);
     case k::claim:
       if (!s) return refuse("not_seated", "only a player can claim a game: /join first");
       return claim(*s);
-    case k::option_match:
-    case k::option_variant: {
-      if (!s) return refuse("not_seated", "only the players can change the options: /join first");
-      if (in_match()) return refuse("options_locked", "options can change only before /start");
-      if (c.kind == k::option_match) {
-        options_.kind = c.match.kind;
-        options_.length = c.match.length;
-      } else {
-        // issue 14: a computer player seated for the other variant gives its seat to the
-        // computer player of the same level for this one (gnubg-expert <-> nardy-expert);
-        // refused, changing nothing, when there is none here.
-        std::array<std::optional<std::string>, 2> swapped;
-        for (std::size_t i = 0; i < seats_.size(); ++i) {
-          const auto& st = seats_[i];
-          if (!st || st->bot.empty() || !hooks_.bot) continue;
-          auto fits = hooks_.bot(st->bot, c.game_variant);
-          if (!fits)
-            return refuse(fits.err().code,
-                          st->name + " cannot play that variant: " + fits.err().message);
-          if (*fits != st->name) swapped[i] = std::move(*fits);
-        }
-        for (std::size_t i = 0; i < seats_.size(); ++i) {
-          if (!swapped[i]) continue;
-          auto& st = seats_[i];
-          const std::string gone = st->name;
-          const std::string_view colour = engine::to_string(i == 0 ? side::red : side::black);
-          st->name = *swapped[i];
-          event(o, {{"event", "left"},
-                    {"name", gone},
-                    {"side", colour},
-                    {"text", gone + " gives its seat to " + st->name + " for that variant"}});
-          event(o, {{"event", "joined"},
-                    {"name", st->name},
-                    {"side", colour},
-                    {"bot", st->bot},
-                    {"text", st->name + " (the computer, " + st->bot + ") sits down as " +
-                                 std::string(colour)}});
-        }
-        options_.game_variant = c.game_variant;
-      }
-      event(o, {{"event", "option"},
-                {"name", who},
-                {"option", c.kind == k::option_match ? "match" : "variant"},
-                {"value",
-                 options_json(options_, tutor_,
-                              clock_option_)[c.kind == k::option_match ? "match" : "variant"]},
-                {"text", who + " sets " + options_text(options_, tutor_, clock_option_)}});
-      return o;
-    }
-    case k::start: {
-      if (!s) return refuse("not_seated", "only the players can start: /join first");
-      if (in_match()) return refuse("already_started", "the match is already under way");
-      if (!seats_[0] || !seats_[1])
-        return refuse("need_opponent", "both seats must be taken before /start");
-      const auto checked = engine::match::check(options_);
-      if (!checked) return refuse(checked.err().code, checked.err().message);
-      match_.emplace(options_);
-      // S2: the clocks of this match (an untimed one still tracks the idle limit, S3).
-      clock_ = clock_option_.minutes > 0
-                   ? match_clock::timed(clock_option_.minutes * hooks_.clock_minute_ms,
-                                        std::int64_t{clock_option_.delay_seconds} * 1000, now())
-                   : match_clock::untimed(now());
-      // S4: the match's own seed, committed now and revealed at the end.
-      match_dice_.reset();
-      if (hooks_.match_seed) match_dice_.emplace(hooks_.match_seed(name_, matches_started_));
-      ++matches_started_;
-      record_ = match_record{};
-      record_->table = name_;
-      record_->players = {seats_[0]->name, seats_[1]->name};
-      record_->options = options_;
-      record_->started_at = hooks_.now ? hooks_.now() : std::string{};
-      if (match_dice_) record_->dice.commitment = match_dice_->commitment();
-      reset_journal(record_);
-      begin_game_record();
-      json started{{"event", "started"},
-                   {"name", who},
-                   {"options", options_json(options_, tutor_, clock_option_)},
-                   {"dice_commitment", match_dice_ ? json(match_dice_->commitment()) : json()},
-                   {"text", who + " starts: " + options_text(options_, tutor_, clock_option_) +
-                                ". Roll for the opening with /roll"}};
-      event(o, std::move(started));
-      return o;
-    }
     default:
       break;
   }
-  // Game commands: seated players only, during a match.
+  // Game commands (table_play.cpp): seated players only, during a match.
   if (!s) return refuse("not_seated", "only the players can do that: /join to take a seat");
   if (!match_) return refuse("wrong_phase", "no match is being played: /start first");
   auto out = game_command(*s, c);

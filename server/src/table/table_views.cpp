@@ -1,6 +1,7 @@
 /// @file table_views.cpp
-/// What the table shows: the `state` message every change sends (state_text) and the
-/// lobby's summary of the table.
+/// What the table shows: the `state` message every change sends (state_text), the
+/// lobby's summary of the table, and the answers to the questions that change nothing
+/// (/board, /who, /help, /options, /export, /analysis).
 
 #include <algorithm>
 #include <string_view>
@@ -342,6 +343,69 @@ std::string table::summary_text() const {
   w.key("spectators").value(static_cast<std::uint64_t>(spectators_.size()));
   w.end_object();
   return w.release();
+}
+
+// ------------------------------------------------------------------------------------
+// Questions that change nothing
+
+table_outcome table::query(const protocol::command& c) {
+  using k = protocol::command_kind;
+  table_outcome o;
+  switch (c.kind) {
+    case k::board:
+      o.out.push_back(delivery{delivery::audience::actor, state()});
+      return o;
+    case k::who: {
+      json data{
+          {"red", seats_[0] ? json(seats_[0]->name) : json(nullptr)},
+          {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
+          {"bots", bots_json()},
+          {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
+      const auto seated = [](const std::optional<seat>& st) {
+        if (!st) return std::string("free");
+        return st->bot.empty() ? st->name : st->name + " (computer)";
+      };
+      data["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
+      std::string text = "red: " + seated(seats_[0]) + ", black: " + seated(seats_[1]);
+      text += ", watching: " + std::to_string(spectators_.size());
+      if (!owner_.empty()) text += ", owner: " + owner_;
+      info(o, "who", text, data);
+      return o;
+    }
+    case k::help: {
+      const auto text = protocol::help_text(c.text);
+      if (!text)
+        return refuse("unknown_command", "no help for \"" + c.text.substr(0, 20) + "\": try /help");
+      info(o, "help", *text);
+      return o;
+    }
+    case k::option_show:
+      info(o, "options", table_detail::options_text(options_, tutor_, clock_option_),
+           table_detail::options_json(options_, tutor_, clock_option_));
+      return o;
+    case k::export_match: {
+      if (last_match_id_ == 0) return refuse("no_match", "no match has finished at this table yet");
+      const std::string url = "/matches/" + std::to_string(last_match_id_) + ".mat";
+      info(o, "export", "the last match as a .mat file: " + url,
+           json{{"match_id", last_match_id_}, {"url", url}});
+      return o;
+    }
+    case k::analysis: {
+      // Issue 14: the analysis lives in storage; the host reads it and answers.
+      std::int64_t id = last_match_id_;
+      if (!c.text.empty()) id = std::stoll(c.text);  // the grammar allows 1..18 digits
+      if (id == 0)
+        return refuse("no_match",
+                      "no match has finished at this table yet: give a match id, e.g. "
+                      "/analysis 12");
+      o.analysis_of = id;
+      return o;
+    }
+    case k::tables:
+      return refuse("wrong_place", "/tables is answered by the lobby");
+    default:
+      return o;  // not a question: handle_impl sends none here
+  }
 }
 
 }  // namespace bg::server

@@ -320,10 +320,33 @@ class table {
   // table_seats.cpp: presence, seats, options and the start.
   table_outcome enter_impl(const std::string& who);
   table_outcome exit_impl(const std::string& who);
+  /// /join: `who` (seated on `s`, if at all) sits on `want`, or on the first free seat
+  /// (event `joined`).
+  table_outcome join(const std::string& who, std::optional<engine::side> s,
+                     std::optional<engine::side> want);
+  /// /bot `level` (issue 14): a computer player sits opposite `s`, the seat of the one who
+  /// asks, before /start (event `joined` with `bot`).
+  table_outcome seat_bot(std::optional<engine::side> s, const std::string& level);
+  /// /leave: `who` gives up seat `s` outside a match and watches (event `left`).
+  table_outcome leave(const std::string& who, std::optional<engine::side> s);
   /// Outside a match a computer player does not sit alone: when no person sits at the
   /// table any more, computer players leave too (event `left`).
   void release_lonely_bots(table_outcome& o);
+  /// /option tutor on|off by the player on `s` (event `option`).
+  table_outcome option_tutor(const std::string& who, std::optional<engine::side> s, bool on);
   table_outcome option_clock(const std::string& who, const protocol::clock_option& c);
+  /// /option match and /option variant by the player on `s`, before /start (event
+  /// `option`, after those of the computer players swapped for the variant).
+  table_outcome option_match_or_variant(const std::string& who, std::optional<engine::side> s,
+                                        const protocol::command& c);
+  /// Before variant `v` is set (issue 14): each computer player seated for another
+  /// variant gives its seat to the one of the same level for `v` (events `left` and
+  /// `joined` into `o`). Returns the refusal when one of them has no such computer
+  /// player; then nothing changed.
+  std::optional<table_outcome> swap_bots_for_variant(table_outcome& o, engine::variant v);
+  /// /start by the player on `s`: the match, its clocks (S2), its dice seed committed
+  /// (S4), its record and journal begin (event `started`).
+  table_outcome start(const std::string& who, std::optional<engine::side> s);
 
   // table_moderation.cpp (issue 13).
   table_outcome chat(const std::string& who, const std::string& text);
@@ -372,6 +395,11 @@ class table {
   /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
   /// the idle limit); `text` is the event's sentence.
   table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
+
+  // table_views.cpp: the questions that change nothing.
+  /// /board, /who, /help, /options, /export, /analysis (and /tables, refused): an answer
+  /// to the actor alone, or outcome.analysis_of for the host; nothing changes.
+  table_outcome query(const protocol::command& c);
 
   // table_snapshot.cpp: restore() on the table being rebuilt.
   static engine::result<std::unique_ptr<table>> restore_into(
