@@ -209,19 +209,8 @@ table_outcome table::close_impl(const std::string& by) {
     // The match ends here, unfinished: archived as such, never rated; its seed revealed.
     record_->unfinished = true;
     record_->closed_by = by;
-    record_->final_score = match_->score();
-    record_->ended_at = hooks_.now ? hooks_.now() : std::string{};
-    if (match_dice_) {
-      record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
-      record_->dice.player_seeds = match_dice_->player_seeds();
-    }
-    std::int64_t id = 0;
-    record_->private_table = private_;  // read by its players and administrators only
-    if (hooks_.archive) id = hooks_.archive(*record_);
-    last_match_id_ = id;
+    const std::int64_t id = archive_match(o);
     if (id > 0) {
-      o.finished_match = *record_;
-      o.finished_match->id = id;
       e["match_id"] = id;
       e["url"] = "/matches/" + std::to_string(id) + ".mat";
       detail = "match " + std::to_string(id);

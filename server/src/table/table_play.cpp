@@ -69,175 +69,228 @@ void table::begin_game_record() {
 
 table_outcome table::game_command(side s, const protocol::command& c) {
   using k = protocol::command_kind;
-  using engine::match_phase;
-  table_outcome o;
-  auto& m = *match_;
-  const std::string me = player_name(s);
-  const std::string colour(engine::to_string(s));
-  auto fail = [&](const engine::error& e) { return refuse(e.code, e.message); };
-
   switch (c.kind) {
-    case k::roll: {
-      if (m.phase() == match_phase::opening) {
-        auto r = m.roll_opening(dice_for_roll());
-        if (!r) return fail(r.err());
-        record_rolls();
-        if (record_ && !record_->games.empty()) {
-          record_->games.back().first = r->first;
-          record_->games.back().opening = m.current_game().dice();
-          journal(
-              {{"op", "opening"}, {"first", r->first}, {"dice", record_->games.back().opening}});
-        }
-        json ties = json::array();
-        for (const auto& t : r->ties) ties.push_back({t.die1, t.die2});
-        const std::string first(engine::to_string(r->first));
-        event(o, {{"event", "opening_roll"},
-                  {"red_die", r->red_die},
-                  {"black_die", r->black_die},
-                  {"ties", ties},
-                  {"side", first},
-                  {"dice", {m.current_game().dice().die1, m.current_game().dice().die2}},
-                  {"text", "opening roll: red " + std::to_string(r->red_die) + ", black " +
-                               std::to_string(r->black_die) +
-                               (r->ties.empty() ? ""
-                                                : " (after " + std::to_string(r->ties.size()) +
-                                                      (r->ties.size() == 1 ? " tie)" : " ties)")) +
-                               ": " + player_name(r->first) + " (" + first + ") plays " +
-                               roll_text(m.current_game().dice())}});
-        return o;
-      }
-      auto r = m.roll_dice(s, dice_for_roll());
-      if (!r) return fail(r.err());
-      record_rolls();
-      event(o, {{"event", "rolled"},
-                {"side", colour},
-                {"dice", {r->dice.die1, r->dice.die2}},
-                {"text", me + " (" + colour + ") rolls " + roll_text(r->dice)}});
-      if (r->passed) {
-        record({record_action::kind::pass, s, r->dice, {}, 0, engine::win_kind::single});
-        event(o, {{"event", "passed"},
-                  {"side", colour},
-                  {"dice", {r->dice.die1, r->dice.die2}},
-                  {"text", me + " cannot move with " + roll_text(r->dice) + " and passes"}});
-      }
-      return o;
-    }
-    case k::move: {
-      const engine::roll dice = m.current_game().dice();
-      auto r = m.make_play(s, c.text);
-      if (!r) return fail(r.err());
-      record({record_action::kind::play, s, dice, r->notation, 0, engine::win_kind::single});
-      event(o, {{"event", "moved"},
-                {"side", colour},
-                {"dice", {dice.die1, dice.die2}},
-                {"play", r->notation},
-                {"text", me + " (" + colour + ") plays " + r->notation}});
-      if (r->game_over) {
-        const auto& res = m.results().back();
-        engine::game_end end{res, m.score(), m.phase() == match_phase::match_over,
-                             m.is_crawford_game()};
-        after_game(o, end);
-      }
-      return o;
-    }
-    case k::double_offer: {
-      auto r = m.offer_double(s);
-      if (!r) return fail(r.err());
-      record({record_action::kind::double_offer, s, {}, {}, *r, engine::win_kind::single});
-      event(o, {{"event", "doubled"},
-                {"side", colour},
-                {"value", *r},
-                {"text", me + " (" + colour + ") doubles to " + std::to_string(*r)}});
-      return o;
-    }
+    case k::roll:
+      if (match_->phase() == engine::match_phase::opening) return opening_roll();
+      return roll(s);
+    case k::move:
+      return play(s, c.text);
+    case k::double_offer:
+      return offer_double(s);
     case k::take:
     case k::accept:
     case k::drop:
     case k::reject: {
       const bool yes = c.kind == k::take || c.kind == k::accept;
-      if (m.phase() == match_phase::resign_offered &&
-          (c.kind == k::accept || c.kind == k::reject)) {
-        if (yes) {
-          const auto kind = m.pending_resignation()->kind;
-          auto r = m.accept_resignation(s);
-          if (!r) return fail(r.err());
-          record({record_action::kind::resign_accept, s, {}, {}, 0, kind});
-          event(o, {{"event", "resign_accepted"},
-                    {"side", colour},
-                    {"text", me + " accepts the resignation"}});
-          after_game(o, *r);
-        } else {
-          auto r = m.reject_resignation(s);
-          if (!r) return fail(r.err());
-          record({record_action::kind::resign_reject, s, {}, {}, 0, r->kind});
-          event(o, {{"event", "resign_rejected"},
-                    {"side", colour},
-                    {"text", me + " rejects the resignation; play goes on"}});
-        }
-        return o;
-      }
-      if (m.phase() != match_phase::cube_offered && (c.kind == k::accept || c.kind == k::reject))
+      if (match_->phase() == engine::match_phase::resign_offered &&
+          (c.kind == k::accept || c.kind == k::reject))
+        return answer_resignation(s, yes);
+      if (match_->phase() != engine::match_phase::cube_offered &&
+          (c.kind == k::accept || c.kind == k::reject))
         return refuse("no_offer", "there is no double or resignation to answer");
-      if (yes) {
-        auto r = m.take(s);
-        if (!r) return fail(r.err());
-        record({record_action::kind::take, s, {}, {}, *r, engine::win_kind::single});
-        event(o, {{"event", "took"},
-                  {"side", colour},
-                  {"value", *r},
-                  {"text", me + " (" + colour + ") takes: the cube is at " + std::to_string(*r)}});
-      } else {
-        auto r = m.drop(s);
-        if (!r) return fail(r.err());
-        record({record_action::kind::drop, s, {}, {}, 0, engine::win_kind::single});
-        event(o,
-              {{"event", "dropped"}, {"side", colour}, {"text", me + " (" + colour + ") drops"}});
-        after_game(o, *r);
-      }
-      return o;
+      return yes ? take(s) : drop(s);
     }
-    case k::resign: {
-      auto r = m.offer_resignation(s, c.resign_kind);
-      if (!r) return fail(r.err());
-      record({record_action::kind::resign_offer, s, {}, {}, 0, c.resign_kind});
-      const std::string kind(engine::to_string(c.resign_kind));
-      event(o, {{"event", "resign_offered"},
-                {"side", colour},
-                {"kind", kind},
-                {"text",
-                 me + " (" + colour + ") offers to resign " +
-                     (c.resign_kind == engine::win_kind::single ? "a single game" : "a " + kind) +
-                     ": /accept or /reject"}});
-      return o;
-    }
-    case k::continue_session: {
-      auto r = m.continue_session(s);
-      if (!r) return fail(r.err());
-      event(o, {{"event", "continued"}, {"side", colour}, {"text", me + " wants to continue"}});
-      if (*r) {
-        begin_game_record();
-        // The same fields as every other game_started (PROTOCOL.md): a basis session
-        // has no Crawford game, but the field is part of the event's contract.
-        event(o, {{"event", "game_started"},
-                  {"game_number", m.game_number()},
-                  {"crawford", m.is_crawford_game()},
-                  {"text", "game " + std::to_string(m.game_number()) +
-                               ": roll for the opening with /roll"}});
-      }
-      return o;
-    }
-    case k::stop_session: {
-      auto r = m.stop_session(s);
-      if (!r) return fail(r.err());
-      event(o, {{"event", "stopped"}, {"side", colour}, {"text", me + " stops the session"}});
-      engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
-                           m.score(), true, false};
-      after_game(o, end);  // only closes the match (no new game result)
-      return o;
-    }
+    case k::resign:
+      return offer_resignation(s, c.resign_kind);
+    case k::continue_session:
+      return continue_session(s);
+    case k::stop_session:
+      return stop_session(s);
     default:
       return refuse("unknown_command", "that command is not available here");
   }
+}
+
+table_outcome table::opening_roll() {
+  auto& m = *match_;
+  auto r = m.roll_opening(dice_for_roll());
+  if (!r) return refuse(r.err().code, r.err().message);
+  record_rolls();
+  if (record_ && !record_->games.empty()) {
+    record_->games.back().first = r->first;
+    record_->games.back().opening = m.current_game().dice();
+    journal({{"op", "opening"}, {"first", r->first}, {"dice", record_->games.back().opening}});
+  }
+  json ties = json::array();
+  for (const auto& t : r->ties) ties.push_back({t.die1, t.die2});
+  const std::string first(engine::to_string(r->first));
+  table_outcome o;
+  event(o, {{"event", "opening_roll"},
+            {"red_die", r->red_die},
+            {"black_die", r->black_die},
+            {"ties", ties},
+            {"side", first},
+            {"dice", {m.current_game().dice().die1, m.current_game().dice().die2}},
+            {"text", "opening roll: red " + std::to_string(r->red_die) + ", black " +
+                         std::to_string(r->black_die) +
+                         (r->ties.empty() ? ""
+                                          : " (after " + std::to_string(r->ties.size()) +
+                                                (r->ties.size() == 1 ? " tie)" : " ties)")) +
+                         ": " + player_name(r->first) + " (" + first + ") plays " +
+                         roll_text(m.current_game().dice())}});
+  return o;
+}
+
+table_outcome table::roll(side s) {
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  auto r = match_->roll_dice(s, dice_for_roll());
+  if (!r) return refuse(r.err().code, r.err().message);
+  record_rolls();
+  table_outcome o;
+  event(o, {{"event", "rolled"},
+            {"side", colour},
+            {"dice", {r->dice.die1, r->dice.die2}},
+            {"text", me + " (" + colour + ") rolls " + roll_text(r->dice)}});
+  if (r->passed) {
+    record({record_action::kind::pass, s, r->dice, {}, 0, engine::win_kind::single});
+    event(o, {{"event", "passed"},
+              {"side", colour},
+              {"dice", {r->dice.die1, r->dice.die2}},
+              {"text", me + " cannot move with " + roll_text(r->dice) + " and passes"}});
+  }
+  return o;
+}
+
+table_outcome table::play(side s, const std::string& text) {
+  auto& m = *match_;
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  const engine::roll dice = m.current_game().dice();
+  auto r = m.make_play(s, text);
+  if (!r) return refuse(r.err().code, r.err().message);
+  record({record_action::kind::play, s, dice, r->notation, 0, engine::win_kind::single});
+  table_outcome o;
+  event(o, {{"event", "moved"},
+            {"side", colour},
+            {"dice", {dice.die1, dice.die2}},
+            {"play", r->notation},
+            {"text", me + " (" + colour + ") plays " + r->notation}});
+  if (r->game_over) {
+    const auto& res = m.results().back();
+    engine::game_end end{res, m.score(), m.phase() == engine::match_phase::match_over,
+                         m.is_crawford_game()};
+    after_game(o, end);
+  }
+  return o;
+}
+
+table_outcome table::offer_double(side s) {
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  auto r = match_->offer_double(s);
+  if (!r) return refuse(r.err().code, r.err().message);
+  record({record_action::kind::double_offer, s, {}, {}, *r, engine::win_kind::single});
+  table_outcome o;
+  event(o, {{"event", "doubled"},
+            {"side", colour},
+            {"value", *r},
+            {"text", me + " (" + colour + ") doubles to " + std::to_string(*r)}});
+  return o;
+}
+
+table_outcome table::take(side s) {
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  auto r = match_->take(s);
+  if (!r) return refuse(r.err().code, r.err().message);
+  record({record_action::kind::take, s, {}, {}, *r, engine::win_kind::single});
+  table_outcome o;
+  event(o, {{"event", "took"},
+            {"side", colour},
+            {"value", *r},
+            {"text", me + " (" + colour + ") takes: the cube is at " + std::to_string(*r)}});
+  return o;
+}
+
+table_outcome table::drop(side s) {
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  auto r = match_->drop(s);
+  if (!r) return refuse(r.err().code, r.err().message);
+  record({record_action::kind::drop, s, {}, {}, 0, engine::win_kind::single});
+  table_outcome o;
+  event(o, {{"event", "dropped"}, {"side", colour}, {"text", me + " (" + colour + ") drops"}});
+  after_game(o, *r);
+  return o;
+}
+
+table_outcome table::offer_resignation(side s, engine::win_kind kind) {
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  auto r = match_->offer_resignation(s, kind);
+  if (!r) return refuse(r.err().code, r.err().message);
+  record({record_action::kind::resign_offer, s, {}, {}, 0, kind});
+  const std::string kind_name(engine::to_string(kind));
+  table_outcome o;
+  event(o, {{"event", "resign_offered"},
+            {"side", colour},
+            {"kind", kind_name},
+            {"text", me + " (" + colour + ") offers to resign " +
+                         (kind == engine::win_kind::single ? "a single game" : "a " + kind_name) +
+                         ": /accept or /reject"}});
+  return o;
+}
+
+table_outcome table::answer_resignation(side s, bool accept) {
+  auto& m = *match_;
+  const std::string me = player_name(s);
+  const std::string colour(engine::to_string(s));
+  table_outcome o;
+  if (accept) {
+    const auto kind = m.pending_resignation()->kind;
+    auto r = m.accept_resignation(s);
+    if (!r) return refuse(r.err().code, r.err().message);
+    record({record_action::kind::resign_accept, s, {}, {}, 0, kind});
+    event(o, {{"event", "resign_accepted"},
+              {"side", colour},
+              {"text", me + " accepts the resignation"}});
+    after_game(o, *r);
+  } else {
+    auto r = m.reject_resignation(s);
+    if (!r) return refuse(r.err().code, r.err().message);
+    record({record_action::kind::resign_reject, s, {}, {}, 0, r->kind});
+    event(o, {{"event", "resign_rejected"},
+              {"side", colour},
+              {"text", me + " rejects the resignation; play goes on"}});
+  }
+  return o;
+}
+
+table_outcome table::continue_session(side s) {
+  auto& m = *match_;
+  auto r = m.continue_session(s);
+  if (!r) return refuse(r.err().code, r.err().message);
+  table_outcome o;
+  event(o, {{"event", "continued"},
+            {"side", engine::to_string(s)},
+            {"text", player_name(s) + " wants to continue"}});
+  if (*r) {
+    begin_game_record();
+    // The same fields as every other game_started (PROTOCOL.md): a basis session
+    // has no Crawford game, but the field is part of the event's contract.
+    event(o, {{"event", "game_started"},
+              {"game_number", m.game_number()},
+              {"crawford", m.is_crawford_game()},
+              {"text",
+               "game " + std::to_string(m.game_number()) + ": roll for the opening with /roll"}});
+  }
+  return o;
+}
+
+table_outcome table::stop_session(side s) {
+  auto& m = *match_;
+  const std::string me = player_name(s);
+  auto r = m.stop_session(s);
+  if (!r) return refuse(r.err().code, r.err().message);
+  table_outcome o;
+  event(
+      o,
+      {{"event", "stopped"}, {"side", engine::to_string(s)}, {"text", me + " stops the session"}});
+  engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(), m.score(),
+                       true, false};
+  after_game(o, end);  // only closes the match (no new game result)
+  return o;
 }
 
 // ------------------------------------------------------------------------------------
@@ -248,89 +301,9 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
   // A game result is announced unless this is a basis /stop (no new game ended).
   const bool new_result =
       record_ && !record_->games.empty() && !record_->games.back().result && !m.results().empty();
-  if (new_result) {
-    const auto& res = m.results().back();
-    record_->games.back().result = res;
-    journal({{"op", "result"}, {"result", res}});
-    const std::string winner(engine::to_string(res.winner));
-    std::string how;
-    if (m.options().kind == engine::match_kind::free_play) {
-      how = "wins";
-    } else if (res.kind == engine::win_kind::single) {
-      how = "wins a single game";
-    } else {
-      how = "wins a " + std::string(engine::to_string(res.kind));
-    }
-    if (res.reason == engine::end_reason::dropped) how = "wins: the double was dropped";
-    if (res.reason == engine::end_reason::resigned) how += " (resignation)";
-    if (res.reason == engine::end_reason::forfeit) how += " (forfeit)";
-    event(o, {{"event", "game_over"},
-              {"winner", winner},
-              {"kind", engine::to_string(res.kind)},
-              {"reason", engine::to_string(res.reason)},
-              {"points", res.points},
-              {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-              {"text", player_name(res.winner) + " (" + winner + ") " + how + ", " +
-                           points_text(res.points)}});
-    if (end.crawford_next)
-      event(o,
-            {{"event", "crawford"}, {"text", "the next game is the Crawford game: no doubling"}});
-  }
+  if (new_result) announce_result(o, end);
   if (m.phase() == engine::match_phase::match_over) {
-    record_->final_score = m.score();
-    record_->ended_at = hooks_.now ? hooks_.now() : std::string{};
-    // S4: the match is over, so its seed is revealed (record, event, .mat header).
-    if (match_dice_) {
-      record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
-      record_->dice.player_seeds = match_dice_->player_seeds();
-    }
-    std::int64_t id = 0;
-    record_->private_table = private_;  // read by its players and administrators only
-    if (hooks_.archive) id = hooks_.archive(*record_);
-    last_match_id_ = id;
-    if (id > 0) {  // stored by the host with this change's snapshot
-      o.finished_match = *record_;
-      o.finished_match->id = id;
-    }
-    const auto winner = m.match_winner();
-    json e{{"event", "match_over"},
-           {"winner", side_json(winner)},
-           {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-           // The winner's score first ("alice (black) wins the match 5-2"); a basis
-           // session that ends gives red's first.
-           {"text",
-            winner ? player_name(*winner) + " (" + std::string(engine::to_string(*winner)) +
-                         ") wins the match " +
-                         std::to_string(
-                             m.score()[static_cast<std::size_t>(engine::index_of(*winner))]) +
-                         "-" +
-                         std::to_string(
-                             m.score()[static_cast<std::size_t>(1 - engine::index_of(*winner))])
-                   : "the session ends " + std::to_string(m.score()[0]) + "-" +
-                         std::to_string(m.score()[1]) + " (red-black)"}};
-    if (id > 0) {
-      e["match_id"] = id;
-      e["url"] = "/matches/" + std::to_string(id) + ".mat";
-    }
-    if (match_dice_) {
-      e["dice_commitment"] = match_dice_->commitment();
-      e["dice_seed"] = record_->dice.seed;
-    }
-    event(o, std::move(e));
-    record_.reset();
-    reset_journal(std::nullopt);
-    // S3: the seats of a finished match are free again for those who are not here.
-    for (side s : {side::red, side::black}) {
-      auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
-      if (!st || st->present) continue;
-      const std::string gone = st->name;
-      st.reset();
-      event(o, {{"event", "left"},
-                {"name", gone},
-                {"side", engine::to_string(s)},
-                {"text", gone + " is not here: the " + std::string(engine::to_string(s)) +
-                             " seat is free"}});
-    }
+    finish_match(o);
   } else if (m.phase() == engine::match_phase::opening) {
     begin_game_record();
     event(o, {{"event", "game_started"},
@@ -342,6 +315,102 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
   } else if (m.phase() == engine::match_phase::game_over) {
     event(o, {{"event", "continue_question"},
               {"text", "continue? both type /continue to play on, or /stop to end the session"}});
+  }
+}
+
+void table::announce_result(table_outcome& o, const engine::game_end& end) {
+  const auto& m = *match_;
+  const auto& res = m.results().back();
+  record_->games.back().result = res;
+  journal({{"op", "result"}, {"result", res}});
+  const std::string winner(engine::to_string(res.winner));
+  std::string how;
+  if (m.options().kind == engine::match_kind::free_play) {
+    how = "wins";
+  } else if (res.kind == engine::win_kind::single) {
+    how = "wins a single game";
+  } else {
+    how = "wins a " + std::string(engine::to_string(res.kind));
+  }
+  if (res.reason == engine::end_reason::dropped) how = "wins: the double was dropped";
+  if (res.reason == engine::end_reason::resigned) how += " (resignation)";
+  if (res.reason == engine::end_reason::forfeit) how += " (forfeit)";
+  event(o, {{"event", "game_over"},
+            {"winner", winner},
+            {"kind", engine::to_string(res.kind)},
+            {"reason", engine::to_string(res.reason)},
+            {"points", res.points},
+            {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
+            {"text", player_name(res.winner) + " (" + winner + ") " + how + ", " +
+                         points_text(res.points)}});
+  if (end.crawford_next)
+    event(o, {{"event", "crawford"}, {"text", "the next game is the Crawford game: no doubling"}});
+}
+
+std::int64_t table::archive_match(table_outcome& o) {
+  record_->final_score = match_->score();
+  record_->ended_at = hooks_.now ? hooks_.now() : std::string{};
+  // S4: the match is over, so its seed is revealed (record, event, .mat header).
+  if (match_dice_) {
+    record_->dice.seed = derived_dice::to_hex(match_dice_->seed());
+    record_->dice.player_seeds = match_dice_->player_seeds();
+  }
+  std::int64_t id = 0;
+  record_->private_table = private_;  // read by its players and administrators only
+  if (hooks_.archive) id = hooks_.archive(*record_);
+  last_match_id_ = id;
+  if (id > 0) {  // stored by the host with this change's snapshot
+    o.finished_match = *record_;
+    o.finished_match->id = id;
+  }
+  return id;
+}
+
+void table::finish_match(table_outcome& o) {
+  const auto& m = *match_;
+  const std::int64_t id = archive_match(o);
+  const auto winner = m.match_winner();
+  json e{
+      {"event", "match_over"},
+      {"winner", side_json(winner)},
+      {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
+      // The winner's score first ("alice (black) wins the match 5-2"); a basis
+      // session that ends gives red's first.
+      {"text",
+       winner
+           ? player_name(*winner) + " (" + std::string(engine::to_string(*winner)) +
+                 ") wins the match " +
+                 std::to_string(m.score()[static_cast<std::size_t>(engine::index_of(*winner))]) +
+                 "-" +
+                 std::to_string(m.score()[static_cast<std::size_t>(1 - engine::index_of(*winner))])
+           : "the session ends " + std::to_string(m.score()[0]) + "-" +
+                 std::to_string(m.score()[1]) + " (red-black)"}};
+  if (id > 0) {
+    e["match_id"] = id;
+    e["url"] = "/matches/" + std::to_string(id) + ".mat";
+  }
+  if (match_dice_) {
+    e["dice_commitment"] = match_dice_->commitment();
+    e["dice_seed"] = record_->dice.seed;
+  }
+  event(o, std::move(e));
+  record_.reset();
+  reset_journal(std::nullopt);
+  free_absent_seats(o);
+}
+
+void table::free_absent_seats(table_outcome& o) {
+  // S3: the seats of a finished match are free again for those who are not here.
+  for (side s : {side::red, side::black}) {
+    auto& st = seats_[static_cast<std::size_t>(engine::index_of(s))];
+    if (!st || st->present) continue;
+    const std::string gone = st->name;
+    st.reset();
+    event(o, {{"event", "left"},
+              {"name", gone},
+              {"side", engine::to_string(s)},
+              {"text",
+               gone + " is not here: the " + std::string(engine::to_string(s)) + " seat is free"}});
   }
 }
 

@@ -365,9 +365,46 @@ class table {
 
   // table_play.cpp: the game commands, the end of a game or match, the dice, the journal.
   table_outcome game_command(engine::side s, const protocol::command& c);
+  /// /roll in the opening phase (R2): both dice, rolled again on a tie; the higher die
+  /// plays first (event `opening_roll`).
+  table_outcome opening_roll();
+  /// /roll by `s` before its play (event `rolled`, then `passed` when no play is legal).
+  table_outcome roll(engine::side s);
+  /// /move: `s` plays `text` (R3-R8, checked by the engine; event `moved`, and what
+  /// follows a game that ends with it).
+  table_outcome play(engine::side s, const std::string& text);
+  /// /double by `s` (R14; event `doubled` with the cube's new value).
+  table_outcome offer_double(engine::side s);
+  /// /take (or /accept of a double) by `s` (R14; event `took`).
+  table_outcome take(engine::side s);
+  /// /drop (or /reject of a double) by `s`: the game ends (R14; event `dropped`).
+  table_outcome drop(engine::side s);
+  /// /resign `kind` by `s` (R18; event `resign_offered`).
+  table_outcome offer_resignation(engine::side s, engine::win_kind kind);
+  /// /accept or /reject (`accept` false) of the resignation offered to `s` (R18; event
+  /// `resign_accepted`, then the end of the game, or `resign_rejected`).
+  table_outcome answer_resignation(engine::side s, bool accept);
+  /// /continue by `s` between basis games (R16; event `continued`; `game_started` when
+  /// both said it).
+  table_outcome continue_session(engine::side s);
+  /// /stop by `s` between basis games (R16): the session ends (events `stopped`,
+  /// `match_over`).
+  table_outcome stop_session(engine::side s);
   /// After a game ended (or a basis session stopped): its result, then the end of the
   /// match, the next game or the basis question.
   void after_game(table_outcome& o, const engine::game_end& end);
+  /// The game just ended (R11): its result into the record and the journal (event
+  /// `game_over`, and `crawford` when the next game is the Crawford game, R15).
+  void announce_result(table_outcome& o, const engine::game_end& end);
+  /// The match ended: it is archived, announced (event `match_over`, its dice seed
+  /// revealed, S4), its record and journal closed, and the seats of absent players freed.
+  void finish_match(table_outcome& o);
+  /// Ends the record of the match (final score, end time, dice seed revealed, S4) and
+  /// hands it to table_hooks::archive: returns its id (0: not stored), also
+  /// last_match_id_, and sets o.finished_match when stored.
+  std::int64_t archive_match(table_outcome& o);
+  /// S3: after a match, the seats of players who are not here are free (event `left`).
+  void free_absent_seats(table_outcome& o);
   void begin_game_record();
   void record(record_action a);
   /// Appends `entry` to the pending record journal (see table_outcome::record_log).
