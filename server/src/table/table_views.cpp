@@ -51,6 +51,115 @@ void write_options(writer& w, const engine::match_options& o, bool is_private, b
   w.key("variant").value(engine::to_string(o.game_variant)).end_object();
 }
 
+/// {"black": black, "red": red}: the state's pairs by side, in nlohmann's key order.
+template <typename Black, typename Red>
+void write_red_black(writer& w, const Black& black, const Red& red) {
+  w.begin_object().key("black").value(black).key("red").value(red).end_object();
+}
+
+/// The name of the player on a seat, or null for a free seat.
+void write_seat_name(writer& w, const std::optional<seat>& st) {
+  if (st) {
+    w.value(st->name);
+  } else {
+    w.null();
+  }
+}
+
+/// The level of the computer player on a seat ("expert"), or null (a person, or free).
+void write_seat_bot(writer& w, const std::optional<seat>& st) {
+  if (st && !st->bot.empty()) {
+    w.value(st->bot);
+  } else {
+    w.null();
+  }
+}
+
+/// {"black": ..., "red": ...}: `write_one` writes what each seat shows (write_seat_name,
+/// write_seat_bot).
+template <typename WriteOne>
+void write_by_seat(writer& w, const std::array<std::optional<seat>, 2>& seats, WriteOne write_one) {
+  w.begin_object().key("black");
+  write_one(w, seats[1]);
+  w.key("red");
+  write_one(w, seats[0]);
+  w.end_object();
+}
+
+/// `text`, or null when it is empty (the owner before anybody came).
+void write_text_or_null(writer& w, const std::string& text) {
+  if (text.empty()) {
+    w.null();
+  } else {
+    w.value(text);
+  }
+}
+
+/// `state.board`: the checkers on the bar, borne off and on each of the 24 points.
+void write_board(writer& w, const engine::board_view& b) {
+  w.key("board").begin_object();
+  w.key("bar");
+  write_red_black(w, b.bar[1], b.bar[0]);
+  w.key("off");
+  write_red_black(w, b.off[1], b.off[0]);
+  w.key("points").begin_array();
+  for (const int n : b.points) w.value(n);
+  w.end_array().end_object();
+}
+
+/// `state.legal` (each legal play in the variant's notation) and `state.legal_moves`
+/// (each play's moves as {"from", "hit", "to"}, board points, "bar" or "off"), both
+/// empty unless `listed`.
+void write_legal_plays(writer& w, const engine::game& g, engine::variant v, bool listed) {
+  w.key("legal").begin_array();
+  if (listed)
+    for (const auto& p : g.legal()) w.value(engine::format_play(g.current(), p, v));
+  w.end_array();
+  w.key("legal_moves").begin_array();
+  if (listed) {
+    const side mover = g.turn();
+    const auto place = [&](int own) {
+      if (own == 25) {
+        w.value("bar");
+      } else if (own == 0) {
+        w.value("off");
+      } else {
+        w.value(engine::board_point(v, mover, own));
+      }
+    };
+    for (const auto& p : g.legal()) {
+      w.begin_array();
+      for (std::size_t i = 0; i < p.count; ++i) {
+        const auto& m = p.moves[i];
+        w.begin_object().key("from");
+        place(m.from);
+        w.key("hit").value(m.hit).key("to");
+        place(m.to);
+        w.end_object();
+      }
+      w.end_array();
+    }
+  }
+  w.end_array();
+}
+
+/// `state.resign`: the resignation pending in match `m` {"by", "kind"}, or null (none, or
+/// no match).
+void write_resignation(writer& w, const std::optional<engine::match>& m) {
+  w.key("resign");
+  if (m && m->pending_resignation()) {
+    const auto& r = *m->pending_resignation();
+    w.begin_object()
+        .key("by")
+        .value(engine::to_string(r.by))
+        .key("kind")
+        .value(engine::to_string(r.kind))
+        .end_object();
+  } else {
+    w.null();
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------
@@ -81,41 +190,68 @@ std::string table::state_text(bool with_legal) const {
                         phase != engine::match_phase::game_over;
   const bool moving = playing && phase == engine::match_phase::move;
   const bool listed = moving && (with_legal || g.legal().size() == 1);
-  const auto red_black = [](writer& w, const auto& black, const auto& red) {
-    w.begin_object().key("black").value(black).key("red").value(red).end_object();
-  };
-  const auto seat_name = [](writer& w, const std::optional<seat>& st) {
-    if (st) {
-      w.value(st->name);
-    } else {
-      w.null();
-    }
-  };
-  const auto seat_bot = [](writer& w, const std::optional<seat>& st) {
-    if (st && !st->bot.empty()) {
-      w.value(st->bot);
-    } else {
-      w.null();
-    }
-  };
 
   writer w(listed ? 8192 : 2048);
   w.begin_object();
   const auto b = g.board();
-  w.key("board").begin_object();
-  w.key("bar");
-  red_black(w, b.bar[1], b.bar[0]);
-  w.key("off");
-  red_black(w, b.off[1], b.off[0]);
-  w.key("points").begin_array();
-  for (const int n : b.points) w.value(n);
-  w.end_array().end_object();
+  write_board(w, b);
   w.key("bot_thinking").value(bot_thinking());
-  w.key("bots").begin_object().key("black");
-  seat_bot(w, seats_[1]);
-  w.key("red");
-  seat_bot(w, seats_[0]);
+  w.key("bots");
+  write_by_seat(w, seats_, write_seat_bot);
+  write_clock_state(w);
+  write_cube_and_dice(w, g, phase, moving);
+  w.key("invited").begin_array();  // issue 13
+  for (const auto& [key, name] : invited_) w.value(name);
+  w.end_array();
+  w.key("last_match_id");
+  if (last_match_id_ > 0) {
+    w.value(last_match_id_);
+  } else {
+    w.null();
+  }
+  if (playing && !match_->results().empty() &&
+      (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
+       phase == engine::match_phase::opening)) {
+    w.key("last_result");
+    write_result(w, match_->results().back());
+  }
+  write_legal_plays(w, g, v, listed);
+  w.key("match_id").value(playing ? match_->id() : std::string{});
+  w.key("match_length").value(opts.kind == engine::match_kind::points ? opts.length : 0);
+  w.key("may_double").value(playing && has_turn && match_->may_double(g.turn()));
+  w.key("options");
+  write_options(w, options_, private_, tutor_, clock_option_);
+  w.key("owner");  // issue 13
+  write_text_or_null(w, owner_);
+  w.key("phase").value(playing ? engine::to_string(phase) : std::string_view{"waiting"});
+  w.key("pips");
+  write_red_black(w, b.pips[1], b.pips[0]);
+  w.key("players");
+  write_by_seat(w, seats_, write_seat_name);
+  w.key("position_id").value(engine::position_id(g.current()));
+  w.key("present");
+  write_red_black(w, seats_[1] && seats_[1]->present, seats_[0] && seats_[0]->present);
+  write_ratings(w, v);
+  write_resignation(w, match_);
+  const auto score = playing ? match_->score() : std::array<int, 2>{0, 0};
+  w.key("score");
+  write_red_black(w, score[1], score[0]);
+  w.key("seq").value(static_cast<std::uint64_t>(seq_));
+  w.key("spectators").begin_array();
+  for (const auto& who : spectators_) w.value(who);
+  w.end_array();
+  w.key("table").value(name_);
+  w.key("to_act");
+  write_side(w, playing ? match_->to_act() : std::nullopt);
+  w.key("turn");
+  write_side(w, has_turn ? std::optional<side>(g.turn()) : std::nullopt);
+  w.key("type").value("state");
+  w.key("variant").value(engine::to_string(v));
   w.end_object();
+  return w.release();
+}
+
+void table::write_clock_state(protocol::json_writer& w) const {
   // clock: the banks at `since`, the delay the running action has left at `since`, the
   // running side. The match's clocks when they are timed (kept after the match until the
   // options change); before a match with a clock option, full banks; null without a clock.
@@ -148,9 +284,15 @@ std::string table::state_text(bool with_legal) const {
   } else {
     w.null();
   }
+}
+
+void table::write_cube_and_dice(protocol::json_writer& w, const engine::game& g,
+                                engine::match_phase phase, bool moving) const {
+  const bool playing = match_.has_value();
+  const auto& opts = playing ? match_->options() : options_;
   if (playing && phase == engine::match_phase::game_over) {
     w.key("continuing");
-    red_black(w, match_->continuing()[1], match_->continuing()[0]);
+    write_red_black(w, match_->continuing()[1], match_->continuing()[0]);
   }
   w.key("crawford").value(playing && match_->is_crawford_game());
   const engine::cube cube = playing ? match_->doubling_cube() : engine::cube{};
@@ -169,73 +311,9 @@ std::string table::state_text(bool with_legal) const {
     w.null();
   }
   w.key("game_number").value(playing ? match_->game_number() : 0);
-  w.key("invited").begin_array();  // issue 13
-  for (const auto& [key, name] : invited_) w.value(name);
-  w.end_array();
-  w.key("last_match_id");
-  if (last_match_id_ > 0) {
-    w.value(last_match_id_);
-  } else {
-    w.null();
-  }
-  if (playing && !match_->results().empty() &&
-      (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
-       phase == engine::match_phase::opening)) {
-    w.key("last_result");
-    write_result(w, match_->results().back());
-  }
-  w.key("legal").begin_array();
-  if (listed)
-    for (const auto& p : g.legal()) w.value(engine::format_play(g.current(), p, v));
-  w.end_array();
-  w.key("legal_moves").begin_array();
-  if (listed) {
-    const side mover = g.turn();
-    const auto place = [&](int own) {
-      if (own == 25) {
-        w.value("bar");
-      } else if (own == 0) {
-        w.value("off");
-      } else {
-        w.value(engine::board_point(v, mover, own));
-      }
-    };
-    for (const auto& p : g.legal()) {
-      w.begin_array();
-      for (std::size_t i = 0; i < p.count; ++i) {
-        const auto& m = p.moves[i];
-        w.begin_object().key("from");
-        place(m.from);
-        w.key("hit").value(m.hit).key("to");
-        place(m.to);
-        w.end_object();
-      }
-      w.end_array();
-    }
-  }
-  w.end_array();
-  w.key("match_id").value(playing ? match_->id() : std::string{});
-  w.key("match_length").value(opts.kind == engine::match_kind::points ? opts.length : 0);
-  w.key("may_double").value(playing && has_turn && match_->may_double(g.turn()));
-  w.key("options");
-  write_options(w, options_, private_, tutor_, clock_option_);
-  w.key("owner");  // issue 13
-  if (owner_.empty()) {
-    w.null();
-  } else {
-    w.value(owner_);
-  }
-  w.key("phase").value(playing ? engine::to_string(phase) : std::string_view{"waiting"});
-  w.key("pips");
-  red_black(w, b.pips[1], b.pips[0]);
-  w.key("players").begin_object().key("black");
-  seat_name(w, seats_[1]);
-  w.key("red");
-  seat_name(w, seats_[0]);
-  w.end_object();
-  w.key("position_id").value(engine::position_id(g.current()));
-  w.key("present");
-  red_black(w, seats_[1] && seats_[1]->present, seats_[0] && seats_[0]->present);
+}
+
+void table::write_ratings(protocol::json_writer& w, engine::variant v) const {
   // issue 12: the ratings of the registered names here, in the table's variant, by name
   // (sorted, each once, as a json object keeps them).
   w.key("ratings").begin_object();
@@ -257,34 +335,6 @@ std::string table::state_text(bool with_legal) const {
     }
   }
   w.end_object();
-  w.key("resign");
-  if (playing && match_->pending_resignation()) {
-    const auto& r = *match_->pending_resignation();
-    w.begin_object()
-        .key("by")
-        .value(engine::to_string(r.by))
-        .key("kind")
-        .value(engine::to_string(r.kind))
-        .end_object();
-  } else {
-    w.null();
-  }
-  const auto score = playing ? match_->score() : std::array<int, 2>{0, 0};
-  w.key("score");
-  red_black(w, score[1], score[0]);
-  w.key("seq").value(static_cast<std::uint64_t>(seq_));
-  w.key("spectators").begin_array();
-  for (const auto& who : spectators_) w.value(who);
-  w.end_array();
-  w.key("table").value(name_);
-  w.key("to_act");
-  write_side(w, playing ? match_->to_act() : std::nullopt);
-  w.key("turn");
-  write_side(w, has_turn ? std::optional<side>(g.turn()) : std::nullopt);
-  w.key("type").value("state");
-  w.key("variant").value(engine::to_string(v));
-  w.end_object();
-  return w.release();
 }
 
 // ------------------------------------------------------------------------------------
@@ -321,11 +371,7 @@ std::string table::summary_text() const {
   w.key("options");
   write_options(w, options_, private_, tutor_, clock_option_);
   w.key("owner");
-  if (owner_.empty()) {
-    w.null();
-  } else {
-    w.value(owner_);
-  }
+  write_text_or_null(w, owner_);
   w.key("phase").value(match_ ? engine::to_string(match_->phase()) : std::string_view{"waiting"});
   w.key("players").begin_object().key("black");
   name_or_null(w, seats_[1], false);

@@ -25,6 +25,10 @@
 #include "bg/server/store/moderation_action.hpp"
 #include "bg/server/table/match_clock.hpp"
 
+namespace bg::protocol {
+class json_writer;
+}  // namespace bg::protocol
+
 namespace bg::server {
 
 /// The limits and hooks a table needs from its host.
@@ -433,7 +437,16 @@ class table {
   /// the idle limit); `text` is the event's sentence.
   table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
 
-  // table_views.cpp: the questions that change nothing.
+  // table_views.cpp: the state's sections and the questions that change nothing.
+  /// `state.clock` (S2): the banks and the running action's delay left (ms) at `since`,
+  /// and the running side; full banks before a match with a clock option; null without.
+  void write_clock_state(protocol::json_writer& w) const;
+  /// `state.continuing` (between basis games), `crawford`, `cube`, `dice` (while `moving`,
+  /// of game `g`), `dice_commitment` (S4) and `game_number`.
+  void write_cube_and_dice(protocol::json_writer& w, const engine::game& g,
+                           engine::match_phase phase, bool moving) const;
+  /// `state.ratings` (issue 12): the rating in variant `v` of each registered name here.
+  void write_ratings(protocol::json_writer& w, engine::variant v) const;
   /// /board, /who, /help, /options, /export, /analysis (and /tables, refused): an answer
   /// to the actor alone, or outcome.analysis_of for the host; nothing changes.
   table_outcome query(const protocol::command& c);
