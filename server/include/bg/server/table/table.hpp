@@ -455,6 +455,21 @@ class table {
   static engine::result<std::unique_ptr<table>> restore_into(
       const nlohmann::json& snapshot, engine::dice_source* dice, table_hooks hooks,
       const std::vector<nlohmann::json>& record_journal, const std::vector<std::string>& present);
+  /// The owner, /option private, the invitations and the kick bars (issue 13) from the
+  /// snapshot; error "bad_snapshot" when a name among them is not one.
+  std::optional<engine::error> restore_moderation(const nlohmann::json& snapshot);
+  /// The match's clocks (S2) and dice (S4) from the snapshot; error "bad_snapshot" when
+  /// the dice seed is damaged.
+  std::optional<engine::error> restore_clock_and_dice(const nlohmann::json& snapshot);
+  /// The seats and their computer players (issue 14) from the snapshot, nobody present.
+  void restore_seats(const nlohmann::json& snapshot);
+  /// Who is present after a restore: `present` (a rollback) keep their seats and the
+  /// others watch; an absent player's seat is kept only during a match (its grace
+  /// period starting now, S3), and no computer player sits alone.
+  void restore_presence(const std::vector<std::string>& present);
+  /// A match saved before the clocks and derived dice existed: an untimed clock for the
+  /// idle limit (S3) and dice from a seed drawn now (S4, not verifiable).
+  void complete_old_match();
 
   std::string name_;
   engine::dice_source* dice_;  ///< nullptr: every match derives its dice (hooks_.match_seed)
