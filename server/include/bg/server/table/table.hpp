@@ -25,6 +25,10 @@
 #include "bg/server/store/moderation_action.hpp"
 #include "bg/server/table/match_clock.hpp"
 
+namespace bg::protocol {
+class json_writer;
+}  // namespace bg::protocol
+
 namespace bg::server {
 
 /// The limits and hooks a table needs from its host: the time, dice seeds and lookups
@@ -313,24 +317,56 @@ class table {
   }
 
  private:
-  static engine::result<std::unique_ptr<table>> restore_into(
-      const nlohmann::json& snapshot, engine::dice_source* dice, table_hooks hooks,
-      const std::vector<nlohmann::json>& record_journal, const std::vector<std::string>& present);
+  // The private members live in the file of their family (server/src/table/README.md).
+
+  // table.cpp: the dispatch and the helpers every family uses.
+  table_outcome handle_impl(const std::string& who, const protocol::command& c);
+  [[nodiscard]] std::int64_t now() const;
+  table_outcome bump(table_outcome o);
+  table_outcome refuse(std::string code, std::string message) const;
+  void event(table_outcome& o, nlohmann::json e);
+  void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
+  [[nodiscard]] std::string player_name(engine::side s) const;
+  [[nodiscard]] bool person_seated() const noexcept;
+  [[nodiscard]] nlohmann::json bots_json() const;
+
+  // table_seats.cpp: presence, seats, options and the start.
   table_outcome enter_impl(const std::string& who);
   table_outcome exit_impl(const std::string& who);
-  table_outcome handle_impl(const std::string& who, const protocol::command& c);
-  /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
-  /// the idle limit); `text` is the event's sentence.
-  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
-  table_outcome claim(engine::side claimer);
-  table_outcome close_impl(const std::string& by);
-  table_outcome seed(engine::side s, const std::string& text);
+  /// /join: `who` (seated on `s`, if at all) sits on `want`, or on the first free seat
+  /// (event `joined`).
+  table_outcome join(const std::string& who, std::optional<engine::side> s,
+                     std::optional<engine::side> want);
+  /// /bot `level` (issue 14): a computer player sits opposite `s`, the seat of the one who
+  /// asks, before /start (event `joined` with `bot`).
+  table_outcome seat_bot(std::optional<engine::side> s, const std::string& level);
+  /// /leave: `who` gives up seat `s` outside a match and watches (event `left`).
+  table_outcome leave(const std::string& who, std::optional<engine::side> s);
+  /// Outside a match a computer player does not sit alone: when no person sits at the
+  /// table any more, computer players leave too (event `left`).
+  void release_lonely_bots(table_outcome& o);
+  /// /option tutor on|off by the player on `s` (event `option`).
+  table_outcome option_tutor(const std::string& who, std::optional<engine::side> s, bool on);
   table_outcome option_clock(const std::string& who, const protocol::clock_option& c);
-  // Moderation (issue 13).
+  /// /option match and /option variant by the player on `s`, before /start (event
+  /// `option`, after those of the computer players swapped for the variant).
+  table_outcome option_match_or_variant(const std::string& who, std::optional<engine::side> s,
+                                        const protocol::command& c);
+  /// Before variant `v` is set (issue 14): each computer player seated for another
+  /// variant gives its seat to the one of the same level for `v` (events `left` and
+  /// `joined` into `o`). Returns the refusal when one of them has no such computer
+  /// player; then nothing changed.
+  std::optional<table_outcome> swap_bots_for_variant(table_outcome& o, engine::variant v);
+  /// /start by the player on `s`: the match, its clocks (S2), its dice seed committed
+  /// (S4), its record and journal begin (event `started`).
+  table_outcome start(const std::string& who, std::optional<engine::side> s);
+
+  // table_moderation.cpp (issue 13).
   table_outcome chat(const std::string& who, const std::string& text);
   table_outcome kick(const std::string& who, const std::string& target);
   table_outcome invite(const std::string& who, const std::string& target, bool on);
   table_outcome option_private(const std::string& who, bool on);
+  table_outcome close_impl(const std::string& by);
   /// The refusal of a moderation command by `who` when `who` is not the owner.
   [[nodiscard]] std::optional<table_outcome> unless_owner(const std::string& who) const;
   /// True when `who` is at the table: a spectator, or seated (present or away).
@@ -339,8 +375,63 @@ class table {
   void pass_ownership(table_outcome& o);
   /// Forgets `who`'s presence bookkeeping (arrival, last chat line).
   void forget_presence(const std::string& who);
-  /// S2: the running side's bank is empty: it loses on time (empty outcome otherwise).
-  table_outcome settle_clock();
+
+  // table_play.cpp: the game commands, the end of a game or match, the dice, the journal.
+  table_outcome game_command(engine::side s, const protocol::command& c);
+  /// /roll in the opening phase (R2): both dice, rolled again on a tie; the higher die
+  /// plays first (event `opening_roll`).
+  table_outcome opening_roll();
+  /// /roll by `s` before its play (event `rolled`, then `passed` when no play is legal).
+  table_outcome roll(engine::side s);
+  /// /move: `s` plays `text` (R3-R8, checked by the engine; event `moved`, and what
+  /// follows a game that ends with it).
+  table_outcome play(engine::side s, const std::string& text);
+  /// /double by `s` (R14; event `doubled` with the cube's new value).
+  table_outcome offer_double(engine::side s);
+  /// /take (or /accept of a double) by `s` (R14; event `took`).
+  table_outcome take(engine::side s);
+  /// /drop (or /reject of a double) by `s`: the game ends (R14; event `dropped`).
+  table_outcome drop(engine::side s);
+  /// /resign `kind` by `s` (R18; event `resign_offered`).
+  table_outcome offer_resignation(engine::side s, engine::win_kind kind);
+  /// /accept or /reject (`accept` false) of the resignation offered to `s` (R18; event
+  /// `resign_accepted`, then the end of the game, or `resign_rejected`).
+  table_outcome answer_resignation(engine::side s, bool accept);
+  /// /continue by `s` between basis games (R16; event `continued`; `game_started` when
+  /// both said it).
+  table_outcome continue_session(engine::side s);
+  /// /stop by `s` between basis games (R16): the session ends (events `stopped`,
+  /// `match_over`).
+  table_outcome stop_session(engine::side s);
+  /// After a game ended (or a basis session stopped): its result, then the end of the
+  /// match, the next game or the basis question.
+  void after_game(table_outcome& o, const engine::game_end& end);
+  /// The game just ended (R11): its result into the record and the journal (event
+  /// `game_over`, and `crawford` when the next game is the Crawford game, R15).
+  void announce_result(table_outcome& o, const engine::game_end& end);
+  /// The match ended: it is archived, announced (event `match_over`, its dice seed
+  /// revealed, S4), its record and journal closed, and the seats of absent players freed.
+  void finish_match(table_outcome& o);
+  /// Ends the record of the match (final score, end time, dice seed revealed, S4) under
+  /// the id the host gave (give_match_id()): returns it (0: none given, not stored),
+  /// also last_match_id_, and sets o.finished_match when stored.
+  std::int64_t archive_match(table_outcome& o);
+  /// S3: after a match, the seats of players who are not here are free (event `left`).
+  void free_absent_seats(table_outcome& o);
+  void begin_game_record();
+  void record(record_action a);
+  /// Appends `entry` to the pending record journal (see table_outcome::record_log).
+  void journal(nlohmann::json entry);
+  /// Voids the saved journal: `begin` (if any) becomes its first entry.
+  void reset_journal(const std::optional<match_record>& begin);
+  table_outcome seed(engine::side s, const std::string& text);
+  /// The dice for the next roll: the match's derived dice (at the current game), or the
+  /// injected source.
+  engine::dice_source& dice_for_roll();
+  /// Moves the rolls just derived into the match record and its journal.
+  void record_rolls();
+
+  // table_clock.cpp: the clocks (S2) and abandonment (S3).
   /// The side the match waits for (whose clock runs), or nullopt: the side to roll,
   /// play or answer an offer; between basis games the one who has not said /continue
   /// when the other has; nobody in the opening phase (either player may roll) or when
@@ -348,30 +439,46 @@ class table {
   [[nodiscard]] std::optional<engine::side> waiting_on() const;
   /// After a change: stops and starts the clocks for waiting_on() (see match_clock).
   void update_clock();
-  /// The dice for the next roll: the match's derived dice (at the current game), or the
-  /// injected source.
-  engine::dice_source& dice_for_roll();
-  /// Moves the rolls just derived into the match record and its journal.
-  void record_rolls();
-  [[nodiscard]] std::int64_t now() const;
-  table_outcome bump(table_outcome o);
-  table_outcome refuse(std::string code, std::string message) const;
-  table_outcome game_command(engine::side s, const protocol::command& c);
-  void event(table_outcome& o, nlohmann::json e);
-  void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
-  void record(record_action a);
-  /// Appends `entry` to the pending record journal (see table_outcome::record_log).
-  void journal(nlohmann::json entry);
-  /// Voids the saved journal: `begin` (if any) becomes its first entry.
-  void reset_journal(const std::optional<match_record>& begin);
-  void after_game(table_outcome& o, const engine::game_end& end);
-  void begin_game_record();
-  [[nodiscard]] std::string player_name(engine::side s) const;
-  /// Outside a match a computer player does not sit alone: when no person sits at the
-  /// table any more, computer players leave too (event `left`).
-  void release_lonely_bots(table_outcome& o);
-  [[nodiscard]] bool person_seated() const noexcept;
-  [[nodiscard]] nlohmann::json bots_json() const;
+  /// S2: the running side's bank is empty: it loses on time (empty outcome otherwise).
+  table_outcome settle_clock();
+  table_outcome claim(engine::side claimer);
+  /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
+  /// the idle limit); `text` is the event's sentence.
+  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
+
+  // table_views.cpp: the state's sections and the questions that change nothing.
+  /// `state.clock` (S2): the banks and the running action's delay left (ms) at `since`,
+  /// and the running side; full banks before a match with a clock option; null without.
+  void write_clock_state(protocol::json_writer& w) const;
+  /// `state.continuing` (between basis games), `crawford`, `cube`, `dice` (while `moving`,
+  /// of game `g`), `dice_commitment` (S4) and `game_number`.
+  void write_cube_and_dice(protocol::json_writer& w, const engine::game& g,
+                           engine::match_phase phase, bool moving) const;
+  /// `state.ratings` (issue 12): the rating in variant `v` of each registered name here.
+  void write_ratings(protocol::json_writer& w, engine::variant v) const;
+  /// /board, /who, /help, /options, /export, /analysis (and /tables, refused): an answer
+  /// to the actor alone, or outcome.analysis_of for the host; nothing changes.
+  table_outcome query(const protocol::command& c);
+
+  // table_snapshot.cpp: restore() on the table being rebuilt.
+  static engine::result<std::unique_ptr<table>> restore_into(
+      const nlohmann::json& snapshot, engine::dice_source* dice, table_hooks hooks,
+      const std::vector<nlohmann::json>& record_journal, const std::vector<std::string>& present);
+  /// The owner, /option private, the invitations and the kick bars (issue 13) from the
+  /// snapshot; error "bad_snapshot" when a name among them is not one.
+  std::optional<engine::error> restore_moderation(const nlohmann::json& snapshot);
+  /// The match's clocks (S2) and dice (S4) from the snapshot; error "bad_snapshot" when
+  /// the dice seed is damaged.
+  std::optional<engine::error> restore_clock_and_dice(const nlohmann::json& snapshot);
+  /// The seats and their computer players (issue 14) from the snapshot, nobody present.
+  void restore_seats(const nlohmann::json& snapshot);
+  /// Who is present after a restore: `present` (a rollback) keep their seats and the
+  /// others watch; an absent player's seat is kept only during a match (its grace
+  /// period starting now, S3), and no computer player sits alone.
+  void restore_presence(const std::vector<std::string>& present);
+  /// A match saved before the clocks and derived dice existed: an untimed clock for the
+  /// idle limit (S3) and dice from a seed drawn now (S4, not verifiable).
+  void complete_old_match();
 
   std::string name_;
   engine::dice_source* dice_;  ///< nullptr: every match derives its dice (hooks_.match_seed)
