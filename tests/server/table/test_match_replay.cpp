@@ -37,7 +37,7 @@ match_options points(int length, variant v = variant::standard) {
   return {v, match_kind::points, length};
 }
 
-/// A board as the `state` message gives it (table.cpp): R1 numbering, bar and off.
+/// A board as the `state` message gives it (table_views.cpp): R1 numbering, bar and off.
 json board_json(const bg::engine::board_view& b) {
   return {{"points", b.points},
           {"bar", {{"red", b.bar[0]}, {"black", b.bar[1]}}},
