@@ -181,7 +181,8 @@ int migrate_command(int argc, char* argv[]) {
               << " session(s) from " << from << " to " << target << "; checked: the counts, "
               << r.tables_checked << " table(s) with their journals, " << r.accounts_checked
               << " account(s) with their ratings and " << r.matches_checked
-              << " match(es) with their analyses and histories read back equal\n";
+              << " match(es) with their analyses and histories, and " << r.sessions_checked
+              << " session(s) read back equal\n";
     return 0;
   } catch (const bg::server::storage_error& e) {
     std::cerr << "gammond migrate: " << bg::server::scrub_password(e.what(), to) << '\n';

@@ -456,6 +456,21 @@ void check_moderation(source_db& src, pg::connection& dst, const std::string& sq
     copy_differs(sqlite_path, "the number of ignored names");
 }
 
+/// Checks that every remembered sign-in reads back equal (its account, credential hash,
+/// label and times), as many as were copied (`report.sessions`), counting them in
+/// `report.sessions_checked`. Throws storage_error (copy_differs) otherwise.
+void check_sessions(source_db& src, pg::connection& dst, const std::string& sqlite_path,
+                    migration_report& report) {
+  const char* columns = "SELECT account_id, token_hash, label, created_ms, used_ms, expires_ms ";
+  report.sessions_checked =
+      read_back(src, dst, sqlite_path, "sessions",
+                std::string(columns) + "FROM sessions ORDER BY token_hash COLLATE \"C\"",
+                (std::string(columns) + "FROM sessions ORDER BY token_hash").c_str(),
+                [](const std::vector<std::string>& v) { return "the session of account " + v[0]; });
+  if (report.sessions_checked != report.sessions)
+    copy_differs(sqlite_path, "the number of sessions");
+}
+
 /// Reads match `id` back: every column but saved_at must be the source's text (its
 /// unfinished flag as 0 or 1). Throws storage_error (copy_differs) "match `id`" when it
 /// differs or is missing.
@@ -578,12 +593,13 @@ migration_report migrate_to_postgres(const std::string& sqlite_path, const std::
     move_match_ids(dst, ids);
 
     // Check: the counts, every table with its journal, every account, moderation record,
-    // ban and ignored name, a sample of the matches.
+    // ban, ignored name and session, a sample of the matches.
     check_table_counts(src, dst, sqlite_path, report);
     check_tables(src, dst, sqlite_path, report);
     check_analysis_and_account_counts(src, dst, sqlite_path, report);
     check_accounts(src, dst, sqlite_path, report);
     check_moderation(src, dst, sqlite_path, report);
+    check_sessions(src, dst, sqlite_path, report);
     check_matches(src, dst, sqlite_path, ids, report);
     dst.command("committing the copy", "COMMIT");
   } catch (...) {

@@ -494,8 +494,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "postgres: migrate copies the moderation log, the bans, the ignored names and unfinished "
-    "matches, and refuses a target that holds a ban",
+    "postgres: migrate copies the moderation log, the bans, the ignored names, the sessions and "
+    "unfinished matches, and refuses a target that holds a ban",
     "[postgres][migrate][moderation]") {
   using bg::server::account;
   using bg::server::ban;
@@ -534,9 +534,18 @@ TEST_CASE(
     w.moderation = {moderation_action{"close", "admin", "", "closing", "match 1"}};
     REQUIRE(lite.save_tables({w})[0].empty());
     lite.save_match(play_random_match({variant::standard, match_kind::points, 1}, 22));
+    // Two remembered sign-ins of alice's and one of bob's (issue 27).
+    REQUIRE(lite.create_session("alice", std::string(64, 'a'), "Firefox on Linux",
+                                1'764'000'000'000, 4'102'444'800'000, 5) > 0);
+    REQUIRE(lite.create_session("alice", std::string(64, 'b'), "phone", 1'764'000'000'001,
+                                4'102'444'800'000, 5) > 0);
+    REQUIRE(lite.create_session("bob", std::string(64, 'c'), "", 1'764'000'000'002,
+                                4'102'444'800'000, 5) > 0);
   }
   postgres_backend backend;
   const auto report = bg::server::migrate_to_postgres(path, backend.url);
+  CHECK(report.sessions == 3);
+  CHECK(report.sessions_checked == 3);
   CHECK(report.moderation == 4);
   CHECK(report.moderation_checked == 4);
   CHECK(report.bans == 3);
@@ -561,6 +570,14 @@ TEST_CASE(
   CHECK(pg.active_bans(4'102'444'800'000).size() == 2);
   CHECK(pg.ignored_by("alice") == lite.ignored_by("alice"));
   CHECK(pg.ignored_by("bob") == std::vector<std::string>{"Alice"});
+  // The sessions carried over sign their players in on PostgreSQL.
+  const auto sessions = pg.sessions_of("alice", 1'764'000'000'100);
+  REQUIRE(sessions.size() == 2);
+  CHECK(sessions[0].label == "phone");  // most recently used first
+  CHECK(sessions[1].label == "Firefox on Linux");
+  const auto used = pg.use_session(std::string(64, 'c'), 1'764'000'000'200, 4'102'444'800'000);
+  REQUIRE(used);
+  CHECK(used->account_key == "bob");
   const auto closed = pg.load_match(unfinished_id);
   REQUIRE(closed);
   CHECK(closed->unfinished);
@@ -586,6 +603,37 @@ TEST_CASE(
     CHECK_THAT(e.what(), Catch::Contains("not empty"));
   }
   CHECK(other.sql("SELECT count(*) FROM matches") == "0");
+}
+
+TEST_CASE("postgres: migrate refuses a copy whose sessions read back different, and copies nothing",
+          "[postgres][migrate]") {
+  temp_dir dir;
+  const auto path = dir.file("gammond.db");
+  {
+    sqlite_store lite(path);
+    REQUIRE(
+        lite.create_account("alice", "Alice", bg::server::account::kind::player, "$argon2id$x"));
+    REQUIRE(lite.create_session("alice", std::string(64, 'a'), "laptop", 1'764'000'000'000,
+                                4'102'444'800'000, 5) > 0);
+  }
+  postgres_backend backend;
+  // The target's schema, with a trigger that changes every session's label on its way in
+  // (what a faulty copy would do): the read-back must see it.
+  { postgres_store target(backend.url); }
+  (void)backend.sql(
+      "CREATE FUNCTION relabel() RETURNS trigger AS $$ BEGIN NEW.label := 'other'; RETURN NEW; "
+      "END $$ LANGUAGE plpgsql");
+  (void)backend.sql(
+      "CREATE TRIGGER relabel BEFORE INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION relabel()");
+  try {
+    (void)bg::server::migrate_to_postgres(path, backend.url);
+    FAIL("a copy whose sessions differ was kept");
+  } catch (const storage_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("the session of account"));
+    CHECK_THAT(e.what(), Catch::Contains("nothing was copied"));
+  }
+  CHECK(backend.sql("SELECT count(*) FROM sessions") == "0");
+  CHECK(backend.sql("SELECT count(*) FROM accounts") == "0");
 }
 
 TEST_CASE("postgres: migrate refuses a target that is not empty and changes nothing in it",

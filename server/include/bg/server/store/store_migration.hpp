@@ -26,6 +26,8 @@ struct migration_report {
   std::int64_t accounts_checked = 0;  ///< accounts read back equal, with their ratings
   /// Moderation records read back equal (all of them; bans and ignores too).
   std::int64_t moderation_checked = 0;
+  /// Remembered sign-ins read back equal (all of them).
+  std::int64_t sessions_checked = 0;
 };
 
 /// Copies the SQLite database at `sqlite_path` into the PostgreSQL database at `url`,
