@@ -11,6 +11,7 @@ import { AnalysisPage } from './analysis.js';
 import { nameWithRating, showPlayer, showLeaders } from './account.js';
 import { openNameMenu, closeNameMenu } from './moderation.js';
 import { playedTable, setupPlayComputer } from './bots.js';
+import { setupSeek } from './seek.js';
 import { button } from './dom.js';
 import { drawOnline, drawTables } from './lobby.js';
 import { sideOf } from './seats.js';
@@ -67,6 +68,7 @@ const app = {
   lastMatchOver: new Map(),
   back: 'lobby',
   playComputer: null, // the lobby's "Play the computer" form (bots.js)
+  seek: null, // the lobby's "Play now" form and its waiting line (seek.js)
   ignored: new Set(), // issue 13: lower-case names we /ignore (from the server's answers)
 };
 
@@ -271,6 +273,7 @@ const TABLE_REFUSALS = ['kicked', 'private_table'];
 
 function onError(msg) {
   app.playComputer?.done();
+  app.seek?.refused();
   // name_registered also comes after a reload whose token the server forgot: an
   // account's name needs its password again.
   // A resume token the server forgot (the name held no seat): the remembered sign-in
@@ -368,7 +371,8 @@ function onInfo(msg) {
   // Moderation answers and invitations (issue 13) carry no table: shown where we are.
   const here = ['ignore', 'ban', 'unban', 'close', 'invitation'].includes(msg.topic) ? app.table ?? '' : '';
   addLog(msg.table ?? here, 'info', msg.text);
-  const table = playedTable(msg); // the answer to "Play the computer": go to its table
+  app.seek?.update(msg); // "Play now": waiting, cancelled, or paired (topic "play")
+  const table = playedTable(msg); // the answer to "Play the computer" or "Play now": go to its table
   if (table) {
     app.playComputer?.done();
     enterTable(table);
@@ -695,6 +699,15 @@ function setup() {
   });
   setupNewTableDialog();
   $('to-lobby').addEventListener('click', () => showLobby());
+  app.seek = setupSeek({
+    form: $('seek-form'),
+    variant: $('seek-variant'),
+    match: $('seek-match'),
+    status: $('seek-status'),
+    text: $('seek-text'),
+    cancel: $('seek-cancel'),
+    sendLine,
+  });
   app.playComputer = setupPlayComputer({
     form: $('computer-form'),
     level: $('computer-level'),

@@ -14,6 +14,8 @@ command_place place_of(command_kind k) noexcept {
   switch (k) {
     case command_kind::tables:
     case command_kind::play_bot:
+    case command_kind::seek:
+    case command_kind::unseek:
       return command_place::lobby;
     case command_kind::whois:
     case command_kind::ratings:
@@ -157,6 +159,10 @@ std::string_view to_string(command_kind k) noexcept {
       return "sessions";
     case command_kind::signout:
       return "signout";
+    case command_kind::seek:
+      return "seek";
+    case command_kind::unseek:
+      return "unseek";
   }
   return "chat";
 }
@@ -193,7 +199,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 44> help_entries{{
+constexpr std::array<help_entry, 46> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -261,6 +267,12 @@ constexpr std::array<help_entry, 44> help_entries{{
     {"play", "/play bot [LEVEL] [standard|long] [match N|basis|off] [private]",
      "in the lobby: a new table where you play the computer at once (default: expert, "
      "standard, free play); others may watch it unless you say private"},
+    {"seek", "/seek [standard|long] [match N[,M...]] [clock MIN [DELAY]|any|off] [bot after S]",
+     "in the lobby: ask for an opponent near your rating (RULES.md S5); the server seats "
+     "you both at a new table when one is found and the match starts. Default: standard, "
+     "any of 5, 7, 3 or 1 points, any clock; bot after S: play the computer if nobody is "
+     "found in S seconds. /unseek withdraws it"},
+    {"unseek", "/unseek", "withdraw your /seek"},
     {"kick", "/kick NAME",
      "the table's owner only: send a spectator (or the other player before /start) away "
      "from the table; they may not come back for a while"},
@@ -285,6 +297,32 @@ bool is_bot_level(std::string_view word) {
 }
 
 /// The match option of `value` ("7", "basis", "off"), as /option match reads it.
+/// A whole number from `low` to `high` written in at most 3 digits, else nullopt.
+std::optional<int> number(std::string_view text, int low, int high) {
+  int n = 0;
+  const auto* first = text.data();
+  const auto* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, n);
+  if (text.empty() || text.size() > 3 || ec != std::errc{} || ptr != last || n < low || n > high)
+    return std::nullopt;
+  return n;
+}
+
+/// /seek's `match N[,M…]`: at most max_seek_lengths lengths from 1 to 64, no repeats,
+/// in the order given; nullopt when `text` is not that.
+std::optional<std::vector<int>> seek_lengths(std::string_view text) {
+  std::vector<int> out;
+  while (true) {
+    const auto comma = text.find(',');
+    const auto n = number(text.substr(0, comma), 1, 64);
+    if (!n || std::find(out.begin(), out.end(), *n) != out.end()) return std::nullopt;
+    out.push_back(*n);
+    if (out.size() > max_seek_lengths) return std::nullopt;
+    if (comma == std::string_view::npos) return out;
+    text.remove_prefix(comma + 1);
+  }
+}
+
 std::optional<engine::match_options> match_value(std::string_view value) {
   engine::match_options m;
   if (value == "basis") {
@@ -495,6 +533,64 @@ engine::result<command> parse_line(std::string_view line) {
     }
     return c;
   }
+  if (name == "seek") {
+    // /seek [VARIANT] [match N[,M…]] [clock MIN [DELAY]|any|off] [bot after SECONDS], the
+    // parts in any order, each once (RULES.md S5).
+    const std::string usage =
+        "/seek takes a variant, match lengths, a clock and a computer player's wait, e.g. "
+        "/seek standard match 5,7 clock 5 12 bot after 60 (each part may be left out)";
+    c.kind = command_kind::seek;
+    bool variant = false;
+    bool match = false;
+    bool clock = false;
+    for (std::size_t i = 0; i < args; ++i) {
+      const auto w = arg(i);
+      if (const auto v = engine::variant_from_string(w); !variant && v) {
+        c.game_variant = *v;
+        variant = true;
+      } else if (!match && w == "match" && i + 1 < args) {
+        const auto lengths = seek_lengths(arg(++i));
+        if (!lengths)
+          return bad("match takes up to " + std::to_string(max_seek_lengths) +
+                     " different lengths from 1 to 64, e.g. match 5 or match 3,5,7");
+        c.lengths = *lengths;
+        match = true;
+      } else if (!clock && w == "clock" && i + 1 < args) {
+        clock = true;
+        const auto what = arg(++i);
+        if (what == "any") continue;
+        c.any_clock = false;
+        if (what == "off" || what == "none") {
+          c.clock = clock_option{0, default_clock_delay_seconds};
+          continue;
+        }
+        const auto m = number(what, 1, max_clock_minutes);
+        if (!m) return bad(usage);
+        c.clock = clock_option{*m, default_clock_delay_seconds};
+        if (i + 1 < args) {
+          if (const auto d = number(arg(i + 1), 0, max_clock_delay_seconds)) {
+            c.clock.delay_seconds = *d;
+            ++i;
+          }
+        }
+      } else if (c.bot_after_seconds == 0 && w == "bot" && i + 2 < args && arg(i + 1) == "after") {
+        const auto n = number(arg(i + 2), 1, max_seek_bot_after_seconds);
+        if (!n)
+          return bad("bot after takes seconds from 1 to " +
+                     std::to_string(max_seek_bot_after_seconds));
+        c.bot_after_seconds = *n;
+        i += 2;
+      } else {
+        return bad(usage);
+      }
+    }
+    return c;
+  }
+  if (name == "unseek") {
+    if (args != 0) return bad("/unseek takes nothing");
+    c.kind = command_kind::unseek;
+    return c;
+  }
   // Moderation (issue 13): one name each, kept as typed (the server checks it).
   const auto one_name = [&](command_kind k, const char* usage) -> engine::result<command> {
     if (args != 1) return bad(usage);
@@ -645,17 +741,6 @@ engine::result<command> parse_line(std::string_view line) {
         c.clock = clock_option{0, default_clock_delay_seconds};
         return c;
       }
-      // A whole number from `low` to `high` written in at most 3 digits, else nullopt.
-      auto number = [](const std::string& text, int low, int high) -> std::optional<int> {
-        int n = 0;
-        const auto* first = text.data();
-        const auto* last = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(first, last, n);
-        if (text.empty() || text.size() > 3 || ec != std::errc{} || ptr != last || n < low ||
-            n > high)
-          return std::nullopt;
-        return n;
-      };
       const auto m = number(minutes, 1, max_clock_minutes);
       if (!m) return bad(usage);
       int delay = default_clock_delay_seconds;

@@ -28,7 +28,9 @@ namespace bg::fuzz {
 inline bool same_command(const protocol::command& a, const protocol::command& b) {
   return a.kind == b.kind && a.text == b.text && a.seat == b.seat && a.match == b.match &&
          a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind &&
-         a.clock == b.clock && a.new_password == b.new_password && a.ban_hours == b.ban_hours;
+         a.clock == b.clock && a.new_password == b.new_password && a.ban_hours == b.ban_hours &&
+         a.lengths == b.lengths && a.any_clock == b.any_clock &&
+         a.bot_after_seconds == b.bot_after_seconds;
 }
 
 inline bool same_result(const engine::result<protocol::command>& a,
@@ -133,6 +135,19 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/play bot " + c.text + " " + string(engine::to_string(c.game_variant)) + " match " +
              match;
     }
+    case command_kind::seek: {
+      std::string line = "/seek " + string(engine::to_string(c.game_variant));
+      for (std::size_t i = 0; i < c.lengths.size(); ++i)
+        line += (i == 0 ? " match " : ",") + std::to_string(c.lengths[i]);
+      if (!c.any_clock)
+        line += c.clock.minutes == 0 ? std::string(" clock off")
+                                     : " clock " + std::to_string(c.clock.minutes) + " " +
+                                           std::to_string(c.clock.delay_seconds);
+      if (c.bot_after_seconds > 0) line += " bot after " + std::to_string(c.bot_after_seconds);
+      return line;
+    }
+    case command_kind::unseek:
+      return "/unseek";
     case command_kind::kick:
       return "/kick " + c.text;
     case command_kind::invite:

@@ -255,6 +255,47 @@ TEST_CASE("/play bot takes a level, a variant and a match in any order", "[proto
   }
 }
 
+TEST_CASE(
+    "S5 /seek takes a variant, match lengths, a clock and a computer player's wait in any "
+    "order",
+    "[protocol][command][S5]") {
+  const auto plain = ok("/seek");
+  CHECK(plain.kind == command_kind::seek);
+  CHECK(bg::protocol::place_of(plain.kind) == bg::protocol::command_place::lobby);
+  CHECK(plain.game_variant == variant::standard);
+  CHECK(plain.lengths.empty());  // the server's default set
+  CHECK(plain.any_clock);
+  CHECK(plain.bot_after_seconds == 0);
+
+  const auto full = ok("/seek long match 3,5,7 clock 5 20 bot after 60");
+  CHECK(full.game_variant == variant::long_nardy);
+  CHECK(full.lengths == std::vector<int>{3, 5, 7});
+  CHECK_FALSE(full.any_clock);
+  CHECK(full.clock == bg::protocol::clock_option{5, 20});
+  CHECK(full.bot_after_seconds == 60);
+
+  const auto shuffled = ok("/SEEK bot after 30 clock 3 match 7");
+  CHECK(shuffled.lengths == std::vector<int>{7});
+  CHECK(shuffled.clock == bg::protocol::clock_option{3, 12});  // the default delay
+  CHECK(shuffled.bot_after_seconds == 30);
+  CHECK(ok("/seek clock any").any_clock);
+  const auto untimed = ok("/seek clock off");
+  CHECK_FALSE(untimed.any_clock);
+  CHECK(untimed.clock.minutes == 0);
+  CHECK(ok("/seek match 1,2,3,4,5,6,7,8").lengths.size() == 8);
+
+  CHECK(ok("/unseek").kind == command_kind::unseek);
+  for (const char* bad :
+       {"/seek chess", "/seek match", "/seek match 0", "/seek match 65", "/seek match 5,5",
+        "/seek match 5,", "/seek match 1,2,3,4,5,6,7,8,9", "/seek clock", "/seek clock 0",
+        "/seek clock 241", "/seek clock 5 121", "/seek standard long", "/seek match 5 match 7",
+        "/seek bot after 0", "/seek bot after 3601", "/seek bot 30", "/seek clock any clock 5",
+        "/unseek now"}) {
+    INFO(bad);
+    CHECK(code_of(bad) == "bad_command");
+  }
+}
+
 TEST_CASE("the moderation commands parse with their arguments", "[protocol][command][moderation]") {
   // Names keep the case they were typed in (the server compares them by their key).
   CHECK(ok("/kick Mallory").kind == command_kind::kick);

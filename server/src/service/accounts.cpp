@@ -32,6 +32,7 @@ namespace bg::server {
 namespace asio = boost::asio;
 using nlohmann::json;
 using service_helpers::history_lines;
+using service_helpers::info_frame;
 using service_helpers::ratings_lines;
 using service_helpers::unix_ms_now;
 using service_helpers::whole_number;
@@ -66,16 +67,6 @@ std::optional<engine::error> password_problem(std::string_view password, std::st
   if (ascii_lower(password) == ascii_lower(name))
     return engine::make_error("weak_password", "a password must not be your name");
   return std::nullopt;
-}
-
-/// An `info` answer: `topic`, `text`, `data`, at `table` (absent in the lobby), with `re`.
-std::shared_ptr<const std::string> info_frame(std::string_view topic, std::string text, json data,
-                                              const std::optional<std::string>& table,
-                                              const std::optional<json>& re) {
-  json j{{"type", "info"}, {"topic", topic}, {"text", std::move(text)}, {"data", std::move(data)}};
-  if (table) j["table"] = *table;
-  if (re) j["re"] = *re;
-  return frame_of(j);
 }
 
 /// A new session credential (issue 27): 256 random bits from the operating system

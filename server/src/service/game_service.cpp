@@ -1436,7 +1436,14 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
     case protocol::command_kind::play_bot:
       on_play_bot(c, name, cmd, re, t0);
       return;  // the table's actor counts it once the table is written
-    default:   // command_place::table
+    case protocol::command_kind::seek:
+      if (!on_seek(c, name, cmd, re)) return;
+      pair_waiting_seeks();
+      break;
+    case protocol::command_kind::unseek:
+      if (!on_unseek(c, re)) return;
+      break;
+    default:  // command_place::table
       send_error(c, "no_table", "that command works at a table: enter one first", re);
       return;
   }
@@ -1549,6 +1556,7 @@ void game_service::on_close(const std::shared_ptr<client>& c) {
   std::vector<std::pair<std::shared_ptr<table_actor>, std::string>> leave;
   {
     std::lock_guard lock(mutex_);
+    drop_seek_of(c->id());  // S5: a request goes with its connection
     const auto gone = players_.close(c->id());
     if (!gone) return;
     // Issue 26: a name kept for its resume window is freed when the window ends.

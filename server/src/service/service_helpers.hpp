@@ -1,9 +1,9 @@
 #pragma once
 /// @file service_helpers.hpp
 /// Small helpers that the game service's files (game_service.cpp, hello.cpp,
-/// accounts.cpp, http_routes.cpp) share: numbers read from commands and URLs, the
-/// lengths of the account lists, a password's bytes cleared, the wall clock. Private to
-/// service/.
+/// accounts.cpp, http_routes.cpp, matchmaking.cpp) share: numbers read from commands and
+/// URLs, the lengths of the account lists, a password's bytes cleared, the wall clock,
+/// `info` answers. Private to service/.
 
 #include <sodium.h>
 
@@ -15,6 +15,10 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "bg/server/table/frames.hpp"
 
 namespace bg::server::service_helpers {
 
@@ -49,6 +53,18 @@ inline std::optional<std::int64_t> whole_number(const std::string& text, std::in
 inline void wipe(std::string& secret) {
   if (!secret.empty()) sodium_memzero(secret.data(), secret.size());
   secret.clear();
+}
+
+/// An `info` answer: `topic`, `text`, `data`, at `table` (absent in the lobby), with `re`.
+inline std::shared_ptr<const std::string> info_frame(std::string_view topic, std::string text,
+                                                     nlohmann::json data,
+                                                     const std::optional<std::string>& table,
+                                                     const std::optional<nlohmann::json>& re) {
+  nlohmann::json j{
+      {"type", "info"}, {"topic", topic}, {"text", std::move(text)}, {"data", std::move(data)}};
+  if (table) j["table"] = *table;
+  if (re) j["re"] = *re;
+  return frame_of(j);
 }
 
 /// Now in ms since the Unix epoch.

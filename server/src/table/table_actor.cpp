@@ -884,6 +884,84 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
          [&host = host_, t0] { host.counters().command("play_bot", clock_type::now() - t0); });
 }
 
+void table_actor::seat_pair(const std::shared_ptr<client>& red, std::string red_name,
+                            const std::shared_ptr<client>& black, std::string black_name,
+                            engine::variant game_variant, seek_terms terms) {
+  asio::dispatch(strand_, [self = shared_from_this(), red, red_name = std::move(red_name), black,
+                           black_name = std::move(black_name), game_variant, terms] {
+    self->run({[self, red, red_name, black, black_name, game_variant, terms] {
+                 self->do_seat_pair(red, red_name, black, black_name, game_variant, terms);
+               },
+               red, no_re});
+  });
+}
+
+namespace {
+
+/// The `info` (topic "play") that tells `name` where their /seek found them a match:
+/// the table, the opponent and the side.
+json paired_info(const std::string& table, const std::string& opponent, const char* side,
+                 const seek_terms& terms) {
+  return json{{"type", "info"},
+              {"table", table},
+              {"topic", "play"},
+              {"text", "your /seek found " + opponent + ": you play " + side + " at table " +
+                           table + ", a match to " + std::to_string(terms.length) +
+                           (terms.length == 1 ? " point" : " points") + "; it has started"},
+              {"data", {{"table", table}, {"opponent", opponent}, {"side", side}}}};
+}
+
+}  // namespace
+
+void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::string& red_name,
+                               const std::shared_ptr<client>& black, const std::string& black_name,
+                               engine::variant game_variant, const seek_terms& terms) {
+  --pending;
+  auto o = table_->enter(red_name);
+  if (!o.refused) o.append(table_->enter(black_name));
+  if (o.refused) {  // never: a new table admits two people
+    finish(red, o, no_re, false, nullptr);
+    return;
+  }
+  members_[red->id()] = member{red_name, red};
+  members_[black->id()] = member{black_name, black};
+  auto join_red = command_of(protocol::command_kind::join);
+  join_red.seat = engine::side::red;
+  auto join_black = command_of(protocol::command_kind::join);
+  join_black.seat = engine::side::black;
+  auto variant = command_of(protocol::command_kind::option_variant);
+  variant.game_variant = game_variant;
+  auto match = command_of(protocol::command_kind::option_match);
+  match.match = engine::match_options{game_variant, engine::match_kind::points, terms.length};
+  auto clock = command_of(protocol::command_kind::option_clock);
+  if (terms.clock) clock.clock = *terms.clock;
+  // Red (the longer waiter) owns the table and sets its options (issue 13).
+  std::vector<std::pair<const std::string*, const protocol::command*>> steps{
+      {&red_name, &join_red}, {&black_name, &join_black}};
+  if (game_variant != engine::variant::standard) steps.emplace_back(&red_name, &variant);
+  steps.emplace_back(&red_name, &match);
+  if (terms.clock && terms.clock->minutes > 0) steps.emplace_back(&red_name, &clock);
+  const auto start = command_of(protocol::command_kind::start);
+  steps.emplace_back(&red_name, &start);
+  for (const auto& [who, step] : steps) {
+    auto next = table_->handle(*who, *step);
+    if (next.refused) {  // what happened so far is written; both hear why the rest did not
+      finish(red, o, no_re, true, nullptr);
+      for (const auto& c : {red, black}) {
+        host_.counters().error(next.refused->code);
+        c->send(frame_of(
+            protocol::error_message(next.refused->code, next.refused->message, std::nullopt)));
+      }
+      return;
+    }
+    o.append(std::move(next));
+  }
+  o.out.push_back(
+      delivery{delivery::audience::actor, paired_info(table_->name(), black_name, "red", terms)});
+  o.notices.emplace_back(black_name, paired_info(table_->name(), red_name, "black", terms));
+  finish(red, o, no_re, true, nullptr);
+}
+
 void table_actor::ask_bot() {
   if (stopped_ || writing_ || bot_busy_) return;
   auto turn = next_bot_turn(*table_);

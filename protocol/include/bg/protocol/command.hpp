@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bg/engine/error.hpp"
 #include "bg/engine/game_result.hpp"
@@ -66,6 +67,10 @@ enum class command_kind : unsigned char {
   // Sessions (issue 27).
   sessions,  ///< /sessions: the account's remembered sign-ins
   signout,   ///< /signout [all|ID]: `text` is "" (this one), "all", or the id's digits
+  // Matchmaking (RULES.md S5).
+  seek,    ///< /seek [VARIANT] [match N[,M…]] [clock MIN [DELAY]|any|off] [bot after S]:
+           ///< `game_variant`, `lengths`, `any_clock` / `clock`, `bot_after_seconds`
+  unseek,  ///< /unseek: withdraw one's /seek
 };
 
 /// The longest ban /ban takes, in hours (ten years); without HOURS a ban lasts until
@@ -76,6 +81,11 @@ inline constexpr double max_ban_hours = 87'600.0;
 /// levels, weakest first); /bot alone means "expert".
 inline constexpr std::array<std::string_view, 5> bot_levels{"beginner", "intermediate", "advanced",
                                                             "expert", "worldclass"};
+/// The most match lengths one /seek names (`match 1,3,5,7,9,11,13,15`).
+inline constexpr std::size_t max_seek_lengths = 8;
+/// The longest wait /seek's `bot after SECONDS` takes, in seconds.
+inline constexpr int max_seek_bot_after_seconds = 3600;
+
 /// The level of /bot and /play bot without one.
 inline constexpr std::string_view default_bot_level = "expert";
 
@@ -127,6 +137,14 @@ struct command {
   /// /ban: the ban's length in hours (decimals allowed: 0.5 is 30 minutes), above 0 and
   /// at most max_ban_hours; 0 when no HOURS was given (the ban lasts until /unban).
   double ban_hours = 0.0;
+  /// /seek: the match lengths accepted, in order of preference; empty when none was
+  /// named (the server's default set).
+  std::vector<int> lengths;
+  /// /seek: any clock is accepted (`clock any`, or no clock named); false: `clock` is
+  /// the one asked for (minutes 0: no clock).
+  bool any_clock = true;
+  /// /seek: play a computer player after this many seconds unmatched; 0: never.
+  int bot_after_seconds = 0;
 };
 
 /// Parses one line typed at a table or in the lobby. Command names are

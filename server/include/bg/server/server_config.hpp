@@ -47,6 +47,9 @@ struct server_config {
   std::size_t max_tables_per_client = 20;
   std::size_t max_spectators = 200;    ///< --max-spectators: at one table
   std::size_t tables_page_size = 100;  ///< --tables-page-size: summaries per /tables answer
+  /// --max-seeks: /seek requests waiting at once, from everyone (RULES.md S5); one more
+  /// is refused (`too_many_seeks`).
+  std::size_t max_seeks = 1000;
   std::chrono::seconds lobby_chat_interval{1};  ///< --lobby-chat-interval: per player
   std::size_t lobby_chat_per_minute = 120;      ///< --lobby-chat-per-minute: everyone together
   std::size_t max_table_backlog = 512;          ///< --max-table-backlog: held during a write

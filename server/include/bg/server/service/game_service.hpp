@@ -31,6 +31,7 @@
 #include "bg/server/cluster/cluster_bus.hpp"
 #include "bg/server/cluster/cluster_node.hpp"
 #include "bg/server/lobby/lobby.hpp"
+#include "bg/server/lobby/matchmaking.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/players/auth_pool.hpp"
@@ -605,6 +606,24 @@ class game_service final : public service,
   /// Saves `rec` through the writer, then tells `table` (if it is still there) that
   /// the analysis is ready or failed.
   void store_analysis(analysis_record rec, std::string table);
+  // Matchmaking (RULES.md S5; matchmaking.cpp).
+  /// `/seek ...` from `c` (called `name`): its request waits (replacing the name's
+  /// earlier one) and is answered with `info` topic "seek" (status "waiting"); the
+  /// caller pairs the queue then (pair_waiting_seeks()). `too_many_seeks` past
+  /// --max-seeks. False when refused (answered with the error) or `c` is gone.
+  bool on_seek(const std::shared_ptr<client>& c, const std::string& name,
+               const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  /// `/unseek` from `c`: its request goes (`info` topic "seek", status "cancelled");
+  /// `not_seeking` when it has none. False when refused or `c` is gone.
+  bool on_unseek(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
+  /// Pairs the waiting requests now (pair_seeks(), S5) and seats each pair at a new table
+  /// where its match starts; gives a computer player to requests whose `bot after` wait
+  /// is over. Re-arms the queue's timer while requests wait.
+  void pair_waiting_seeks();
+  /// The request of connection `client_id` goes, if it has one (it went offline).
+  void drop_seek_of(std::uint64_t client_id);
+  /// What the waiting requests are, per variant: {"standard": n, "long": m}. Under mutex_.
+  [[nodiscard]] nlohmann::json seeks_waiting() const;
   /// `/play bot ...` from the lobby (issue 14): a new table with a fresh name, the
   /// player and the computer seated, options set, the match started.
   void on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
@@ -661,6 +680,22 @@ class game_service final : public service,
   lobby lobby_;
   std::map<std::string, std::shared_ptr<table_actor>> tables_;  // by table name
   std::uint64_t next_bot_table_ = 1;  ///< the number in the next /play bot table's name
+  /// One waiting /seek (S5): the request and the connection it came from.
+  struct waiting_seek {
+    seek_request request;
+    std::uint64_t client_id = 0;
+    std::weak_ptr<client> who;
+    std::shared_ptr<ignore_list> ignores;  ///< the names its player ignores (or null)
+    int bot_after_seconds = 0;             ///< 0: never a computer player
+  };
+  /// The waiting requests by name key: one per name, at most --max-seeks.
+  std::map<std::string, waiting_seek> seeks_;
+  /// Whom each name was last paired with by /seek (name key -> name as shown), for S5's
+  /// "not the same opponent twice in a row"; forgotten in full past 4 x --max-seeks.
+  std::map<std::string, std::string> last_opponents_;
+  /// The queue's timer (every seek_tick while requests wait); null when none wait.
+  std::shared_ptr<boost::asio::steady_timer> seek_timer_;
+  std::uint64_t next_seek_table_ = 1;  ///< the number in the next paired table's name
   /// Cluster (issue 26): tables this node claimed in the store for a message that makes
   /// them, not yet made: name -> {epoch, the row was made by this claim}. Taken by
   /// table_for(); at most --max-tables.

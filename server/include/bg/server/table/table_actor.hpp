@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bg/protocol/command.hpp"
+#include "bg/server/lobby/matchmaking.hpp"
 #include "bg/server/net/client.hpp"
 #include "bg/server/store/storage_writer.hpp"
 #include "bg/server/store/store.hpp"
@@ -76,6 +77,15 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   /// gets an `info` (topic "play", data {table, bot}) echoing `re`, then the state.
   void play_bot(const std::shared_ptr<client>& c, std::string name, protocol::command cmd,
                 clock_type::time_point t0, std::optional<nlohmann::json> re);
+  /// Matchmaking (RULES.md S5) at this new table: `red` (called `red_name`, the longer
+  /// waiter) and `black` enter and sit down on those sides, the variant, the match of
+  /// `terms.length` points and the clock of `terms` (none: no clock) are set and the
+  /// match starts, in one written change. Each gets an `info` (topic "play", data
+  /// {table, opponent, side}: red's at once, black's as a notice once written), then the
+  /// state.
+  void seat_pair(const std::shared_ptr<client>& red, std::string red_name,
+                 const std::shared_ptr<client>& black, std::string black_name,
+                 engine::variant game_variant, seek_terms terms);
   /// Cancels timers once every change is written (shutdown); `done` is called then,
   /// on the strand (never inline on the caller's thread when that is not the strand). Every change
   /// was saved before it was announced; a running clock is charged up to now and that snapshot is
@@ -172,6 +182,9 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void do_play_bot(const std::shared_ptr<client>& c, const std::string& name,
                    const protocol::command& cmd, clock_type::time_point t0,
                    const std::optional<nlohmann::json>& re);
+  void do_seat_pair(const std::shared_ptr<client>& red, const std::string& red_name,
+                    const std::shared_ptr<client>& black, const std::string& black_name,
+                    engine::variant game_variant, const seek_terms& terms);
 
   // Computer players (issue 14). A bot's decision is asked after every written change
   // (and after a restore); its answer comes back to the strand and goes through

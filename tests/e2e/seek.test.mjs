@@ -1,0 +1,64 @@
+// Browser end-to-end test of "Play now" (matchmaking, RULES.md S5), in real headless
+// Chromium against the real gammond.
+//
+//   node seek.test.mjs <path/to/gammond> <build-dir>
+//
+// carol clicks "Play now" for long backgammon: the lobby says she is looking for an
+// opponent, with the time she has waited; Cancel withdraws it and the button works
+// again. alice then asks for a 1-point match and waits; bob clicks "Play now" with the
+// default lengths: both pages go to the same new table by themselves, alice red (the
+// longer waiter) and bob black, and the match has started. Screenshots go to
+// <build-dir>/e2e/seek/.
+
+import { harness } from './harness.mjs';
+
+const h = await harness('seek', { timeLimitMs: 90_000 });
+const { log, check, login, shot } = h;
+
+/** The state of the table on screen, as the client keeps it. */
+const stateOf = (page) => page.evaluate(() => window.gammond.states.get(window.gammond.table));
+
+await h.main(async () => {
+  const base = await h.startServer([]);
+  log(`gammond at ${base}`);
+
+  // Waiting, then Cancel.
+  const carol = await h.newPage('carol');
+  await login(carol, base, 'carol');
+  await carol.waitForSelector('#seek-form button[data-cmd="seek"]');
+  await carol.selectOption('#seek-variant', 'long');
+  await carol.click('#seek-form button[data-cmd="seek"]');
+  await carol.waitForSelector('#seek-status:not([hidden])');
+  const waiting = await carol.textContent('#seek-text');
+  check(waiting.includes('Looking for an opponent') && waiting.includes('long backgammon'),
+    `carol's page says she waits ("${waiting}")`);
+  check(await carol.isDisabled('#seek-form button[data-cmd="seek"]'), 'the button waits with her');
+  await carol.waitForFunction(() => /0:0[1-9]/.test(document.querySelector('#seek-text').textContent));
+  log('the time waited counts up');
+  await shot(carol, 'waiting.png');
+  await carol.click('#seek-cancel');
+  await carol.waitForSelector('#seek-status', { state: 'hidden' });
+  check(!(await carol.isDisabled('#seek-form button[data-cmd="seek"]')), 'after Cancel the button works again');
+
+  // A pair: alice (1 point) waits first, bob (any of 5, 7, 3 or 1) comes.
+  const alice = await h.newPage('alice');
+  await login(alice, base, 'alice');
+  await alice.selectOption('#seek-match', '1');
+  await alice.click('#seek-form button[data-cmd="seek"]');
+  await alice.waitForSelector('#seek-status:not([hidden])');
+  const bob = await h.newPage('bob');
+  await login(bob, base, 'bob');
+  await bob.click('#seek-form button[data-cmd="seek"]');
+  for (const page of [alice, bob]) {
+    await page.waitForSelector('#table:not([hidden]) #board .point');
+    await page.waitForFunction(() => (window.gammond.states.get(window.gammond.table)?.game_number ?? 0) >= 1);
+  }
+  const tableA = await alice.textContent('#table-name');
+  const tableB = await bob.textContent('#table-name');
+  check(tableA.startsWith('match-') && tableA === tableB, `both pages went to the same new table ("${tableA}", "${tableB}")`);
+  const st = await stateOf(bob);
+  check(st.players.red === 'alice' && st.players.black === 'bob', `alice is red, bob black (${JSON.stringify(st.players)})`);
+  check(st.options.match === 1, `the match is to 1 point, what both accept (${st.options.match})`);
+  check(await alice.isHidden('#seek-status'), "alice's waiting line is gone");
+  await shot(bob, 'paired.png');
+});
