@@ -1,9 +1,10 @@
 // The game service's matchmaking (RULES.md S5): the queue of /seek requests, its
 // pairing (lobby/matchmaking.hpp decides; this file seats the pairs) and its timer.
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -154,18 +155,20 @@ void game_service::pair_waiting_seeks() {
     const auto now = seek_request::clock_type::now();
     std::vector<seek_request> requests;
     std::vector<std::string> keys;
+    // The ignore checks' index: a request's name -> its ignore list and its name key.
+    std::unordered_map<std::string, std::pair<const ignore_list*, const std::string*>> by_name;
     for (const auto& [key, s] : seeks_) {
       requests.push_back(s.request);
       keys.push_back(key);
+      by_name.emplace(s.request.name, std::pair{s.ignores.get(), &key});
     }
+    // pair_seeks() asks this for pairs of requests: two lookups each, not a search (the
+    // queue may hold --max-seeks requests, all under the service's mutex).
     const auto ignores = [&](const std::string& who, const std::string& whom) {
-      const auto w = std::find_if(requests.begin(), requests.end(),
-                                  [&](const seek_request& r) { return r.name == who; });
-      const auto m = std::find_if(requests.begin(), requests.end(),
-                                  [&](const seek_request& r) { return r.name == whom; });
-      if (w == requests.end() || m == requests.end()) return false;
-      const auto& list = seeks_.at(keys[static_cast<std::size_t>(w - requests.begin())]).ignores;
-      return list && list->ignores(keys[static_cast<std::size_t>(m - requests.begin())]);
+      const auto w = by_name.find(who);
+      const auto m = by_name.find(whom);
+      if (w == by_name.end() || m == by_name.end() || w->second.first == nullptr) return false;
+      return w->second.first->ignores(*m->second.second);
     };
     for (const auto& p : pair_seeks(requests, now, ignores)) {
       auto red_it = seeks_.find(keys[p.red]);
