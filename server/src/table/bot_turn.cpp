@@ -4,16 +4,6 @@
 
 namespace bg::server {
 
-namespace {
-
-protocol::command command_of(protocol::command_kind k) {
-  protocol::command c;
-  c.kind = k;
-  return c;
-}
-
-}  // namespace
-
 std::optional<bot_turn> next_bot_turn(const table& t) {
   const auto& m = t.current_match();
   if (!m) return std::nullopt;
@@ -42,15 +32,15 @@ std::optional<bot_turn> next_bot_turn(const table& t) {
   turn.name = t.seats()[static_cast<std::size_t>(engine::index_of(*who))]->name;
   turn.level = *t.bot_level(*who);
   if (phase == match_phase::opening) {
-    turn.now = command_of(protocol::command_kind::roll);
+    turn.now = protocol::command_of(protocol::command_kind::roll);
     return turn;
   }
   if (phase == match_phase::game_over) {
-    turn.now = command_of(protocol::command_kind::continue_session);
+    turn.now = protocol::command_of(protocol::command_kind::continue_session);
     return turn;
   }
   if (phase == match_phase::roll && !m->may_double(*who)) {
-    turn.now = command_of(protocol::command_kind::roll);
+    turn.now = protocol::command_of(protocol::command_kind::roll);
     return turn;
   }
   auto s = bots::situation_of(*m, *who);

@@ -626,6 +626,20 @@ void table_actor::remove_members(const std::vector<std::string>& names) {
   }
 }
 
+void table_actor::add_deliveries(outbox& sends, table_outcome& o,
+                                 const std::shared_ptr<client>& actor,
+                                 const std::optional<json>& re, bool& answered) const {
+  for (auto& d : o.out) {
+    if (d.to == delivery::audience::actor) {
+      if (re) d.message["re"] = *re;
+      answered = true;
+      sends.add(actor, frame_of(d.message));
+    } else {
+      to_members(sends, d);
+    }
+  }
+}
+
 /// The frames of the change `o` for everyone present: the table's messages, then the
 /// new state (the actor's copy with `re`), gathered per client. Sets `answered` when
 /// the actor got its reply.
@@ -634,15 +648,7 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
                                                const std::optional<json>& re, bool& answered) {
   auto sends = std::make_shared<outbox>();
   const std::uint64_t actor_id = actor ? actor->id() : 0;
-  for (auto& d : o.out) {
-    if (d.to == delivery::audience::actor) {
-      if (re) d.message["re"] = *re;
-      answered = true;
-      sends->add(actor, frame_of(d.message));
-    } else {
-      to_members(*sends, d);
-    }
-  }
+  add_deliveries(*sends, o, actor, re, answered);
   // Issue 13: those sent away (kicked, or the table closed) heard the events; they are
   // no longer members and get no state.
   remove_members(o.removed);
@@ -702,15 +708,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
   }
   auto sends = std::make_shared<outbox>();
   bool answered = false;
-  for (auto& d : o.out) {
-    if (d.to == delivery::audience::actor) {
-      if (re) d.message["re"] = *re;
-      answered = true;
-      sends->add(actor, frame_of(d.message));
-    } else {
-      to_members(*sends, d);
-    }
-  }
+  add_deliveries(*sends, o, actor, re, answered);
   if (always_state_to_actor || (re && !answered)) {
     std::string st = table_->state_text();
     sends->add(actor,
@@ -796,16 +794,6 @@ void table_actor::announce(announcement& a, write_result& r) {
 // ------------------------------------------------------------------------------------
 // Computer players (issue 14)
 
-namespace {
-
-protocol::command command_of(protocol::command_kind k) {
-  protocol::command c;
-  c.kind = k;
-  return c;
-}
-
-}  // namespace
-
 void table_actor::play_bot(const std::shared_ptr<client>& c, std::string name,
                            protocol::command cmd, clock_type::time_point t0,
                            std::optional<json> re) {
@@ -826,18 +814,18 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
     return;
   }
   members_[c->id()] = member{name, c};
-  protocol::command join = command_of(protocol::command_kind::join);
-  protocol::command bot = command_of(protocol::command_kind::bot);
+  protocol::command join = protocol::command_of(protocol::command_kind::join);
+  protocol::command bot = protocol::command_of(protocol::command_kind::bot);
   bot.text = cmd.text;
-  protocol::command variant = command_of(protocol::command_kind::option_variant);
+  protocol::command variant = protocol::command_of(protocol::command_kind::option_variant);
   variant.game_variant = cmd.game_variant;
-  protocol::command match = command_of(protocol::command_kind::option_match);
+  protocol::command match = protocol::command_of(protocol::command_kind::option_match);
   match.match = cmd.match;
   std::optional<engine::error> refused;
   // A new table plays standard free play: only other options are set (and announced).
   // The human who asked owns it (issue 13); others may watch unless they asked for it
   // private (`/play bot ... private`, issue 27).
-  protocol::command hidden = command_of(protocol::command_kind::option_private);
+  protocol::command hidden = protocol::command_of(protocol::command_kind::option_private);
   hidden.flag = true;
   // The variant before the bot, so that the computer player of that variant sits down.
   std::vector<const protocol::command*> steps;
@@ -855,7 +843,7 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
     o.append(std::move(next));
   }
   if (!refused) {
-    auto started = table_->handle(name, command_of(protocol::command_kind::start));
+    auto started = table_->handle(name, protocol::command_of(protocol::command_kind::start));
     if (started.refused) {
       refused = started.refused;
     } else {
@@ -925,15 +913,15 @@ void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::st
   }
   members_[red->id()] = member{red_name, red};
   members_[black->id()] = member{black_name, black};
-  auto join_red = command_of(protocol::command_kind::join);
+  auto join_red = protocol::command_of(protocol::command_kind::join);
   join_red.seat = engine::side::red;
-  auto join_black = command_of(protocol::command_kind::join);
+  auto join_black = protocol::command_of(protocol::command_kind::join);
   join_black.seat = engine::side::black;
-  auto variant = command_of(protocol::command_kind::option_variant);
+  auto variant = protocol::command_of(protocol::command_kind::option_variant);
   variant.game_variant = game_variant;
-  auto match = command_of(protocol::command_kind::option_match);
+  auto match = protocol::command_of(protocol::command_kind::option_match);
   match.match = engine::match_options{game_variant, engine::match_kind::points, terms.length};
-  auto clock = command_of(protocol::command_kind::option_clock);
+  auto clock = protocol::command_of(protocol::command_kind::option_clock);
   if (terms.clock) clock.clock = *terms.clock;
   // Red (the longer waiter) owns the table and sets its options (issue 13).
   std::vector<std::pair<const std::string*, const protocol::command*>> steps{
@@ -941,7 +929,7 @@ void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::st
   if (game_variant != engine::variant::standard) steps.emplace_back(&red_name, &variant);
   steps.emplace_back(&red_name, &match);
   if (terms.clock && terms.clock->minutes > 0) steps.emplace_back(&red_name, &clock);
-  const auto start = command_of(protocol::command_kind::start);
+  const auto start = protocol::command_of(protocol::command_kind::start);
   steps.emplace_back(&red_name, &start);
   for (const auto& [who, step] : steps) {
     auto next = table_->handle(*who, *step);
@@ -1064,21 +1052,21 @@ void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
   const auto asked = turn.ask ? turn.ask->asked : bots::question::play;
   switch (asked) {
     case bots::question::double_or_roll:
-      instead = command_of(protocol::command_kind::roll);
+      instead = protocol::command_of(protocol::command_kind::roll);
       what = "it rolls without doubling";
       break;
     case bots::question::take_or_drop:
-      instead = command_of(protocol::command_kind::drop);
+      instead = protocol::command_of(protocol::command_kind::drop);
       what = "it drops";
       break;
     case bots::question::accept_or_reject:
-      instead = command_of(protocol::command_kind::accept);
+      instead = protocol::command_of(protocol::command_kind::accept);
       what = "it accepts the resignation";
       break;
     case bots::question::play: {
       // All the game could still cost it: a single game once a checker is off, else a
       // backgammon (long nardy: mars), as a forfeit scores (S3).
-      instead = command_of(protocol::command_kind::resign);
+      instead = protocol::command_of(protocol::command_kind::resign);
       const bool off = turn.ask && turn.ask->position.mover(engine::off_index) > 0;
       const bool standard = !turn.ask || turn.ask->game_variant == engine::variant::standard;
       instead.resign_kind = off        ? engine::win_kind::single

@@ -147,6 +147,14 @@ struct command {
   int bot_after_seconds = 0;
 };
 
+/// A command of kind `k` with every argument at its default (what a server sends a table
+/// on a player's behalf: /start, /roll, /join and so on, arguments set by the caller).
+[[nodiscard]] inline command command_of(command_kind k) {
+  command c;
+  c.kind = k;
+  return c;
+}
+
 /// Parses one line typed at a table or in the lobby. Command names are
 /// case-insensitive; arguments are separated by spaces; the arguments of /move, /whois,
 /// /history and /password keep the case they were typed in (for /ratings, `game_variant`

@@ -213,6 +213,10 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void to_members(outbox& sends, const delivery& d) const;
   /// Forgets the members called one of `names` (sent away from the table, issue 13).
   void remove_members(const std::vector<std::string>& names);
+  /// The deliveries of `o` into `sends`: those to the actor with `re` added (and
+  /// `answered` set), the others to every member (to_members()).
+  void add_deliveries(outbox& sends, table_outcome& o, const std::shared_ptr<client>& actor,
+                      const std::optional<nlohmann::json>& re, bool& answered) const;
   std::shared_ptr<outbox> frames_of(table_outcome& o, const std::shared_ptr<client>& actor,
                                     const std::optional<nlohmann::json>& re, bool& answered);
   /// Answers what the table returned for a message of `actor` (its id `re`): a refusal
