@@ -65,12 +65,7 @@ table_outcome table::settle_clock() {
   if (m.phase() == engine::match_phase::game_over) {
     // Between basis games: the one the session waited for ends it.
     (void)m.stop_session(s);
-    event(o, {{"event", "stopped"},
-              {"side", colour},
-              {"text", player_name(s) + " ran out of time: the session ends"}});
-    engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
-                         m.score(), true, false};
-    after_game(o, end);
+    session_stopped(o, s, player_name(s) + " ran out of time: the session ends");
     return o;
   }
   auto r = m.forfeit(s, engine::end_reason::time);
@@ -151,10 +146,7 @@ table_outcome table::forfeit_impl(side s, const std::string& why, const std::str
   if (m.phase() == engine::match_phase::game_over) {
     // Between basis games a player who is gone (or idle) ends the session.
     (void)m.stop_session(s);
-    event(o, {{"event", "stopped"}, {"side", engine::to_string(s)}, {"text", text}});
-    engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(),
-                         m.score(), true, false};
-    after_game(o, end);
+    session_stopped(o, s, text);
     return o;
   }
   auto r = m.forfeit(s);

@@ -285,13 +285,16 @@ table_outcome table::stop_session(side s) {
   auto r = m.stop_session(s);
   if (!r) return refuse(r.err().code, r.err().message);
   table_outcome o;
-  event(
-      o,
-      {{"event", "stopped"}, {"side", engine::to_string(s)}, {"text", me + " stops the session"}});
+  session_stopped(o, s, me + " stops the session");
+  return o;
+}
+
+void table::session_stopped(table_outcome& o, side s, std::string text) {
+  auto& m = *match_;
+  event(o, {{"event", "stopped"}, {"side", engine::to_string(s)}, {"text", std::move(text)}});
   engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(), m.score(),
                        true, false};
   after_game(o, end);  // only closes the match (no new game result)
-  return o;
 }
 
 // ------------------------------------------------------------------------------------

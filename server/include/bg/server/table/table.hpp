@@ -403,6 +403,10 @@ class table {
   /// /stop by `s` between basis games (R16): the session ends (events `stopped`,
   /// `match_over`).
   table_outcome stop_session(engine::side s);
+  /// A basis session just stopped by the player on `s` (R16; match::stop_session done):
+  /// event `stopped` with `text`, then the match closes (after_game with the last
+  /// result). Used by /stop, a loss on time and a forfeit between basis games.
+  void session_stopped(table_outcome& o, engine::side s, std::string text);
   /// After a game ended (or a basis session stopped): its result, then the end of the
   /// match, the next game or the basis question.
   void after_game(table_outcome& o, const engine::game_end& end);
