@@ -39,8 +39,8 @@ std::string lengths_text(const std::vector<int>& lengths) {
 }
 
 /// The `data` of an `info` topic "seek": the request as the server holds it.
-json seek_data(const char* status, const seek_request& r, int bot_after,
-               seek_request::clock_type::time_point now, json waiting) {
+json seek_data(const char* status, const seek_request& r, seek_request::clock_type::time_point now,
+               json waiting) {
   const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - r.since).count();
   const double window = seek_window(now - r.since);
   return json{
@@ -49,7 +49,7 @@ json seek_data(const char* status, const seek_request& r, int bot_after,
       {"lengths", r.lengths},
       {"clock", r.clock ? json{{"minutes", r.clock->minutes}, {"delay", r.clock->delay_seconds}}
                         : json(nullptr)},
-      {"bot_after", bot_after > 0 ? json(bot_after) : json(nullptr)},
+      {"bot_after", r.bot_after ? json(r.bot_after->count()) : json(nullptr)},
       {"rating", r.rating},
       {"window", std::isinf(window) ? json(nullptr) : json(window)},
       {"waited", waited},
@@ -95,7 +95,6 @@ bool game_service::on_seek(const std::shared_ptr<client>& c, const std::string& 
     w.client_id = c->id();
     w.who = c;
     w.ignores = s->ignores;
-    w.bot_after_seconds = cmd.bot_after_seconds;
     const auto& r = (seeks_[s->key] = std::move(w)).request;
     const std::string clock = !r.clock ? "any clock"
                               : r.clock->minutes == 0
@@ -107,7 +106,7 @@ bool game_service::on_seek(const std::shared_ptr<client>& c, const std::string& 
         "you wait for an opponent: " + std::string(engine::to_string(r.game_variant)) + ", " +
             lengths_text(r.lengths) + ", " + clock + "; ratings within 100 of yours at first, " +
             "wider as you wait (/unseek to stop)",
-        seek_data("waiting", r, cmd.bot_after_seconds, now, seeks_waiting()), std::nullopt, re));
+        seek_data("waiting", r, now, seeks_waiting()), std::nullopt, re));
   }
   return true;
 }
@@ -122,8 +121,8 @@ bool game_service::on_unseek(const std::shared_ptr<client>& c, const std::option
     c->send(frame_of(protocol::error_message("not_seeking", "you have no /seek waiting", re)));
     return false;
   }
-  const auto data = seek_data("cancelled", it->second.request, it->second.bot_after_seconds,
-                              seek_request::clock_type::now(), json());
+  const auto data =
+      seek_data("cancelled", it->second.request, seek_request::clock_type::now(), json());
   seeks_.erase(it);
   auto with_count = data;
   with_count["waiting"] = seeks_waiting();

@@ -686,7 +686,6 @@ class game_service final : public service,
     std::uint64_t client_id = 0;
     std::weak_ptr<client> who;
     std::shared_ptr<ignore_list> ignores;  ///< the names its player ignores (or null)
-    int bot_after_seconds = 0;             ///< 0: never a computer player
   };
   /// The waiting requests by name key: one per name, at most --max-seeks.
   std::map<std::string, waiting_seek> seeks_;
