@@ -7,6 +7,8 @@
 // moderation log in the database, and the table chat's rate.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <map>
 #include <sstream>
 #include <string>
@@ -275,7 +277,12 @@ TEST_CASE(
       return heard(carol, "bob", "hello from bob");
     }));
   }
-  // A guest's list ends with the session
+  // A guest's list ends with the session (once the server has seen the connection
+  // close, which the client does not wait for: until then the name is in use)
+  CHECK(eventually([&] {
+    const auto online = bob.ok("", "/who")["data"]["online"];
+    return std::find(online.begin(), online.end(), json("alice")) == online.end();
+  }));
   {
     player alice(server.port(), "alice");
     CHECK(alice.ok("", "/ignore")["data"]["ignored"] == json::array());
