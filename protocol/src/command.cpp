@@ -16,6 +16,10 @@ command_place place_of(command_kind k) noexcept {
     case command_kind::play_bot:
     case command_kind::seek:
     case command_kind::unseek:
+    case command_kind::tournament:
+    case command_kind::tournaments:
+    case command_kind::register_tournament:
+    case command_kind::withdraw_tournament:
       return command_place::lobby;
     case command_kind::whois:
     case command_kind::ratings:
@@ -163,6 +167,14 @@ std::string_view to_string(command_kind k) noexcept {
       return "seek";
     case command_kind::unseek:
       return "unseek";
+    case command_kind::tournament:
+      return "tournament";
+    case command_kind::tournaments:
+      return "tournaments";
+    case command_kind::register_tournament:
+      return "register";
+    case command_kind::withdraw_tournament:
+      return "withdraw";
   }
   return "chat";
 }
@@ -199,7 +211,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 46> help_entries{{
+constexpr std::array<help_entry, 53> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -273,6 +285,19 @@ constexpr std::array<help_entry, 46> help_entries{{
      "any of 5, 7, 3 or 1 points, any clock; bot after S: play the computer if nobody is "
      "found in S seconds. /unseek withdraws it"},
     {"unseek", "/unseek", "withdraw your /seek"},
+    {"tournaments", "/tournaments", "the tournaments: upcoming, running and lately finished"},
+    {"tournament", "/tournament NAME", "a tournament: its rules, players, pairings and standings"},
+    {"tournament create",
+     "/tournament create NAME knockout|swiss|arena [rounds R] [minutes M] [variant V] [match N] "
+     "[clock MIN DELAY] [start +SECONDS|HH:MM] [min P] [max P] [unrated]",
+     "administrators (or players, where the host allows): a tournament; it starts at its start "
+     "time (UTC) with its players, or is cancelled under its minimum"},
+    {"tournament cancel", "/tournament cancel NAME", "its creator or an administrator: cancel it"},
+    {"tournament adjudicate", "/tournament adjudicate NAME TABLE WINNER REASON",
+     "administrators only: settle a pairing that cannot finish; the reason is logged"},
+    {"register", "/register TOURNAMENT", "enter a tournament before it starts"},
+    {"withdraw", "/withdraw [TOURNAMENT]",
+     "leave a tournament (once it runs, you forfeit the rest of it)"},
     {"kick", "/kick NAME",
      "the table's owner only: send a spectator (or the other player before /start) away "
      "from the table; they may not come back for a while"},
@@ -584,6 +609,30 @@ engine::result<command> parse_line(std::string_view line) {
         return bad(usage);
       }
     }
+    return c;
+  }
+  if (name == "tournament") {
+    // The rest of the line, as typed (names keep their case; the reason of an
+    // adjudication its blanks).
+    const std::string_view rest =
+        line.substr(static_cast<std::size_t>(words[0].data() - line.data()) + words[0].size());
+    auto t = parse_tournament(rest);
+    if (!t) return t.err();
+    c.kind = command_kind::tournament;
+    c.tournament = std::move(*t);
+    return c;
+  }
+  if (name == "tournaments") return no_args(command_kind::tournaments);
+  if (name == "register") {
+    if (args != 1) return bad("/register takes the tournament's name: /register spring");
+    c.kind = command_kind::register_tournament;
+    c.text = std::string(words[1]);
+    return c;
+  }
+  if (name == "withdraw") {
+    if (args > 1) return bad("/withdraw takes at most the tournament's name");
+    c.kind = command_kind::withdraw_tournament;
+    if (args == 1) c.text = std::string(words[1]);
     return c;
   }
   if (name == "unseek") {

@@ -399,6 +399,26 @@ std::vector<setting> table_settings() {
       {"max-seeks", "N", "matchmaking requests (/seek) waiting at once, from everyone",
        show_number(&server_config::max_seeks),
        integer_field(&server_config::max_seeks, 1, 1'000'000)},
+      {"tournament-creators", "WHO",
+       "who may create tournaments: admins, or registered (any logged-in account)",
+       show_text(&server_config::tournament_creators),
+       [](std::string_view text, server_config& config) -> problem {
+         if (text != "admins" && text != "registered") return "is not admins or registered";
+         config.tournament_creators = std::string(text);
+         return std::nullopt;
+       }},
+      {"max-tournaments", "N", "tournaments registering or running at once",
+       show_number(&server_config::max_tournaments),
+       integer_field(&server_config::max_tournaments, 1, 100'000)},
+      {"max-tournament-players", "N", "players in one tournament",
+       show_number(&server_config::max_tournament_players),
+       integer_field(&server_config::max_tournament_players, 2, 1024)},
+      {"max-registrations", "N", "open tournaments one name may be registered for",
+       show_number(&server_config::max_registrations),
+       integer_field(&server_config::max_registrations, 1, 1000)},
+      {"kept-tournaments", "N", "finished or cancelled tournaments kept for the pages and the API",
+       show_number(&server_config::kept_tournaments),
+       integer_field(&server_config::kept_tournaments, 1, 100'000)},
       {"lobby-chat-interval", "SECONDS", "a player's lobby chat lines are this far apart at least",
        show_number(&server_config::lobby_chat_interval),
        seconds_field(&server_config::lobby_chat_interval, 0, 3600)},
@@ -470,8 +490,8 @@ std::vector<setting> match_settings() {
        show_number(&server_config::idle_limit),
        seconds_field(&server_config::idle_limit, 1, one_year_seconds)},
       {"clock-minute-seconds", "SECONDS",
-       "the length of one minute of /option clock: 60 (tests only: shorter, so that a "
-       "bank runs out quickly)",
+       "the length of one minute of /option clock and of an arena: 60 (tests only: "
+       "shorter, so that a bank runs out quickly)",
        show_number(&server_config::clock_minute_seconds),
        integer_field(&server_config::clock_minute_seconds, 1, 60)},
       {"max-seed-bytes", "BYTES", "longest /seed text", show_number(&server_config::max_seed_bytes),

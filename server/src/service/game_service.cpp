@@ -101,7 +101,14 @@ game_service::game_service(const server_config& config, metrics& counters, asio:
   // A node of a cluster restores no table here: its cluster_node claims its own tables
   // (and those of dead nodes) at its first heartbeat, and they are rebuilt then.
   if (!config.cluster()) {
-    for (auto& saved : storage_->load_tables()) restore_saved(saved, 0);
+    for (auto& saved : storage_->load_tables()) {
+      if (saved.name.starts_with(tournament_row_prefix)) {
+        std::lock_guard lock(mutex_);
+        restore_tournament(saved, 0);
+      } else {
+        restore_saved(saved, 0);
+      }
+    }
   }
   metrics_.set_tables(tables_.size());
   start_analysis(std::move(parts.analysis));
@@ -483,6 +490,7 @@ void game_service::start(std::unique_ptr<cluster_node> node) {
     std::lock_guard lock(mutex_);
     for (auto& [name, actor] : tables_) actor->arm_timers();
   }
+  reconcile_tournaments();  // S6: a restart resumes each tournament where it was
   if (node) {
     start_cluster(std::move(node));
     start_bus();
@@ -548,6 +556,11 @@ void game_service::adopt(std::vector<claimed_table>& claimed) {
   {
     std::lock_guard lock(mutex_);
     for (auto& t : claimed) {
+      if (t.saved.name.starts_with(tournament_row_prefix)) {  // a tournament's director
+        if (restore_tournament(t.saved, t.epoch))
+          spdlog::info("cluster: tournament {} taken over at epoch {}", t.saved.name, t.epoch);
+        continue;
+      }
       if (const auto it = tables_.find(t.saved.name); it != tables_.end()) {
         // A copy here is older than this claim (the store gave the table to this node
         // at a new epoch): a table whose first write failed in a race with another node
@@ -570,6 +583,7 @@ void game_service::adopt(std::vector<claimed_table>& claimed) {
   }
   for (const auto& r : replaced) r->fence(/*release_holds=*/false);
   for (const auto& a : adopted) a->arm_timers();
+  reconcile_tournaments();
 }
 
 void game_service::adopt_one(claimed_table t) {
@@ -702,13 +716,13 @@ void game_service::take_back(const std::shared_ptr<client>& c, const std::string
 void game_service::route_to_owner(const std::shared_ptr<client>& c, const std::string& table,
                                   const table_owner& owner, const std::string& text,
                                   const std::optional<json>& id) {
-  using standing = table_owner::standing;
+  using owner_standing = table_owner::standing;
   switch (owner.standing_now(cluster_->heartbeat(), cluster_->lease())) {
-    case standing::live:
-    case standing::failing:
+    case owner_standing::live:
+    case owner_standing::failing:
       send_moved(c, table, owner, json::parse(text, nullptr, false));
       return;
-    case standing::dead:
+    case owner_standing::dead:
       break;
   }
   // Its node died: claim it now rather than at the next sweep, then handle the
@@ -1442,6 +1456,18 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       break;
     case protocol::command_kind::unseek:
       if (!on_unseek(c, re)) return;
+      break;
+    case protocol::command_kind::tournament:
+      on_tournament(c, name, cmd, re);
+      break;
+    case protocol::command_kind::tournaments:
+      on_tournaments(c, re);
+      break;
+    case protocol::command_kind::register_tournament:
+      on_register(c, name, cmd, re);
+      break;
+    case protocol::command_kind::withdraw_tournament:
+      on_withdraw(c, name, cmd, re);
       break;
     default:  // command_place::table
       send_error(c, "no_table", "that command works at a table: enter one first", re);

@@ -299,10 +299,26 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
     answer_api_ratings(query, reply);
     return true;
   }
+  constexpr std::string_view tournaments = "tournaments";
+  if (route == tournaments) {
+    answer_api_tournaments("", reply);
+    return true;
+  }
+  if (route.substr(0, tournaments.size() + 1) == "tournaments/") {
+    const auto rest = route.substr(tournaments.size() + 1);
+    const auto decoded = url_decode(rest, false);
+    if (!decoded || decoded->empty() || rest.find('/') != std::string_view::npos) {
+      reply(api_error(404, "unknown_tournament", "there is no tournament of that name"));
+      return true;
+    }
+    answer_api_tournaments(*decoded, reply);
+    return true;
+  }
   constexpr std::string_view players = "players/";
   if (route.substr(0, players.size()) != players) {
     reply(api_error(404, "not_found",
-                    "no such route: see /api/ratings, /api/players/NAME and /api/matches/ID"));
+                    "no such route: see /api/ratings, /api/players/NAME, /api/matches/ID and "
+                    "/api/tournaments"));
     return true;
   }
   answer_api_player(route.substr(players.size()), query, reply);

@@ -70,7 +70,9 @@ table_actor::table_actor(table_host& host, asio::io_context& io, std::unique_ptr
 }
 
 void table_actor::give_match_id() {
-  if (table_->wants_match_id()) table_->give_match_id(host_.reserve_match_id());
+  if (!table_->wants_match_id()) return;
+  const std::int64_t preset = std::exchange(preset_match_id_, 0);
+  table_->give_match_id(preset > 0 ? preset : host_.reserve_match_id());
 }
 
 /// Runs `w`; an exception escaping it is a bug: logged, answered with
@@ -568,7 +570,8 @@ table_write table_actor::write_of(table_outcome& o) const {
       w.account_keys[i] = host_.account_key_of(w.finished_match->players[i]);
     const auto& opts = w.finished_match->options;
     w.rated = opts.kind == engine::match_kind::points && opts.length >= 1 && w.winner &&
-              !w.account_keys[0].empty() && !w.account_keys[1].empty();
+              !w.account_keys[0].empty() && !w.account_keys[1].empty() &&
+              host_.rated_table(table_->name());
   }
   return w;
 }
@@ -749,6 +752,12 @@ void table_actor::write_then_announce(const std::shared_ptr<client>& actor, tabl
   a->analysis = analysis_job_of(o);
   table_write change = write_of(o);
   change.analyse_match = a->analysis.has_value();
+  if (change.finished_match) {
+    const auto& m = *change.finished_match;
+    a->finished = match_end{m.id, m.players, change.winner, engine::win_kind::single};
+    if (!m.games.empty() && m.games.back().result)
+      a->finished->deciding = m.games.back().result->kind;
+  }
   // Written before it is announced: the frames (and the lobby's summary, the seats
   // held and the game counts) are made once the commit is done, from the table as
   // written (nothing changes it meanwhile: later messages wait in the backlog) and
@@ -788,6 +797,7 @@ void table_actor::announce(announcement& a, write_result& r) {
   writing_ = false;
   forget_if_idle();
   if (a.analysis) host_.queue_analysis(std::move(*a.analysis));
+  if (a.finished) host_.match_ended(name(), *a.finished);
   written(*sends, a.answered_hook);
 }
 
@@ -948,6 +958,69 @@ void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::st
       delivery{delivery::audience::actor, paired_info(table_->name(), black_name, "red", terms)});
   o.notices.emplace_back(black_name, paired_info(table_->name(), red_name, "black", terms));
   finish(red, o, no_re, true, nullptr);
+}
+
+void table_actor::seat_tournament(std::string red, std::string black, engine::variant game_variant,
+                                  seek_terms terms, std::int64_t match_id, json pairing_message) {
+  asio::dispatch(
+      strand_, [self = shared_from_this(), red = std::move(red), black = std::move(black),
+                game_variant, terms, match_id, msg = std::move(pairing_message)] {
+        self->run({[self, red, black, game_variant, terms, match_id, msg] {
+                     self->do_seat_tournament(red, black, game_variant, terms, match_id, msg);
+                   },
+                   {},
+                   no_re});
+      });
+}
+
+void table_actor::do_seat_tournament(const std::string& red, const std::string& black,
+                                     engine::variant game_variant, const seek_terms& terms,
+                                     std::int64_t match_id, const json& pairing_message) {
+  --pending;
+  preset_match_id_ = match_id;
+  auto o = table_->enter(red);
+  if (!o.refused) o.append(table_->enter(black));
+  auto join_red = protocol::command_of(protocol::command_kind::join);
+  join_red.seat = engine::side::red;
+  auto join_black = protocol::command_of(protocol::command_kind::join);
+  join_black.seat = engine::side::black;
+  auto variant = protocol::command_of(protocol::command_kind::option_variant);
+  variant.game_variant = game_variant;
+  auto match = protocol::command_of(protocol::command_kind::option_match);
+  match.match = engine::match_options{game_variant, engine::match_kind::points, terms.length};
+  auto clock = protocol::command_of(protocol::command_kind::option_clock);
+  if (terms.clock) clock.clock = *terms.clock;
+  std::vector<std::pair<const std::string*, const protocol::command*>> steps{{&red, &join_red},
+                                                                             {&black, &join_black}};
+  if (game_variant != engine::variant::standard) steps.emplace_back(&red, &variant);
+  steps.emplace_back(&red, &match);
+  if (terms.clock && terms.clock->minutes > 0) steps.emplace_back(&red, &clock);
+  const auto start = protocol::command_of(protocol::command_kind::start);
+  steps.emplace_back(&red, &start);
+  for (const auto& [who, step] : steps) {
+    if (o.refused) break;
+    o.append(table_->handle(*who, *step));
+  }
+  if (o.refused) {  // never at a new table: logged, and what was done is written
+    spdlog::error("table {}: a tournament pairing could not start: {}", table_->name(),
+                  o.refused->message);
+    o.refused.reset();
+  }
+  // S3: both are away until they enter the table; the grace period runs from now.
+  o.append(table_->exit(red));
+  o.append(table_->exit(black));
+  for (const auto& [who, opponent, side] :
+       {std::tuple{&red, &black, "red"}, std::tuple{&black, &red, "black"}}) {
+    auto msg = pairing_message;
+    msg["opponent"] = *opponent;
+    msg["side"] = side;
+    msg["text"] = "tournament " + msg.value("tournament", std::string()) + ", round " +
+                  std::to_string(msg.value("round", 1)) + ": you play " + *opponent + " as " +
+                  side + " at table " + table_->name() +
+                  "; go to the table now (an absent player forfeits after the grace period)";
+    o.notices.emplace_back(*who, std::move(msg));
+  }
+  finish(nullptr, o, no_re, false, nullptr);
 }
 
 void table_actor::ask_bot() {

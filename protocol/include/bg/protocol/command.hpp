@@ -14,6 +14,7 @@
 #include "bg/engine/match.hpp"
 #include "bg/engine/side.hpp"
 #include "bg/engine/variant.hpp"
+#include "bg/protocol/tournament_command.hpp"
 
 namespace bg::protocol {
 
@@ -71,6 +72,11 @@ enum class command_kind : unsigned char {
   seek,    ///< /seek [VARIANT] [match N[,M…]] [clock MIN [DELAY]|any|off] [bot after S]:
            ///< `game_variant`, `lengths`, `any_clock` / `clock`, `bot_after_seconds`
   unseek,  ///< /unseek: withdraw one's /seek
+  // Tournaments (RULES.md S6).
+  tournament,           ///< /tournament create|cancel|show|adjudicate ...: `tournament`
+  tournaments,          ///< /tournaments: the list (upcoming, running, lately finished)
+  register_tournament,  ///< /register NAME: `text` is the tournament's name as typed
+  withdraw_tournament,  ///< /withdraw [NAME]: `text` is the name as typed, or ""
 };
 
 /// The longest ban /ban takes, in hours (ten years); without HOURS a ban lasts until
@@ -145,6 +151,8 @@ struct command {
   bool any_clock = true;
   /// /seek: play a computer player after this many seconds unmatched; 0: never.
   int bot_after_seconds = 0;
+  /// /tournament: what it asks for (tournament_command.hpp).
+  std::optional<tournament_command> tournament;
 };
 
 /// A command of kind `k` with every argument at its default (what a server sends a table

@@ -50,6 +50,20 @@ struct server_config {
   /// --max-seeks: /seek requests waiting at once, from everyone (RULES.md S5); one more
   /// is refused (`too_many_seeks`).
   std::size_t max_seeks = 1000;
+  /// --tournament-creators: who may /tournament create (RULES.md S6): "admins" or
+  /// "registered" (any logged-in account).
+  std::string tournament_creators = "admins";
+  /// --max-tournaments: tournaments registering or running at once; one more is refused
+  /// (`too_many_tournaments`).
+  std::size_t max_tournaments = 20;
+  /// --max-tournament-players: players one tournament admits at most (its `max P` may
+  /// be lower).
+  std::size_t max_tournament_players = 256;
+  /// --max-registrations: tournaments one name is registered for at once (open ones).
+  std::size_t max_registrations = 3;
+  /// --kept-tournaments: finished and cancelled tournaments kept (the newest), for the
+  /// tournaments page and the API; older ones are forgotten.
+  std::size_t kept_tournaments = 100;
   std::chrono::seconds lobby_chat_interval{1};  ///< --lobby-chat-interval: per player
   std::size_t lobby_chat_per_minute = 120;      ///< --lobby-chat-per-minute: everyone together
   std::size_t max_table_backlog = 512;          ///< --max-table-backlog: held during a write
@@ -75,8 +89,9 @@ struct server_config {
   /// --idle-limit: without a clock, a player who is to act and has not for this long may
   /// be claimed by the opponent (S3, /claim)
   std::chrono::seconds idle_limit{600};
-  /// --clock-minute-seconds: the length of one minute of /option clock, 60; a shorter
-  /// one is for tests only (a bank of "1 minute" that runs out in seconds)
+  /// --clock-minute-seconds: the length of one minute of /option clock and of an arena
+  /// tournament, 60; a shorter one is for tests only (a bank of "1 minute" that runs out
+  /// in seconds)
   int clock_minute_seconds = 60;
   std::size_t max_seed_bytes = 64;  ///< --max-seed-bytes: the longest /seed text
 

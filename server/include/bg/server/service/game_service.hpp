@@ -47,17 +47,25 @@
 #include "bg/server/store/store.hpp"
 #include "bg/server/table/table.hpp"
 #include "bg/server/table/table_host.hpp"
+#include "bg/server/tournament/tournament.hpp"
 
 namespace bg::server {
 
 class table_actor;
+struct tournament_news;
 using clock_type = std::chrono::steady_clock;
+
+/// The prefix of a tournament's row among the saved tables (RULES.md S6): its state is
+/// written, restored, claimed and fenced like a table's, under a name no table can
+/// have (table names hold no ':').
+inline constexpr std::string_view tournament_row_prefix = "tournament:";
 
 /// gammond's service: implements bg::server::service. Built by make_game_service()
 /// (server_parts.cpp) from the parts open_server_parts() makes. Its members are defined
 /// by job: hello and logins in hello.cpp, accounts (issue 12: registration, passwords,
 /// /whois, /ratings, /history) in accounts.cpp, moderation in moderation.cpp, the HTTP
-/// routes in http_routes.cpp, the rest in game_service.cpp.
+/// routes in http_routes.cpp, matchmaking in matchmaking.cpp, tournaments in
+/// tournaments.cpp, the rest in game_service.cpp.
 class game_service final : public service,
                            public table_host,
                            public std::enable_shared_from_this<game_service> {
@@ -134,6 +142,10 @@ class game_service final : public service,
   void table_fenced(const table_actor& actor, bool claim_lost) override;
   /// The name key of `name` when it is a registered account's, else "" (a guest).
   std::string account_key_of(const std::string& name) override;
+  /// A tournament's match ended: its director takes the result (S6, tournaments.cpp).
+  void match_ended(const std::string& table, const match_end& m) override;
+  /// False for the tables of an unrated tournament (S6).
+  bool rated_table(const std::string& table) override;
   /// After a rated match: the ratings of its players in `v` are now those of `changes`.
   void ratings_changed(engine::variant v, const std::array<rating_change, 2>& changes) override;
 
@@ -624,6 +636,52 @@ class game_service final : public service,
   void drop_seek_of(std::uint64_t client_id);
   /// What the waiting requests are, per variant: {"standard": n, "long": m}. Under mutex_.
   [[nodiscard]] nlohmann::json seeks_waiting() const;
+  // Tournaments (RULES.md S6; tournaments.cpp).
+  /// `/tournament create|cancel|show|adjudicate ...` from `c` (called `name`).
+  void on_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                     const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  void create_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                         const protocol::tournament_command& t,
+                         const std::optional<nlohmann::json>& re);
+  void cancel_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                         const protocol::tournament_command& t,
+                         const std::optional<nlohmann::json>& re);
+  void adjudicate_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                             const protocol::tournament_command& t,
+                             const std::optional<nlohmann::json>& re);
+  /// `/tournaments`: the list, as an `info` topic "tournaments" (data: summaries).
+  void on_tournaments(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
+  /// `/register NAME` and `/withdraw [NAME]` from `c` (called `name`).
+  void on_register(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  void on_withdraw(const std::shared_ptr<client>& c, const std::string& name,
+                   const protocol::command& cmd, const std::optional<nlohmann::json>& re);
+  /// Writes tournament `key` as it is now (under mutex_, held), then, once durable,
+  /// pushes its `tournament` message to its players and watchers, sends the replies
+  /// queued with it and seats its new pairings. One write per tournament at a time: a
+  /// change made meanwhile is written next, with its replies.
+  void write_tournament(const std::string& key);
+  /// The write of `key` came back (`r`): announce it, or drop the tournament (fenced).
+  void tournament_written(const std::string& key, write_result& r,
+                          const std::shared_ptr<tournament_news>& news);
+  /// Seats pairing `p` of tournament `key` at its new table (under mutex_, held); the
+  /// actor to start, or null (the table exists, or no table may be made now: retried).
+  std::shared_ptr<table_actor> table_for_pairing(const std::string& key,
+                                                 const tournament_pairing& p);
+  /// Every second while a tournament is open: start times, arena ends, seats to retry,
+  /// pairings at other nodes' tables.
+  void tournaments_tick();
+  void arm_tournament_timer();
+  /// At start or on a claim (cluster): tournament `saved` (a row named
+  /// tournament_row_prefix + key) comes back at `epoch`. False when unreadable (logged).
+  bool restore_tournament(const saved_table& saved, std::int64_t epoch);
+  /// After restores: each pairing in play whose table is not here is settled from the
+  /// stored match, or seated again when it never started.
+  void reconcile_tournaments();
+  /// A ban withdraws `name` from every open tournament (S6).
+  void withdraw_banned(const std::string& name);
+  /// GET /api/tournaments and /api/tournaments/NAME (`rest`: "" or the name).
+  void answer_api_tournaments(std::string_view rest, http_callback& reply);
   /// `/play bot ...` from the lobby (issue 14): a new table with a fresh name, the
   /// player and the computer seated, options set, the match started.
   void on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
@@ -695,6 +753,26 @@ class game_service final : public service,
   /// The queue's timer (every seek_tick while requests wait); null when none wait.
   std::shared_ptr<boost::asio::steady_timer> seek_timer_;
   std::uint64_t next_seek_table_ = 1;  ///< the number in the next paired table's name
+  /// One tournament (S6) directed by this node.
+  struct tournament_slot {
+    std::unique_ptr<tournament> t;
+    std::int64_t epoch = 0;  ///< cluster: the fencing epoch its row is owned at
+    /// Connections that asked for its news (/tournament NAME): id -> connection.
+    std::map<std::uint64_t, std::weak_ptr<client>> watchers;
+    /// Pairings not seated yet (no table could be made), retried every tick.
+    std::vector<tournament_pairing> unseated;
+    bool writing = false;  ///< a write is in flight
+    bool dirty = false;    ///< changed since that write: written again after it
+    /// Replies waiting for the next write (to the client who made the change).
+    std::vector<std::pair<std::shared_ptr<client>, nlohmann::json>> replies;
+  };
+  /// The tournaments by name key: open ones (at most --max-tournaments) and the newest
+  /// ended ones (at most --kept-tournaments).
+  std::map<std::string, tournament_slot> tournaments_;
+  /// The tables of tournament pairings in play -> the tournament's key.
+  std::map<std::string, std::string> tournament_tables_;
+  /// The tournaments' timer (every second while one is open); null when none is.
+  std::shared_ptr<boost::asio::steady_timer> tournament_timer_;
   /// Cluster (issue 26): tables this node claimed in the store for a message that makes
   /// them, not yet made: name -> {epoch, the row was made by this claim}. Taken by
   /// table_for(); at most --max-tables.

@@ -86,6 +86,15 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void seat_pair(const std::shared_ptr<client>& red, std::string red_name,
                  const std::shared_ptr<client>& black, std::string black_name,
                  engine::variant game_variant, seek_terms terms);
+  /// A tournament's pairing (RULES.md S6) at this new table: `red` and `black` sit down
+  /// on those sides whether or not they are connected, the variant, the match of
+  /// `terms.length` points and the clock of `terms` are set and the match starts under
+  /// `match_id` (reserved by the director), in one written change; then both are marked
+  /// absent until they enter the table, so that one who never comes forfeits after the
+  /// grace period (S3). `pairing_message` (a `tournament_pairing` object, without its
+  /// `side` and `opponent`) reaches each of them as a notice once it is written.
+  void seat_tournament(std::string red, std::string black, engine::variant game_variant,
+                       seek_terms terms, std::int64_t match_id, nlohmann::json pairing_message);
   /// Cancels timers once every change is written (shutdown); `done` is called then,
   /// on the strand (never inline on the caller's thread when that is not the strand). Every change
   /// was saved before it was announced; a running clock is charged up to now and that snapshot is
@@ -185,6 +194,9 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void do_seat_pair(const std::shared_ptr<client>& red, const std::string& red_name,
                     const std::shared_ptr<client>& black, const std::string& black_name,
                     engine::variant game_variant, const seek_terms& terms);
+  void do_seat_tournament(const std::string& red, const std::string& black,
+                          engine::variant game_variant, const seek_terms& terms,
+                          std::int64_t match_id, const nlohmann::json& pairing_message);
 
   // Computer players (issue 14). A bot's decision is asked after every written change
   // (and after a restore); its answer comes back to the strand and goes through
@@ -237,6 +249,7 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
     int games_finished = 0;  ///< "game_over" events
     engine::variant game_variant = engine::variant::standard;  ///< of the ratings changed
     std::optional<bots::analysis_queue::job> analysis;         ///< queued once written
+    std::optional<match_end> finished;  ///< the match this change ended, told once written
   };
   /// The analysis job of a finished standard match (issue 14), or nullopt (no match
   /// finished, no analysis on this server, or a match the .mat export cannot write:
@@ -271,6 +284,9 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   bool bot_busy_ = false;             // a bot's question is out (issue 14)
   int bot_waits_ = 0;  // questions refused in a row for a full bots' queue (issue 25)
   std::atomic<std::int64_t> epoch_{0};  // cluster: see epoch()
+  /// The id the next match begun here gets (a tournament's, reserved by its director);
+  /// 0: give_match_id() reserves one.
+  std::int64_t preset_match_id_ = 0;
   std::optional<boost::asio::steady_timer> bot_timer_;
 };
 

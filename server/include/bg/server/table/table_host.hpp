@@ -35,6 +35,17 @@ class storage_writer;
 class table_actor;
 struct server_config;
 
+/// A match that ended at a table, as written: what a tournament's director (RULES.md
+/// S6) takes its result from.
+struct match_end {
+  std::int64_t match_id = 0;
+  std::array<std::string, 2> players;  ///< [red, black]
+  /// Who won; nullopt when nobody did (a match an administrator closed unfinished).
+  std::optional<engine::side> winner;
+  /// How the last game was won (an arena scores by it).
+  engine::win_kind deciding = engine::win_kind::single;
+};
+
 /// The server as a table_actor sees it. Every member may be called from any thread (an
 /// actor calls from its strand); the host outlives every actor it made.
 class table_host {
@@ -72,6 +83,11 @@ class table_host {
   /// `moved_away`: the table was fenced here and its seats live on at another node.
   virtual void holds_changed(const std::string& table, const std::vector<std::string>& before,
                              const std::vector<std::string>& after, bool moved_away) = 0;
+  /// The match at `table` ended and is written (once per match, after its write).
+  virtual void match_ended(const std::string& table, const match_end& m) = 0;
+  /// False when the matches at `table` are not rated whoever plays them (an unrated
+  /// tournament's, S6); true otherwise.
+  [[nodiscard]] virtual bool rated_table(const std::string& table) = 0;
   /// The account key of `name` when it is a registered account's, else "" (a guest).
   virtual std::string account_key_of(const std::string& name) = 0;
   /// After a rated match in `v`: its players' ratings are now those of `changes`.

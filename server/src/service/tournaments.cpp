@@ -1,0 +1,698 @@
+// The game service's tournaments (RULES.md S6): the lobby commands (/tournament,
+// /tournaments, /register, /withdraw), the director's writes and announcements, the
+// seating of each pairing at its table, the results taken from finished matches, the
+// timer, the restore after a restart or a cluster claim, and the API. The rules
+// themselves are in tournament/ (tournament.hpp, tournament_rules.hpp).
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "bg/server/log_safe.hpp"
+#include "bg/server/players/names.hpp"
+#include "bg/server/service/game_service.hpp"
+#include "bg/server/table/table_actor.hpp"
+#include "service_helpers.hpp"
+
+namespace bg::server {
+
+using nlohmann::json;
+using service_helpers::info_frame;
+namespace asio = boost::asio;
+
+/// What one write of a tournament announces once it is durable.
+struct tournament_news {
+  json message;                      ///< the `tournament` message (its view as written)
+  std::vector<std::string> players;  ///< every registered name
+  std::vector<std::weak_ptr<client>> watchers;
+  std::vector<std::pair<std::shared_ptr<client>, json>> replies;
+  std::vector<tournament_pairing> seat;  ///< new pairings to seat
+};
+
+namespace {
+
+/// The bytes a tournament's name may have: its tables are called NAME-rR-N / NAME-aN,
+/// and a table name has at most --max-name-bytes.
+constexpr std::size_t table_suffix_bytes = 8;
+/// Connections one tournament pushes its news to beyond its players (/tournament NAME).
+constexpr std::size_t max_watchers = 1000;
+/// The default start of /tournament create without `start`: in 5 minutes.
+constexpr std::int64_t default_start_delay_ms = 300'000;
+
+win_kind arena_kind(engine::win_kind k) {
+  return k == engine::win_kind::backgammon ? win_kind::backgammon
+         : k == engine::win_kind::gammon   ? win_kind::gammon
+                                           : win_kind::single;
+}
+
+/// The next `minute_of_day` (UTC) after `now_ms`.
+std::int64_t next_time_of_day(std::int64_t now_ms, int minute_of_day) {
+  constexpr std::int64_t day = 86'400'000;
+  const std::int64_t midnight = now_ms - now_ms % day;
+  std::int64_t at = midnight + std::int64_t{minute_of_day} * 60'000;
+  if (at <= now_ms) at += day;
+  return at;
+}
+
+/// "2026-11-27 20:00 UTC".
+std::string utc_text(std::int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+json tournament_message(const tournament& t) {
+  return json{{"type", "tournament"}, {"tournament", t.view()}};
+}
+
+/// The `tournament_pairing` message of `p` (the actor adds `opponent`, `side`, `text`).
+json pairing_message(const std::string& tournament_name, const tournament_terms& terms,
+                     const tournament_pairing& p) {
+  return json{
+      {"type", "tournament_pairing"},
+      {"tournament", tournament_name},
+      {"round", p.round},
+      {"table", p.table},
+      {"match_id", p.match_id},
+      {"match",
+       {{"variant", engine::to_string(terms.game_variant)},
+        {"length", terms.match_length},
+        {"clock", {{"minutes", terms.clock_minutes}, {"delay", terms.clock_delay_seconds}}}}}};
+}
+
+/// The match terms a pairing is seated with.
+seek_terms seat_terms(const tournament_terms& terms) {
+  return seek_terms{terms.match_length,
+                    protocol::clock_option{terms.clock_minutes, terms.clock_delay_seconds}};
+}
+
+/// A pairing to seat once the service's mutex is released.
+struct seating {
+  std::shared_ptr<table_actor> actor;
+  tournament_pairing pairing;
+  tournament_terms terms;
+  std::string tournament_name;
+  void go() {
+    spdlog::info("tournament {}: round {}, {} and {} at table {}", log_safe(tournament_name),
+                 pairing.round, log_safe(pairing.red), log_safe(*pairing.black),
+                 log_safe(pairing.table));
+    actor->seat_tournament(pairing.red, *pairing.black, terms.game_variant, seat_terms(terms),
+                           pairing.match_id, pairing_message(tournament_name, terms, pairing));
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------
+// The lobby commands
+
+void game_service::on_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                                 const protocol::command& cmd, const std::optional<json>& re) {
+  const auto& t = *cmd.tournament;
+  switch (t.action) {
+    case protocol::tournament_action::create:
+      create_tournament(c, name, t, re);
+      return;
+    case protocol::tournament_action::cancel:
+      cancel_tournament(c, name, t, re);
+      return;
+    case protocol::tournament_action::adjudicate:
+      adjudicate_tournament(c, name, t, re);
+      return;
+    case protocol::tournament_action::show:
+      break;
+  }
+  std::lock_guard lock(mutex_);
+  const auto it =
+      name_problem_of(t.name) ? tournaments_.end() : tournaments_.find(name_key(t.name));
+  if (it == tournaments_.end()) {
+    metrics_.error("unknown_tournament");
+    c->send(frame_of(protocol::error_message(
+        "unknown_tournament", "there is no tournament of that name: /tournaments", re)));
+    return;
+  }
+  // Its news comes to this connection from now on (within a bound).
+  if (it->second.watchers.size() < max_watchers) it->second.watchers[c->id()] = c;
+  auto msg = tournament_message(*it->second.t);
+  if (re) msg["re"] = *re;
+  c->send(frame_of(msg));
+}
+
+void game_service::create_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                                     const protocol::tournament_command& t,
+                                     const std::optional<json>& re) {
+  const auto refuse = [&](const char* code, std::string why) {
+    metrics_.error(code);
+    c->send(frame_of(protocol::error_message(code, std::move(why), re)));
+  };
+  std::lock_guard lock(mutex_);
+  const auto* s = players_.find(c->id());
+  if (s == nullptr) return;
+  const bool admin = s->registered && is_admin(s->key);
+  if (config_.tournament_creators == "admins" ? !admin : !s->registered)
+    return refuse("not_allowed", config_.tournament_creators == "admins"
+                                     ? "only administrators create tournaments on this server"
+                                     : "log in with your account to create a tournament");
+  const std::size_t max_bytes =
+      config_.max_name_bytes > table_suffix_bytes ? config_.max_name_bytes - table_suffix_bytes : 1;
+  if (const auto why = name_problem(t.name, max_bytes))
+    return refuse("bad_tournament_name", "that tournament name cannot be used: " + *why);
+  const std::string key = name_key(t.name);
+  if (tournaments_.count(key) != 0)
+    return refuse("tournament_exists", "there is a tournament called " + t.name + " already");
+  const auto open = std::count_if(tournaments_.begin(), tournaments_.end(),
+                                  [](const auto& e) { return e.second.t->open(); });
+  if (static_cast<std::size_t>(open) >= config_.max_tournaments)
+    return refuse("too_many_tournaments", "the server runs as many tournaments as it allows (" +
+                                              std::to_string(config_.max_tournaments) +
+                                              "): try when one has ended");
+  if (t.max_players > 0 && static_cast<std::size_t>(t.max_players) > config_.max_tournament_players)
+    return refuse("bad_command", "this server admits at most " +
+                                     std::to_string(config_.max_tournament_players) +
+                                     " players in a tournament");
+  const std::int64_t now = clock_ms();
+  tournament_terms terms;
+  terms.kind = *tournament_kind_of(t.kind);
+  if (t.rounds > 0) terms.rounds = t.rounds;
+  if (t.minutes > 0) terms.minutes = t.minutes;
+  terms.game_variant = t.game_variant;
+  if (t.match_length > 0) terms.match_length = t.match_length;
+  if (t.clock) {
+    terms.clock_minutes = t.clock->first;
+    terms.clock_delay_seconds = t.clock->second;
+  }
+  terms.start_ms = t.start_in_seconds  ? now + std::int64_t{*t.start_in_seconds} * 1000
+                   : t.start_at_minute ? next_time_of_day(now, *t.start_at_minute)
+                                       : now + default_start_delay_ms;
+  if (t.min_players > 0) terms.min_players = t.min_players;
+  terms.max_players =
+      t.max_players > 0 ? t.max_players : static_cast<int>(config_.max_tournament_players);
+  terms.rated = !t.unrated;
+  auto& slot = tournaments_[key];
+  slot.t = std::make_unique<tournament>(t.name, name, terms, now);
+  slot.t->set_minute_ms(std::int64_t{config_.clock_minute_seconds} * 1000);
+  slot.watchers[c->id()] = c;
+  spdlog::info("tournament {} ({}) created by {}, starts {}", log_safe(t.name), t.kind,
+               log_safe(name), utc_text(terms.start_ms));
+  slot.replies.emplace_back(
+      c, json{{"type", "info"},
+              {"topic", "tournament"},
+              {"text", "tournament " + t.name + " is created: it starts " +
+                           utc_text(terms.start_ms) + "; players /register " + t.name},
+              {"data", slot.t->summary()}});
+  if (re) slot.replies.back().second["re"] = *re;
+  write_tournament(key);
+  arm_tournament_timer();
+}
+
+void game_service::cancel_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                                     const protocol::tournament_command& t,
+                                     const std::optional<json>& re) {
+  std::lock_guard lock(mutex_);
+  const auto* s = players_.find(c->id());
+  if (s == nullptr) return;
+  const auto it =
+      name_problem_of(t.name) ? tournaments_.end() : tournaments_.find(name_key(t.name));
+  std::optional<engine::error> refused;
+  if (it == tournaments_.end()) {
+    refused = engine::error{"unknown_tournament", "there is no tournament of that name"};
+  } else if (!(s->registered && is_admin(s->key)) &&
+             !(s->registered && name_key(it->second.t->creator()) == s->key)) {
+    refused = engine::error{"not_allowed", "only its creator or an administrator may cancel it"};
+  } else {
+    refused = it->second.t->cancel(clock_ms());
+  }
+  if (refused) {
+    metrics_.error(refused->code);
+    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    return;
+  }
+  spdlog::info("tournament {} cancelled by {}", log_safe(t.name), log_safe(name));
+  auto reply = json{{"type", "info"},
+                    {"topic", "tournament"},
+                    {"text", "tournament " + it->second.t->name() + " is cancelled"},
+                    {"data", it->second.t->summary()}};
+  if (re) reply["re"] = *re;
+  it->second.replies.emplace_back(c, std::move(reply));
+  write_tournament(it->first);
+}
+
+void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                                         const protocol::tournament_command& t,
+                                         const std::optional<json>& re) {
+  std::lock_guard lock(mutex_);
+  const auto* s = players_.find(c->id());
+  if (s == nullptr) return;
+  const auto it =
+      name_problem_of(t.name) ? tournaments_.end() : tournaments_.find(name_key(t.name));
+  std::optional<engine::error> refused;
+  if (!(s->registered && is_admin(s->key))) {
+    refused = engine::error{"not_admin", "only administrators settle a pairing"};
+  } else if (it == tournaments_.end()) {
+    refused = engine::error{"unknown_tournament", "there is no tournament of that name"};
+  } else if (name_problem_of(t.table) || name_problem_of(t.winner)) {
+    refused = engine::error{"bad_command", "the table and the winner are names"};
+  } else {
+    refused = it->second.t->adjudicate(t.table, t.winner, t.reason, clock_ms(),
+                                       [this] { return storage_->reserve_match_id(); });
+  }
+  if (refused) {
+    metrics_.error(refused->code);
+    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    return;
+  }
+  // The reason is logged (S6): in the log and in the moderation log.
+  spdlog::warn("tournament {}: {} adjudicated table {} for {}: {}", log_safe(t.name),
+               log_safe(name), log_safe(t.table), log_safe(t.winner), log_safe(t.reason));
+  moderation_action a{"adjudicate", name, t.winner, t.table, t.name + ": " + t.reason};
+  writer_->run([a](store& db) { db.record_moderation(a); });
+  tournament_tables_.erase(t.table);
+  auto reply = json{{"type", "info"},
+                    {"topic", "tournament"},
+                    {"text", "the pairing at " + t.table + " goes to " + t.winner + " (logged)"},
+                    {"data", it->second.t->summary()}};
+  if (re) reply["re"] = *re;
+  it->second.replies.emplace_back(c, std::move(reply));
+  write_tournament(it->first);
+}
+
+void game_service::on_tournaments(const std::shared_ptr<client>& c, const std::optional<json>& re) {
+  json list = json::array();
+  std::string text;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [key, slot] : tournaments_) {
+      const auto& t = *slot.t;
+      list.push_back(t.summary());
+      text +=
+          "\n  " + t.name() + " - " + std::string(to_string(t.terms().kind)) + ", " +
+          std::string(to_string(t.status())) + ", " +
+          std::to_string(t.summary()["registered"].get<std::size_t>()) + " players, " +
+          (t.status() == tournament_status::registering ? "starts " + utc_text(t.terms().start_ms)
+                                                        : "round " + std::to_string(t.round()));
+    }
+  }
+  text = list.empty() ? "no tournament yet" : "tournaments:" + text;
+  c->send(info_frame("tournaments", std::move(text), json{{"tournaments", std::move(list)}},
+                     std::nullopt, re));
+}
+
+void game_service::on_register(const std::shared_ptr<client>& c, const std::string& name,
+                               const protocol::command& cmd, const std::optional<json>& re) {
+  std::lock_guard lock(mutex_);
+  const auto* s = players_.find(c->id());
+  if (s == nullptr) return;
+  const auto it =
+      name_problem_of(cmd.text) ? tournaments_.end() : tournaments_.find(name_key(cmd.text));
+  std::optional<engine::error> refused;
+  const std::int64_t now = clock_ms();
+  if (it == tournaments_.end()) {
+    refused =
+        engine::error{"unknown_tournament", "there is no tournament of that name: /tournaments"};
+  } else if (bans_.of_name(name_key(name), now)) {
+    refused = engine::error{"banned", "a banned name cannot register"};
+  } else {
+    const auto registered =
+        std::count_if(tournaments_.begin(), tournaments_.end(), [&](const auto& e) {
+          const auto* p = e.second.t->player(name);
+          return e.second.t->open() && p != nullptr && !p->withdrawn;
+        });
+    if (static_cast<std::size_t>(registered) >= config_.max_registrations)
+      refused =
+          engine::error{"too_many_registrations",
+                        "you are registered for as many open tournaments as one name may be (" +
+                            std::to_string(config_.max_registrations) + ")"};
+    else
+      refused = it->second.t->enter(
+          name, ratings_.of(name, it->second.t->terms().game_variant).value_or(1500.0), now);
+  }
+  if (refused) {
+    metrics_.error(refused->code);
+    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    return;
+  }
+  auto& t = *it->second.t;
+  auto reply =
+      json{{"type", "info"},
+           {"topic", "tournament"},
+           {"text", "you are registered for " + t.name() + "; it starts " +
+                        utc_text(t.terms().start_ms) + " (/withdraw " + t.name() + " to leave it)"},
+           {"data", t.summary()}};
+  if (re) reply["re"] = *re;
+  it->second.replies.emplace_back(c, std::move(reply));
+  write_tournament(it->first);
+}
+
+void game_service::on_withdraw(const std::shared_ptr<client>& c, const std::string& name,
+                               const protocol::command& cmd, const std::optional<json>& re) {
+  std::lock_guard lock(mutex_);
+  auto it = tournaments_.end();
+  if (!cmd.text.empty()) {
+    if (!name_problem_of(cmd.text)) it = tournaments_.find(name_key(cmd.text));
+  } else {  // the one open tournament the name plays in
+    std::size_t found = 0;
+    for (auto e = tournaments_.begin(); e != tournaments_.end(); ++e)
+      if (const auto* p = e->second.t->player(name); p && !p->withdrawn && e->second.t->open()) {
+        it = e;
+        ++found;
+      }
+    if (found > 1) {
+      metrics_.error("bad_command");
+      c->send(frame_of(protocol::error_message(
+          "bad_command", "you play in more than one tournament: /withdraw NAME", re)));
+      return;
+    }
+  }
+  std::optional<engine::error> refused;
+  if (it == tournaments_.end())
+    refused = engine::error{"not_registered", "you are registered for no such tournament"};
+  else
+    refused = it->second.t->withdraw(name, clock_ms());
+  if (refused) {
+    metrics_.error(refused->code);
+    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    return;
+  }
+  spdlog::info("tournament {}: {} withdrew", log_safe(it->second.t->name()), log_safe(name));
+  auto reply = json{{"type", "info"},
+                    {"topic", "tournament"},
+                    {"text", "you are no longer in " + it->second.t->name()},
+                    {"data", it->second.t->summary()}};
+  if (re) reply["re"] = *re;
+  it->second.replies.emplace_back(c, std::move(reply));
+  write_tournament(it->first);
+}
+
+void game_service::withdraw_banned(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  for (auto& [key, slot] : tournaments_) {
+    const auto* p = slot.t->player(name);
+    if (p == nullptr || p->withdrawn || !slot.t->open()) continue;
+    if (!slot.t->withdraw(name, clock_ms())) {
+      spdlog::info("tournament {}: {} withdrawn (banned)", log_safe(slot.t->name()),
+                   log_safe(name));
+      write_tournament(key);
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------
+// Written, then announced
+
+void game_service::write_tournament(const std::string& key) {
+  auto& slot = tournaments_.at(key);
+  if (slot.writing) {
+    slot.dirty = true;
+    return;
+  }
+  auto news = std::make_shared<tournament_news>();
+  news->message = tournament_message(*slot.t);
+  for (const auto& p : slot.t->players()) news->players.push_back(p.name);
+  for (auto w = slot.watchers.begin(); w != slot.watchers.end();) {
+    if (w->second.expired()) {
+      w = slot.watchers.erase(w);
+    } else {
+      news->watchers.push_back(w->second);
+      ++w;
+    }
+  }
+  news->replies = std::move(slot.replies);
+  slot.replies.clear();
+  news->seat = slot.t->take_new_pairings();
+  table_write w;
+  w.name = std::string(tournament_row_prefix) + key;
+  w.snapshot = slot.t->to_json().dump();
+  w.epoch = slot.epoch;
+  slot.writing = true;
+  slot.dirty = false;
+  writer_->submit(std::move(w), [self = shared_from_this(), key, news](write_result& r) {
+    asio::post(self->io_, [self, key, news, r = std::move(r)]() mutable {
+      self->tournament_written(key, r, news);
+    });
+  });
+}
+
+void game_service::tournament_written(const std::string& key, write_result& r,
+                                      const std::shared_ptr<tournament_news>& news) {
+  std::vector<seating> seat;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = tournaments_.find(key);
+    if (it == tournaments_.end()) return;
+    auto& slot = it->second;
+    slot.writing = false;
+    if (r.fenced) {
+      // Cluster: another node directs it now; this copy writes and says nothing more.
+      stale_writes_.fetch_add(1);
+      spdlog::warn("cluster: tournament {} is directed by another node now; dropped here",
+                   log_safe(slot.t->name()));
+      for (auto t = tournament_tables_.begin(); t != tournament_tables_.end();)
+        t = t->second == key ? tournament_tables_.erase(t) : std::next(t);
+      tournaments_.erase(it);
+      return;
+    }
+    if (!r.error.empty()) {
+      // Not announced; the next change writes the whole tournament again.
+      spdlog::error("tournament {}: its change could not be written: {}", log_safe(slot.t->name()),
+                    r.error);
+      for (auto& [c, reply] : news->replies) {
+        json e = protocol::error_message("storage_error",
+                                         "the server could not save that: try again", std::nullopt);
+        if (reply.contains("re")) e["re"] = reply["re"];
+        c->send(frame_of(e));
+      }
+      slot.unseated.insert(slot.unseated.end(), news->seat.begin(), news->seat.end());
+      slot.dirty = true;
+    } else {
+      if (r.epoch > 0) slot.epoch = r.epoch;
+      for (const auto& p : news->seat)
+        if (auto actor = table_for_pairing(key, p))
+          seat.push_back({std::move(actor), p, slot.t->terms(), slot.t->name()});
+    }
+    if (slot.dirty) write_tournament(key);
+  }
+  if (!r.error.empty()) return;
+  for (auto& [c, reply] : news->replies) c->send(frame_of(reply));
+  const auto frame = frame_of(news->message);
+  for (const auto& n : news->players) notify(n, news->message);
+  for (const auto& w : news->watchers)
+    if (const auto c = w.lock()) c->send(frame);
+  for (auto& st : seat) st.go();
+}
+
+std::shared_ptr<table_actor> game_service::table_for_pairing(const std::string& key,
+                                                             const tournament_pairing& p) {
+  auto& slot = tournaments_.at(key);
+  if (tables_.count(p.table) != 0) return nullptr;  // seated already (a restore)
+  if (shutting_down_ || tables_.size() >= config_.max_tables) {
+    spdlog::warn("tournament {}: no table can be made for {} now; retried",
+                 log_safe(slot.t->name()), log_safe(p.table));
+    slot.unseated.push_back(p);
+    return nullptr;
+  }
+  auto actor = std::make_shared<table_actor>(*this, io_, std::make_unique<table>(p.table, hooks()));
+  tables_[p.table] = actor;
+  tournament_tables_[p.table] = key;
+  metrics_.set_tables(tables_.size());
+  ++actor->pending;
+  return actor;
+}
+
+// ------------------------------------------------------------------------------------
+// Results, the timer
+
+void game_service::match_ended(const std::string& table, const match_end& m) {
+  std::lock_guard lock(mutex_);
+  const auto t = tournament_tables_.find(table);
+  if (t == tournament_tables_.end()) return;
+  const std::string key = t->second;
+  tournament_tables_.erase(t);
+  const auto it = tournaments_.find(key);
+  if (it == tournaments_.end()) return;
+  std::optional<std::string> winner;
+  if (m.winner) winner = m.players[static_cast<std::size_t>(engine::index_of(*m.winner))];
+  if (it->second.t->match_finished(table, winner, arena_kind(m.deciding), clock_ms(),
+                                   [this] { return storage_->reserve_match_id(); }))
+    write_tournament(key);
+}
+
+bool game_service::rated_table(const std::string& table) {
+  std::lock_guard lock(mutex_);
+  const auto t = tournament_tables_.find(table);
+  if (t == tournament_tables_.end()) return true;
+  const auto it = tournaments_.find(t->second);
+  return it == tournaments_.end() || it->second.t->terms().rated;
+}
+
+void game_service::arm_tournament_timer() {
+  if (tournament_timer_ || shutting_down_) return;
+  const bool any_open = std::any_of(tournaments_.begin(), tournaments_.end(),
+                                    [](const auto& e) { return e.second.t->open(); });
+  if (!any_open) return;
+  tournament_timer_ = std::make_shared<asio::steady_timer>(io_, std::chrono::seconds(1));
+  tournament_timer_->async_wait(
+      [weak = weak_from_this(), timer = tournament_timer_](const boost::system::error_code& ec) {
+        const auto self = weak.lock();
+        if (ec || !self) return;
+        {
+          std::lock_guard relock(self->mutex_);
+          if (self->tournament_timer_ == timer) self->tournament_timer_.reset();
+        }
+        self->tournaments_tick();
+      });
+}
+
+void game_service::tournaments_tick() {
+  std::vector<seating> seat;
+  {
+    std::lock_guard lock(mutex_);
+    const std::int64_t now = clock_ms();
+    std::vector<std::string> ended;
+    for (auto& [key, slot] : tournaments_) {
+      if (!slot.t->open()) {
+        ended.push_back(key);
+        continue;
+      }
+      if (slot.t->tick(now, [this] { return storage_->reserve_match_id(); })) write_tournament(key);
+      if (slot.unseated.empty() || slot.writing) continue;
+      // Pairings that found no table before (or were lost in a restart) are seated now.
+      auto again = std::move(slot.unseated);
+      slot.unseated.clear();
+      for (const auto& p : again) {
+        const auto* still = slot.t->pairing_at(p.table);
+        if (still == nullptr || still->winner) continue;
+        tournament_tables_[p.table] = key;
+        if (auto actor = table_for_pairing(key, p))
+          seat.push_back({std::move(actor), p, slot.t->terms(), slot.t->name()});
+      }
+    }
+    // Ended tournaments beyond --kept-tournaments go, the oldest first.
+    if (ended.size() > config_.kept_tournaments) {
+      std::sort(ended.begin(), ended.end(), [&](const auto& a, const auto& b) {
+        return tournaments_.at(a).t->ended_ms() < tournaments_.at(b).t->ended_ms();
+      });
+      for (std::size_t i = 0; i + config_.kept_tournaments < ended.size(); ++i) {
+        auto& slot = tournaments_.at(ended[i]);
+        if (slot.writing) continue;
+        table_write w;
+        w.name = std::string(tournament_row_prefix) + ended[i];
+        w.drop = true;
+        w.epoch = slot.epoch;
+        writer_->submit(std::move(w), [](write_result&) {});
+        tournaments_.erase(ended[i]);
+      }
+    }
+    arm_tournament_timer();
+  }
+  for (auto& st : seat) st.go();
+}
+
+// ------------------------------------------------------------------------------------
+// Restore
+
+bool game_service::restore_tournament(const saved_table& saved, std::int64_t epoch) {
+  const std::string key = saved.name.substr(tournament_row_prefix.size());
+  try {
+    auto t = std::make_unique<tournament>(tournament::from_json(json::parse(saved.snapshot)));
+    t->set_minute_ms(std::int64_t{config_.clock_minute_seconds} * 1000);
+    auto& slot = tournaments_[key];
+    slot.t = std::move(t);
+    slot.epoch = epoch;
+    for (const auto& p : slot.t->pairings())
+      if (!p.winner && !p.table.empty() && p.how != "unfinished") tournament_tables_[p.table] = key;
+    spdlog::info("tournament {} restored ({}, round {})", log_safe(slot.t->name()),
+                 to_string(slot.t->status()), slot.t->round());
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::error("tournament {}: its saved state cannot be read ({}); skipped", log_safe(key),
+                  e.what());
+    tournaments_.erase(key);
+    return false;
+  }
+}
+
+void game_service::reconcile_tournaments() {
+  // Under mutex_: the pairings in play whose table is not here.
+  struct missing {
+    std::string key;
+    tournament_pairing pairing;
+  };
+  std::vector<missing> lost;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [table, key] : tournament_tables_) {
+      if (tables_.count(table) != 0) continue;
+      if (cluster_ && cluster_->owner_of(table)) continue;  // another node plays it
+      if (const auto* p = tournaments_.at(key).t->pairing_at(table)) lost.push_back({key, *p});
+    }
+  }
+  // Without the mutex: was its match stored (it ended while the director was away)?
+  std::vector<std::pair<missing, std::optional<match_record>>> found;
+  for (auto& m : lost) {
+    std::optional<match_record> rec;
+    try {
+      if (m.pairing.match_id > 0) rec = storage_->load_match(m.pairing.match_id);
+    } catch (const std::exception& e) {
+      spdlog::error("tournament: match {} could not be read: {}", m.pairing.match_id, e.what());
+      continue;
+    }
+    found.emplace_back(std::move(m), std::move(rec));
+  }
+  std::lock_guard lock(mutex_);
+  for (auto& [m, rec] : found) {
+    const auto it = tournaments_.find(m.key);
+    if (it == tournaments_.end()) continue;
+    if (!rec) {  // never started: seated again at the next tick
+      tournament_tables_.erase(m.pairing.table);
+      it->second.unseated.push_back(m.pairing);
+      tournament_tables_[m.pairing.table] = m.key;
+      continue;
+    }
+    tournament_tables_.erase(m.pairing.table);
+    std::optional<std::string> winner;
+    if (!rec->unfinished && rec->final_score[0] != rec->final_score[1])
+      winner = rec->players[rec->final_score[0] > rec->final_score[1] ? 0 : 1];
+    engine::win_kind kind = engine::win_kind::single;
+    if (!rec->games.empty() && rec->games.back().result) kind = rec->games.back().result->kind;
+    if (it->second.t->match_finished(m.pairing.table, winner, arena_kind(kind), clock_ms(),
+                                     [this] { return storage_->reserve_match_id(); }))
+      write_tournament(m.key);
+  }
+  arm_tournament_timer();
+}
+
+// ------------------------------------------------------------------------------------
+// The API
+
+void game_service::answer_api_tournaments(std::string_view rest, http_callback& reply) {
+  json body;
+  {
+    std::lock_guard lock(mutex_);
+    if (rest.empty()) {
+      json list = json::array();
+      for (const auto& [key, slot] : tournaments_) list.push_back(slot.t->summary());
+      body = json{{"tournaments", std::move(list)}};
+    } else {
+      const std::string name(rest);
+      const auto it =
+          name_problem_of(name) ? tournaments_.end() : tournaments_.find(name_key(name));
+      if (it == tournaments_.end()) {
+        reply(http_reply{404, "application/json",
+                         json{{"error", "unknown_tournament"},
+                              {"message", "there is no tournament of that name"}}
+                             .dump()});
+        return;
+      }
+      body = it->second.t->view();
+    }
+  }
+  reply(http_reply{200, "application/json", body.dump()});
+}
+
+}  // namespace bg::server
