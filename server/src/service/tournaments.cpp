@@ -323,7 +323,8 @@ void game_service::on_register(const std::shared_ptr<client>& c, const std::stri
           const auto* p = e.second.t->player(name);
           return e.second.t->open() && p != nullptr && !p->withdrawn;
         });
-    if (static_cast<std::size_t>(registered) >= config_.max_registrations)
+    if (it->second.t->player(name) == nullptr &&
+        static_cast<std::size_t>(registered) >= config_.max_registrations)
       refused =
           engine::error{"too_many_registrations",
                         "you are registered for as many open tournaments as one name may be (" +
@@ -472,7 +473,7 @@ void game_service::tournament_written(const std::string& key, write_result& r,
     } else {
       if (r.epoch > 0) slot.epoch = r.epoch;
       for (const auto& p : news->seat)
-        if (auto actor = table_for_pairing(key, p))
+        if (auto actor = p.winner || !p.black ? nullptr : table_for_pairing(key, p))
           seat.push_back({std::move(actor), p, slot.t->terms(), slot.t->name()});
     }
     if (slot.dirty) write_tournament(key);
@@ -484,6 +485,17 @@ void game_service::tournament_written(const std::string& key, write_result& r,
   for (const auto& w : news->watchers)
     if (const auto c = w.lock()) c->send(frame);
   for (auto& st : seat) st.go();
+  for (const auto& p : news->seat)
+    if (!p.black) {  // a bye: a win without a match (S6)
+      const std::string name = news->message["tournament"]["name"];
+      notify(p.red, json{{"type", "tournament_pairing"},
+                         {"tournament", name},
+                         {"round", p.round},
+                         {"table", nullptr},
+                         {"bye", true},
+                         {"text", "tournament " + name + ", round " + std::to_string(p.round) +
+                                      ": you have a bye (a win); wait for the next round"}});
+    }
 }
 
 std::shared_ptr<table_actor> game_service::table_for_pairing(const std::string& key,
@@ -517,6 +529,8 @@ void game_service::match_ended(const std::string& table, const match_end& m) {
   if (it == tournaments_.end()) return;
   std::optional<std::string> winner;
   if (m.winner) winner = m.players[static_cast<std::size_t>(engine::index_of(*m.winner))];
+  spdlog::info("tournament {}: the match at {} ended, won by {}", log_safe(it->second.t->name()),
+               log_safe(table), winner ? log_safe(*winner) : std::string("nobody"));
   if (it->second.t->match_finished(table, winner, arena_kind(m.deciding), clock_ms(),
                                    [this] { return storage_->reserve_match_id(); }))
     write_tournament(key);

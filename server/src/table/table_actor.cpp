@@ -1021,6 +1021,7 @@ void table_actor::do_seat_tournament(const std::string& red, const std::string& 
     o.notices.emplace_back(*who, std::move(msg));
   }
   finish(nullptr, o, no_re, false, nullptr);
+  rearm();  // the grace periods of both (S3)
 }
 
 void table_actor::ask_bot() {

@@ -400,8 +400,7 @@ std::vector<swiss_result> tournament::swiss_results() const {
 std::vector<tournament_pairing> tournament::take_new_pairings() {
   std::vector<tournament_pairing> out;
   for (; announced_ < pairings_.size(); ++announced_) {
-    const auto& p = pairings_[announced_];
-    if (p.black && !p.winner && !p.table.empty()) out.push_back(p);
+    out.push_back(pairings_[announced_]);
   }
   return out;
 }

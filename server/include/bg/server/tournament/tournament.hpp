@@ -143,7 +143,8 @@ class tournament {
   std::optional<engine::error> adjudicate(const std::string& table, const std::string& winner,
                                           const std::string& reason, std::int64_t now,
                                           const std::function<std::int64_t()>& reserve_id);
-  /// The pairings made since the last call (to seat at their tables), byes left out.
+  /// The pairings made since the last call: those with a table to seat, byes (settled)
+  /// to tell their player of, walkovers (settled).
   [[nodiscard]] std::vector<tournament_pairing> take_new_pairings();
   /// The pairing at `table`, else nullptr.
   [[nodiscard]] const tournament_pairing* pairing_at(const std::string& table) const;
