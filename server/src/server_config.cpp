@@ -399,6 +399,11 @@ std::vector<setting> table_settings() {
       {"max-seeks", "N", "matchmaking requests (/seek) waiting at once, from everyone",
        show_number(&server_config::max_seeks),
        integer_field(&server_config::max_seeks, 1, 1'000'000)},
+      {"seek-count-interval", "SECONDS",
+       "the lobby's count of players waiting (/seek) is pushed at most this often (fractions "
+       "allowed)",
+       [](const server_config& c) { return show_seconds(c.seek_count_interval); },
+       fractional_seconds_field(&server_config::seek_count_interval, 0, 60'000)},
       {"lobby-chat-interval", "SECONDS", "a player's lobby chat lines are this far apart at least",
        show_number(&server_config::lobby_chat_interval),
        seconds_field(&server_config::lobby_chat_interval, 0, 3600)},

@@ -50,6 +50,10 @@ struct server_config {
   /// --max-seeks: /seek requests waiting at once, from everyone (RULES.md S5); one more
   /// is refused (`too_many_seeks`).
   std::size_t max_seeks = 1000;
+  /// --seek-count-interval: the lobby's count of waiting /seek requests per variant (a
+  /// `lobby` message to every connection, S5) is pushed at most once this often; the
+  /// changes of a burst of requests in between go out together, as one push.
+  std::chrono::milliseconds seek_count_interval{1000};
   std::chrono::seconds lobby_chat_interval{1};  ///< --lobby-chat-interval: per player
   std::size_t lobby_chat_per_minute = 120;      ///< --lobby-chat-per-minute: everyone together
   std::size_t max_table_backlog = 512;          ///< --max-table-backlog: held during a write
