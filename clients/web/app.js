@@ -209,7 +209,10 @@ function receive(msg) {
     case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
     case 'broadcast': return onBroadcast(msg);
     case 'info': return onInfo(msg);
-    case 'tables': return drawTables(msg.tables, { enterTable: (name) => enterTable(name), openPlayer: (name) => openPlayer(name) });
+    case 'tables':
+      app.seek?.update(msg); // its `seeking` count
+      return drawTables(msg.tables, { enterTable: (name) => enterTable(name), openPlayer: (name) => openPlayer(name) });
+    case 'lobby': return app.seek?.update(msg); // the count of players waiting, pushed
     case 'error': return onError(msg);
     default: return undefined; // pong and anything newer
   }
@@ -706,6 +709,7 @@ function setup() {
     status: $('seek-status'),
     text: $('seek-text'),
     cancel: $('seek-cancel'),
+    count: $('seek-count'),
     sendLine,
   });
   app.playComputer = setupPlayComputer({

@@ -2,7 +2,9 @@
 // `/seek VARIANT [match N]` to the lobby, the waiting indicator its answers (`info`
 // topic "seek": protocol/PROTOCOL.md, Matchmaking) drive, and Cancel (`/unseek`). When a
 // pair is found the server answers with `info` topic "play", which takes the page to
-// the new table as "Play the computer" does (bots.js).
+// the new table as "Play the computer" does (bots.js). Next to the form, everyone in the
+// lobby sees how many players wait per variant (`seeking` of the `lobby` and `tables`
+// messages).
 
 /**
  * The command line for a /seek.
@@ -20,12 +22,40 @@ export function waitedText(seconds) {
 }
 
 /**
+ * The rating window shown while a request waits, `seconds` into its wait: S5's ±100,
+ * wider by 50 every 10 s up to ±400, no bound from 70 s (null). For the display only:
+ * the server pairs, and its `window` at `waited` is where the count starts.
+ */
+export function windowAt(seconds) {
+  const tens = Math.floor(Math.max(0, seconds) / 10);
+  return tens >= 7 ? null : Math.min(400, 100 + 50 * tens);
+}
+
+/** "±150", or "any rating" for no bound. */
+export function windowText(window) {
+  return window === null || window === undefined ? 'any rating' : `rating ±${window}`;
+}
+
+/**
+ * The lobby's line of players waiting: "3 waiting for backgammon, 1 for long
+ * backgammon", "Nobody is waiting for a game now".
+ * @param {{standard?: number, long?: number}} seeking the count per variant
+ */
+export function seekingText(seeking) {
+  const standard = seeking?.standard ?? 0;
+  const long = seeking?.long ?? 0;
+  if (!standard && !long) return 'Nobody is waiting for a game now';
+  return `${standard} waiting for backgammon, ${long} for long backgammon`;
+}
+
+/**
  * Wires the "Play now" form: on submit, sends the /seek line; while the request waits
  * the status line says so, with the time waited and the players waiting, and Cancel
- * sends /unseek. `update(msg)` takes every `info` message.
+ * sends /unseek. `count` (optional) shows the lobby's players waiting per variant.
+ * `update(msg)` takes every `info`, `lobby` and `tables` message.
  * @returns {{update: (msg: object) => void}}
  */
-export function setupSeek({ form, variant, match, status, text, cancel, sendLine, now = () => Date.now() }) {
+export function setupSeek({ form, variant, match, status, text, cancel, count, sendLine, now = () => Date.now() }) {
   const button = form.querySelector('button[type="submit"]');
   let since = null; // when the request began waiting (ms), null when none waits
   let data = null;
@@ -34,8 +64,11 @@ export function setupSeek({ form, variant, match, status, text, cancel, sendLine
     if (since === null || !data) return;
     const game = data.variant === 'long' ? 'long backgammon' : 'backgammon';
     const others = Math.max(0, (data.waiting?.[data.variant] ?? 1) - 1);
+    const waited = (now() - since) / 1000 + data.waited;
+    // The server's window while it is the one it sent; from then on as S5 widens it.
+    const window = Math.floor(waited / 10) === Math.floor(data.waited / 10) ? data.window : windowAt(waited);
     text.textContent = `Looking for an opponent (${game}, ${data.lengths.join(', ')} points) · ` +
-      `${waitedText((now() - since) / 1000 + data.waited)}` +
+      `${waitedText(waited)} · ${windowText(window)}` +
       (others ? ` · ${others} other${others === 1 ? '' : 's'} waiting` : '');
   };
   const stop = () => {
@@ -54,6 +87,12 @@ export function setupSeek({ form, variant, match, status, text, cancel, sendLine
   cancel.addEventListener('click', () => sendLine('/unseek', null));
   return {
     update(msg) {
+      // Everyone's count of players waiting: pushed (`lobby`) and in every `tables` answer.
+      if ((msg?.type === 'lobby' || msg?.type === 'tables') && msg.seeking && count) {
+        count.textContent = seekingText(msg.seeking);
+        count.hidden = false;
+        return;
+      }
       if (msg?.type !== 'info') return;
       if (msg.topic === 'seek' && msg.data?.status === 'waiting') {
         data = msg.data;

@@ -419,6 +419,11 @@ std::vector<setting> table_settings() {
       {"kept-tournaments", "N", "finished or cancelled tournaments kept for the pages and the API",
        show_number(&server_config::kept_tournaments),
        integer_field(&server_config::kept_tournaments, 1, 100'000)},
+      {"seek-count-interval", "SECONDS",
+       "the lobby's count of players waiting (/seek) is pushed at most this often (fractions "
+       "allowed)",
+       [](const server_config& c) { return show_seconds(c.seek_count_interval); },
+       fractional_seconds_field(&server_config::seek_count_interval, 0, 60'000)},
       {"lobby-chat-interval", "SECONDS", "a player's lobby chat lines are this far apart at least",
        show_number(&server_config::lobby_chat_interval),
        seconds_field(&server_config::lobby_chat_interval, 0, 3600)},

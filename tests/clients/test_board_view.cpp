@@ -340,3 +340,42 @@ TEST_CASE(
   (void)s.view("t1");
   CHECK(s.prompt() == "t1> ");
 }
+
+TEST_CASE(
+    "S5 the lobby view shows how many players wait per variant, pushed or listed, and the "
+    "viewer's own waiting /seek with its time waited and rating window until it is paired",
+    "[clients][term][lobby][S5]") {
+  screen s{{false, false, "erin", "", 12}};
+  const auto line_with = [&](const std::string& part) {
+    for (const auto& l : s.lobby_lines())
+      if (l.find(part) != std::string::npos) return l;
+    return std::string{};
+  };
+  // Given the count listed with the tables, then pushed by the server
+  (void)s.message(json::parse(
+      R"({"type":"tables","page":1,"pages":1,"total":0,"tables":[],"seeking":{"standard":0,"long":0}})"));
+  CHECK(line_with("play now") == "play now (/seek): nobody is waiting for a game");
+  (void)s.message(json::parse(R"({"type":"lobby","seeking":{"standard":3,"long":1}})"));
+  CHECK(line_with("play now") == "play now (/seek): 3 waiting for standard, 1 for long");
+  // When the viewer's /seek waits (12 s in already: the window has widened once)
+  (void)s.message(json::parse(R"({"type":"info","topic":"seek","text":"you wait",
+      "data":{"status":"waiting","variant":"long","lengths":[5],"clock":null,"bot_after":null,
+              "rating":1500,"window":150,"waited":12,"waiting":{"standard":3,"long":1}}})"));
+  // Then the view says so, with the time waited and the window
+  const std::string mine = line_with("you wait");
+  CHECK(mine.find("(long)") != std::string::npos);
+  CHECK(mine.find("0:12") != std::string::npos);
+  CHECK(mine.find("rating within 150") != std::string::npos);
+  for (const auto& l : s.lobby_lines()) CHECK(l.size() <= 78);
+  // And once paired, the line is gone
+  (void)s.message(json::parse(
+      R"({"type":"info","topic":"play","text":"paired","data":{"table":"match-1","opponent":"x","side":"red"}})"));
+  CHECK(line_with("you wait").empty());
+}
+
+TEST_CASE("S5 script mode prints the lobby's pushed count of players waiting as one SEEKING line",
+          "[clients][term][script][S5]") {
+  const script_writer w{{false, "erin"}};
+  CHECK(w.message(json::parse(R"({"type":"lobby","seeking":{"standard":2,"long":0}})")) ==
+        "SEEKING standard=2 long=0\n");
+}

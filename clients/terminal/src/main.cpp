@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <cerrno>
 #include <csignal>
 #include <exception>
@@ -253,6 +254,8 @@ int main(int argc, char** argv) {
   bool input_ended = false;
   while (!over && !input_ended) {
     refresh_lobby(link);
+    // A waiting /seek's time counts on in the lobby view (the screen is the I/O thread's).
+    if (!o.script) boost::asio::post(io, [&] { print(view.tick()); });
     pollfd in{STDIN_FILENO, POLLIN, 0};
     const int ready = ::poll(&in, 1, 200);
     if (ready < 0 && errno != EINTR) break;

@@ -2,6 +2,7 @@
 
 #include "bg/term/screen.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -66,6 +67,20 @@ std::string table_row(const json& entry) {
   return row;
 }
 
+/// "0:07", "1:02": seconds as minutes and seconds.
+std::string waited_text(long long seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld", seconds / 60, seconds % 60);
+  return buf;
+}
+
+/// The rating window `seconds` into a wait, as S5 widens it: ±100, 50 wider every 10 s
+/// up to ±400, no bound (-1) from 70 s. For the display only: the server pairs.
+long long window_at(long long seconds) {
+  const long long tens = std::max(0LL, seconds) / 10;
+  return tens >= 7 ? -1 : std::min(400LL, 100 + 50 * tens);
+}
+
 }  // namespace
 
 screen::screen(style s)
@@ -115,6 +130,14 @@ std::string screen::message(const json& m) {
     const std::string topic = text_of(m, "topic");
     if (topic == "who" && m.contains("data") && m["data"].is_object()) online_ = m["data"];
     if (topic == "who" && style_.table.empty() && online_.is_object()) return redraw();
+    // The viewer's own /seek: kept while it waits, gone when withdrawn or paired.
+    const json data = m.value("data", json::object());
+    if (topic == "seek" && data.is_object() && text_of(data, "status") == "waiting") {
+      seek_ = data;
+      seek_seen_ = std::chrono::steady_clock::now();
+    } else if (topic == "seek" || topic == "play") {
+      seek_ = json{};
+    }
     if (topic == "invitation") {  // /go alone enters the table invited to
       log(where + m.value("text", "") + " (/go to enter)");
     } else {
@@ -147,8 +170,11 @@ std::string screen::message(const json& m) {
     }
     log("* welcome, " + text_of(m, "name") + account +
         (m.value("resumed", false) ? " (resumed: seats kept)" : ""));
+  } else if (type == "lobby") {  // the count of players waiting, pushed (S5)
+    if (m.contains("seeking") && m["seeking"].is_object()) seeking_ = m["seeking"];
   } else if (type == "tables") {
     tables_ = m;
+    if (m.contains("seeking") && m["seeking"].is_object()) seeking_ = m["seeking"];
     if (!style_.table.empty()) {  // drawn in the lobby view; logged at a table
       std::string list = "tables:";
       if (m.contains("tables") && m["tables"].is_array()) {
@@ -190,6 +216,30 @@ std::vector<std::string> screen::lobby_lines() const {
                   " more (/tables shows them in the log)");
   }
   out.emplace_back();
+  if (seeking_.is_object()) {
+    const int standard = seeking_.value("standard", 0);
+    const int lng = seeking_.value("long", 0);
+    out.push_back(standard == 0 && lng == 0
+                      ? "play now (/seek): nobody is waiting for a game"
+                      : "play now (/seek): " + std::to_string(standard) +
+                            " waiting for standard, " + std::to_string(lng) + " for long");
+  }
+  if (seek_.is_object()) {
+    const auto waited =
+        seek_.value("waited", 0LL) + std::chrono::duration_cast<std::chrono::seconds>(
+                                         std::chrono::steady_clock::now() - seek_seen_)
+                                         .count();
+    // The server's window while it is the one it sent; from then on as S5 widens it.
+    long long window = seek_.contains("window") && seek_["window"].is_number()
+                           ? std::llround(seek_["window"].get<double>())
+                           : -1;
+    if (waited / 10 != seek_.value("waited", 0LL) / 10) window = window_at(waited);
+    out.push_back(
+        "you wait for an opponent (" + text_of(seek_, "variant") + "): " + waited_text(waited) +
+        ", " +
+        (window < 0 ? std::string{"any rating"} : "rating within " + std::to_string(window)) +
+        " (/unseek to stop)");
+  }
   if (online_.is_object() && online_.contains("online") && online_["online"].is_array()) {
     std::string line =
         "online (" + std::to_string(online_.value("total", online_["online"].size())) + "):";
@@ -211,6 +261,16 @@ std::vector<std::string> screen::lobby_lines() const {
   return out;
 }
 
+std::string screen::tick() {
+  if (!style_.clear || !style_.table.empty() || !seek_.is_object() || state_.is_object()) return {};
+  const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::steady_clock::now() - seek_seen_)
+                          .count();
+  if (waited == seek_drawn_) return {};
+  seek_drawn_ = waited;
+  return redraw();
+}
+
 std::string screen::prompt() const {
   return (style_.table.empty() ? std::string{"lobby"} : style_.table) + "> ";
 }
@@ -218,8 +278,8 @@ std::string screen::prompt() const {
 std::string screen::hints() const {
   if (!state_.is_object())
     return style_.table.empty()
-               ? "lobby: /go TABLE enters a table, /play bot [LEVEL] [standard|long] [match N], "
-                 "/help, chat"
+               ? "lobby: /go TABLE enters a table, /seek [standard|long] finds an opponent, "
+                 "/play bot [LEVEL] [standard|long] [match N], /help, chat"
                : "";
   const std::string you = board_view::side_of(state_, style_.viewer);
   const std::string phase = text_of(state_, "phase");

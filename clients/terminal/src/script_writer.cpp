@@ -132,6 +132,11 @@ std::string script_writer::message(const json& m) const {
     }
     return out;
   }
+  if (type == "lobby" && m.contains("seeking") && m["seeking"].is_object()) {
+    // The count of players waiting per variant (S5), pushed when it changes.
+    return "SEEKING standard=" + word(m["seeking"], "standard") +
+           " long=" + word(m["seeking"], "long") + "\n";
+  }
   if (type == "pong") return {};
   return "MESSAGE " + m.dump() + "\n";
 }

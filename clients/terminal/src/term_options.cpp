@@ -31,7 +31,9 @@ gammon-term --name NAME logs in with it, without the password, until /signout, a
 /password change or its expiry. /go TABLE follows another table, /go alone the table of the
 newest invitation, /lobby returns; when the server seats you at a new table
 (/play bot), gammon-term follows it. The lobby view draws the tables (refreshed every
-5 s), who is online and your rating; the prompt says where you are. /replay MATCH lists
+5 s), who is online, your rating, how many players wait for a game per variant (/seek)
+and your own /seek while it waits (time waited, rating window); the prompt says where
+you are. /replay MATCH lists
 every step of a finished match and draws its last position, /replay MATCH STEP the
 board after that step (read from the server's GET /api/matches/MATCH/replay).
 
@@ -68,6 +70,8 @@ never coloured, in this format:
   STEP <k> game=N <what it did>    every step (without STEP), e.g. STEP 2 game=1 alice 31: 8/5 6/5
   AT <k> game=N <what it did>      the step drawn (STEP's, or the last), then its board
                                    (lines indented by two spaces) and END REPLAY <id>
+  SEEKING standard=N long=N        players waiting for a game (/seek) per variant,
+                                   pushed by the server when it changes
   ERROR <code>: <message>          e.g. ERROR illegal_play: point 5 is blocked
   CLOSED                           the client is done
 S is a side (red, black) or "-". Any other message: MESSAGE <json>.

@@ -1487,6 +1487,10 @@ void game_service::answer_tables(const std::shared_ptr<client>& c, std::size_t p
                               "the list of tables could not be read: try again in a moment", re);
                           return;
                         }
+                        {  // S5: this node's requests (a cluster pairs each node's own)
+                          std::lock_guard lock(self->mutex_);
+                          (*msg)["seeking"] = self->seeks_waiting();
+                        }
                         if (re) (*msg)["re"] = *re;
                         c->send(frame_of(*msg));
                       });
@@ -1575,7 +1579,9 @@ void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::stri
 
 json game_service::tables_message(std::size_t page) const {
   std::lock_guard lock(mutex_);
-  return lobby_.page(page, config_.tables_page_size);
+  auto msg = lobby_.page(page, config_.tables_page_size);
+  msg["seeking"] = seeks_waiting();  // S5: the players waiting for an opponent, per variant
+  return msg;
 }
 
 void game_service::on_close(const std::shared_ptr<client>& c) {

@@ -67,6 +67,35 @@ json game_service::seeks_waiting() const {
   return out;
 }
 
+void game_service::seek_count_changed() {
+  if (seek_count_timer_) return;  // a push is due already: it will carry this change too
+  // At once when the last push is old enough (the timer's time is past), else when it is.
+  seek_count_timer_ = std::make_shared<boost::asio::steady_timer>(
+      io_, seek_count_sent_at_ + config_.seek_count_interval);
+  seek_count_timer_->async_wait(
+      [weak = weak_from_this(), timer = seek_count_timer_](const boost::system::error_code& ec) {
+        const auto self = weak.lock();
+        if (ec || !self) return;
+        self->push_seek_count();
+      });
+}
+
+void game_service::push_seek_count() {
+  std::shared_ptr<const std::string> frame;
+  std::vector<std::shared_ptr<client>> all;
+  {
+    std::lock_guard lock(mutex_);
+    seek_count_timer_.reset();
+    auto count = seeks_waiting();
+    if (count == seek_count_sent_) return;  // changed and changed back: nothing to say
+    seek_count_sent_ = count;
+    seek_count_sent_at_ = clock_type::now();
+    frame = frame_of(json{{"type", "lobby"}, {"seeking", std::move(count)}});
+    all = players_.everyone();
+  }
+  for (const auto& c : all) c->send(frame);
+}
+
 bool game_service::on_seek(const std::shared_ptr<client>& c, const std::string& name,
                            const protocol::command& cmd, const std::optional<json>& re) {
   const auto now = seek_request::clock_type::now();
@@ -96,6 +125,7 @@ bool game_service::on_seek(const std::shared_ptr<client>& c, const std::string& 
     w.who = c;
     w.ignores = s->ignores;
     const auto& r = (seeks_[s->key] = std::move(w)).request;
+    seek_count_changed();
     const std::string clock = !r.clock ? "any clock"
                               : r.clock->minutes == 0
                                   ? "no clock"
@@ -124,6 +154,7 @@ bool game_service::on_unseek(const std::shared_ptr<client>& c, const std::option
   const auto data =
       seek_data("cancelled", it->second.request, seek_request::clock_type::now(), json());
   seeks_.erase(it);
+  seek_count_changed();
   auto with_count = data;
   with_count["waiting"] = seeks_waiting();
   c->send(info_frame("seek", "you no longer wait for an opponent", std::move(with_count),
@@ -135,6 +166,7 @@ void game_service::drop_seek_of(std::uint64_t client_id) {
   for (auto it = seeks_.begin(); it != seeks_.end(); ++it)
     if (it->second.client_id == client_id) {
       seeks_.erase(it);
+      seek_count_changed();
       return;
     }
 }
@@ -152,6 +184,7 @@ void game_service::pair_waiting_seeks() {
   {
     std::lock_guard lock(mutex_);
     const auto now = seek_request::clock_type::now();
+    const auto waiting_before = seeks_.size();
     std::vector<seek_request> requests;
     std::vector<std::string> keys;
     // The ignore checks' index: a request's name -> its ignore list and its name key.
@@ -219,6 +252,7 @@ void game_service::pair_waiting_seeks() {
       }
       it = seeks_.erase(it);
     }
+    if (seeks_.size() != waiting_before) seek_count_changed();
     if (!seeks_.empty() && !seek_timer_) {
       seek_timer_ = std::make_shared<boost::asio::steady_timer>(io_, seek_tick);
       seek_timer_->async_wait(

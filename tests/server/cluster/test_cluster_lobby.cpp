@@ -113,6 +113,23 @@ TEST_CASE("cluster: a table made on node 1 is listed on node 2, until it is priv
   CHECK(db.sql("SELECT count(*) FROM cluster_lobby WHERE table_name = 't1'") == "0");
 }
 
+TEST_CASE("cluster: S5 the lobby's count of players waiting is the node's own, in /tables too",
+          "[cluster][postgres][S5]") {
+  const database db;
+  gammond_process one{node(db.url, "n1")};
+  gammond_process two{node(db.url, "n2")};
+  player alice(one.port(), "alice");
+  player bob(two.port(), "bob");
+  player carol(one.port(), "carol");
+  // When carol seeks on node 1
+  carol.ok("", "/seek long");
+  // Then node 1's lobby counts her, pushed and listed; node 2's does not (each node pairs
+  // the players connected to it)
+  CHECK(alice.await([](const json& m) { return m["type"] == "lobby"; })["seeking"]["long"] == 1);
+  CHECK(alice.ok("", "/tables").at("seeking") == json({{"standard", 0}, {"long", 1}}));
+  CHECK(bob.ok("", "/tables").at("seeking") == json({{"standard", 0}, {"long", 0}}));
+}
+
 TEST_CASE("cluster: lobby chat said on one node is heard on the other, ignores apply",
           "[cluster][postgres]") {
   const database db;

@@ -137,3 +137,44 @@ TEST_CASE("S5 a request that asked for a computer player after a wait plays one 
   CHECK(st["options"]["match"] == 1);
   ivy.refused("", "/unseek", "not_seeking");
 }
+
+namespace {
+
+/// The next `lobby` message (the count of players waiting, S5) that `p` reads.
+json lobby_count(player& p) {
+  return p.await([](const json& m) { return m["type"] == "lobby"; })["seeking"];
+}
+
+}  // namespace
+
+TEST_CASE(
+    "S5 every lobby client sees how many players wait per variant, pushed as requests come "
+    "and go, a burst's changes together",
+    "[matchmaking][gammond][S5]") {
+  // Given pushes at most every 3 s (far more than the two lines of a burst below take)
+  gammond_process server{flags({"--seek-count-interval", "3"})};
+  player olga(server.port(), "olga");  // idle in the lobby: she never seeks
+  player paul(server.port(), "paul");
+  // The lobby list carries the count too.
+  const auto tables = olga.ok("", "/tables");
+  CHECK(tables["seeking"] == json({{"standard", 0}, {"long", 0}}));
+  // When paul seeks long backgammon, olga is told at once (no push for 3 s before).
+  const auto first_change = std::chrono::steady_clock::now();
+  paul.ok("", "/seek long");
+  CHECK(lobby_count(olga) == json({{"standard", 0}, {"long", 1}}));
+  CHECK(olga.ok("", "/tables")["seeking"]["long"] == 1);
+  // When quinn seeks and paul withdraws within the interval, olga gets one push that says
+  // both, once the interval is over: never the count between them.
+  {
+    player quinn(server.port(), "quinn");
+    quinn.ok("", "/seek standard");
+    paul.ok("", "/unseek");
+    const auto after = lobby_count(olga);
+    CHECK(after == json({{"standard", 1}, {"long", 0}}));
+    CHECK(std::chrono::steady_clock::now() - first_change >= 3s);  // not before the interval
+    std::size_t pushes = 0;
+    for (const auto& m : olga.received()) pushes += m["type"] == "lobby" ? 1U : 0U;
+    CHECK(pushes == 2);
+  }  // quinn goes offline: her request with her, and the count drops
+  CHECK(lobby_count(olga) == json({{"standard", 0}, {"long", 0}}));
+}

@@ -64,6 +64,10 @@ struct server_config {
   /// --kept-tournaments: finished and cancelled tournaments kept (the newest), for the
   /// tournaments page and the API; older ones are forgotten.
   std::size_t kept_tournaments = 100;
+  /// --seek-count-interval: the lobby's count of waiting /seek requests per variant (a
+  /// `lobby` message to every connection, S5) is pushed at most once this often; the
+  /// changes of a burst of requests in between go out together, as one push.
+  std::chrono::milliseconds seek_count_interval{1000};
   std::chrono::seconds lobby_chat_interval{1};  ///< --lobby-chat-interval: per player
   std::size_t lobby_chat_per_minute = 120;      ///< --lobby-chat-per-minute: everyone together
   std::size_t max_table_backlog = 512;          ///< --max-table-backlog: held during a write

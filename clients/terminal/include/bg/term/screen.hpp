@@ -5,7 +5,10 @@
 /// the tail of the event log and chat, and a prompt that says where the viewer is,
 /// redrawn after every message. In the lobby the board's place holds the lobby view:
 /// the viewer's rating, the newest `/tables` page drawn as a table (players with
-/// their ratings, variant, match, watchers, phase) and who is online (`/who`).
+/// their ratings, variant, match, watchers, phase), who is online (`/who`), how many
+/// players wait for a game per variant (`seeking` of `lobby` and `tables`, S5) and the
+/// viewer's own waiting `/seek` (time waited, counted on from `waited`, and the rating
+/// window).
 ///
 /// Usage:
 /// @code
@@ -13,6 +16,7 @@
 ///   std::cout << s.message(json_from_server) << std::flush;
 /// @endcode
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <nlohmann/json.hpp>
@@ -51,6 +55,10 @@ class screen {
   [[nodiscard]] std::vector<std::string> lobby_lines() const;
   /// The prompt: "lobby> " or "TABLE> ".
   [[nodiscard]] std::string prompt() const;
+  /// Called about every 200 ms: the text that redraws the screen when the lobby view
+  /// shows a waiting /seek on a cleared terminal and its time waited reached a new
+  /// second (the count goes on live), else "".
+  [[nodiscard]] std::string tick();
 
  private:
   void log(std::string line);
@@ -65,6 +73,10 @@ class screen {
   nlohmann::json tables_;         ///< the newest `tables` message (null: none yet)
   nlohmann::json online_;         ///< `/who`'s `data` (null: none yet)
   std::string rating_ = "guest";  ///< the viewer's ratings, from `welcome.account`
+  nlohmann::json seeking_;        ///< players waiting per variant (null: not told yet)
+  nlohmann::json seek_;           ///< the viewer's waiting /seek (`info` "seek" data), or null
+  std::chrono::steady_clock::time_point seek_seen_;  ///< when seek_ came
+  long long seek_drawn_ = -1;                        ///< the seconds waited last drawn (tick())
 };
 
 }  // namespace bg::term

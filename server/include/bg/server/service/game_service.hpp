@@ -585,7 +585,8 @@ class game_service final : public service,
                   const std::optional<nlohmann::json>& re);
   /// Why `name` cannot be a player's or table's name (names.hpp), or nullopt.
   std::optional<std::string> name_problem_of(const std::string& name) const;
-  /// The `tables` message: page `page` (from 1) of the lobby list.
+  /// The `tables` message: page `page` (from 1) of the lobby list, with `seeking`
+  /// (seeks_waiting(), S5).
   nlohmann::json tables_message(std::size_t page) const;
   /// Starts the analysis queue with `options` (nullopt: analysis is off, and the log
   /// says why: --analysis-workers 0 or no gnubg), and queues the pending analyses found
@@ -682,6 +683,16 @@ class game_service final : public service,
   void withdraw_banned(const std::string& name);
   /// GET /api/tournaments and /api/tournaments/NAME (`rest`: "" or the name).
   void answer_api_tournaments(std::string_view rest, http_callback& reply);
+  /// The queue of requests changed (one added, replaced, withdrawn, paired, or gone with
+  /// its connection): the lobby's count (`lobby` message, `seeking`, S5) is pushed to
+  /// every connection by push_seek_count() on io_, at once when the last push is at
+  /// least --seek-count-interval old, else when it is; the changes meanwhile are pushed
+  /// together, once. Under mutex_.
+  void seek_count_changed();
+  /// The timer's side of seek_count_changed(): sends `{"type":"lobby","seeking":
+  /// seeks_waiting()}` to every connection that said hello, unless the count is what
+  /// was pushed last. Takes mutex_ (sends after letting it go).
+  void push_seek_count();
   /// `/play bot ...` from the lobby (issue 14): a new table with a fresh name, the
   /// player and the computer seated, options set, the match started.
   void on_play_bot(const std::shared_ptr<client>& c, const std::string& name,
@@ -773,6 +784,12 @@ class game_service final : public service,
   std::map<std::string, std::string> tournament_tables_;
   /// The tournaments' timer (every second while one is open); null when none is.
   std::shared_ptr<boost::asio::steady_timer> tournament_timer_;
+  /// The lobby's count push (seek_count_changed()): armed while one is due; null when
+  /// none is.
+  std::shared_ptr<boost::asio::steady_timer> seek_count_timer_;
+  /// The count pushed last ({"standard": 0, "long": 0} before the first), and when.
+  nlohmann::json seek_count_sent_ = nlohmann::json{{"standard", 0}, {"long", 0}};
+  clock_type::time_point seek_count_sent_at_{};
   /// Cluster (issue 26): tables this node claimed in the store for a message that makes
   /// them, not yet made: name -> {epoch, the row was made by this claim}. Taken by
   /// table_for(); at most --max-tables.
