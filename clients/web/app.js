@@ -568,6 +568,7 @@ function show(view) {
   if (view !== 'replay') replay.hide();
   if (view !== 'tournaments') tournamentList.hide();
   if (view !== 'tournament') tournamentPage.hide();
+  if (view !== 'table') $('notice').textContent = ''; // a pairing's notice is for the table
   document.body.dataset.view = view;
   clearInterval(app.tablesTimer);
   clearInterval(app.whoTimer);
