@@ -5,7 +5,9 @@
 /// the tail of the event log and chat, and a prompt that says where the viewer is,
 /// redrawn after every message. In the lobby the board's place holds the lobby view:
 /// the viewer's rating, the newest `/tables` page drawn as a table (players with
-/// their ratings, variant, match, watchers, phase) and who is online (`/who`).
+/// their ratings, variant, match, watchers, phase), who is online (`/who`) and the
+/// standings of the newest tournament the server told about (`tournament`; at a table,
+/// a running tournament's standings end the board's side panel).
 ///
 /// Usage:
 /// @code
@@ -64,6 +66,7 @@ class screen {
   std::string link_ = "connecting";
   nlohmann::json tables_;         ///< the newest `tables` message (null: none yet)
   nlohmann::json online_;         ///< `/who`'s `data` (null: none yet)
+  nlohmann::json tournament_;     ///< the newest `tournament` message's view (null: none)
   std::string rating_ = "guest";  ///< the viewer's ratings, from `welcome.account`
 };
 
