@@ -71,6 +71,11 @@ await h.main(async () => {
   // alice's page follows the news: bob is listed without a reload.
   await alice.waitForSelector('#tournament-players li[data-name="bob"]');
   log('alice and bob registered; each page lists both');
+  // A reload keeps the page (its address is the tournament's) and its Withdraw button.
+  await alice.reload();
+  await alice.waitForFunction(() => document.querySelector('#tournament')?.dataset.loaded === 'cup');
+  await alice.waitForSelector('#tournament-registration button[data-cmd="withdraw"]');
+  check(new URL(alice.url()).pathname === '/tournament/cup', `the address is the tournament's (${alice.url()})`);
   await shot(alice, 'registered.png');
   await h.audit(alice, 'the tournament page, registering');
 
