@@ -12,6 +12,7 @@ import { nameWithRating, showPlayer, showLeaders } from './account.js';
 import { openNameMenu, closeNameMenu } from './moderation.js';
 import { playedTable, setupPlayComputer } from './bots.js';
 import { setupSeek } from './seek.js';
+import { TournamentList, TournamentPage } from './tournaments.js';
 import { button } from './dom.js';
 import { drawOnline, drawTables } from './lobby.js';
 import { sideOf } from './seats.js';
@@ -67,6 +68,8 @@ const app = {
   account: null,
   lastMatchOver: new Map(),
   back: 'lobby',
+  afterSignIn: null, // the page to return to after the sign-in form ("Sign in to register")
+  noticeTimer: null,
   playComputer: null, // the lobby's "Play the computer" form (bots.js)
   seek: null, // the lobby's "Play now" form and its waiting line (seek.js)
   ignored: new Set(), // issue 13: lower-case names we /ignore (from the server's answers)
@@ -81,6 +84,26 @@ function tokenQuery() { return store.token ? `?token=${encodeURIComponent(store.
 /** The page's address: Back and Forward show the page of the entry reached (router.js). */
 const router = new Router((route) => showRoute(route, { fromHistory: true }));
 app.router = router;
+
+/** The tournaments' list (/tournaments) and a tournament's page (/tournament/NAME). */
+const tournamentList = new TournamentList(document.getElementById('tournaments'), {
+  tournament: (name) => openTournament(name),
+  back: () => router.back(),
+});
+const tournamentPage = new TournamentPage(document.getElementById('tournament'), {
+  me: () => app.me,
+  sendLine: (text) => sendLine(text, null),
+  back: () => router.back(),
+  openTable: (name) => enterTable(name),
+  openPlayer: (name) => openPlayer(name),
+  openReplay: (id) => showReplay(id),
+  // "Sign in to register": the sign-in form, then back to the tournament (onWelcome).
+  signIn: () => {
+    app.afterSignIn = router.current();
+    showRoute({ page: 'lobby', arg: null });
+  },
+});
+app.tournamentPage = tournamentPage;
 
 /** The analysis page (/analysis/<id>), shown without the chat. */
 const analysis = new AnalysisPage(document.getElementById('analysis'), {
@@ -213,6 +236,8 @@ function receive(msg) {
       app.seek?.update(msg); // its `seeking` count
       return drawTables(msg.tables, { enterTable: (name) => enterTable(name), openPlayer: (name) => openPlayer(name) });
     case 'lobby': return app.seek?.update(msg); // the count of players waiting, pushed
+    case 'tournament': return tournamentPage.update(msg.tournament);
+    case 'tournament_pairing': return onPairing(msg);
     case 'error': return onError(msg);
     default: return undefined; // pong and anything newer
   }
@@ -237,7 +262,15 @@ function onWelcome(msg) {
   // The page of the address (a reconnection enters its table again); a page that reads
   // the API only (a player, the ratings, an analysis, a replay) is left as it is.
   const route = router.current();
-  if (route.page === 'lobby' || route.page === 'table' || app.view === 'login') showRoute(route, { replace: true });
+  const after = app.afterSignIn;
+  app.afterSignIn = null;
+  if (after && app.view === 'login') showRoute(after);
+  else if (route.page === 'lobby' || route.page === 'table' || app.view === 'login') showRoute(route, { replace: true });
+  // A tournament's page follows its news on this connection (again after a reconnection).
+  else if (app.view === 'tournament') {
+    tournamentPage.subscribe();
+    tournamentPage.draw();
+  }
 }
 
 /**
@@ -252,6 +285,8 @@ function showRoute(route, nav = {}) {
     case 'replay': return showReplay(route.arg, nav);
     case 'player': return openPlayer(route.arg, nav);
     case 'ratings': return openLeaders(route.arg, nav);
+    case 'tournaments': return openTournaments(nav);
+    case 'tournament': return openTournament(route.arg, nav);
     default:
       if (!app.me) {
         if (!nav.fromHistory) router.go(route, { replace: true });
@@ -277,6 +312,7 @@ const TABLE_REFUSALS = ['kicked', 'private_table'];
 function onError(msg) {
   app.playComputer?.done();
   app.seek?.refused();
+  if (tournamentPage.answered(msg)) return; // a refused /register or /withdraw: on its page
   // name_registered also comes after a reload whose token the server forgot: an
   // account's name needs its password again.
   // A resume token the server forgot (the name held no seat): the remembered sign-in
@@ -371,6 +407,8 @@ function onInfo(msg) {
     finishSignOut(msg.text);
     return;
   }
+  // The answer to the tournament page's Register or Withdraw goes under its button too.
+  if (msg.topic === 'tournament') tournamentPage.answered(msg);
   // Moderation answers and invitations (issue 13) carry no table: shown where we are.
   const here = ['ignore', 'ban', 'unban', 'close', 'invitation'].includes(msg.topic) ? app.table ?? '' : '';
   addLog(msg.table ?? here, 'info', msg.text);
@@ -453,6 +491,55 @@ function openLeaders(variant = 'standard', nav = {}) {
   showLeaders(variant, (name) => openPlayer(name));
 }
 
+/** Opens the list of tournaments, /tournaments. */
+function openTournaments(nav = {}) {
+  leaveTable();
+  address({ page: 'tournaments' }, nav);
+  document.title = 'tournaments — gammond';
+  show('tournaments');
+  tournamentList.show();
+}
+
+/** Opens the page of tournament `name` (it follows the tournament's news), /tournament/NAME. */
+function openTournament(name, nav = {}) {
+  leaveTable();
+  address({ page: 'tournament', arg: name }, nav);
+  document.title = `${name} — tournament — gammond`;
+  show('tournament');
+  tournamentPage.show(name);
+}
+
+/**
+ * A tournament's new pairing (`tournament_pairing`): the match has started at its table
+ * with both players away, and a player who does not come forfeits after the grace
+ * period. The page says so and goes to the table, as for "Play now"; not while the
+ * player is in the middle of a match at the table on screen (the notice says where to go).
+ */
+function onPairing(msg) {
+  const text = msg.text ?? `tournament ${msg.tournament}: you play ${msg.opponent} at table ${msg.table}`;
+  addLog('', 'info', text);
+  sounds.play('turn');
+  const st = app.table ? app.states.get(app.table) : null;
+  const busy = app.view === 'table' && app.table !== msg.table && st && sideOf(st, app.me)
+    && !['waiting', 'match_over'].includes(st.phase);
+  if (busy) {
+    addLog(app.table, 'info', text);
+    showNotice(`${text} (finish here, then open table ${msg.table} from the lobby)`);
+    return;
+  }
+  enterTable(msg.table);
+  addLog(msg.table, 'info', text);
+  showNotice(text);
+}
+
+/** A notice in the chat panel (a tournament's pairing): read out politely, kept a minute. */
+function showNotice(text) {
+  const el = $('notice');
+  el.textContent = text;
+  clearTimeout(app.noticeTimer);
+  app.noticeTimer = setTimeout(() => { el.textContent = ''; }, 60000);
+}
+
 /** The page's "back" links: Back when it stays on the site, else the lobby. */
 function goBack() {
   router.back();
@@ -476,12 +563,15 @@ function showError(text) {
 
 function show(view) {
   app.view = view;
-  for (const v of ['login', 'lobby', 'table', 'analysis', 'replay', 'player', 'leaders']) $(v).hidden = v !== view;
+  for (const v of ['login', 'lobby', 'table', 'analysis', 'replay', 'player', 'leaders', 'tournaments', 'tournament']) $(v).hidden = v !== view;
   $('moves-box').hidden = view !== 'table';
   if (view === 'table') drawMoves();
   $('chat').hidden = view === 'login' || view === 'analysis' || view === 'replay' || !app.me;
   if (view !== 'analysis') analysis.hide();
   if (view !== 'replay') replay.hide();
+  if (view !== 'tournaments') tournamentList.hide();
+  if (view !== 'tournament') tournamentPage.hide();
+  if (view !== 'table') $('notice').textContent = ''; // a pairing's notice is for the table
   document.body.dataset.view = view;
   clearInterval(app.tablesTimer);
   clearInterval(app.whoTimer);
@@ -691,6 +781,7 @@ function setup() {
   $('signout').addEventListener('click', signOut);
   $('who').addEventListener('click', () => app.me && openPlayer(app.me));
   $('to-leaders').addEventListener('click', () => openLeaders('standard'));
+  $('to-tournaments').addEventListener('click', () => openTournaments());
   for (const b of document.querySelectorAll('#leaders button.variant')) {
     b.addEventListener('click', () => openLeaders(b.dataset.variant, { replace: true }));
   }

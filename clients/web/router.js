@@ -9,8 +9,10 @@
 //   /ratings/VARIANT   the ratings list (standard, long)
 //   /analysis/ID       a finished match's analysis
 //   /match/ID          a finished match's replay
+//   /tournaments       the tournaments: upcoming, running, ended
+//   /tournament/NAME   a tournament: its rules, players, standings and pairings
 
-/** @typedef {{page: 'lobby'|'table'|'player'|'ratings'|'analysis'|'replay', arg: string|number|null}} Route */
+/** @typedef {{page: 'lobby'|'table'|'player'|'ratings'|'analysis'|'replay'|'tournaments'|'tournament', arg: string|number|null}} Route */
 
 const enc = encodeURIComponent;
 
@@ -22,6 +24,8 @@ export function pathOf(r) {
     case 'ratings': return `/ratings/${enc(r.arg ?? 'standard')}`;
     case 'analysis': return `/analysis/${r.arg}`;
     case 'replay': return `/match/${r.arg}`;
+    case 'tournaments': return '/tournaments';
+    case 'tournament': return `/tournament/${enc(r.arg)}`;
     default: return '/';
   }
 }
@@ -46,7 +50,7 @@ function matchId(text) {
  * @returns {Route}
  */
 export function routeOf(pathname, hash = '') {
-  const m = /^\/(table|player|ratings|analysis|match)\/([^/]+)\/?$/.exec(pathname);
+  const m = /^\/(table|player|ratings|analysis|match|tournament)\/([^/]+)\/?$/.exec(pathname);
   if (m) {
     const arg = decoded(m[2]);
     if (arg !== null && arg !== '') {
@@ -61,6 +65,7 @@ export function routeOf(pathname, hash = '') {
     }
   }
   if (pathname === '/ratings' || pathname === '/ratings/') return { page: 'ratings', arg: 'standard' };
+  if (pathname === '/tournaments' || pathname === '/tournaments/') return { page: 'tournaments', arg: null };
   // The older links: #analysis/12, #match/12 and #TABLE.
   const h = /^#(analysis|match)\/(\d{1,18})$/.exec(hash);
   if (h) return { page: h[1] === 'match' ? 'replay' : 'analysis', arg: Number(h[2]) };

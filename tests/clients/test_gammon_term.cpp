@@ -609,3 +609,72 @@ TEST_CASE(
   }
   CHECK_FALSE(std::filesystem::exists(session_file));
 }
+
+TEST_CASE(
+    "S6: gammon-term shows a tournament's standings and goes to the table of its pairing "
+    "by itself",
+    "[clients][term][tournament]") {
+  // Given a server where any account may create a tournament, and alice's account
+  gammond_process server{{"--dice-seed", "8", "--commands-per-second", "1000", "--command-burst",
+                          "1000", "--tournament-creators", "registered"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 50s;
+  const auto file = server.directory() / "alice.password";
+  std::ofstream{file} << "alice-Zq7-secret\n";
+  INFO("gammond log:\n" << server.log());
+  term alice{url, "alice", "", {"--register", "--password-file", file.string(), "--no-board"}};
+  term bob{url, "bob", "", {"--no-board"}};
+  alice.line_starting("ACCOUNT registered=yes", deadline);
+  bob.line_starting("WELCOME bob", deadline);
+
+  // When alice creates a 2-player knockout starting in 3 seconds and both register
+  alice.type("/tournament create cup knockout match 1 start +3");
+  CHECK(alice.line_starting("INFO - tournament: ", deadline).find("tournament cup is created") !=
+        std::string::npos);
+  alice.type("/register cup");
+  bob.type("/register cup");
+  CHECK(bob.line_starting("INFO - tournament: ", deadline).find("you are registered for cup") !=
+        std::string::npos);
+  CHECK(bob.line_starting("TOURNAMENT cup ", deadline).find(" status=registering ") !=
+        std::string::npos);
+
+  // Then at the start each client says it is paired and follows its player to the table
+  std::string table;
+  for (term* t : {&alice, &bob}) {
+    const auto pairing = t->line_starting("PAIRING cup round=1 table=", deadline);
+    CHECK(pairing.find(t == &alice ? "opponent=bob" : "opponent=alice") != std::string::npos);
+    const auto view = t->line_starting("TABLE ", deadline);
+    table = view.substr(6);
+    CHECK(pairing.find("table=" + table + " ") != std::string::npos);
+  }
+  // And each sits at its seat of the 1-point match there, present again
+  auto st = alice.state_where(
+      [&](const state_block& b) { return b.table == table && b["you"] != "-"; }, deadline);
+  CHECK(st["match_length"] == "1");
+  bob.state_where([&](const state_block& b) { return b.table == table && b["you"] != "-"; },
+                  deadline);
+
+  // When the opening roll is made and the side on turn resigns, the other accepting
+  st = alice.state_where([](const state_block& b) { return b["phase"] == "opening"; }, deadline);
+  alice.type("/roll");
+  st = alice.state_where([](const state_block& b) { return b["phase"] == "move"; }, deadline);
+  const bool alice_moves = st["you"] == st["turn"];
+  term& mover = alice_moves ? alice : bob;
+  term& other = alice_moves ? bob : alice;
+  const std::string winner = alice_moves ? "bob" : "alice";
+  mover.type("/resign");
+  other.state_where([](const state_block& b) { return b["phase"] == "resign_offered"; }, deadline);
+  other.type("/accept");
+
+  // Then the tournament's news says it is finished, the winner ranked first
+  for (term* t : {&alice, &bob}) {
+    for (;;) {
+      const auto head = t->line_starting("TOURNAMENT cup ", deadline);
+      if (head.find(" status=finished ") != std::string::npos) break;
+    }
+    CHECK(t->line_starting("STANDING ", deadline).rfind("STANDING 1 " + winner + " wins=1 ", 0) ==
+          0);
+  }
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
+}

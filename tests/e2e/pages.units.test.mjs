@@ -1,5 +1,6 @@
-// Unit tests of the page addresses (clients/web/router.js) and of the replay's words and
-// its matching with GNU Backgammon's decisions (clients/web/replay.js). Run: node --test
+// Unit tests of the page addresses (clients/web/router.js), of the replay's words and
+// its matching with GNU Backgammon's decisions (clients/web/replay.js), and of the
+// tournament pages' words (clients/web/tournaments.js). Run: node --test
 //
 // The client's modules import each other by relative paths, so they are copied into a
 // temporary folder marked as ES modules and imported from there.
@@ -17,6 +18,8 @@ writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const { routeOf, pathOf, sameRoute, Router } = await import(pathToFileURL(path.join(dir, 'router.js')));
 const { stepText, matchDecisions } = await import(pathToFileURL(path.join(dir, 'replay.js')));
+const { groupTournaments, pairingResult, registrationOf, knockoutRoundName, statusText } =
+  await import(pathToFileURL(path.join(dir, 'tournaments.js')));
 
 test('every page has a path, and the path gives the page back', () => {
   const routes = [
@@ -27,6 +30,8 @@ test('every page has a path, and the path gives the page back', () => {
     { page: 'ratings', arg: 'long' },
     { page: 'analysis', arg: 12 },
     { page: 'replay', arg: 987654321 },
+    { page: 'tournaments', arg: null },
+    { page: 'tournament', arg: 'Spring Cup/1' },
   ];
   for (const r of routes) {
     const p = pathOf(r);
@@ -34,6 +39,9 @@ test('every page has a path, and the path gives the page back', () => {
   }
   assert.equal(pathOf({ page: 'replay', arg: 5 }), '/match/5');
   assert.equal(pathOf({ page: 'table', arg: 'a/b' }), '/table/a%2Fb');
+  assert.equal(pathOf({ page: 'tournaments', arg: null }), '/tournaments');
+  assert.deepEqual(routeOf('/tournaments/', ''), { page: 'tournaments', arg: null });
+  assert.equal(routeOf('/tournament/', '').page, 'lobby');
 });
 
 test('the older hash links are read as their pages; unknown and malformed paths are the lobby', () => {
@@ -129,4 +137,35 @@ test("gnubg's decisions go with their steps: plays by Position ID and dice, cube
   // A play whose Position ID gnubg gives otherwise has no verdict rather than a wrong one.
   const other = matchDecisions([{ game: 1, what: 'play', who: 'red', dice: [3, 1], position_id: 'Z' }], decisions);
   assert.equal(other.byStep.size, 0);
+});
+
+test('S6: the tournament pages group the list, word each result and offer Register or Withdraw', () => {
+  const g = groupTournaments([
+    { name: 'b', status: 'registering', start: 20 }, { name: 'a', status: 'registering', start: 10 },
+    { name: 'r', status: 'running', start: 5 }, { name: 'f', status: 'finished', start: 1 },
+    { name: 'c', status: 'cancelled', start: 2 },
+  ]);
+  assert.deepEqual(g.upcoming.map((t) => t.name), ['a', 'b']);
+  assert.deepEqual(g.running.map((t) => t.name), ['r']);
+  assert.deepEqual(g.ended.map((t) => t.name), ['c', 'f']);
+  assert.equal(pairingResult({ red: 'a', black: 'b', winner: null, how: '' }), 'in play');
+  assert.equal(pairingResult({ red: 'a', black: null, winner: 'a', how: 'bye' }), 'bye');
+  assert.equal(pairingResult({ red: 'a', black: 'b', winner: 'b', how: 'played', won_by: 'gammon' }), 'b won (gammon)');
+  assert.equal(pairingResult({ red: 'a', black: 'b', winner: 'a', how: 'withdrawn' }), 'a won: the opponent withdrew');
+  assert.equal(pairingResult({ red: 'a', black: 'b', winner: 'a', how: 'adjudicated', reason: 'timeout' }),
+    'a won by adjudication: timeout');
+  const view = { status: 'registering', entrants: [{ name: 'Alice', withdrawn: false }], players: ['Alice'] };
+  assert.equal(registrationOf(view, 'alice'), 'withdraw');
+  assert.equal(registrationOf(view, 'bob'), 'register');
+  assert.equal(registrationOf(view, null), null);
+  assert.equal(registrationOf({ ...view, status: 'running' }, 'bob'), null);
+  assert.equal(registrationOf({ ...view, status: 'running' }, 'alice'), 'withdraw');
+  assert.equal(registrationOf({ ...view, status: 'finished' }, 'alice'), null);
+  assert.equal(knockoutRoundName(1, 2), 'Final');
+  assert.equal(knockoutRoundName(1, 5), 'Quarter-finals');
+  assert.equal(knockoutRoundName(1, 9), 'Round 1');
+  assert.equal(knockoutRoundName(2, 5), 'Semi-finals');
+  assert.equal(statusText({ status: 'running', round: 2 }), 'running: round 2');
+  assert.equal(statusText({ status: 'cancelled', end_reason: 'fewer than 2 players at the start' }),
+    'cancelled: fewer than 2 players at the start');
 });

@@ -30,7 +30,42 @@ inline bool same_command(const protocol::command& a, const protocol::command& b)
          a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind &&
          a.clock == b.clock && a.new_password == b.new_password && a.ban_hours == b.ban_hours &&
          a.lengths == b.lengths && a.any_clock == b.any_clock &&
-         a.bot_after_seconds == b.bot_after_seconds;
+         a.bot_after_seconds == b.bot_after_seconds && a.tournament == b.tournament;
+}
+
+/// The /tournament line of `t`, in the grammar's canonical spelling.
+inline std::string tournament_line(const protocol::tournament_command& t) {
+  using protocol::tournament_action;
+  switch (t.action) {
+    case tournament_action::show:
+      return "/tournament show " + t.name;
+    case tournament_action::cancel:
+      return "/tournament cancel " + t.name;
+    case tournament_action::adjudicate:
+      return "/tournament adjudicate " + t.name + " " + t.table + " " + t.winner + " " + t.reason;
+    case tournament_action::create:
+      break;
+  }
+  std::string line = "/tournament create " + t.name + " " + t.kind;
+  const auto term = [&](const char* k, int v) {
+    if (v != 0) line += std::string(" ") + k + " " + std::to_string(v);
+  };
+  term("rounds", t.rounds);
+  term("minutes", t.minutes);
+  line += " variant " + std::string(engine::to_string(t.game_variant));
+  term("match", t.match_length);
+  if (t.clock)
+    line += " clock " + std::to_string(t.clock->first) + " " + std::to_string(t.clock->second);
+  if (t.start_in_seconds) line += " start +" + std::to_string(*t.start_in_seconds);
+  if (t.start_at_minute) {
+    const int h = *t.start_at_minute / 60;
+    const int m = *t.start_at_minute % 60;
+    line += " start " + std::to_string(h) + (m < 10 ? ":0" : ":") + std::to_string(m);
+  }
+  term("min", t.min_players);
+  term("max", t.max_players);
+  if (t.unrated) line += " unrated";
+  return line;
 }
 
 inline bool same_result(const engine::result<protocol::command>& a,
@@ -148,6 +183,14 @@ inline std::string canonical_line(const protocol::command& c) {
     }
     case command_kind::unseek:
       return "/unseek";
+    case command_kind::tournament:
+      return c.tournament ? tournament_line(*c.tournament) : "/tournament";
+    case command_kind::tournaments:
+      return "/tournaments";
+    case command_kind::register_tournament:
+      return "/register " + c.text;
+    case command_kind::withdraw_tournament:
+      return c.text.empty() ? "/withdraw" : "/withdraw " + c.text;
     case command_kind::kick:
       return "/kick " + c.text;
     case command_kind::invite:

@@ -134,6 +134,11 @@ int board_view::own_point(bool long_variant, const std::string& side, int board_
 }
 
 std::vector<std::string> board_view::render(const json& state) const {
+  return render(state, {});
+}
+
+std::vector<std::string> board_view::render(const json& state,
+                                            const std::vector<std::string>& extra) const {
   const bool colour = style_.colour;
   const auto paint = [colour](std::string_view code, const std::string& text) {
     return colour ? std::string{code} + text + std::string{ansi_reset} : text;
@@ -300,6 +305,7 @@ std::vector<std::string> board_view::render(const json& state) const {
   panel.push_back(is_long ? "both move counter-clockwise:" : "black 24->1, home 1-6");
   panel.push_back(is_long ? "black 1->24 (home 19-24)" : "red 1->24, home 19-24");
   if (is_long) panel.push_back("red 13->24->1->12 (home 7-12)");
+  panel.insert(panel.end(), extra.begin(), extra.end());
 
   // Attach the panel beside the board, from the line after the top labels.
   const std::size_t first = std::size_t{own_labels ? 1U : 0U} + std::size_t{tutor ? 1U : 0U};

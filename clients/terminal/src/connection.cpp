@@ -85,15 +85,19 @@ void connection::stop() {
 void connection::go(std::string table) {
   net::post(strand_, [this, table = std::move(table)] {
     if (table == settings_.table) return;
-    if (welcomed_ && !settings_.table.empty())
-      write(nlohmann::json{{"type", "exit"}, {"table", settings_.table}}.dump());
-    set_view(table);
-    if (welcomed_ && !table.empty()) {
-      const std::string id = "enter" + std::to_string(++next_id_);
-      awaiting_.insert(id);
-      write(nlohmann::json{{"type", "enter"}, {"table", table}, {"id", id}}.dump());
-    }
+    follow(table);
   });
+}
+
+void connection::follow(const std::string& table) {
+  if (welcomed_ && !settings_.table.empty() && settings_.table != table)
+    write(nlohmann::json{{"type", "exit"}, {"table", settings_.table}}.dump());
+  set_view(table);
+  if (welcomed_ && !table.empty()) {
+    const std::string id = "enter" + std::to_string(++next_id_);
+    awaiting_.insert(id);
+    write(nlohmann::json{{"type", "enter"}, {"table", table}, {"id", id}}.dump());
+  }
 }
 
 void connection::set_view(const std::string& table) {
@@ -234,6 +238,11 @@ void connection::on_frame(const std::shared_ptr<stream_holder>& s, const std::st
     const std::string seated = m["data"]["table"].get<std::string>();
     if (!seated.empty() && seated != settings_.table) set_view(seated);
   }
+  // A tournament's pairing (RULES.md S6): the match has started with both players away;
+  // go to the table (enter it, even when it is the one followed) before the grace period.
+  if (type == "tournament_pairing" && m.contains("table") && m["table"].is_string() &&
+      !m["table"].get<std::string>().empty())
+    follow(m["table"].get<std::string>());
   if (type == "welcome") {
     // A resumed seat with no table asked for: go back to the seat's table.
     if (settings_.table.empty() && m.contains("tables") && m["tables"].is_array() &&

@@ -81,6 +81,47 @@ long long window_at(long long seconds) {
   return tens >= 7 ? -1 : std::min(400LL, 100 + 50 * tens);
 }
 
+/// A number field as text ("0" when missing).
+std::string number_text(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "0";
+  if (j[key].is_number_integer()) return std::to_string(j[key].get<long long>());
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", j[key].get<double>());
+  return buf;
+}
+
+/// A tournament view's heading: "tournament spring: knockout, running, round 1".
+std::string tournament_heading(const json& t) {
+  std::string out =
+      "tournament " + text_of(t, "name") + ": " + text_of(t, "kind") + ", " + text_of(t, "status");
+  if (text_of(t, "status") == "running") out += ", round " + number_text(t, "round");
+  if (text_of(t, "status") == "registering")
+    out += ", " + number_text(t, "registered") + " registered";
+  return out;
+}
+
+/// The standings of a tournament view as lines (at most `most` players); `compact`: a
+/// short line for the board's side panel ("  1 alice 2 wins 4 pt").
+std::vector<std::string> standing_lines(const json& t, std::size_t most, bool compact = false) {
+  std::vector<std::string> out;
+  if (!t.contains("standings") || !t["standings"].is_array()) return out;
+  for (const auto& s : t["standings"]) {
+    if (out.size() == most) {
+      out.push_back("  ... " + std::to_string(t["standings"].size() - most) + " more");
+      break;
+    }
+    if (compact) {
+      out.push_back("  " + number_text(s, "rank") + " " + text_of(s, "name") + " " +
+                    number_text(s, "wins") + " wins " + number_text(s, "points") + " pt");
+      continue;
+    }
+    out.push_back("  " + cell(number_text(s, "rank"), 4) + cell(text_of(s, "name"), 18) + " wins " +
+                  cell(number_text(s, "wins"), 4) + " points " + cell(number_text(s, "points"), 5) +
+                  " Buchholz " + number_text(s, "buchholz"));
+  }
+  return out;
+}
+
 }  // namespace
 
 screen::screen(style s)
@@ -182,6 +223,27 @@ std::string screen::message(const json& m) {
       }
       log(list);
     }
+  } else if (type == "tournament" && m.contains("tournament") && m["tournament"].is_object()) {
+    // The newest view of a tournament (RULES.md S6): its standings in the lobby view; a
+    // line in the log when it starts a round or ends.
+    const json& t = m["tournament"];
+    const bool same = tournament_.is_object() && text_of(tournament_, "name") == text_of(t, "name");
+    const bool moved = !same || text_of(tournament_, "status") != text_of(t, "status") ||
+                       number_text(tournament_, "round") != number_text(t, "round");
+    tournament_ = t;
+    if (moved) {
+      std::string line = "* " + tournament_heading(t);
+      if (text_of(t, "status") == "finished" && t.contains("standings") &&
+          t["standings"].is_array() && !t["standings"].empty())
+        line += ": " + text_of(t["standings"][0], "name") + " wins";
+      log(line);
+    }
+  } else if (type == "tournament_pairing") {
+    // The link enters the table by itself (connection.cpp); the log says why.
+    log("* " +
+        m.value("text", "tournament " + text_of(m, "tournament") + ": you play " +
+                            text_of(m, "opponent") + " at table " + table) +
+        " - gammon-term takes you there");
   } else if (type == "pong") {
     return {};
   }
@@ -257,6 +319,12 @@ std::vector<std::string> screen::lobby_lines() const {
     out.push_back(line);
   } else {
     out.emplace_back("online: (asking the server...)");
+  }
+  if (tournament_.is_object()) {  // the newest tournament's standings (S6)
+    constexpr std::size_t shown_standings = 8;
+    out.emplace_back();
+    out.push_back(tournament_heading(tournament_));
+    for (auto& line : standing_lines(tournament_, shown_standings)) out.push_back(std::move(line));
   }
   return out;
 }
@@ -335,7 +403,15 @@ std::string screen::hints() const {
 std::string screen::redraw() const {
   std::string out = style_.clear ? "\x1b[H\x1b[2J" : "\n";
   if (state_.is_object()) {
-    for (const auto& line : board_.render(state_)) out += line + "\n";
+    // A running tournament's standings in the side panel (S6), the best first.
+    std::vector<std::string> extra;
+    if (tournament_.is_object() && text_of(tournament_, "status") == "running") {
+      constexpr std::size_t panel_standings = 4;
+      extra.push_back(tournament_heading(tournament_));
+      for (auto& line : standing_lines(tournament_, panel_standings, true))
+        extra.push_back(std::move(line));
+    }
+    for (const auto& line : board_.render(state_, extra)) out += line + "\n";
   } else if (style_.table.empty()) {
     for (const auto& line : lobby_lines()) out += line + "\n";
   } else {

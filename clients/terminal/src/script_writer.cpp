@@ -137,6 +137,26 @@ std::string script_writer::message(const json& m) const {
     return "SEEKING standard=" + word(m["seeking"], "standard") +
            " long=" + word(m["seeking"], "long") + "\n";
   }
+  if (type == "tournament") {
+    // RULES.md S6: a header, then one line per player of the standings, best first.
+    const json t = object(m, "tournament");
+    std::string out = "TOURNAMENT " + word(t, "name") + " kind=" + word(t, "kind") +
+                      " status=" + word(t, "status") + " round=" + word(t, "round") +
+                      " registered=" + word(t, "registered") + "\n";
+    if (t.contains("standings") && t["standings"].is_array()) {
+      for (const auto& s : t["standings"]) {
+        out += "STANDING " + word(s, "rank") + " " + word(s, "name") + " wins=" + word(s, "wins") +
+               " points=" + word(s, "points") + " buchholz=" + word(s, "buchholz") + "\n";
+      }
+    }
+    return out;
+  }
+  if (type == "tournament_pairing") {
+    // The link goes to the table by itself: a TABLE line follows.
+    return "PAIRING " + word(m, "tournament") + " round=" + word(m, "round") +
+           " table=" + word(m, "table") + " opponent=" + word(m, "opponent") +
+           " side=" + word(m, "side") + ": " + m.value("text", "") + "\n";
+  }
   if (type == "pong") return {};
   return "MESSAGE " + m.dump() + "\n";
 }

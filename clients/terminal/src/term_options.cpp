@@ -64,7 +64,15 @@ never coloured, in this format:
   TABLE <name> phase=P red=NAME black=NAME score_red=N score_black=N spectators=N
         variant=standard|long match=N|basis|off
   TABLE <table|->                  (the name alone) the table followed changed:
-                                   /go, /lobby, or the server seated you ("-": lobby)
+                                   /go, /lobby, the server seated you, or a
+                                   tournament paired you ("-": lobby)
+  TOURNAMENT <name> kind=K status=S round=N registered=N
+                                   a tournament's news (/tournament NAME, and every
+                                   change while you play in it), then its standings:
+  STANDING <rank> <name> wins=N points=N buchholz=N
+  PAIRING <tournament> round=N table=T opponent=NAME side=S: <text>
+                                   a tournament paired you: gammon-term enters table
+                                   T at once (a TABLE line follows)
   REPLAY <id> <red>-<black> steps=N games=N variant=V length=N score=R-B
                                    the answer to /replay MATCH [STEP], then:
   STEP <k> game=N <what it did>    every step (without STEP), e.g. STEP 2 game=1 alice 31: 8/5 6/5

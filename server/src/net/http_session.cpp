@@ -112,13 +112,14 @@ static_lookup find_static(const std::string& root, std::string_view path) {
 
 /// Whether `path` is one of the web client's page addresses, which it routes itself with
 /// the History API (clients/web/router.js): `/table/NAME`, `/player/NAME`, `/ratings`,
-/// `/ratings/VARIANT`, `/analysis/ID` and `/match/ID`. They are all answered with the
+/// `/ratings/VARIANT`, `/analysis/ID`, `/match/ID`, `/tournaments` and
+/// `/tournament/NAME`. They are all answered with the
 /// client's index.html, so that a reload or a shared link opens the page. `/matches/ID.mat`
 /// and `/api/...` are not among them.
 bool is_page_address(std::string_view path) {
-  if (path == "/ratings") return true;
+  if (path == "/ratings" || path == "/tournaments") return true;
   for (const std::string_view prefix :
-       {"/table/", "/player/", "/ratings/", "/analysis/", "/match/"})
+       {"/table/", "/player/", "/ratings/", "/analysis/", "/match/", "/tournament/"})
     if (path.size() > prefix.size() && path.substr(0, prefix.size()) == prefix) return true;
   return false;
 }

@@ -358,7 +358,8 @@ TEST_CASE("the web client's page addresses are answered with index.html, other p
   // The pages the client routes itself (router.js): a reload or a shared link opens them.
   for (const std::string target :
        {"/table/t1", "/table/%D0%B6%D0%B0%D0%BD", "/player/alice", "/ratings", "/ratings/long",
-        "/analysis/12", "/match/12", "/match/12?x=1", "/table/a/../../secret.txt"}) {
+        "/analysis/12", "/match/12", "/match/12?x=1", "/table/a/../../secret.txt", "/tournaments",
+        "/tournament/spring"}) {
     CAPTURE(target);
     const auto page = bg::test::http_get(host, port, target);
     CHECK(page.status == 200);
@@ -366,7 +367,8 @@ TEST_CASE("the web client's page addresses are answered with index.html, other p
     CHECK(page.content_type() == "text/html; charset=utf-8");
   }
   // Not pages: a match's .mat, the API, a bare prefix, anything else.
-  for (const std::string target : {"/matches/12.mat", "/table/", "/match", "/tables/t1"}) {
+  for (const std::string target :
+       {"/matches/12.mat", "/table/", "/match", "/tables/t1", "/tournament/"}) {
     CAPTURE(target);
     CHECK(bg::test::http_get(host, port, target).body != "<!doctype html><title>gammond</title>");
   }

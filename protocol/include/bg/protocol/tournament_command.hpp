@@ -57,6 +57,7 @@ struct tournament_command {
   std::string table;     ///< adjudicate: the table of the pairing
   std::string winner;    ///< adjudicate: the winner's name as typed
   std::string reason;    ///< adjudicate: the reason as typed (logged; required)
+  friend bool operator==(const tournament_command&, const tournament_command&) = default;
 };
 
 /// Parses the arguments of /tournament (`rest`: the line after "/tournament ", blanks

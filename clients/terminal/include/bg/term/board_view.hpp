@@ -52,6 +52,10 @@ class board_view {
   /// The drawing of `state` (a `state` message), one string per line, no newlines.
   /// Missing or malformed fields are drawn as empty, never thrown on.
   [[nodiscard]] std::vector<std::string> render(const nlohmann::json& state) const;
+  /// The same, with `extra` lines at the end of the side panel (e.g. a tournament's
+  /// standings).
+  [[nodiscard]] std::vector<std::string> render(const nlohmann::json& state,
+                                                const std::vector<std::string>& extra) const;
 
   /// The side ("red" or "black") where `name` sits in `state`, or "" when not seated.
   [[nodiscard]] static std::string side_of(const nlohmann::json& state, const std::string& name);

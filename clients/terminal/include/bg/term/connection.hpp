@@ -80,8 +80,9 @@ class connection {
     /// The remembered sign-in changed (a welcome or /password gave one); "" : it ended
     /// (`bad_session`, /signout), so a kept copy must go.
     std::function<void(const std::string&)> on_session;
-    /// The table followed changed: `/go`, `/lobby`, or the server seated the player
-    /// (`info` topic `play`); "" = the lobby.
+    /// The table followed changed: `/go`, `/lobby`, the server seated the player
+    /// (`info` topic `play`) or a tournament paired them (`tournament_pairing`, which
+    /// the link enters); "" = the lobby.
     std::function<void(const std::string&)> on_view;
   };
 
@@ -123,6 +124,9 @@ class connection {
   void set_token(const std::string& token);
   void set_session(const std::string& credential);
   void set_view(const std::string& table);
+  /// Follows `table` ("" = the lobby): `exit` of the table followed when it is another,
+  /// then `enter` of `table` (once welcomed). On the strand.
+  void follow(const std::string& table);
 
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   settings settings_;

@@ -8,7 +8,9 @@
 /// their ratings, variant, match, watchers, phase), who is online (`/who`), how many
 /// players wait for a game per variant (`seeking` of `lobby` and `tables`, S5) and the
 /// viewer's own waiting `/seek` (time waited, counted on from `waited`, and the rating
-/// window).
+/// window), and the standings of the newest tournament the server told about
+/// (`tournament`; at a table, a running tournament's standings end the board's side
+/// panel).
 ///
 /// Usage:
 /// @code
@@ -72,6 +74,7 @@ class screen {
   std::string link_ = "connecting";
   nlohmann::json tables_;         ///< the newest `tables` message (null: none yet)
   nlohmann::json online_;         ///< `/who`'s `data` (null: none yet)
+  nlohmann::json tournament_;     ///< the newest `tournament` message's view (null: none)
   std::string rating_ = "guest";  ///< the viewer's ratings, from `welcome.account`
   nlohmann::json seeking_;        ///< players waiting per variant (null: not told yet)
   nlohmann::json seek_;           ///< the viewer's waiting /seek (`info` "seek" data), or null
