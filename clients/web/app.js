@@ -688,6 +688,9 @@ function setup() {
   $('signout').addEventListener('click', signOut);
   $('who').addEventListener('click', () => app.me && openPlayer(app.me));
   $('to-leaders').addEventListener('click', () => openLeaders('standard'));
+  for (const b of document.querySelectorAll('#leaders button.sort')) {
+    b.addEventListener('click', () => showLeaders($('leaders').dataset.variant || 'standard', (name) => openPlayer(name), b.dataset.sort));
+  }
   for (const b of document.querySelectorAll('#leaders button.variant')) {
     b.addEventListener('click', () => openLeaders(b.dataset.variant, { replace: true }));
   }
