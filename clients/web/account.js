@@ -1,6 +1,6 @@
 // Accounts in the web client (issue 12): how ratings are shown next to names, the
-// player page (ratings and history, from GET /api/players/NAME and .../matches) and the
-// leaderboard (GET /api/ratings). Everything here reads what the server sends; the
+// player page (ratings, PR and history, from GET /api/players/NAME and .../matches) and
+// the leaderboard (GET /api/ratings, with each player's PR and a sort by it: S7). Everything here reads what the server sends; the
 // password typed in the login form is never stored (only the resume token is).
 
 import { pageLink } from './dom.js';
@@ -18,6 +18,14 @@ function botMark() {
 /** A rating as players read it: two decimals ("1517.32"). */
 export function ratingText(rating) {
   return typeof rating === 'number' ? rating.toFixed(2) : '';
+}
+
+/**
+ * A performance rating as players read it (RULES.md S7): two decimals and its band,
+ * "5.21 (advanced)"; '' when there is none (null: nothing analysed yet).
+ */
+export function prText(pr, band) {
+  return typeof pr === 'number' ? `${pr.toFixed(2)}${band ? ` (${band})` : ''}` : '';
 }
 
 /** A rating change with its sign ("+17.32", "-17.32"). */
@@ -90,8 +98,8 @@ const kindText = (m) => {
 
 /**
  * Appends rows for `matches` (GET .../matches) of the player to the history table: date,
- * opponent, match, result, rating, and the match's replay, analysis (backgammon only) and
- * .mat links. `pages` opens a player's page, a replay, an analysis.
+ * opponent, match, result, rating, PR (S7; "—" until analysed), and the match's replay,
+ * analysis (backgammon only) and .mat links. `pages` opens a player's page, a replay, an analysis.
  */
 function addHistoryRows(body, matches, pages) {
   for (const m of matches) {
@@ -109,6 +117,9 @@ function addHistoryRows(body, matches, pages) {
     } else {
       cell(tr, 'unrated', 'muted');
     }
+    // S7: the player's PR in the match once GNU Backgammon has analysed it.
+    if (typeof m.pr === 'number') cell(tr, prText(m.pr, m.pr_band), 'num pr');
+    else cell(tr, '—', 'muted pr');
     const links = document.createElement('span');
     links.className = 'match-links';
     links.append(pageLink(`/match/${m.match_id}`, 'replay', () => pages.replay(m.match_id), 'replay'));
@@ -126,7 +137,8 @@ function addHistoryRows(body, matches, pages) {
 }
 
 /**
- * Fills the player page for `name`: its ratings and its last matches (10 a page,
+ * Fills the player page for `name`: its ratings, its PR over the last 30 days and all
+ * time (S7: the sums of its analysed matches), and its last matches (10 a page,
  * "older matches" for the next). `pages` opens the pages its links lead to:
  * {player(name), replay(id), analysis(id)}.
  */
@@ -135,6 +147,8 @@ export async function showPlayer(name, pages) {
   $('player-status').textContent = '';
   $('player-error').textContent = '';
   $('player-ratings').querySelector('tbody').replaceChildren();
+  $('player-pr').querySelector('tbody').replaceChildren();
+  $('player-pr').hidden = true;
   const history = $('player-history').querySelector('tbody');
   history.replaceChildren();
   $('player-more').hidden = true;
@@ -172,6 +186,19 @@ export async function showPlayer(name, pages) {
       cell(tr, String(r.won), 'num');
       body.appendChild(tr);
     }
+    const prBody = $('player-pr').querySelector('tbody');
+    for (const [period, label] of [['last_30_days', 'last 30 days'], ['all_time', 'all time']]) {
+      const q = p.performance?.[period];
+      if (!q) continue;
+      const tr = document.createElement('tr');
+      tr.dataset.period = period;
+      cell(tr, label);
+      if (typeof q.pr === 'number') cell(tr, prText(q.pr, q.pr_band), 'num pr-value');
+      else cell(tr, 'no analysed match', 'muted pr-value');
+      cell(tr, String(q.matches ?? 0), 'num');
+      prBody.appendChild(tr);
+    }
+    $('player-pr').hidden = prBody.children.length === 0;
     let before = null;
     const more = async () => {
       const list = await getJson(`${path}/matches?limit=10${before ? `&before=${before}` : ''}`);
@@ -189,18 +216,31 @@ export async function showPlayer(name, pages) {
   }
 }
 
-/** Fills the leaderboard of `variant` ('standard' or 'long'). */
-export async function showLeaders(variant, openPlayer) {
+/** The order of the leaderboard: 'rating' (the highest first) or 'pr' (the best PR first). */
+let leadersSort = 'rating';
+
+/**
+ * Fills the leaderboard of `variant` ('standard' or 'long'), each player with its
+ * all-time PR (S7), sorted by `sort` ('rating' or 'pr'; the last one asked when not
+ * given).
+ */
+export async function showLeaders(variant, openPlayer, sort = leadersSort) {
+  leadersSort = sort === 'pr' ? 'pr' : 'rating';
   for (const b of document.querySelectorAll('#leaders button.variant')) {
     b.setAttribute('aria-pressed', String(b.dataset.variant === variant));
+  }
+  for (const b of document.querySelectorAll('#leaders button.sort')) {
+    b.setAttribute('aria-pressed', String(b.dataset.sort === leadersSort));
   }
   $('leaders-error').textContent = '';
   const body = $('leaders-table').querySelector('tbody');
   body.replaceChildren();
   const page = $('leaders');
   page.dataset.loaded = '';
+  page.dataset.variant = variant;
+  page.dataset.sort = leadersSort;
   try {
-    const list = await getJson(`/api/ratings?variant=${encodeURIComponent(variant)}&limit=50`);
+    const list = await getJson(`/api/ratings?variant=${encodeURIComponent(variant)}&limit=50&pr=1&sort=${leadersSort}`);
     for (const p of list.players ?? []) {
       const tr = document.createElement('tr');
       tr.dataset.name = p.name;
@@ -211,6 +251,8 @@ export async function showLeaders(variant, openPlayer) {
         name.append(' ', botMark());
       }
       cell(tr, ratingText(p.rating), 'num rating-value');
+      if (typeof p.pr === 'number') cell(tr, prText(p.pr, p.pr_band), 'num pr-value');
+      else cell(tr, '—', 'muted pr-value');
       cell(tr, String(p.experience), 'num');
       cell(tr, `${p.won} / ${p.played}`, 'num');
       body.appendChild(tr);

@@ -782,6 +782,9 @@ function setup() {
   $('who').addEventListener('click', () => app.me && openPlayer(app.me));
   $('to-leaders').addEventListener('click', () => openLeaders('standard'));
   $('to-tournaments').addEventListener('click', () => openTournaments());
+  for (const b of document.querySelectorAll('#leaders button.sort')) {
+    b.addEventListener('click', () => showLeaders($('leaders').dataset.variant || 'standard', (name) => openPlayer(name), b.dataset.sort));
+  }
   for (const b of document.querySelectorAll('#leaders button.variant')) {
     b.addEventListener('click', () => openLeaders(b.dataset.variant, { replace: true }));
   }

@@ -260,7 +260,10 @@ constexpr std::array<help_entry, 53> help_entries{{
     {"whois", "/whois NAME",
      "who NAME is: registered or guest, online or last seen, ratings and experience, "
      "matches played and won"},
-    {"ratings", "/ratings [standard|long]", "the 20 best ratings of a variant (standard first)"},
+    {"ratings", "/ratings [standard|long] [pr|by pr]",
+     "the 20 best ratings of a variant (standard first); pr adds each player's performance "
+     "rating (PR, from GNU Backgammon's analyses: lower is better), by pr lists the best PRs "
+     "first"},
     {"history", "/history [NAME]",
      "the last 10 matches of NAME (yours without a name): date, opponent, length, score, "
      "rating change and the .mat link"},
@@ -482,14 +485,26 @@ engine::result<command> parse_line(std::string_view line) {
     return c;
   }
   if (name == "ratings") {
-    if (args > 1) return bad("/ratings takes standard or long");
+    // /ratings [standard|long] [pr | by pr | by rating] (S7: the PR column and order).
+    constexpr const char* usage = "/ratings takes standard or long, then pr, by pr or by rating";
     c.kind = command_kind::ratings;
-    if (args == 1) {
-      const auto v = engine::variant_from_string(arg(0));
-      if (!v) return bad("/ratings takes standard or long");
-      c.game_variant = *v;
-      c.text = std::string(engine::to_string(*v));
+    std::size_t i = 0;
+    if (i < args) {
+      if (const auto v = engine::variant_from_string(arg(i))) {
+        c.game_variant = *v;
+        c.text = std::string(engine::to_string(*v));
+        ++i;
+      }
     }
+    if (i < args && arg(i) == "pr") {
+      c.with_pr = true;
+      ++i;
+    } else if (i + 1 < args && arg(i) == "by" && (arg(i + 1) == "pr" || arg(i + 1) == "rating")) {
+      c.by_pr = arg(i + 1) == "pr";
+      c.with_pr = c.by_pr;
+      i += 2;
+    }
+    if (i != args) return bad(usage);
     return c;
   }
   if (name == "sessions") {

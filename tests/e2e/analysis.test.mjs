@@ -10,12 +10,14 @@
 // one mark per decision of the API's answer, and the errors; picking a decision draws
 // the board before and after it, as the API has them. bob, still at the table, gets
 // the analysis_ready event; carol opens the page's link (#analysis/<id>) without
-// logging in. Screenshots go to <build-dir>/e2e/analysis/.
+// logging in. alice and bob are registered: carol then sees alice's PR (RULES.md S7) in
+// her page's history row and over 30 days and all time, and the ratings list with the
+// PR column sorted by PR. Screenshots go to <build-dir>/e2e/analysis/.
 
 import { harness, sleep } from './harness.mjs';
 
 const h = await harness('analysis', { timeLimitMs: 150_000 });
-const { log, check, login, shot, visible, dialogKind, command, playByClicking } = h;
+const { log, check, shot, visible, dialogKind, command, playByClicking } = h;
 const GNUBG = process.env.GNUBG ?? '/usr/games/gnubg';
 const PLAYS = 8;
 
@@ -36,16 +38,18 @@ async function boardIn(page, selector) {
 }
 
 async function run() {
-  const base = await h.startServer(['--analysis-workers', '1', '--analysis-level', 'expert', '--gnubg', GNUBG]);
+  const base = await h.startServer(['--analysis-workers', '1', '--analysis-level', 'expert', '--gnubg', GNUBG,
+    '--register-per-hour', '0']);
   log(`gammond at ${base}`);
   const alice = await h.newPage('alice');
   const bob = await h.newPage('bob');
-  await login(alice, base, 'alice');
+  // Registered, so that the match is in their histories with its PR (S7).
+  await h.register(alice, base, 'alice', 'alice-secret-1');
   await alice.fill('#create-name', 'an');
   await alice.click('#create-form button');
   await alice.waitForSelector('#table:not([hidden]) #board .point');
   await command(alice, '#controls button[data-cmd="join"]');
-  await login(bob, base, 'bob');
+  await h.register(bob, base, 'bob', 'bob-secret-22');
   await bob.fill('#create-name', 'an');
   await bob.click('#create-form button');
   await bob.waitForSelector('#table:not([hidden]) #board .point');
@@ -172,6 +176,37 @@ async function run() {
   await carol.waitForSelector('#analysis section.analysis[data-status="done"]');
   check(await carol.locator('#analysis svg.analysis-chart circle.mark').count() === n, 'carol sees the same chart');
   await shot(carol, 'analysis-phone.png');
+
+  // S7: alice's page shows her PR in the match's history row and over 30 days and all
+  // time (one analysed match: the match's own PR), as the analysis gives it.
+  const aliceSide = players[0].side;
+  const alicePr = `${api.players[aliceSide].pr.toFixed(2)} (${api.players[aliceSide].pr_band})`;
+  await carol.goto(`${base}/player/alice`);
+  await carol.waitForFunction(() => document.querySelector('#player')?.dataset.loaded === 'alice');
+  await carol.waitForSelector(`#player-history tr[data-match="${id}"]`);
+  const rowPr = await carol.textContent(`#player-history tr[data-match="${id}"] td.pr`);
+  check(rowPr === alicePr, `alice's history row shows her PR in the match (${rowPr}, the analysis: ${alicePr})`);
+  for (const period of ['last_30_days', 'all_time']) {
+    const shown = await carol.textContent(`#player-pr tr[data-period="${period}"] .pr-value`);
+    check(shown === alicePr, `alice's page shows her PR ${period.replaceAll('_', ' ')} (${shown})`);
+  }
+  await shot(carol, 'player-pr-phone.png');
+  // The ratings list has the PR column, and sorted by PR the better player comes first.
+  await carol.goto(`${base}/ratings/standard`);
+  await carol.waitForFunction(() => document.querySelector('#leaders')?.dataset.loaded === 'standard');
+  await carol.click('#leaders button.sort[data-sort="pr"]');
+  await carol.waitForFunction(() => document.querySelector('#leaders')?.dataset.loaded === 'standard' &&
+    document.querySelector('#leaders')?.dataset.sort === 'pr');
+  const byPr = await carol.$$eval('#leaders-table tbody tr', (rows) =>
+    rows.map((r) => ({ name: r.dataset.name, pr: r.querySelector('.pr-value')?.textContent })));
+  log(`ratings by PR: ${JSON.stringify(byPr)}`);
+  const prs = ['red', 'black'].map((side) => ({ side, pr: api.players[side].pr }));
+  const best = prs[0].pr <= prs[1].pr ? prs[0].side : prs[1].side;
+  const bestName = players.find((p) => p.side === best).name;
+  check(byPr.length === 2 && byPr[0].name === bestName, `sorted by PR, ${bestName} (the lower PR) comes first`);
+  check(byPr.find((r) => r.name === 'alice')?.pr === alicePr, 'the ratings list shows alice\'s PR');
+  check(await carol.getAttribute('#leaders button.sort[data-sort="pr"]', 'aria-pressed') === 'true', 'the PR order is shown pressed');
+  await shot(carol, 'ratings-pr-phone.png');
   // (An unknown match is a 404, which Chromium logs as a console error: the server
   // tests check that answer.)
 }

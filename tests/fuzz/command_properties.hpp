@@ -30,7 +30,8 @@ inline bool same_command(const protocol::command& a, const protocol::command& b)
          a.flag == b.flag && a.game_variant == b.game_variant && a.resign_kind == b.resign_kind &&
          a.clock == b.clock && a.new_password == b.new_password && a.ban_hours == b.ban_hours &&
          a.lengths == b.lengths && a.any_clock == b.any_clock &&
-         a.bot_after_seconds == b.bot_after_seconds && a.tournament == b.tournament;
+         a.bot_after_seconds == b.bot_after_seconds && a.tournament == b.tournament &&
+         a.with_pr == b.with_pr && a.by_pr == b.by_pr;
 }
 
 /// The /tournament line of `t`, in the grammar's canonical spelling.
@@ -155,8 +156,11 @@ inline std::string canonical_line(const protocol::command& c) {
       return c.text.empty() ? "/analysis" : "/analysis " + c.text;
     case command_kind::whois:
       return "/whois " + c.text;
-    case command_kind::ratings:
-      return c.text.empty() ? "/ratings" : "/ratings " + c.text;
+    case command_kind::ratings: {
+      std::string line = c.text.empty() ? "/ratings" : "/ratings " + c.text;
+      if (c.by_pr) return line + " by pr";
+      return c.with_pr ? line + " pr" : line;
+    }
     case command_kind::history:
       return c.text.empty() ? "/history" : "/history " + c.text;
     case command_kind::password:

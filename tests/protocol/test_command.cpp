@@ -193,6 +193,8 @@ TEST_CASE("/whois, /ratings, /history and /password parse with their arguments",
   CHECK(ok("/ratings nardy").text == "long");
   CHECK(ok("/ratings standard").text == "standard");
   CHECK(code_of("/ratings backgammon") == "bad_command");
+  CHECK_FALSE(ok("/ratings").with_pr);
+  CHECK_FALSE(ok("/ratings").by_pr);
   // /password keeps both words exactly; a refusal never repeats them.
   const auto p = ok("/password Old-Secret NEW-secret-2");
   CHECK(p.kind == command_kind::password);
@@ -212,6 +214,28 @@ TEST_CASE("/whois, /ratings, /history and /password parse with their arguments",
     CHECK(help->find(std::string("/") + topic) == 0);
     CHECK(help_text("")->find(std::string("/") + topic) != std::string::npos);
   }
+}
+
+TEST_CASE("S7 /ratings asks for the PR column with pr and for the PR order with by pr",
+          "[protocol][command][accounts][S7]") {
+  // pr adds the column, after a variant or alone,
+  CHECK(ok("/ratings pr").with_pr);
+  CHECK_FALSE(ok("/ratings pr").by_pr);
+  CHECK(ok("/ratings pr").game_variant == variant::standard);
+  CHECK(ok("/ratings LONG PR").with_pr);
+  CHECK(ok("/ratings long pr").text == "long");
+  // by pr sorts by it (and shows it); by rating is the default order,
+  const auto by = ok("/ratings standard by pr");
+  CHECK(by.by_pr);
+  CHECK(by.with_pr);
+  CHECK(by.text == "standard");
+  CHECK(ok("/ratings By PR").by_pr);
+  CHECK_FALSE(ok("/ratings by rating").by_pr);
+  CHECK_FALSE(ok("/ratings by rating").with_pr);
+  // anything else is refused with what it takes.
+  for (const char* line : {"/ratings by", "/ratings by name", "/ratings pr long", "/ratings pr pr",
+                           "/ratings standard long", "/ratings pr by pr"})
+    CHECK(code_of(line) == "bad_command");
 }
 
 TEST_CASE("/bot takes one of gnubg's levels, expert by default", "[protocol][command]") {

@@ -64,16 +64,9 @@ void add_performance_ratings(json& result) {
   if (players == result.end() || !players->is_object()) return;
   for (auto& [side, p] : players->items()) {
     if (!p.is_object()) continue;
-    const auto sums = pr_sums_of(p);
-    const auto pr = performance_rating(sums.equity_lost, sums.decisions);
-    if (!pr) {
-      p["pr"] = nullptr;
-      p["pr_band"] = nullptr;
-      continue;
-    }
-    const double shown = std::round(*pr * 100.0) / 100.0;
-    p["pr"] = shown;
-    p["pr_band"] = pr_band(shown);
+    const auto shown = shown_pr(pr_sums_of(p));
+    p["pr"] = shown ? json(*shown) : json(nullptr);
+    p["pr_band"] = shown ? json(pr_band(*shown)) : json(nullptr);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "bg/server/records/performance_rating.hpp"
 
+#include <cmath>
+
 namespace bg::server {
 
 std::optional<double> performance_rating(double equity_lost, long decisions) {
@@ -36,6 +38,12 @@ pr_sums pr_sums_of(const nlohmann::json& analysis_player) {
   s.decisions = static_cast<long>(number_at(analysis_player, "checker", "unforced") +
                                   number_at(analysis_player, "cube", "close"));
   return s;
+}
+
+std::optional<double> shown_pr(const pr_sums& sums) {
+  const auto pr = performance_rating(sums.equity_lost, sums.decisions);
+  if (!pr) return std::nullopt;
+  return std::round(*pr * 100.0) / 100.0;
 }
 
 }  // namespace bg::server

@@ -296,15 +296,18 @@ std::optional<game_service::signed_in> game_service::start_session(store& db,
 // ------------------------------------------------------------------------------------
 // Commands
 
-void game_service::answer_ratings(const std::shared_ptr<client>& c, engine::variant v,
+void game_service::answer_ratings(const std::shared_ptr<client>& c, const protocol::command& cmd,
                                   const std::optional<std::string>& table,
                                   const std::optional<json>& re, clock_type::time_point t0) {
   const std::string kind(protocol::to_string(protocol::command_kind::ratings));
-  writer_->run([self = shared_from_this(), c, v, table, re, kind, t0](store& db) {
+  const auto v = cmd.game_variant;
+  const auto order = cmd.by_pr ? leaderboard_order::pr : leaderboard_order::rating;
+  const bool with_pr = cmd.with_pr || cmd.by_pr;
+  writer_->run([self = shared_from_this(), c, v, order, with_pr, table, re, kind, t0](store& db) {
     try {
-      const auto list = db.leaderboard(v, ratings_lines);
-      c->send(
-          info_frame("ratings", leaderboard_text(v, list), leaderboard_json(v, list), table, re));
+      const auto list = db.leaderboard(v, ratings_lines, order);
+      c->send(info_frame("ratings", leaderboard_text(v, list, order, with_pr),
+                         leaderboard_json(v, list, order, with_pr), table, re));
       self->metrics_.command(kind, clock_type::now() - t0);
     } catch (const std::exception& e) {
       spdlog::error("/ratings: {}", e.what());
@@ -331,7 +334,7 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
     return;
   }
   if (cmd.kind == k::ratings) {
-    answer_ratings(c, cmd.game_variant, table, re, t0);
+    answer_ratings(c, cmd, table, re, t0);
     return;
   }
   // /whois NAME, /history [NAME]
@@ -371,7 +374,9 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
       if (cmd_kind == k::whois) {
         const auto a = db.find_account(key);
         if (!a) throw storage_error("the account of " + who + " is missing");
-        c->send(info_frame("whois", profile_text(*a, online), profile_json(*a, online), table, re));
+        const auto performance = service_helpers::performance_of(db, key);
+        c->send(info_frame("whois", profile_text(*a, online, performance),
+                           profile_json(*a, online, performance), table, re));
       } else {
         const auto a = db.find_account(key);
         if (!a) throw storage_error("the account of " + who + " is missing");

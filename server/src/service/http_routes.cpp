@@ -326,7 +326,7 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
 }
 
 void game_service::answer_api_ratings(std::string_view query, http_callback& reply) {
-  const auto q = parse_query(query, {"variant", "limit"});
+  const auto q = parse_query(query, {"variant", "limit", "pr", "sort"});
   if (!q.problem.empty()) {
     reply(api_error(400, "bad_parameter", q.problem));
     return;
@@ -347,9 +347,30 @@ void game_service::answer_api_ratings(std::string_view query, http_callback& rep
     reply(api_error(400, "bad_parameter", problem));
     return;
   }
-  read_for_http(std::move(reply), [v, limit](store& db, http_callback& respond) {
+  // S7: pr=1 adds each entry's all-time PR; sort=pr sorts by it (and adds it).
+  bool with_pr = false;
+  if (const auto it = q.values.find("pr"); it != q.values.end()) {
+    if (it->second != "0" && it->second != "1") {
+      reply(api_error(400, "bad_parameter", "pr is 0 or 1"));
+      return;
+    }
+    with_pr = it->second == "1";
+  }
+  auto order = leaderboard_order::rating;
+  if (const auto it = q.values.find("sort"); it != q.values.end()) {
+    if (it->second != "rating" && it->second != "pr") {
+      reply(api_error(400, "bad_parameter", "sort is rating or pr"));
+      return;
+    }
+    if (it->second == "pr") {
+      order = leaderboard_order::pr;
+      with_pr = true;
+    }
+  }
+  read_for_http(std::move(reply), [v, limit, order, with_pr](store& db, http_callback& respond) {
     try {
-      respond(api_ok(leaderboard_json(v, db.leaderboard(v, static_cast<std::size_t>(limit)))));
+      respond(api_ok(leaderboard_json(v, db.leaderboard(v, static_cast<std::size_t>(limit), order),
+                                      order, with_pr)));
     } catch (const std::exception& e) {
       spdlog::error("GET /api/ratings: {}", e.what());
       respond(api_error(500, "storage_error", "the ratings cannot be read now"));
@@ -412,7 +433,7 @@ void game_service::answer_api_profile(const std::string& name, const std::string
     try {
       const auto a = db.find_account(key);
       if (a) {
-        respond(api_ok(profile_json(*a, online)));
+        respond(api_ok(profile_json(*a, online, service_helpers::performance_of(db, key))));
       } else {
         respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
       }

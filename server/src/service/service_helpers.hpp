@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/account_views.hpp"
+#include "bg/server/store/store.hpp"
 #include "bg/server/table/frames.hpp"
 
 namespace bg::server::service_helpers {
@@ -26,6 +29,27 @@ namespace bg::server::service_helpers {
 inline constexpr std::size_t ratings_lines = 20;
 /// How many entries /history lists, and GET /api/players/NAME/matches without `limit`.
 inline constexpr std::size_t history_lines = 10;
+
+/// The player page's recent period of the PR (RULES.md S7), in days.
+inline constexpr int recent_pr_days = 30;
+
+/// The time `days` days before now as matches are stamped (ISO 8601 UTC,
+/// "2026-11-23T10:00:00Z").
+inline std::string iso_days_ago(int days) {
+  const std::time_t t = std::time(nullptr) - static_cast<std::time_t>(days) * 24 * 60 * 60;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// Account `key`'s PR sums (S7) over the last recent_pr_days days and all time, read
+/// from `db`. Throws storage_error.
+inline player_performance performance_of(store& db, std::string_view key) {
+  return {db.account_performance(key, iso_days_ago(recent_pr_days)),
+          db.account_performance(key, "")};
+}
 
 /// The id in `digits` (1 to 18 decimal digits), or nullopt.
 inline std::optional<std::int64_t> id_of(std::string_view digits) {

@@ -86,6 +86,7 @@ account_match account_match_of(const row& r) {
     m.rating = rating_change{r.text(12), r.real(8), r.real(9), static_cast<int>(r.integer(10)),
                              static_cast<int>(r.integer(11))};
   }
+  if (!r.is_null(13) && !r.is_null(14)) m.performance = pr_sums{r.real(13), r.integer(14)};
   return m;
 }
 
@@ -96,7 +97,30 @@ leaderboard_entry leaderboard_entry_of(const row& r, int rank) {
   e.standing = account::standing{r.real(1), static_cast<int>(r.integer(2)),
                                  static_cast<int>(r.integer(3)), static_cast<int>(r.integer(4))};
   e.bot = r.text(5) == "bot";
+  if (!r.is_null(6) && !r.is_null(7)) e.performance = pr_sums{r.real(6), r.integer(7)};
   return e;
+}
+
+performance_sums performance_sums_of(const row& r) {
+  performance_sums p;
+  if (!r.is_null(0)) p.sums.equity_lost = r.real(0);
+  if (!r.is_null(1)) p.sums.decisions = r.integer(1);
+  p.matches = static_cast<int>(r.integer(2));
+  return p;
+}
+
+std::optional<std::array<pr_sums, 2>> analysis_pr_sums(const analysis_record& a) {
+  if (a.status != analysis_status::done || a.result.empty()) return std::nullopt;
+  const auto result = nlohmann::json::parse(a.result, nullptr, false);
+  if (result.is_discarded() || !result.is_object()) return std::nullopt;
+  const auto players = result.find("players");
+  if (players == result.end() || !players->is_object())
+    return std::array<pr_sums, 2>{};  // an analysis without players: nothing judged
+  const auto side = [&](const char* name) {
+    const auto p = players->find(name);
+    return p == players->end() ? pr_sums{} : pr_sums_of(*p);
+  };
+  return std::array<pr_sums, 2>{side("red"), side("black")};
 }
 
 ban ban_of(const row& r) {

@@ -17,6 +17,7 @@
 
 #include "bg/engine/side.hpp"
 #include "bg/server/records/match_record.hpp"
+#include "bg/server/records/performance_rating.hpp"
 #include "bg/server/records/rating.hpp"
 #include "bg/server/store/store.hpp"
 
@@ -71,12 +72,23 @@ class row {
 void add_standing(account& a, const row& r);
 /// A history entry from a row of (match_id, ended_at, options JSON, side, opponent,
 /// score_red, score_black, won or NULL, rating_before or NULL, rating_after,
-/// experience_before, experience_after, the account's name). Throws storage_error
-/// ("match N has unreadable options: ...") when the options are not match options.
+/// experience_before, experience_after, the account's name, the account's side's
+/// equity lost or NULL, its decisions or NULL (S7: NULL unless the analysis is done)).
+/// Throws storage_error ("match N has unreadable options: ...") when the options are not
+/// match options.
 [[nodiscard]] account_match account_match_of(const row& r);
 /// A ratings list line ranked `rank` (from 1) from a row of (name, rating, experience,
-/// played, won, kind).
+/// played, won, kind, all-time equity lost or NULL, all-time decisions or NULL (S7:
+/// NULL when no match of the account is analysed)).
 [[nodiscard]] leaderboard_entry leaderboard_entry_of(const row& r, int rank);
+/// A period's PR sums (S7) from a row of (sum of equity lost or NULL, sum of decisions or
+/// NULL, count of analysed matches).
+[[nodiscard]] performance_sums performance_sums_of(const row& r);
+/// The PR sums (S7) of each side, [red, black], that save_analysis stores with `a`:
+/// pr_sums_of() of `players.red` and `players.black` of its result when `a` is done and
+/// its result a JSON object; nullopt otherwise (the columns are NULL, and a result that
+/// is not JSON is refused by the database as before).
+[[nodiscard]] std::optional<std::array<pr_sums, 2>> analysis_pr_sums(const analysis_record& a);
 /// A ban from a row of (name_key, address, name, banned_by, created_at, until_ms or 0).
 [[nodiscard]] ban ban_of(const row& r);
 /// A session from a row of (id, name_key, label, created_ms, used_ms, expires_ms).

@@ -177,21 +177,22 @@ std::vector<std::int64_t> copy_matches(source_db& src, pg::connection& dst,
   return ids;
 }
 
-/// Copies the matches' analyses (schema 3 of SQLite), counting them in `report`.
-/// Throws storage_error when a row cannot be read or written.
+/// Copies the matches' analyses (schema 3 of SQLite) with their PR sums (schema 7, S7;
+/// doubles copied exactly), counting them in `report`. Throws storage_error when a row
+/// cannot be read or written.
 void copy_analyses(source_db& src, pg::connection& dst, migration_report& report) {
-  // NULL result and finished_at come as "" and go back as NULL (neither is ever empty
-  // otherwise).
-  src.each(
-      "SELECT match_id, status, level, result, reason, queued_at, finished_at FROM analyses "
-      "ORDER BY match_id",
-      [&](const std::vector<std::string>& v) {
-        dst.exec("copying the analysis of match " + v[0],
+  // NULL result, finished_at and sums come as NULL and go back as NULL.
+  src.each_row(
+      "SELECT match_id, status, level, result, reason, queued_at, finished_at, red_equity_lost, "
+      "red_decisions, black_equity_lost, black_decisions FROM analyses ORDER BY match_id",
+      [&](const std::vector<pg::param>& v) {
+        dst.exec("copying the analysis of match " + v[0].value_or(""),
                  "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, "
-                 "finished_at) VALUES ($1, $2, $3, $4::json, $5, $6::timestamptz, "
-                 "$7::timestamptz)",
-                 {v[0], v[1], v[2], v[3].empty() ? pg::param{} : pg::param{v[3]}, v[4], v[5],
-                  v[6].empty() ? pg::param{} : pg::param{v[6]}});
+                 "finished_at, red_equity_lost, red_decisions, black_equity_lost, "
+                 "black_decisions) VALUES ($1, $2, $3, $4::json, $5, $6::timestamptz, "
+                 "$7::timestamptz, $8::double precision, $9::integer, $10::double precision, "
+                 "$11::integer)",
+                 v);
         ++report.analyses;
       });
 }

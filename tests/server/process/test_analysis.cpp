@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -196,6 +197,16 @@ bg::server::match_record replay_mat(const std::string& mat) {
   return rec.record();
 }
 
+/// Now as matches are stamped (ISO 8601 UTC, "2026-11-23T10:00:00Z").
+std::string iso_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 const json* decision_with(const json& analysis, const std::string& kind, const std::string& skill) {
   for (const auto& d : analysis["decisions"])
     if (d["kind"] == kind && d["skill"] == skill) return &d;
@@ -282,6 +293,90 @@ TEST_CASE(
   CHECK(info["data"]["players"]["red"]["pr_band"] == "distracted");
   CHECK(info["data"]["errors"].size() == 2);
   CHECK(info["data"]["url"] == "/#analysis/" + std::to_string(id));
+}
+
+TEST_CASE(
+    "S7 once the recorded match is analysed, its players' history rows, player pages and the "
+    "ratings carry their PRs",
+    "[analysis][gammond][accounts][S7]") {
+  // Given alice and bob, registered, whose rated match (data/analysis_blunder.mat, ended
+  // just now) was archived with a pending analysis while gammond was stopped,
+  gammond_process server{flags(gnubg_binary())};
+  REQUIRE(server.stop() == 0);
+  std::int64_t id = 0;
+  {
+    const auto db = bg::server::open_store(server.db(), {});
+    for (const char* name : {"alice", "bob"})
+      REQUIRE(db->create_account(name, name, bg::server::account::kind::player, "not-a-hash"));
+    auto record = replay_mat(read_text(fs::path(BG_SERVER_TEST_DATA) / "analysis_blunder.mat"));
+    record.ended_at = iso_now();
+    record.id = db->reserve_match_id();
+    id = record.id;
+    bg::server::table_write w;
+    w.name = "recorded";
+    w.snapshot = "{}";
+    w.winner = record.final_score[0] > record.final_score[1] ? side::red : side::black;
+    w.finished_match = std::move(record);
+    w.analyse_match = true;
+    w.account_keys = {"alice", "bob"};
+    w.rated = true;
+    REQUIRE(db->write_tables({w})[0].error.empty());
+    db->delete_table("recorded");  // the match stays; gammond restores no such table
+  }
+  server.restart();
+  // when gammond has analysed it,
+  REQUIRE(bg::test::eventually([&] { return api(server, id).second["status"] == "done"; }, 120s));
+  const json analysis = api(server, id).second;
+  const json& red = analysis["players"]["red"];
+  const json& black = analysis["players"]["black"];
+  REQUIRE(red["pr"].is_number());
+  CHECK(red["pr"].get<double>() == Approx(27.56).margin(0.05));  // half of 55.1 mEMG
+  // then alice's history row carries her PR (2 decimals) and its band, as the analysis,
+  const auto history = server.get("/api/players/alice/matches");
+  REQUIRE(history.status == 200);
+  const auto row = json::parse(history.body)["matches"].at(0);
+  CHECK(row["match_id"] == id);
+  CHECK(row["pr"] == red["pr"]);
+  CHECK(row["pr_band"] == "distracted");
+  const auto bob_row = json::parse(server.get("/api/players/bob/matches").body)["matches"].at(0);
+  CHECK(bob_row["pr"] == black["pr"]);
+  CHECK(bob_row["pr_band"] == "world class");
+  // her player page the same PR over the last 30 days and all time (one match),
+  const auto page = json::parse(server.get("/api/players/alice").body);
+  for (const char* period : {"last_30_days", "all_time"}) {
+    INFO(period);
+    CHECK(page["performance"][period]["pr"] == red["pr"]);
+    CHECK(page["performance"][period]["pr_band"] == "distracted");
+    CHECK(page["performance"][period]["matches"] == 1);
+  }
+  // the ratings their all-time PRs with pr=1, the best first with sort=pr,
+  const auto ratings = json::parse(server.get("/api/ratings?pr=1").body);
+  CHECK(ratings["sort"] == "rating");
+  REQUIRE(ratings["players"].size() == 2);
+  for (const auto& e : ratings["players"])
+    CHECK(e["pr"] == (e["name"] == "alice" ? red["pr"] : black["pr"]));
+  CHECK_FALSE(json::parse(server.get("/api/ratings").body)["players"][0].contains("pr"));
+  const auto by_pr = json::parse(server.get("/api/ratings?sort=pr").body);
+  CHECK(by_pr["sort"] == "pr");
+  CHECK(by_pr["players"][0]["name"] == "bob");
+  CHECK(by_pr["players"][0]["rank"] == 1);
+  CHECK(by_pr["players"][1]["name"] == "alice");
+  CHECK(by_pr["players"][1]["pr_band"] == "distracted");
+  CHECK(server.get("/api/ratings?sort=name").status == 400);
+  CHECK(server.get("/api/ratings?pr=yes").status == 400);
+  // and the lobby's /history, /whois and /ratings by pr say it in words.
+  player carol(server.port(), "carol");
+  const auto said = carol.ok("", "/history alice");
+  CHECK(said["data"]["matches"][0]["pr"] == red["pr"]);
+  CHECK_THAT(said["text"].get<std::string>(), Catch::Contains(", PR 27.5"));
+  CHECK_THAT(said["text"].get<std::string>(), Catch::Contains("(distracted)"));
+  const auto whois = carol.ok("", "/whois alice");
+  CHECK(whois["data"]["performance"]["all_time"]["pr"] == red["pr"]);
+  CHECK_THAT(whois["text"].get<std::string>(), Catch::Contains("PR last 30 days 27.5"));
+  const auto list = carol.ok("", "/ratings by pr");
+  CHECK(list["data"]["sort"] == "pr");
+  CHECK(list["data"]["players"][0]["name"] == "bob");
+  CHECK_THAT(list["text"].get<std::string>(), Catch::Contains("the best PR first"));
 }
 
 TEST_CASE(

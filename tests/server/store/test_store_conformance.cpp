@@ -16,8 +16,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "bg/server/records/performance_rating.hpp"
 #include "bg/server/records/record_json.hpp"
 #include "record_builder.hpp"
 #include "store_backends.hpp"
@@ -27,6 +29,7 @@ namespace {
 using bg::engine::match_kind;
 using bg::engine::match_options;
 using bg::engine::variant;
+using bg::server::performance_rating;
 using bg::server::saved_table;
 using bg::server::storage_error;
 using bg::server::table_write;
@@ -1035,4 +1038,191 @@ TEMPLATE_TEST_CASE(
   db.reset();
   db = backend.open();
   CHECK(db->use_session(h2, 30'000, 100'000));
+}
+
+// --- RULES.md S7: the performance rating's sums ---------------------------------------
+
+namespace {
+
+/// A done analysis of match `id` in which red lost `red_lost` EMG over `red_decisions`
+/// decisions and black `black_lost` over `black_decisions` (checker play and cube split
+/// as gnubg's JSON has them, through bg::bots::to_gammond_analysis()'s field names).
+bg::server::analysis_record analysed(std::int64_t id, double red_lost, int red_decisions,
+                                     double black_lost, int black_decisions) {
+  const auto player = [](double lost, int decisions) {
+    // The cube part holds a quarter of the error and one close decision.
+    return json{{"checker", {{"unforced", decisions - 1}, {"error_total", lost * 0.75}}},
+                {"cube", {{"close", 1}, {"error_total", lost * 0.25}}}};
+  };
+  bg::server::analysis_record a;
+  a.match_id = id;
+  a.status = bg::server::analysis_status::done;
+  a.level = "expert";
+  a.result = json{{"players",
+                   {{"red", player(red_lost, red_decisions)},
+                    {"black", player(black_lost, black_decisions)}}}}
+                 .dump();
+  return a;
+}
+
+/// Archives a rated 1-point match between the accounts `red` and `black` (name keys),
+/// won by red, that ended at `ended_at`, queued for analysis; returns its id.
+std::int64_t rated_match(bg::server::store& db, const std::string& red, const std::string& black,
+                         const std::string& ended_at, std::uint64_t seed) {
+  auto record = play_random_match(points(1), seed, {}, red, black);
+  record.ended_at = ended_at;
+  auto w = finishing(db, std::move(record), red, black, side::red, true);
+  w.analyse_match = true;
+  REQUIRE(db.write_tables({w})[0].error.empty());
+  return w.finished_match->id;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE(
+    "S7 a done analysis stores each side's PR sums, which the history rows carry, none before it "
+    "is done",
+    "[store][analysis][S7]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "alice", account::kind::player, some_hash));
+  REQUIRE(db->create_account("bob", "bob", account::kind::player, some_hash));
+  // Given a finished match whose analysis is pending,
+  const auto id = rated_match(*db, "alice", "bob", "2026-01-10T10:00:00Z", 31);
+  REQUIRE(db->account_matches("alice", 0, 10).size() == 1);
+  CHECK_FALSE(db->account_matches("alice", 0, 10)[0].performance);
+  // when it is saved done (red lost 0.5 EMG over 40 decisions, black 0.1 over 50),
+  db->save_analysis(analysed(id, 0.5, 40, 0.1, 50));
+  // then each player's history row has its own side's sums,
+  const auto alice = db->account_matches("alice", 0, 10);
+  REQUIRE(alice.size() == 1);
+  REQUIRE(alice[0].performance);
+  CHECK(alice[0].performance->equity_lost == Approx(0.5));
+  CHECK(alice[0].performance->decisions == 40);
+  const auto bob = db->account_matches("bob", 0, 10);
+  REQUIRE(bob[0].performance);
+  CHECK(bob[0].performance->equity_lost == Approx(0.1));
+  CHECK(bob[0].performance->decisions == 50);
+  // and a failed analysis saved over it has none.
+  bg::server::analysis_record failed;
+  failed.match_id = id;
+  failed.status = bg::server::analysis_status::failed;
+  failed.reason = "gnubg crashed";
+  db->save_analysis(failed);
+  CHECK_FALSE(db->account_matches("alice", 0, 10)[0].performance);
+  CHECK(db->account_performance("alice", "").matches == 0);
+}
+
+TEMPLATE_TEST_CASE(
+    "S7 a period's PR is the sum of equity lost over the sum of decisions of its analysed "
+    "matches: the last 30 days apart from all time",
+    "[store][analysis][S7]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "alice", account::kind::player, some_hash));
+  REQUIRE(db->create_account("bob", "bob", account::kind::player, some_hash));
+  // Given alice's three matches: an old one (red, 1.0 EMG over 90 decisions), a recent
+  // one as black (0.2 over 10), and a recent one whose analysis is still pending,
+  const auto old = rated_match(*db, "alice", "bob", "2026-01-01T09:00:00Z", 41);
+  const auto recent = rated_match(*db, "bob", "alice", "2026-03-01T09:00:00Z", 42);
+  (void)rated_match(*db, "alice", "bob", "2026-03-02T09:00:00Z", 43);
+  db->save_analysis(analysed(old, 1.0, 90, 0.3, 30));
+  db->save_analysis(analysed(recent, 0.4, 20, 0.2, 10));
+  // the period since 2026-02-01 holds the recent analysed match only,
+  const auto since = db->account_performance("alice", "2026-02-01T00:00:00Z");
+  CHECK(since.matches == 1);
+  CHECK(since.sums.equity_lost == Approx(0.2));
+  CHECK(since.sums.decisions == 10);
+  CHECK(performance_rating(since.sums.equity_lost, since.sums.decisions).value() == Approx(10.0));
+  // all time both: 500 * 1.2 / 100 = 6.0, not the mean of 5.56 and 10.0,
+  const auto all = db->account_performance("alice", "");
+  CHECK(all.matches == 2);
+  CHECK(all.sums.equity_lost == Approx(1.2));
+  CHECK(all.sums.decisions == 100);
+  CHECK(performance_rating(all.sums.equity_lost, all.sums.decisions).value() == Approx(6.0));
+  // a match that ended exactly at the bound counts, and a period with none is empty.
+  CHECK(db->account_performance("alice", "2026-03-01T09:00:00Z").matches == 1);
+  CHECK(db->account_performance("alice", "2026-04-01T00:00:00Z").matches == 0);
+  CHECK(db->account_performance("nobody", "").matches == 0);
+  CHECK(db->account_performance("nobody", "").sums.decisions == 0);
+}
+
+TEMPLATE_TEST_CASE(
+    "S7 the ratings list carries each account's all-time PR sums and sorts by PR, the lowest "
+    "first and the accounts without one last",
+    "[store][accounts][S7]", sqlite_backend, postgres_backend) {
+  using bg::server::leaderboard_order;
+  TestType backend;
+  auto db = backend.open();
+  for (const char* n : {"ann", "ben", "cat", "dan"})
+    REQUIRE(db->create_account(n, n, account::kind::player, some_hash));
+  // ann beats ben (ann PR 2.5, ben 20.0), cat beats dan (cat 12.5, dan not analysed),
+  const auto m1 = rated_match(*db, "ann", "ben", "2026-03-01T09:00:00Z", 51);
+  (void)rated_match(*db, "cat", "dan", "2026-03-01T10:00:00Z", 52);
+  db->save_analysis(analysed(m1, 0.2, 40, 1.6, 40));
+  // and ann beats cat, analysed: ann 0.05 over 10 more, cat 0.5 over 20.
+  const auto m3 = rated_match(*db, "ann", "cat", "2026-03-01T11:00:00Z", 53);
+  db->save_analysis(analysed(m3, 0.05, 10, 0.5, 20));
+  // By rating: ann first (two wins), each line with its all-time sums.
+  const auto by_rating = db->leaderboard(variant::standard, 10);
+  REQUIRE(by_rating.size() == 4);
+  CHECK(by_rating[0].name == "ann");
+  REQUIRE(by_rating[0].performance);
+  CHECK(by_rating[0].performance->equity_lost == Approx(0.25));
+  CHECK(by_rating[0].performance->decisions == 50);
+  for (const auto& e : by_rating) CHECK(e.performance.has_value() == (e.name != "dan"));
+  // By PR: ann 2.5, cat 12.5 (0.5 / 20), ben 20.0, then dan without a PR; ranks in that order.
+  const auto by_pr = db->leaderboard(variant::standard, 10, leaderboard_order::pr);
+  REQUIRE(by_pr.size() == 4);
+  CHECK(by_pr[0].name == "ann");
+  CHECK(by_pr[1].name == "cat");
+  CHECK(by_pr[2].name == "ben");
+  CHECK(by_pr[3].name == "dan");
+  CHECK_FALSE(by_pr[3].performance);
+  for (int i = 0; i < 4; ++i) CHECK(by_pr[static_cast<std::size_t>(i)].rank == i + 1);
+  CHECK(performance_rating(by_pr[1].performance->equity_lost, by_pr[1].performance->decisions)
+            .value() == Approx(12.5));
+  // The limit applies after the sort; the other variant still lists nobody.
+  const auto top2 = db->leaderboard(variant::standard, 2, leaderboard_order::pr);
+  REQUIRE(top2.size() == 2);
+  CHECK(top2[1].name == "cat");
+  CHECK(db->leaderboard(variant::long_nardy, 10, leaderboard_order::pr).empty());
+}
+
+TEMPLATE_TEST_CASE(
+    "S7 the migration to the PR sums fills them in for the analyses done before it, from their "
+    "results",
+    "[store][analysis][S7]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  std::int64_t id = 0;
+  {
+    auto db = backend.open();
+    REQUIRE(db->create_account("alice", "alice", account::kind::player, some_hash));
+    REQUIRE(db->create_account("bob", "bob", account::kind::player, some_hash));
+    id = rated_match(*db, "alice", "bob", "2026-03-01T09:00:00Z", 61);
+    db->save_analysis(analysed(id, 0.5, 40, 0.1, 50));
+  }
+  // Given the database as the schema before the sums left it (the columns gone, the
+  // version one back),
+  for (const char* column :
+       {"red_equity_lost", "red_decisions", "black_equity_lost", "black_decisions"})
+    (void)backend.sql(std::string("ALTER TABLE analyses DROP COLUMN ") + column);
+  if constexpr (std::is_same_v<TestType, sqlite_backend>) {
+    (void)backend.sql("PRAGMA user_version = " +
+                      std::to_string(bg::server::sqlite_store::schema_version - 1));
+  } else {
+    (void)backend.sql("DELETE FROM schema_version WHERE version = " +
+                      std::to_string(bg::server::postgres_store::schema_version));
+  }
+  // when this build opens it, the done analysis has its sums again.
+  auto db = backend.open();
+  const auto alice = db->account_matches("alice", 0, 10);
+  REQUIRE(alice.size() == 1);
+  REQUIRE(alice[0].performance);
+  CHECK(alice[0].performance->equity_lost == Approx(0.5));
+  CHECK(alice[0].performance->decisions == 40);
+  const auto bob = db->account_performance("bob", "");
+  CHECK(bob.matches == 1);
+  CHECK(bob.sums.equity_lost == Approx(0.1));
+  CHECK(bob.sums.decisions == 50);
 }

@@ -48,7 +48,8 @@ enum class command_kind : unsigned char {
   claim,             ///< /claim: the game of an idle or absent opponent, as a forfeit (S3)
   analysis,          ///< /analysis [MATCH_ID]: `text` is the id (digits) when given
   whois,             ///< /whois NAME: `text` is the name as typed (issue 12)
-  ratings,           ///< /ratings [standard|long]: `text` is "standard", "long" or ""
+  ratings,           ///< /ratings [standard|long] [pr|by pr]: `text` is "standard", "long"
+                     ///< or ""; `with_pr`, `by_pr`
   history,           ///< /history [NAME]: `text` is the name as typed, or "" (oneself)
   password,          ///< /password OLD NEW: `text` is OLD, `new_password` NEW (as typed)
   bot,               ///< /bot [LEVEL]: seat a computer player; `text` is the level
@@ -153,6 +154,12 @@ struct command {
   int bot_after_seconds = 0;
   /// /tournament: what it asks for (tournament_command.hpp).
   std::optional<tournament_command> tournament;
+  /// /ratings: each line also shows the player's all-time PR (`pr`, or `by pr`; RULES.md
+  /// S7).
+  bool with_pr = false;
+  /// /ratings: the list is sorted by all-time PR, the lowest (best) first (`by pr`; `by
+  /// rating`, the default, sorts by rating).
+  bool by_pr = false;
 };
 
 /// A command of kind `k` with every argument at its default (what a server sends a table

@@ -181,6 +181,25 @@ CREATE TABLE sessions(
 );
 CREATE INDEX sessions_by_account ON sessions(account_id);
 )sql",
+    // 7 -> 8: each side's performance rating sums (RULES.md S7) of a done analysis: the
+    // equity lost (EMG, checker play and cube) and the decisions gnubg counted (unforced
+    // checker plays, close cube decisions), as pr_sums_of() reads them from `result`;
+    // NULL unless done (SQLite's version 7). The analyses done before are filled in here.
+    R"sql(
+ALTER TABLE analyses ADD COLUMN red_equity_lost double precision,
+  ADD COLUMN red_decisions integer, ADD COLUMN black_equity_lost double precision,
+  ADD COLUMN black_decisions integer;
+UPDATE analyses SET
+  red_equity_lost = CASE WHEN json_typeof(result #> '{players,red,checker,error_total}') = 'number' THEN (result #>> '{players,red,checker,error_total}')::double precision ELSE 0 END
+    + CASE WHEN json_typeof(result #> '{players,red,cube,error_total}') = 'number' THEN (result #>> '{players,red,cube,error_total}')::double precision ELSE 0 END,
+  red_decisions = trunc(CASE WHEN json_typeof(result #> '{players,red,checker,unforced}') = 'number' THEN (result #>> '{players,red,checker,unforced}')::double precision ELSE 0 END
+    + CASE WHEN json_typeof(result #> '{players,red,cube,close}') = 'number' THEN (result #>> '{players,red,cube,close}')::double precision ELSE 0 END)::integer,
+  black_equity_lost = CASE WHEN json_typeof(result #> '{players,black,checker,error_total}') = 'number' THEN (result #>> '{players,black,checker,error_total}')::double precision ELSE 0 END
+    + CASE WHEN json_typeof(result #> '{players,black,cube,error_total}') = 'number' THEN (result #>> '{players,black,cube,error_total}')::double precision ELSE 0 END,
+  black_decisions = trunc(CASE WHEN json_typeof(result #> '{players,black,checker,unforced}') = 'number' THEN (result #>> '{players,black,checker,unforced}')::double precision ELSE 0 END
+    + CASE WHEN json_typeof(result #> '{players,black,cube,close}') = 'number' THEN (result #>> '{players,black,cube,close}')::double precision ELSE 0 END)::integer
+WHERE status = 'done' AND json_typeof(result) = 'object';
+)sql",
 };
 
 }  // namespace

@@ -15,6 +15,27 @@ std::string iso_text(const std::string& column) {
          " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), '')";
 }
 
+/// S7: the history row `am`'s side's PR sum `what` ("equity_lost" or "decisions") in
+/// its analysis `an` (NULL unless the analysis is done).
+std::string side_sum(const char* what) {
+  return std::string("CASE am.side WHEN 'red' THEN an.red_") + what + " ELSE an.black_" + what +
+         " END";
+}
+
+/// S7: the sum of side_sum(`what`) over the analysed matches of a history `am` joined
+/// with their analyses `an` (NULL when none is analysed).
+std::string pr_sum(const char* what) {
+  return "sum(" + side_sum(what) + ")";
+}
+
+/// S7: (equity lost, decisions) of the account `l.id` of a ratings list, all time.
+std::string line_pr_sums() {
+  const std::string from =
+      " FROM account_matches am JOIN analyses an ON an.match_id = am.match_id AND an.status = "
+      "'done' WHERE am.account_id = l.id)";
+  return "(SELECT " + pr_sum("equity_lost") + from + ", (SELECT " + pr_sum("decisions") + from;
+}
+
 /// Table snapshots and their record journals.
 std::vector<statement> table_statements() {
   return {
@@ -91,11 +112,14 @@ std::vector<statement> analysis_statements() {
       {queue_analysis_sql,
        "INSERT INTO analyses(match_id, status, queued_at) VALUES ($1, 'pending', now())"},
       {save_analysis_sql,
-       "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, finished_at) "
-       "VALUES ($1, $2, $3, $4::json, $5, now(), CASE WHEN $2 = 'pending' THEN NULL ELSE now() "
-       "END) ON CONFLICT (match_id) DO UPDATE SET status = excluded.status, level = "
-       "excluded.level, result = excluded.result, reason = excluded.reason, finished_at = "
-       "excluded.finished_at"},
+       "INSERT INTO analyses(match_id, status, level, result, reason, queued_at, finished_at, "
+       "red_equity_lost, red_decisions, black_equity_lost, black_decisions) VALUES ($1, $2, $3, "
+       "$4::json, $5, now(), CASE WHEN $2 = 'pending' THEN NULL ELSE now() END, $6, $7, $8, $9) "
+       "ON CONFLICT (match_id) DO UPDATE SET status = excluded.status, level = excluded.level, "
+       "result = excluded.result, reason = excluded.reason, finished_at = excluded.finished_at, "
+       "red_equity_lost = excluded.red_equity_lost, red_decisions = excluded.red_decisions, "
+       "black_equity_lost = excluded.black_equity_lost, black_decisions = "
+       "excluded.black_decisions"},
       {load_analysis_sql, load_analysis_text.c_str()},
       {pending_analyses_sql,
        "SELECT match_id FROM analyses WHERE status = 'pending' ORDER BY match_id LIMIT $1"},
@@ -104,6 +128,36 @@ std::vector<statement> analysis_statements() {
 
 /// Accounts, their ratings and histories (RULES.md S1).
 std::vector<statement> account_statements() {
+  static const std::string account_matches_text =
+      "SELECT am.match_id, m.ended_at, m.options, am.side, am.opponent, m.score_red, "
+      "m.score_black, am.won, am.rating_before, am.rating_after, am.experience_before, "
+      "am.experience_after, a.name, " +
+      side_sum("equity_lost") + ", " + side_sum("decisions") +
+      " FROM account_matches am JOIN accounts a ON a.id = am.account_id JOIN matches m ON m.id = "
+      "am.match_id LEFT JOIN analyses an ON an.match_id = am.match_id AND an.status = 'done' "
+      "WHERE a.name_key = $1 AND am.match_id < $2 ORDER BY am.match_id DESC LIMIT $3";
+  // The page of the list first, then the PR sums of its lines only.
+  static const std::string leaderboard_text =
+      "SELECT l.name, l.rating, l.experience, l.played, l.won, l.kind, " + line_pr_sums() +
+      " FROM (SELECT a.id, a.name, a.name_key, r.rating, r.experience, r.played, r.won, a.kind "
+      "FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE r.variant = $1 AND "
+      "r.experience > 0 ORDER BY r.rating DESC, a.name_key COLLATE \"C\" LIMIT $2) l ORDER BY "
+      "l.rating DESC, l.name_key COLLATE \"C\"";
+  static const std::string leaderboard_by_pr_text =
+      "WITH p AS (SELECT am.account_id, " + pr_sum("equity_lost") + " AS lost, " +
+      pr_sum("decisions") +
+      " AS decisions FROM account_matches am JOIN analyses an ON an.match_id = am.match_id AND "
+      "an.status = 'done' GROUP BY am.account_id) SELECT a.name, r.rating, r.experience, "
+      "r.played, r.won, a.kind, p.lost, p.decisions FROM ratings r JOIN accounts a ON a.id = "
+      "r.account_id LEFT JOIN p ON p.account_id = a.id WHERE r.variant = $1 AND r.experience > 0 "
+      "ORDER BY CASE WHEN p.decisions > 0 THEN 0 ELSE 1 END, p.lost / nullif(p.decisions, 0), "
+      "r.rating DESC, a.name_key COLLATE \"C\" LIMIT $2";
+  static const std::string account_performance_text =
+      "SELECT " + pr_sum("equity_lost") + ", " + pr_sum("decisions") + ", count(" +
+      side_sum("decisions") +
+      ") FROM account_matches am JOIN accounts a ON a.id = am.account_id JOIN matches m ON m.id = "
+      "am.match_id JOIN analyses an ON an.match_id = am.match_id AND an.status = 'done' WHERE "
+      "a.name_key = $1 AND m.ended_at COLLATE \"C\" >= $2";
   static const std::string find_account_text =
       "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " + iso_text("created_at") +
       ", " + iso_text("last_seen") + " FROM accounts WHERE name_key = $1";
@@ -132,17 +186,10 @@ std::vector<statement> account_statements() {
        "INSERT INTO account_matches(account_id, match_id, side, opponent, won, rating_before, "
        "rating_after, experience_before, experience_after) VALUES ($1, $2, $3, $4, $5, $6, $7, "
        "$8, $9)"},
-      {account_matches_sql,
-       "SELECT am.match_id, m.ended_at, m.options, am.side, am.opponent, m.score_red, "
-       "m.score_black, am.won, am.rating_before, am.rating_after, am.experience_before, "
-       "am.experience_after, a.name FROM account_matches am JOIN accounts a ON a.id = "
-       "am.account_id JOIN matches m ON m.id = am.match_id WHERE a.name_key = $1 AND "
-       "am.match_id < $2 ORDER BY am.match_id DESC LIMIT $3"},
-      {leaderboard_sql,
-       "SELECT a.name, r.rating, r.experience, r.played, r.won, a.kind FROM ratings r JOIN "
-       "accounts a "
-       "ON a.id = r.account_id WHERE r.variant = $1 AND r.experience > 0 ORDER BY r.rating "
-       "DESC, a.name_key COLLATE \"C\" LIMIT $2"},
+      {account_matches_sql, account_matches_text.c_str()},
+      {leaderboard_sql, leaderboard_text.c_str()},
+      {leaderboard_by_pr_sql, leaderboard_by_pr_text.c_str()},
+      {account_performance_sql, account_performance_text.c_str()},
   };
 }
 

@@ -52,6 +52,8 @@ inline constexpr const char* update_rating_sql = "update_rating";
 inline constexpr const char* insert_account_match_sql = "insert_account_match";
 inline constexpr const char* account_matches_sql = "account_matches";
 inline constexpr const char* leaderboard_sql = "leaderboard";
+inline constexpr const char* leaderboard_by_pr_sql = "leaderboard_by_pr";
+inline constexpr const char* account_performance_sql = "account_performance";
 // Moderation:
 inline constexpr const char* record_moderation_sql = "record_moderation";
 inline constexpr const char* delete_bans_sql = "delete_bans";

@@ -445,10 +445,17 @@ std::optional<analysis_record> postgres_store::load_analysis(std::int64_t match_
 
 void postgres_store::save_analysis(const analysis_record& a) {
   const std::lock_guard lock(mutex_);
+  // S7: each side's PR sums, NULL unless done.
+  std::array<pg::param, 4> sums{};
+  if (const auto s = store_core::analysis_pr_sums(a)) {
+    sums = {pg::real_text((*s)[0].equity_lost), std::to_string((*s)[0].decisions),
+            pg::real_text((*s)[1].equity_lost), std::to_string((*s)[1].decisions)};
+  }
   // One statement: its own transaction (not retried: it may have run).
   db_->run("saving the analysis of match " + std::to_string(a.match_id), save_analysis_sql,
            {std::to_string(a.match_id), std::string(to_string(a.status)), a.level,
-            a.result.empty() ? pg::param{} : pg::param{a.result}, a.reason});
+            a.result.empty() ? pg::param{} : pg::param{a.result}, a.reason, sums[0], sums[1],
+            sums[2], sums[3]});
 }
 
 std::vector<std::int64_t> postgres_store::pending_analyses(std::size_t limit) {
@@ -577,19 +584,31 @@ std::vector<account_match> postgres_store::account_matches(std::string_view key,
   return out;
 }
 
-std::vector<leaderboard_entry> postgres_store::leaderboard(engine::variant v, std::size_t limit) {
+std::vector<leaderboard_entry> postgres_store::leaderboard(engine::variant v, std::size_t limit,
+                                                           leaderboard_order order) {
   std::vector<leaderboard_entry> out;
   if (limit == 0) return out;
   const std::lock_guard lock(mutex_);
   const auto r = read([&] {
     return db_->run(
-        "reading the ratings list", leaderboard_sql,
+        "reading the ratings list",
+        order == leaderboard_order::pr ? leaderboard_by_pr_sql : leaderboard_sql,
         {std::string(engine::to_string(v)), std::to_string(store_core::row_limit(limit))});
   });
   out.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i)
     out.push_back(store_core::leaderboard_entry_of(pg::result_row(r, i), i + 1));
   return out;
+}
+
+performance_sums postgres_store::account_performance(std::string_view key, std::string_view since) {
+  const std::lock_guard lock(mutex_);
+  const auto r = read([&] {
+    return db_->run("reading a player's performance rating", account_performance_sql,
+                    {std::string(key), std::string(since)});
+  });
+  if (r.rows() == 0) return {};
+  return store_core::performance_sums_of(pg::result_row(r, 0));
 }
 
 // Moderation (issue 13)

@@ -137,6 +137,26 @@ CREATE TABLE sessions(
 );
 CREATE INDEX sessions_by_account ON sessions(account_id);
 )sql",
+    // 6 -> 7: each side's performance rating sums (RULES.md S7) of a done analysis: the
+    // equity lost (EMG, checker play and cube) and the decisions gnubg counted (unforced
+    // checker plays, close cube decisions), as pr_sums_of() reads them from `result`;
+    // NULL unless done. The analyses done before are filled in here from their results.
+    R"sql(
+ALTER TABLE analyses ADD COLUMN red_equity_lost REAL;
+ALTER TABLE analyses ADD COLUMN red_decisions INTEGER;
+ALTER TABLE analyses ADD COLUMN black_equity_lost REAL;
+ALTER TABLE analyses ADD COLUMN black_decisions INTEGER;
+UPDATE analyses SET
+  red_equity_lost = CASE WHEN json_type(result, '$.players.red.checker.error_total') IN ('integer', 'real') THEN json_extract(result, '$.players.red.checker.error_total') ELSE 0 END
+    + CASE WHEN json_type(result, '$.players.red.cube.error_total') IN ('integer', 'real') THEN json_extract(result, '$.players.red.cube.error_total') ELSE 0 END,
+  red_decisions = CAST(CASE WHEN json_type(result, '$.players.red.checker.unforced') IN ('integer', 'real') THEN json_extract(result, '$.players.red.checker.unforced') ELSE 0 END
+    + CASE WHEN json_type(result, '$.players.red.cube.close') IN ('integer', 'real') THEN json_extract(result, '$.players.red.cube.close') ELSE 0 END AS INTEGER),
+  black_equity_lost = CASE WHEN json_type(result, '$.players.black.checker.error_total') IN ('integer', 'real') THEN json_extract(result, '$.players.black.checker.error_total') ELSE 0 END
+    + CASE WHEN json_type(result, '$.players.black.cube.error_total') IN ('integer', 'real') THEN json_extract(result, '$.players.black.cube.error_total') ELSE 0 END,
+  black_decisions = CAST(CASE WHEN json_type(result, '$.players.black.checker.unforced') IN ('integer', 'real') THEN json_extract(result, '$.players.black.checker.unforced') ELSE 0 END
+    + CASE WHEN json_type(result, '$.players.black.cube.close') IN ('integer', 'real') THEN json_extract(result, '$.players.black.cube.close') ELSE 0 END AS INTEGER)
+WHERE status = 'done' AND json_type(result) = 'object';
+)sql",
 };
 
 }  // namespace

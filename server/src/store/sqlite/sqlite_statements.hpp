@@ -137,7 +137,9 @@ struct match_statements {
 struct analysis_statements {
   explicit analysis_statements(sqlite3* db);  ///< prepares them; throws storage_error
   prepared queue_analysis;                    ///< ?1 match id: a pending row
-  prepared save_analysis;     ///< ?1 match, ?2 status, ?3 level, ?4 result, ?5 reason
+  /// ?1 match, ?2 status, ?3 level, ?4 result, ?5 reason, ?6 .. ?9 red's equity lost and
+  /// decisions, black's (S7; NULL unless done)
+  prepared save_analysis;
   prepared load_analysis;     ///< ?1 match id: store_core::analysis_of's row
   prepared pending_analyses;  ///< ?1 limit: (match_id), smallest first
 };
@@ -157,6 +159,8 @@ struct account_statements {
   prepared insert_account_match;  ///< ?1 .. ?9: store_core::history_entry
   prepared account_matches;       ///< ?1 key, ?2 below id, ?3 limit: account_match_of's rows
   prepared leaderboard;           ///< ?1 variant, ?2 limit: leaderboard_entry_of's rows
+  prepared leaderboard_by_pr;     ///< the same, the best all-time PR first (S7)
+  prepared account_performance;   ///< ?1 key, ?2 since: performance_sums_of's row (S7)
 };
 
 /// The moderation log, bans and ignore lists.

@@ -409,6 +409,10 @@ void sqlite_store::save_analysis(const analysis_record& a) {
   use u(stmts_->analyses.save_analysis);
   u.bind(1, a.match_id).bind(2, to_string(a.status)).bind(3, a.level).bind(5, a.reason);
   if (!a.result.empty()) u.bind(4, a.result);
+  if (const auto sums = store_core::analysis_pr_sums(a)) {
+    u.bind(6, (*sums)[0].equity_lost).bind(7, static_cast<std::int64_t>((*sums)[0].decisions));
+    u.bind(8, (*sums)[1].equity_lost).bind(9, static_cast<std::int64_t>((*sums)[1].decisions));
+  }
   u.step("saving the analysis of match " + std::to_string(a.match_id));
 }
 
@@ -550,16 +554,26 @@ std::vector<account_match> sqlite_store::account_matches(std::string_view key,
   return out;
 }
 
-std::vector<leaderboard_entry> sqlite_store::leaderboard(engine::variant v, std::size_t limit) {
+std::vector<leaderboard_entry> sqlite_store::leaderboard(engine::variant v, std::size_t limit,
+                                                         leaderboard_order order) {
   std::vector<leaderboard_entry> out;
   if (limit == 0) return out;
   const std::lock_guard lock(mutex_);
-  use u(stmts_->accounts.leaderboard);
+  use u(order == leaderboard_order::pr ? stmts_->accounts.leaderboard_by_pr
+                                       : stmts_->accounts.leaderboard);
   u.bind(1, engine::to_string(v)).bind(2, store_core::row_limit(limit));
   while (u.step("reading the ratings list"))
     out.push_back(
         store_core::leaderboard_entry_of(sqlite::row(u), static_cast<int>(out.size()) + 1));
   return out;
+}
+
+performance_sums sqlite_store::account_performance(std::string_view key, std::string_view since) {
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->accounts.account_performance);
+  u.bind(1, key).bind(2, since);
+  if (!u.step("reading a player's performance rating")) return {};
+  return store_core::performance_sums_of(sqlite::row(u));
 }
 
 namespace {

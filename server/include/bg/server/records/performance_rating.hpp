@@ -32,4 +32,8 @@ struct pr_sums {
 /// `cube.error_total`, `cube.close`); missing fields count 0.
 [[nodiscard]] pr_sums pr_sums_of(const nlohmann::json& analysis_player);
 
+/// A PR as players see it (S7): performance_rating() of `sums` rounded to 2 decimals;
+/// nullopt when `sums.decisions` is 0. Its band is pr_band() of this rounded value.
+[[nodiscard]] std::optional<double> shown_pr(const pr_sums& sums);
+
 }  // namespace bg::server

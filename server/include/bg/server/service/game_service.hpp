@@ -287,8 +287,9 @@ class game_service final : public service,
                           const protocol::command& cmd, const std::optional<std::string>& table,
                           const std::optional<nlohmann::json>& re,
                           std::chrono::steady_clock::time_point t0);
-  /// `/ratings [VARIANT]` from `c`: the leaderboard of `v`, read on the storage thread.
-  void answer_ratings(const std::shared_ptr<client>& c, engine::variant v,
+  /// `/ratings [VARIANT] [pr|by pr]` from `c`: the leaderboard of `cmd.game_variant`
+  /// (with the PRs, or sorted by PR: S7), read on the storage thread.
+  void answer_ratings(const std::shared_ptr<client>& c, const protocol::command& cmd,
                       const std::optional<std::string>& table,
                       const std::optional<nlohmann::json>& re,
                       std::chrono::steady_clock::time_point t0);
@@ -319,8 +320,9 @@ class game_service final : public service,
                       const std::optional<signed_in>& session);
   /// GET /api/...: true when `target` is an /api route (then `reply` is called).
   bool on_api_request(std::string_view target, http_callback& reply);
-  /// GET /api/ratings?variant=V&limit=N (`query`): the leaderboard (--api-max-limit
-  /// entries at most), or 400 `bad_parameter`.
+  /// GET /api/ratings?variant=V&limit=N&pr=1&sort=rating|pr (`query`): the leaderboard
+  /// (--api-max-limit entries at most; `pr=1` adds each entry's all-time PR, `sort=pr`
+  /// sorts by it and adds it: S7), or 400 `bad_parameter`.
   void answer_api_ratings(std::string_view query, http_callback& reply);
   /// GET /api/players/NAME and /api/players/NAME/matches (`rest`: what follows
   /// "players/"): 400 `bad_name` when NAME is not a name, then the profile or the

@@ -10,6 +10,7 @@
 #include "bg/engine/match.hpp"
 #include "bg/engine/side.hpp"
 #include "bg/server/records/match_record.hpp"
+#include "bg/server/records/performance_rating.hpp"
 
 namespace bg::server {
 
@@ -24,6 +25,9 @@ struct account_match {
   std::optional<bool> won;                ///< nullopt: a basis session that ended level
   /// The account's rating change when the match was rated (S1), else nullopt.
   std::optional<rating_change> rating;
+  /// The account's PR sums in this match (RULES.md S7: EMG lost, decisions counted) once
+  /// GNU Backgammon's analysis of it is done, else nullopt (pending, failed, none).
+  std::optional<pr_sums> performance;
 };
 
 }  // namespace bg::server

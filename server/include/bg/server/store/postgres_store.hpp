@@ -95,6 +95,10 @@ class claim_lost : public fenced_write {
 ///   `table_owners(table_name text PRIMARY KEY, node text, epoch bigint)`,
 ///   `table_seats(table_name, name_key)` (who holds a seat where, rewritten with each
 ///   snapshot) and `table_records.node`, `table_records.epoch` (who wrote each entry).
+/// - `analyses.red_equity_lost`, `black_equity_lost` double precision, `red_decisions`,
+///   `black_decisions` integer: each side's PR sums (RULES.md S7) of a done analysis,
+///   NULL otherwise; the analyses done before were filled in from their results by the
+///   migration (version 8, SQLite's version 7).
 /// `json` (not `jsonb`) keeps every text exactly as written. Names sort bytewise
 /// (COLLATE "C"), as in SQLite. Every failure throws storage_error carrying
 /// PostgreSQL's message (never the URL's password).
@@ -107,7 +111,7 @@ class claim_lost : public fenced_write {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 7;
+  static constexpr int schema_version = 8;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -166,8 +170,11 @@ class postgres_store final : public store {
   [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,
                                                            std::int64_t before_id,
                                                            std::size_t limit) override;
-  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
-                                                           std::size_t limit) override;
+  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(
+      engine::variant v, std::size_t limit,
+      leaderboard_order order = leaderboard_order::rating) override;
+  [[nodiscard]] performance_sums account_performance(std::string_view key,
+                                                     std::string_view since) override;
 
   void record_moderation(const moderation_action& a) override;
   void save_bans(const std::vector<ban>& bans, const moderation_action& a) override;

@@ -71,12 +71,17 @@ struct sqlite_options {
 ///   ignores (version 5)
 /// - `matches.unfinished` (0 or 1): the match's table was closed by an administrator
 ///   before it finished (version 5)
+/// - `sessions(id, account_id, token_hash, label, created_ms, used_ms, expires_ms)`: the
+///   accounts' remembered sign-ins (version 6)
+/// - `analyses.red_equity_lost`, `red_decisions`, `black_equity_lost`, `black_decisions`:
+///   each side's PR sums (RULES.md S7) of a done analysis, NULL otherwise; the analyses
+///   done before were filled in from their results by the migration (version 7)
 /// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
 /// SQLite's message; the connection stays usable after a failed call.
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 6;
+  static constexpr int schema_version = 7;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -124,8 +129,11 @@ class sqlite_store final : public store {
   [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,
                                                            std::int64_t before_id,
                                                            std::size_t limit) override;
-  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(engine::variant v,
-                                                           std::size_t limit) override;
+  [[nodiscard]] std::vector<leaderboard_entry> leaderboard(
+      engine::variant v, std::size_t limit,
+      leaderboard_order order = leaderboard_order::rating) override;
+  [[nodiscard]] performance_sums account_performance(std::string_view key,
+                                                     std::string_view since) override;
   void record_moderation(const moderation_action& a) override;
   void save_bans(const std::vector<ban>& bans, const moderation_action& a) override;
   std::size_t lift_bans(std::string_view name_key, const moderation_action& a) override;

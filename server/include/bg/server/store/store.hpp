@@ -24,7 +24,9 @@
 #include "bg/server/store/analysis_record.hpp"
 #include "bg/server/store/ban.hpp"
 #include "bg/server/store/leaderboard_entry.hpp"
+#include "bg/server/store/leaderboard_order.hpp"
 #include "bg/server/store/moderation_action.hpp"
+#include "bg/server/store/performance_sums.hpp"
 
 namespace bg::server {
 
@@ -177,8 +179,10 @@ class store {
   [[nodiscard]] virtual std::optional<analysis_record> load_analysis(std::int64_t match_id) = 0;
   /// Writes `a` (status, result, reason, level) for its match, inserting the row when
   /// there is none; the store sets finished_at (now, unless pending) and keeps
-  /// queued_at (now for a new row). Throws storage_error (also when the match does not
-  /// exist, or `result` is not JSON).
+  /// queued_at (now for a new row). A done analysis also stores each side's PR sums
+  /// (RULES.md S7, pr_sums_of() of `players.red` and `players.black` of `result`), which
+  /// the histories, account_performance() and leaderboard() read. Throws storage_error
+  /// (also when the match does not exist, or `result` is not JSON).
   virtual void save_analysis(const analysis_record& a) = 0;
   /// The ids of the matches whose analysis is pending, smallest (oldest) first, at most
   /// `limit` of them.
@@ -213,10 +217,19 @@ class store {
   [[nodiscard]] virtual std::vector<account_match> account_matches(std::string_view key,
                                                                    std::int64_t before_id,
                                                                    std::size_t limit) = 0;
-  /// The `limit` highest ratings in variant `v` among accounts that played a rated match
-  /// in it (experience > 0), best first, ties by name; ranks from 1.
-  [[nodiscard]] virtual std::vector<leaderboard_entry> leaderboard(engine::variant v,
-                                                                   std::size_t limit) = 0;
+  /// The first `limit` accounts in `order` among those that played a rated match in
+  /// variant `v` (experience > 0): the highest ratings first, ties by name
+  /// (leaderboard_order::rating), or the best all-time PRs first (leaderboard_order::pr,
+  /// RULES.md S7); ranks from 1 in that order. Each entry carries its standing in `v` and
+  /// its all-time PR sums.
+  [[nodiscard]] virtual std::vector<leaderboard_entry> leaderboard(
+      engine::variant v, std::size_t limit,
+      leaderboard_order order = leaderboard_order::rating) = 0;
+  /// The PR sums (RULES.md S7) of account `key`'s analysed matches that ended at or
+  /// after `since` (ISO 8601 UTC as matches are stamped, "2026-11-23T10:00:00Z"; "" for
+  /// all time). Zero sums and 0 matches for an unknown key or none analysed.
+  [[nodiscard]] virtual performance_sums account_performance(std::string_view key,
+                                                             std::string_view since) = 0;
 
   // Moderation (issue 13).
 
