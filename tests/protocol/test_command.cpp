@@ -379,3 +379,69 @@ TEST_CASE("the moderation commands parse with their arguments", "[protocol][comm
   }
   CHECK(help_text("option private")->find("invite") != std::string::npos);
 }
+
+TEST_CASE(
+    "S6 /tournament create takes a name, a kind and its terms in any order; names keep their "
+    "case",
+    "[protocol][command][S6]") {
+  const auto plain = ok("/tournament create Spring swiss");
+  CHECK(plain.kind == command_kind::tournament);
+  CHECK(bg::protocol::place_of(plain.kind) == bg::protocol::command_place::lobby);
+  REQUIRE(plain.tournament);
+  CHECK(plain.tournament->action == tournament_action::create);
+  CHECK(plain.tournament->name == "Spring");
+  CHECK(plain.tournament->kind == "swiss");
+  CHECK(plain.tournament->rounds == 0);  // the server's default
+  CHECK_FALSE(plain.tournament->clock);
+
+  const auto full = ok(
+      "/Tournament CREATE cup KNOCKOUT max 16 unrated clock 3 8 variant long match 5 start 20:30 "
+      "min 4");
+  const auto& t = *full.tournament;
+  CHECK(t.kind == "knockout");
+  CHECK(t.max_players == 16);
+  CHECK(t.min_players == 4);
+  CHECK(t.unrated);
+  CHECK(t.clock == std::pair{3, 8});
+  CHECK(t.game_variant == variant::long_nardy);
+  CHECK(t.match_length == 5);
+  CHECK(t.start_at_minute == 20 * 60 + 30);
+  CHECK_FALSE(t.start_in_seconds);
+  CHECK(ok("/tournament create a arena minutes 90 start +600").tournament->start_in_seconds == 600);
+  CHECK(ok("/tournament create a arena minutes 90").tournament->minutes == 90);
+  CHECK(ok("/tournament create s swiss rounds 7").tournament->rounds == 7);
+
+  for (const char* line :
+       {"/tournament", "/tournament create", "/tournament create x", "/tournament create x chess",
+        "/tournament create x swiss rounds 21", "/tournament create x swiss rounds 2 rounds 3",
+        "/tournament create x knockout rounds 3", "/tournament create x swiss minutes 5",
+        "/tournament create x arena clock 5", "/tournament create x swiss clock 0 5",
+        "/tournament create x swiss start 7:5", "/tournament create x swiss start +9999999",
+        "/tournament create x swiss max 1", "/tournament create x swiss min 8 max 4",
+        "/tournament create x swiss match 26", "/tournament create x swiss colour red",
+        "/tournament cancel", "/tournament adjudicate x t1 bob", "/tournament a b"})
+    CHECK(code_of(line) == "bad_command");
+}
+
+TEST_CASE(
+    "S6 /tournament shows, cancels and adjudicates with a reason kept as typed; /register, "
+    "/withdraw and /tournaments",
+    "[protocol][command][S6]") {
+  CHECK(ok("/tournament Spring").tournament->action == tournament_action::show);
+  CHECK(ok("/tournament Spring").tournament->name == "Spring");
+  CHECK(ok("/tournament show Spring").tournament->action == tournament_action::show);
+  CHECK(ok("/tournament cancel Spring").tournament->action == tournament_action::cancel);
+  const auto adj = ok("/tournament adjudicate Spring spring-r2-1 Bob  the clock  froze");
+  CHECK(adj.tournament->action == tournament_action::adjudicate);
+  CHECK(adj.tournament->table == "spring-r2-1");
+  CHECK(adj.tournament->winner == "Bob");
+  CHECK(adj.tournament->reason == "the clock  froze");
+  CHECK(ok("/register Spring").kind == command_kind::register_tournament);
+  CHECK(ok("/register Spring").text == "Spring");
+  CHECK(code_of("/register") == "bad_command");
+  CHECK(ok("/withdraw").text.empty());
+  CHECK(ok("/withdraw Spring").text == "Spring");
+  CHECK(code_of("/withdraw a b") == "bad_command");
+  CHECK(ok("/tournaments").kind == command_kind::tournaments);
+  CHECK(code_of("/tournaments now") == "bad_command");
+}
