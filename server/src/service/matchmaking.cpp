@@ -171,6 +171,43 @@ void game_service::drop_seek_of(std::uint64_t client_id) {
     }
 }
 
+std::vector<std::pair<std::shared_ptr<client>, protocol::command>> game_service::take_bot_seeks(
+    seek_request::clock_type::time_point now) {
+  std::vector<std::pair<std::shared_ptr<client>, protocol::command>> bots;
+  for (auto it = seeks_.begin(); it != seeks_.end();) {
+    if (!seek_bot_due(it->second.request, now)) {
+      ++it;
+      continue;
+    }
+    if (auto c = it->second.who.lock()) {
+      protocol::command play;
+      play.kind = protocol::command_kind::play_bot;
+      play.text = std::string(protocol::default_bot_level);
+      play.game_variant = it->second.request.game_variant;
+      play.match = engine::match_options{play.game_variant, engine::match_kind::points,
+                                         it->second.request.lengths.front()};
+      bots.emplace_back(std::move(c), std::move(play));
+    }
+    it = seeks_.erase(it);
+  }
+  return bots;
+}
+
+void game_service::arm_seek_timer() {
+  if (seeks_.empty() || seek_timer_) return;
+  seek_timer_ = std::make_shared<boost::asio::steady_timer>(io_, seek_tick);
+  seek_timer_->async_wait(
+      [weak = weak_from_this(), timer = seek_timer_](const boost::system::error_code& ec) {
+        const auto self = weak.lock();
+        if (ec || !self) return;
+        {
+          std::lock_guard relock(self->mutex_);
+          if (self->seek_timer_ == timer) self->seek_timer_.reset();
+        }
+        self->pair_waiting_seeks();
+      });
+}
+
 void game_service::pair_waiting_seeks() {
   struct seating {
     std::shared_ptr<table_actor> actor;
@@ -235,44 +272,21 @@ void game_service::pair_waiting_seeks() {
       seeks_.erase(red_it);
       seeks_.erase(black_it);
     }
-    // A request that asked for a computer player after its wait, and waited that long.
-    for (auto it = seeks_.begin(); it != seeks_.end();) {
-      if (!seek_bot_due(it->second.request, now)) {
-        ++it;
-        continue;
-      }
-      if (auto c = it->second.who.lock()) {
-        protocol::command play;
-        play.kind = protocol::command_kind::play_bot;
-        play.text = std::string(protocol::default_bot_level);
-        play.game_variant = it->second.request.game_variant;
-        play.match = engine::match_options{play.game_variant, engine::match_kind::points,
-                                           it->second.request.lengths.front()};
-        bots.emplace_back(std::move(c), std::move(play));
-      }
-      it = seeks_.erase(it);
-    }
+    bots = take_bot_seeks(now);
     if (seeks_.size() != waiting_before) seek_count_changed();
-    if (!seeks_.empty() && !seek_timer_) {
-      seek_timer_ = std::make_shared<boost::asio::steady_timer>(io_, seek_tick);
-      seek_timer_->async_wait(
-          [weak = weak_from_this(), timer = seek_timer_](const boost::system::error_code& ec) {
-            const auto self = weak.lock();
-            if (ec || !self) return;
-            {
-              std::lock_guard relock(self->mutex_);
-              if (self->seek_timer_ == timer) self->seek_timer_.reset();
-            }
-            self->pair_waiting_seeks();
-          });
-    }
+    arm_seek_timer();
   }
   for (auto& s : seat) {
     spdlog::info("matchmaking: {} and {} paired at table {}", log_safe(s.red_name),
                  log_safe(s.black_name), log_safe(s.actor->name()));
     s.actor->seat_pair(s.red, s.red_name, s.black, s.black_name, s.game_variant, s.terms);
   }
-  for (auto& [c, play] : bots) {
+  play_bot_seeks(bots);
+}
+
+void game_service::play_bot_seeks(
+    const std::vector<std::pair<std::shared_ptr<client>, protocol::command>>& bots) {
+  for (const auto& [c, play] : bots) {
     std::string name;
     {
       std::lock_guard lock(mutex_);

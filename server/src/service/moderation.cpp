@@ -276,8 +276,7 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
       self->players_.drop_token(key);
     }
     for (auto& s : gone) s->close_for_policy("banned");
-    // S6: a ban withdraws the name from every open tournament.
-    boost::asio::post(self->io_, [self, target = a.target] { self->withdraw_banned(target); });
+    boost::asio::post(self->io_, [self, t = a.target] { self->withdraw_banned(t); });  // S6
     json data{{"name", a.target}, {"sessions_closed", gone.size()}, {"addresses", bans.size() - 1}};
     c->send(frame_of(info_of("ban",
                              a.target + " is banned (" + length + "); " +

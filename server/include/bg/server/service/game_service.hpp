@@ -635,6 +635,16 @@ class game_service final : public service,
   /// where its match starts; gives a computer player to requests whose `bot after` wait
   /// is over. Re-arms the queue's timer while requests wait.
   void pair_waiting_seeks();
+  /// The requests whose `bot after` wait is over go, each as the /play bot command to
+  /// run for its connection (once mutex_, held now, is let go).
+  std::vector<std::pair<std::shared_ptr<client>, protocol::command>> take_bot_seeks(
+      seek_request::clock_type::time_point now);
+  /// Runs take_bot_seeks()'s /play bot commands, each for its connection's name (mutex_
+  /// not held).
+  void play_bot_seeks(
+      const std::vector<std::pair<std::shared_ptr<client>, protocol::command>>& bots);
+  /// Arms the queue's timer (seek_tick) while requests wait and none is armed. Under mutex_.
+  void arm_seek_timer();
   /// The request of connection `client_id` goes, if it has one (it went offline).
   void drop_seek_of(std::uint64_t client_id);
   /// What the waiting requests are, per variant: {"standard": n, "long": m}. Under mutex_.
