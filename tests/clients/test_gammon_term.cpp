@@ -654,8 +654,9 @@ TEST_CASE(
   bob.state_where([&](const state_block& b) { return b.table == table && b["you"] != "-"; },
                   deadline);
 
-  // When the opening roll is made and the side on turn resigns, the other accepting
-  st = alice.state_where([](const state_block& b) { return b["phase"] == "opening"; }, deadline);
+  // When the opening roll is made (both are at the table: the match waits in its opening)
+  // and the side on turn resigns, the other accepting
+  CHECK(st["phase"] == "opening");
   alice.type("/roll");
   st = alice.state_where([](const state_block& b) { return b["phase"] == "move"; }, deadline);
   const bool alice_moves = st["you"] == st["turn"];

@@ -381,7 +381,7 @@ TEST_CASE("the moderation commands parse with their arguments", "[protocol][comm
 }
 
 TEST_CASE(
-    "S6 /tournament create takes a name, a kind and its terms in any order; names keep their "
+    "S6 /tournament create takes a name, a kind and its terms in any order, names keep their "
     "case",
     "[protocol][command][S6]") {
   const auto plain = ok("/tournament create Spring swiss");
@@ -424,7 +424,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "S6 /tournament shows, cancels and adjudicates with a reason kept as typed; /register, "
+    "S6 /tournament shows, cancels and adjudicates with a reason kept as typed, and /register, "
     "/withdraw and /tournaments",
     "[protocol][command][S6]") {
   CHECK(ok("/tournament Spring").tournament->action == tournament_action::show);

@@ -112,6 +112,26 @@ struct seating {
 // ------------------------------------------------------------------------------------
 // The lobby commands
 
+bool game_service::refuse(const std::shared_ptr<client>& c, const std::optional<engine::error>& e,
+                          const std::optional<json>& re) {
+  if (!e) return false;
+  metrics_.error(e->code);
+  c->send(frame_of(protocol::error_message(e->code, e->message, re)));
+  return true;
+}
+
+void game_service::reply_and_write(const std::string& key, const std::shared_ptr<client>& c,
+                                   std::string text, const std::optional<json>& re) {
+  auto& slot = tournaments_.at(key);
+  json reply{{"type", "info"},
+             {"topic", "tournament"},
+             {"text", std::move(text)},
+             {"data", slot.t->summary()}};
+  if (re) reply["re"] = *re;
+  slot.replies.emplace_back(c, std::move(reply));
+  write_tournament(key);
+}
+
 void game_service::on_tournament(const std::shared_ptr<client>& c, const std::string& name,
                                  const protocol::command& cmd, const std::optional<json>& re) {
   const auto& t = *cmd.tournament;
@@ -147,35 +167,34 @@ void game_service::on_tournament(const std::shared_ptr<client>& c, const std::st
 void game_service::create_tournament(const std::shared_ptr<client>& c, const std::string& name,
                                      const protocol::tournament_command& t,
                                      const std::optional<json>& re) {
-  const auto refuse = [&](const char* code, std::string why) {
-    metrics_.error(code);
-    c->send(frame_of(protocol::error_message(code, std::move(why), re)));
+  const auto refuse_with = [&](const char* code, std::string why) {
+    refuse(c, engine::error{code, std::move(why)}, re);
   };
   std::lock_guard lock(mutex_);
   const auto* s = players_.find(c->id());
   if (s == nullptr) return;
   const bool admin = s->registered && is_admin(s->key);
   if (config_.tournament_creators == "admins" ? !admin : !s->registered)
-    return refuse("not_allowed", config_.tournament_creators == "admins"
-                                     ? "only administrators create tournaments on this server"
-                                     : "log in with your account to create a tournament");
+    return refuse_with("not_allowed", config_.tournament_creators == "admins"
+                                          ? "only administrators create tournaments on this server"
+                                          : "log in with your account to create a tournament");
   const std::size_t max_bytes =
       config_.max_name_bytes > table_suffix_bytes ? config_.max_name_bytes - table_suffix_bytes : 1;
   if (const auto why = name_problem(t.name, max_bytes))
-    return refuse("bad_tournament_name", "that tournament name cannot be used: " + *why);
+    return refuse_with("bad_tournament_name", "that tournament name cannot be used: " + *why);
   const std::string key = name_key(t.name);
   if (tournaments_.count(key) != 0)
-    return refuse("tournament_exists", "there is a tournament called " + t.name + " already");
+    return refuse_with("tournament_exists", "there is a tournament called " + t.name + " already");
   const auto open = std::count_if(tournaments_.begin(), tournaments_.end(),
                                   [](const auto& e) { return e.second.t->open(); });
   if (static_cast<std::size_t>(open) >= config_.max_tournaments)
-    return refuse("too_many_tournaments", "the server runs as many tournaments as it allows (" +
-                                              std::to_string(config_.max_tournaments) +
-                                              "): try when one has ended");
+    return refuse_with("too_many_tournaments",
+                       "the server runs as many tournaments as it allows (" +
+                           std::to_string(config_.max_tournaments) + "): try when one has ended");
   if (t.max_players > 0 && static_cast<std::size_t>(t.max_players) > config_.max_tournament_players)
-    return refuse("bad_command", "this server admits at most " +
-                                     std::to_string(config_.max_tournament_players) +
-                                     " players in a tournament");
+    return refuse_with("bad_command", "this server admits at most " +
+                                          std::to_string(config_.max_tournament_players) +
+                                          " players in a tournament");
   const std::int64_t now = clock_ms();
   tournament_terms terms;
   terms.kind = *tournament_kind_of(t.kind);
@@ -228,19 +247,9 @@ void game_service::cancel_tournament(const std::shared_ptr<client>& c, const std
   } else {
     refused = it->second.t->cancel(clock_ms());
   }
-  if (refused) {
-    metrics_.error(refused->code);
-    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
-    return;
-  }
+  if (refuse(c, refused, re)) return;
   spdlog::info("tournament {} cancelled by {}", log_safe(t.name), log_safe(name));
-  auto reply = json{{"type", "info"},
-                    {"topic", "tournament"},
-                    {"text", "tournament " + it->second.t->name() + " is cancelled"},
-                    {"data", it->second.t->summary()}};
-  if (re) reply["re"] = *re;
-  it->second.replies.emplace_back(c, std::move(reply));
-  write_tournament(it->first);
+  reply_and_write(it->first, c, "tournament " + it->second.t->name() + " is cancelled", re);
 }
 
 void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const std::string& name,
@@ -262,24 +271,15 @@ void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const
     refused = it->second.t->adjudicate(t.table, t.winner, t.reason, clock_ms(),
                                        [this] { return storage_->reserve_match_id(); });
   }
-  if (refused) {
-    metrics_.error(refused->code);
-    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
-    return;
-  }
+  if (refuse(c, refused, re)) return;
   // The reason is logged (S6): in the log and in the moderation log.
   spdlog::warn("tournament {}: {} adjudicated table {} for {}: {}", log_safe(t.name),
                log_safe(name), log_safe(t.table), log_safe(t.winner), log_safe(t.reason));
   moderation_action a{"adjudicate", name, t.winner, t.table, t.name + ": " + t.reason};
   writer_->run([a](store& db) { db.record_moderation(a); });
   tournament_tables_.erase(t.table);
-  auto reply = json{{"type", "info"},
-                    {"topic", "tournament"},
-                    {"text", "the pairing at " + t.table + " goes to " + t.winner + " (logged)"},
-                    {"data", it->second.t->summary()}};
-  if (re) reply["re"] = *re;
-  it->second.replies.emplace_back(c, std::move(reply));
-  write_tournament(it->first);
+  reply_and_write(it->first, c, "the pairing at " + t.table + " goes to " + t.winner + " (logged)",
+                  re);
 }
 
 void game_service::on_tournaments(const std::shared_ptr<client>& c, const std::optional<json>& re) {
@@ -333,21 +333,12 @@ void game_service::on_register(const std::shared_ptr<client>& c, const std::stri
       refused = it->second.t->enter(
           name, ratings_.of(name, it->second.t->terms().game_variant).value_or(1500.0), now);
   }
-  if (refused) {
-    metrics_.error(refused->code);
-    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
-    return;
-  }
-  auto& t = *it->second.t;
-  auto reply =
-      json{{"type", "info"},
-           {"topic", "tournament"},
-           {"text", "you are registered for " + t.name() + "; it starts " +
-                        utc_text(t.terms().start_ms) + " (/withdraw " + t.name() + " to leave it)"},
-           {"data", t.summary()}};
-  if (re) reply["re"] = *re;
-  it->second.replies.emplace_back(c, std::move(reply));
-  write_tournament(it->first);
+  if (refuse(c, refused, re)) return;
+  const auto& t = *it->second.t;
+  reply_and_write(it->first, c,
+                  "you are registered for " + t.name() + "; it starts " +
+                      utc_text(t.terms().start_ms) + " (/withdraw " + t.name() + " to leave it)",
+                  re);
 }
 
 void game_service::on_withdraw(const std::shared_ptr<client>& c, const std::string& name,
@@ -375,19 +366,9 @@ void game_service::on_withdraw(const std::shared_ptr<client>& c, const std::stri
     refused = engine::error{"not_registered", "you are registered for no such tournament"};
   else
     refused = it->second.t->withdraw(name, clock_ms());
-  if (refused) {
-    metrics_.error(refused->code);
-    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
-    return;
-  }
+  if (refuse(c, refused, re)) return;
   spdlog::info("tournament {}: {} withdrew", log_safe(it->second.t->name()), log_safe(name));
-  auto reply = json{{"type", "info"},
-                    {"topic", "tournament"},
-                    {"text", "you are no longer in " + it->second.t->name()},
-                    {"data", it->second.t->summary()}};
-  if (re) reply["re"] = *re;
-  it->second.replies.emplace_back(c, std::move(reply));
-  write_tournament(it->first);
+  reply_and_write(it->first, c, "you are no longer in " + it->second.t->name(), re);
 }
 
 void game_service::withdraw_banned(const std::string& name) {

@@ -911,6 +911,35 @@ json paired_info(const std::string& table, const std::string& opponent, const ch
 
 }  // namespace
 
+std::pair<table_outcome, std::optional<engine::error>> table_actor::seat_and_start(
+    const std::string& red, const std::string& black, engine::variant game_variant,
+    const seek_terms& terms) {
+  auto join_red = protocol::command_of(protocol::command_kind::join);
+  join_red.seat = engine::side::red;
+  auto join_black = protocol::command_of(protocol::command_kind::join);
+  join_black.seat = engine::side::black;
+  auto variant = protocol::command_of(protocol::command_kind::option_variant);
+  variant.game_variant = game_variant;
+  auto match = protocol::command_of(protocol::command_kind::option_match);
+  match.match = engine::match_options{game_variant, engine::match_kind::points, terms.length};
+  auto clock = protocol::command_of(protocol::command_kind::option_clock);
+  if (terms.clock) clock.clock = *terms.clock;
+  std::vector<std::pair<const std::string*, const protocol::command*>> steps{{&red, &join_red},
+                                                                             {&black, &join_black}};
+  if (game_variant != engine::variant::standard) steps.emplace_back(&red, &variant);
+  steps.emplace_back(&red, &match);
+  if (terms.clock && terms.clock->minutes > 0) steps.emplace_back(&red, &clock);
+  const auto start = protocol::command_of(protocol::command_kind::start);
+  steps.emplace_back(&red, &start);
+  table_outcome o;
+  for (const auto& [who, step] : steps) {
+    auto next = table_->handle(*who, *step);
+    if (next.refused) return {std::move(o), next.refused};
+    o.append(std::move(next));
+  }
+  return {std::move(o), std::nullopt};
+}
+
 void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::string& red_name,
                                const std::shared_ptr<client>& black, const std::string& black_name,
                                engine::variant game_variant, const seek_terms& terms) {
@@ -923,36 +952,17 @@ void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::st
   }
   members_[red->id()] = member{red_name, red};
   members_[black->id()] = member{black_name, black};
-  auto join_red = protocol::command_of(protocol::command_kind::join);
-  join_red.seat = engine::side::red;
-  auto join_black = protocol::command_of(protocol::command_kind::join);
-  join_black.seat = engine::side::black;
-  auto variant = protocol::command_of(protocol::command_kind::option_variant);
-  variant.game_variant = game_variant;
-  auto match = protocol::command_of(protocol::command_kind::option_match);
-  match.match = engine::match_options{game_variant, engine::match_kind::points, terms.length};
-  auto clock = protocol::command_of(protocol::command_kind::option_clock);
-  if (terms.clock) clock.clock = *terms.clock;
   // Red (the longer waiter) owns the table and sets its options (issue 13).
-  std::vector<std::pair<const std::string*, const protocol::command*>> steps{
-      {&red_name, &join_red}, {&black_name, &join_black}};
-  if (game_variant != engine::variant::standard) steps.emplace_back(&red_name, &variant);
-  steps.emplace_back(&red_name, &match);
-  if (terms.clock && terms.clock->minutes > 0) steps.emplace_back(&red_name, &clock);
-  const auto start = protocol::command_of(protocol::command_kind::start);
-  steps.emplace_back(&red_name, &start);
-  for (const auto& [who, step] : steps) {
-    auto next = table_->handle(*who, *step);
-    if (next.refused) {  // what happened so far is written; both hear why the rest did not
-      finish(red, o, no_re, true, nullptr);
-      for (const auto& c : {red, black}) {
-        host_.counters().error(next.refused->code);
-        c->send(frame_of(
-            protocol::error_message(next.refused->code, next.refused->message, std::nullopt)));
-      }
-      return;
+  auto next = seat_and_start(red_name, black_name, game_variant, terms);
+  o.append(std::move(next.first));
+  if (next.second) {  // what happened so far is written; both hear why the rest did not
+    finish(red, o, no_re, true, nullptr);
+    for (const auto& c : {red, black}) {
+      host_.counters().error(next.second->code);
+      c->send(
+          frame_of(protocol::error_message(next.second->code, next.second->message, std::nullopt)));
     }
-    o.append(std::move(next));
+    return;
   }
   o.out.push_back(
       delivery{delivery::audience::actor, paired_info(table_->name(), black_name, "red", terms)});
@@ -979,31 +989,13 @@ void table_actor::do_seat_tournament(const std::string& red, const std::string& 
   --pending;
   preset_match_id_ = match_id;
   auto o = table_->enter(red);
-  if (!o.refused) o.append(table_->enter(black));
-  auto join_red = protocol::command_of(protocol::command_kind::join);
-  join_red.seat = engine::side::red;
-  auto join_black = protocol::command_of(protocol::command_kind::join);
-  join_black.seat = engine::side::black;
-  auto variant = protocol::command_of(protocol::command_kind::option_variant);
-  variant.game_variant = game_variant;
-  auto match = protocol::command_of(protocol::command_kind::option_match);
-  match.match = engine::match_options{game_variant, engine::match_kind::points, terms.length};
-  auto clock = protocol::command_of(protocol::command_kind::option_clock);
-  if (terms.clock) clock.clock = *terms.clock;
-  std::vector<std::pair<const std::string*, const protocol::command*>> steps{{&red, &join_red},
-                                                                             {&black, &join_black}};
-  if (game_variant != engine::variant::standard) steps.emplace_back(&red, &variant);
-  steps.emplace_back(&red, &match);
-  if (terms.clock && terms.clock->minutes > 0) steps.emplace_back(&red, &clock);
-  const auto start = protocol::command_of(protocol::command_kind::start);
-  steps.emplace_back(&red, &start);
-  for (const auto& [who, step] : steps) {
-    if (o.refused) break;
-    o.append(table_->handle(*who, *step));
-  }
-  if (o.refused) {  // never at a new table: logged, and what was done is written
+  o.append(table_->enter(black));
+  auto next = seat_and_start(red, black, game_variant, terms);
+  o.append(std::move(next.first));
+  if (o.refused && !next.second) next.second = o.refused;
+  if (next.second) {  // never at a new table: logged, and what was done is written
     spdlog::error("table {}: a tournament pairing could not start: {}", table_->name(),
-                  o.refused->message);
+                  next.second->message);
     o.refused.reset();
   }
   // S3: both are away until they enter the table; the grace period runs from now.

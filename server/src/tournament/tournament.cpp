@@ -274,17 +274,7 @@ bool tournament::match_finished(const std::string& table, const std::optional<st
   const std::string red = it->red;
   const std::string black = *it->black;
   settle(*it, *winner, "played", kind);
-  if (terms_.kind == tournament_kind::arena) {
-    if (!arena_closed_) {
-      for (const auto& n : {red, black})
-        if (const auto* p = player(n); p && !p->withdrawn) pool_.push_back(n);
-      pair_arena_pool(now, reserve_id);
-    } else if (round_complete()) {
-      finish(now);
-    }
-    return true;
-  }
-  advance(now, reserve_id);
+  after_result(red, black, now, reserve_id);
   return true;
 }
 
@@ -304,18 +294,23 @@ std::optional<engine::error> tournament::adjudicate(
   const std::string black = *it->black;
   settle(*it, name_key(it->red) == key ? it->red : *it->black, "adjudicated", win_kind::single);
   it->reason = reason;
-  if (terms_.kind == tournament_kind::arena) {
-    if (!arena_closed_) {
-      for (const auto& n : {red, black})
-        if (const auto* p = player(n); p && !p->withdrawn) pool_.push_back(n);
-      pair_arena_pool(now, reserve_id);
-    } else if (round_complete()) {
-      finish(now);
-    }
-    return std::nullopt;
-  }
-  advance(now, reserve_id);
+  after_result(red, black, now, reserve_id);
   return std::nullopt;
+}
+
+void tournament::after_result(const std::string& red, const std::string& black, std::int64_t now,
+                              const std::function<std::int64_t()>& reserve_id) {
+  if (terms_.kind != tournament_kind::arena) {
+    advance(now, reserve_id);
+    return;
+  }
+  if (arena_closed_) {
+    if (round_complete()) finish(now);
+    return;
+  }
+  for (const auto& n : {red, black})
+    if (const auto* p = player(n); p && !p->withdrawn) pool_.push_back(n);
+  pair_arena_pool(now, reserve_id);
 }
 
 void tournament::advance(std::int64_t now, const std::function<std::int64_t()>& reserve_id) {
@@ -516,7 +511,8 @@ std::string rules_text(const tournament_terms& t) {
              "gammon 3, a backgammon 4, doubled after two wins in a row";
       break;
   }
-  return kind + ". Matches: " + std::string(engine::to_string(t.game_variant)) + ", " +
+  return kind + ". Matches: " +
+         (t.game_variant == engine::variant::standard ? "backgammon" : "long backgammon") + ", " +
          std::to_string(t.match_length) + (t.match_length == 1 ? " point" : " points") +
          ", clock " + clock_words(t) + (t.rated ? ", rated" : ", unrated") +
          ". A player absent at a round's start forfeits after the grace period.";

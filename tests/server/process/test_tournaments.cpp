@@ -27,10 +27,11 @@ namespace {
 const std::string root_password = "correct horse battery";
 
 /// gammond with root as an administrator, room for the tournaments' tables, and a short
-/// grace period (an absent player forfeits after 3 s).
-std::vector<std::string> flags(std::vector<std::string> more = {}) {
-  more.insert(more.begin(),
-              {"--admins", "root", "--max-tables-per-client", "50", "--grace-period", "3"});
+/// grace period (an absent player forfeits after `grace_seconds`, 3 s by default).
+std::vector<std::string> flags(std::vector<std::string> more = {},
+                               const std::string& grace_seconds = "3") {
+  more.insert(more.begin(), {"--admins", "root", "--max-tables-per-client", "50", "--grace-period",
+                             grace_seconds});
   return gammond_flags(31, std::move(more));
 }
 
@@ -241,8 +242,9 @@ TEST_CASE("S6 a knockout of 6: byes to the two top seeds, then one champion",
 
 TEST_CASE("S6 an arena pairs players again as they finish, scores 2 a win doubled on a streak",
           "[tournament][gammond][S6]") {
-  // A minute of 6 s: the 2-minute arena lasts 12 s.
-  gammond_process server{flags({"--clock-minute-seconds", "6"})};
+  // A minute of 6 s: the 2-minute arena lasts 12 s. The players come to each pairing one
+  // after the other: a long grace period, so that none forfeits while waiting its turn.
+  gammond_process server{flags({"--clock-minute-seconds", "6"}, "60")};
   server.create_admin("root", root_password);
   player root(server.port(), "root", {}, json{{"password", root_password}});
   root.ok("", "/tournament create blitz arena minutes 2 match 1 start +4");

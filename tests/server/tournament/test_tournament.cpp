@@ -73,7 +73,7 @@ TEST_CASE("S6 a tournament under its minimum at the start is cancelled", "[tourn
   CHECK(t.cancel(2000)->code == "tournament_over");
 }
 
-TEST_CASE("S6 a knockout moves on as its matches end; a withdrawal forfeits the match in play",
+TEST_CASE("S6 a knockout moves on as its matches end, and a withdrawal forfeits the match in play",
           "[tournament][S6]") {
   auto t = with_players(tournament_kind::knockout, 4);
   ids id;

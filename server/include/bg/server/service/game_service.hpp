@@ -662,6 +662,13 @@ class game_service final : public service,
   void adjudicate_tournament(const std::shared_ptr<client>& c, const std::string& name,
                              const protocol::tournament_command& t,
                              const std::optional<nlohmann::json>& re);
+  /// Answers `c` with `e` (counted in the metrics) when there is one; true then.
+  bool refuse(const std::shared_ptr<client>& c, const std::optional<engine::error>& e,
+              const std::optional<nlohmann::json>& re);
+  /// Queues `c`'s answer (an `info` topic "tournament" with `text` and the summary of
+  /// tournament `key`) and writes the tournament (write_tournament()). Under mutex_.
+  void reply_and_write(const std::string& key, const std::shared_ptr<client>& c, std::string text,
+                       const std::optional<nlohmann::json>& re);
   /// `/tournaments`: the list, as an `info` topic "tournaments" (data: summaries).
   void on_tournaments(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   /// `/register NAME` and `/withdraw [NAME]` from `c` (called `name`).

@@ -194,6 +194,12 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
   void do_seat_pair(const std::shared_ptr<client>& red, const std::string& red_name,
                     const std::shared_ptr<client>& black, const std::string& black_name,
                     engine::variant game_variant, const seek_terms& terms);
+  /// At this new table with `red` and `black` present: both sit down (red, black), red
+  /// sets the variant, the match of `terms.length` points and `terms`' clock, and starts.
+  /// The outcome so far, and the refusal that stopped it (never, at a new table).
+  std::pair<table_outcome, std::optional<engine::error>> seat_and_start(
+      const std::string& red, const std::string& black, engine::variant game_variant,
+      const seek_terms& terms);
   void do_seat_tournament(const std::string& red, const std::string& black,
                           engine::variant game_variant, const seek_terms& terms,
                           std::int64_t match_id, const nlohmann::json& pairing_message);

@@ -167,6 +167,11 @@ class tournament {
   /// After a result: the next round when the round is complete (knockout, Swiss), or the
   /// two players back in the pool (arena).
   void advance(std::int64_t now, const std::function<std::int64_t()>& reserve_id);
+  /// After the pairing of `red` and `black` got its result: advance() (knockout, Swiss),
+  /// or both back in an open arena's pool and paired (a closed one finishes when its
+  /// last match ends).
+  void after_result(const std::string& red, const std::string& black, std::int64_t now,
+                    const std::function<std::int64_t()>& reserve_id);
   void pair_arena_pool(std::int64_t now, const std::function<std::int64_t()>& reserve_id);
   void settle(tournament_pairing& p, const std::string& winner, std::string how, win_kind kind);
   [[nodiscard]] std::vector<entrant> active_field() const;
