@@ -307,12 +307,18 @@ inline void check_command_line(std::string_view line) {
           a.kind == k::password || a.kind == k::kick || a.kind == k::invite ||
           a.kind == k::uninvite || a.kind == k::ignore || a.kind == k::unignore ||
           a.kind == k::ban || a.kind == k::unban || a.kind == k::broadcast ||
-          a.kind == k::close_table) {
+          a.kind == k::close_table || a.kind == k::register_tournament ||
+          a.kind == k::withdraw_tournament) {
         a.text = ascii_case(a.text, false);
         b.text = ascii_case(b.text, false);
         a.new_password = ascii_case(a.new_password, false);
         b.new_password = ascii_case(b.new_password, false);
       }
+      // /tournament keeps its names and an adjudication's reason as typed.
+      for (auto* t : {&a.tournament, &b.tournament})
+        if (*t)
+          for (auto* field : {&(*t)->name, &(*t)->table, &(*t)->winner, &(*t)->reason})
+            *field = ascii_case(*field, false);
       FUZZ_CHECK(same_command(a, b));
     }
   }
