@@ -3,7 +3,7 @@
 // the leaderboard (GET /api/ratings, with each player's PR and a sort by it: S7). Everything here reads what the server sends; the
 // password typed in the login form is never stored (only the resume token is).
 
-import { pageLink } from './dom.js';
+import { getJson, pageLink } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -66,19 +66,6 @@ export function ratingChanges(event) {
     out.push({ side, name: r.name, text: `${r.name} ${ratingText(r.before)} → ${ratingText(r.after)} (${changeText(r.change)})`, change: r.change });
   }
   return out;
-}
-
-/** GET `url` as JSON; rejects with the server's sentence on an error. */
-async function getJson(url) {
-  const res = await fetch(url, { headers: { Accept: 'application/json' } });
-  let body = null;
-  try {
-    body = await res.json();
-  } catch {
-    throw new Error(`the server answered ${res.status}`);
-  }
-  if (!res.ok) throw new Error(body?.message ?? `the server answered ${res.status}`);
-  return body;
 }
 
 function cell(tr, text, cls = '') {

@@ -56,3 +56,16 @@ export function pageLink(href, text, open, cmd) {
   });
   return a;
 }
+
+/** GET `url` as JSON; rejects with the server's sentence on an error. */
+export async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    throw new Error(`the server answered ${res.status}`);
+  }
+  if (!res.ok) throw new Error(body?.message ?? `the server answered ${res.status}`);
+  return body;
+}

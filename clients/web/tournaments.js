@@ -8,20 +8,7 @@
 // the answers are `info` topic "tournament" or an `error` (answered()). The server
 // decides everything: this module only draws the view it sends.
 
-import { h, pageLink } from './dom.js';
-
-/** GET `url` as JSON; rejects with the server's sentence on an error. */
-async function getJson(url) {
-  const res = await fetch(url, { headers: { Accept: 'application/json' } });
-  let body = null;
-  try {
-    body = await res.json();
-  } catch {
-    throw new Error(`the server answered ${res.status}`);
-  }
-  if (!res.ok) throw new Error(body?.message ?? `the server answered ${res.status}`);
-  return body;
-}
+import { getJson, h, pageLink } from './dom.js';
 
 /** "knockout", "Swiss", "arena". */
 export function kindText(kind) {

@@ -112,6 +112,11 @@ struct seating {
 // ------------------------------------------------------------------------------------
 // The lobby commands
 
+std::map<std::string, game_service::tournament_slot>::iterator game_service::tournament_named(
+    const std::string& name) {
+  return name_problem_of(name) ? tournaments_.end() : tournaments_.find(name_key(name));
+}
+
 bool game_service::refuse(const std::shared_ptr<client>& c, const std::optional<engine::error>& e,
                           const std::optional<json>& re) {
   if (!e) return false;
@@ -149,8 +154,7 @@ void game_service::on_tournament(const std::shared_ptr<client>& c, const std::st
       break;
   }
   std::lock_guard lock(mutex_);
-  const auto it =
-      name_problem_of(t.name) ? tournaments_.end() : tournaments_.find(name_key(t.name));
+  const auto it = tournament_named(t.name);
   if (it == tournaments_.end()) {
     metrics_.error("unknown_tournament");
     c->send(frame_of(protocol::error_message(
@@ -236,8 +240,7 @@ void game_service::cancel_tournament(const std::shared_ptr<client>& c, const std
   std::lock_guard lock(mutex_);
   const auto* s = players_.find(c->id());
   if (s == nullptr) return;
-  const auto it =
-      name_problem_of(t.name) ? tournaments_.end() : tournaments_.find(name_key(t.name));
+  const auto it = tournament_named(t.name);
   std::optional<engine::error> refused;
   if (it == tournaments_.end()) {
     refused = engine::error{"unknown_tournament", "there is no tournament of that name"};
@@ -258,8 +261,7 @@ void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const
   std::lock_guard lock(mutex_);
   const auto* s = players_.find(c->id());
   if (s == nullptr) return;
-  const auto it =
-      name_problem_of(t.name) ? tournaments_.end() : tournaments_.find(name_key(t.name));
+  const auto it = tournament_named(t.name);
   std::optional<engine::error> refused;
   if (!(s->registered && is_admin(s->key))) {
     refused = engine::error{"not_admin", "only administrators settle a pairing"};
@@ -308,8 +310,7 @@ void game_service::on_register(const std::shared_ptr<client>& c, const std::stri
   std::lock_guard lock(mutex_);
   const auto* s = players_.find(c->id());
   if (s == nullptr) return;
-  const auto it =
-      name_problem_of(cmd.text) ? tournaments_.end() : tournaments_.find(name_key(cmd.text));
+  const auto it = tournament_named(cmd.text);
   std::optional<engine::error> refused;
   const std::int64_t now = clock_ms();
   if (it == tournaments_.end()) {
@@ -675,8 +676,7 @@ void game_service::answer_api_tournaments(std::string_view rest, http_callback& 
       body = json{{"tournaments", std::move(list)}};
     } else {
       const std::string name(rest);
-      const auto it =
-          name_problem_of(name) ? tournaments_.end() : tournaments_.find(name_key(name));
+      const auto it = tournament_named(name);
       if (it == tournaments_.end()) {
         reply(http_reply{404, "application/json",
                          json{{"error", "unknown_tournament"},

@@ -11,6 +11,22 @@
 
 namespace bg::server::store_core {
 
+std::string pr_side_sum(const char* what) {
+  return std::string("CASE am.side WHEN 'red' THEN an.red_") + what + " ELSE an.black_" + what +
+         " END";
+}
+
+std::string pr_sum(const char* what) {
+  return "sum(" + pr_side_sum(what) + ")";
+}
+
+std::string line_pr_sums() {
+  const std::string from =
+      " FROM account_matches am JOIN analyses an ON an.match_id = am.match_id AND an.status = "
+      "'done' WHERE am.account_id = l.id)";
+  return "(SELECT " + pr_sum("equity_lost") + from + ", (SELECT " + pr_sum("decisions") + from;
+}
+
 // --- the checks of a call's arguments ------------------------------------------------
 
 void check_new_account(account::kind what, const std::string& password_hash) {

@@ -23,6 +23,18 @@
 
 namespace bg::server::store_core {
 
+// --- SQL both backends write the same way --------------------------------------------
+
+/// S7: the SQL of the PR sum `what` ("equity_lost" or "decisions") of the side of a
+/// history row `am` in its analysis `an` (NULL unless the analysis is done).
+std::string pr_side_sum(const char* what);
+/// S7: the SQL sum of pr_side_sum(`what`) over the history rows `am` joined with their
+/// analyses `an` (NULL when none is analysed).
+std::string pr_sum(const char* what);
+/// S7: the SQL of two scalar subqueries, (equity lost, decisions) all time, of the
+/// account `l.id` of a ratings list.
+std::string line_pr_sums();
+
 // --- the checks of a call's arguments ------------------------------------------------
 
 /// store::create_account's check: a player needs a password hash, a bot has none.

@@ -2,33 +2,14 @@
 
 #include <climits>
 
+#include "store/store_core.hpp"
+
 namespace bg::server::sqlite {
 
 namespace {
 
 /// SQLite's clock as ISO 8601 UTC with milliseconds.
 constexpr const char* now_sql = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
-
-/// S7: the history row `am`'s side's PR sum `what` ("equity_lost" or "decisions") in
-/// its analysis `an` (NULL unless the analysis is done).
-std::string side_sum(const char* what) {
-  return std::string("CASE am.side WHEN 'red' THEN an.red_") + what + " ELSE an.black_" + what +
-         " END";
-}
-
-/// S7: the sum of side_sum(`what`) over the analysed matches of a history `am` joined
-/// with their analyses `an` (NULL when none is analysed).
-std::string pr_sum(const char* what) {
-  return "sum(" + side_sum(what) + ")";
-}
-
-/// S7: (equity lost, decisions) of the account `l.id` of a ratings list, all time.
-std::string line_pr_sums() {
-  const std::string from =
-      " FROM account_matches am JOIN analyses an ON an.match_id = am.match_id AND an.status = "
-      "'done' WHERE am.account_id = l.id)";
-  return "(SELECT " + pr_sum("equity_lost") + from + ", (SELECT " + pr_sum("decisions") + from;
-}
 
 }  // namespace
 
@@ -180,21 +161,22 @@ account_statements::account_statements(sqlite3* db)
           "SELECT am.match_id, m.ended_at, m.options, am.side, am.opponent, m.score_red, "
           "m.score_black, am.won, am.rating_before, am.rating_after, am.experience_before, "
           "am.experience_after, a.name, " +
-              side_sum("equity_lost") + ", " + side_sum("decisions") +
+              store_core::pr_side_sum("equity_lost") + ", " + store_core::pr_side_sum("decisions") +
               " FROM account_matches am JOIN accounts a ON a.id = am.account_id JOIN matches m "
               "ON m.id = am.match_id LEFT JOIN analyses an ON an.match_id = am.match_id AND "
               "an.status = 'done' WHERE a.name_key = ?1 AND am.match_id < ?2 ORDER BY "
               "am.match_id DESC LIMIT ?3"),
       // The page of the list first, then the PR sums of its lines only.
-      leaderboard(
-          db, "SELECT l.name, l.rating, l.experience, l.played, l.won, l.kind, " + line_pr_sums() +
-                  " FROM (SELECT a.id, a.name, a.name_key, r.rating, r.experience, r.played, "
-                  "r.won, a.kind FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE "
-                  "r.variant = ?1 AND r.experience > 0 ORDER BY r.rating DESC, a.name_key "
-                  "LIMIT ?2) l ORDER BY l.rating DESC, l.name_key"),
+      leaderboard(db,
+                  "SELECT l.name, l.rating, l.experience, l.played, l.won, l.kind, " +
+                      store_core::line_pr_sums() +
+                      " FROM (SELECT a.id, a.name, a.name_key, r.rating, r.experience, r.played, "
+                      "r.won, a.kind FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE "
+                      "r.variant = ?1 AND r.experience > 0 ORDER BY r.rating DESC, a.name_key "
+                      "LIMIT ?2) l ORDER BY l.rating DESC, l.name_key"),
       leaderboard_by_pr(
-          db, "WITH p AS (SELECT am.account_id, " + pr_sum("equity_lost") + " AS lost, " +
-                  pr_sum("decisions") +
+          db, "WITH p AS (SELECT am.account_id, " + store_core::pr_sum("equity_lost") +
+                  " AS lost, " + store_core::pr_sum("decisions") +
                   " AS decisions FROM account_matches am JOIN analyses an ON an.match_id = "
                   "am.match_id AND an.status = 'done' GROUP BY am.account_id) SELECT a.name, "
                   "r.rating, r.experience, r.played, r.won, a.kind, p.lost, p.decisions FROM "
@@ -203,8 +185,9 @@ account_statements::account_statements(sqlite3* db)
                   "> 0 THEN 0 ELSE 1 END, p.lost / nullif(p.decisions, 0), r.rating DESC, "
                   "a.name_key LIMIT ?2"),
       account_performance(
-          db, "SELECT " + pr_sum("equity_lost") + ", " + pr_sum("decisions") + ", count(" +
-                  side_sum("decisions") +
+          db, "SELECT " + store_core::pr_sum("equity_lost") + ", " +
+                  store_core::pr_sum("decisions") + ", count(" +
+                  store_core::pr_side_sum("decisions") +
                   ") FROM account_matches am JOIN accounts a ON a.id = am.account_id JOIN matches "
                   "m ON m.id = am.match_id JOIN analyses an ON an.match_id = am.match_id AND "
                   "an.status = 'done' WHERE a.name_key = ?1 AND m.ended_at >= ?2") {}

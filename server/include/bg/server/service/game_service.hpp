@@ -799,6 +799,9 @@ class game_service final : public service,
   /// The tournaments by name key: open ones (at most --max-tournaments) and the newest
   /// ended ones (at most --kept-tournaments).
   std::map<std::string, tournament_slot> tournaments_;
+  /// The tournament called `name` (as typed, compared by name key), else
+  /// tournaments_.end(). Under mutex_.
+  std::map<std::string, tournament_slot>::iterator tournament_named(const std::string& name);
   /// The tables of tournament pairings in play -> the tournament's key.
   std::map<std::string, std::string> tournament_tables_;
   /// The tournaments' timer (every second while one is open); null when none is.
