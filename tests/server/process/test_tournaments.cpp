@@ -291,7 +291,9 @@ TEST_CASE(
     "S6 a tournament killed (kill -9) during round 2 resumes and finishes with the "
     "right standings",
     "[tournament][gammond][S6][durability]") {
-  gammond_process server{flags()};
+  // A long grace period: nobody forfeits while the server is down and the players come
+  // back one after the other (a round made while they are away would reach none of them).
+  gammond_process server{flags({}, "60")};
   server.create_admin("root", root_password);
   auto root =
       std::make_unique<player>(server.port(), "root", "", json{{"password", root_password}});
