@@ -276,12 +276,16 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
       self->players_.drop_token(key);
     }
     for (auto& s : gone) s->close_for_policy("banned");
-    boost::asio::post(self->io_, [self, t = a.target] { self->withdraw_banned(t); });  // S6
     json data{{"name", a.target}, {"sessions_closed", gone.size()}, {"addresses", bans.size() - 1}};
-    c->send(frame_of(info_of("ban",
-                             a.target + " is banned (" + length + "); " +
-                                 std::to_string(gone.size()) + " connection(s) closed",
-                             std::move(data), re)));
+    auto answer = frame_of(info_of("ban",
+                                   a.target + " is banned (" + length + "); " +
+                                       std::to_string(gone.size()) + " connection(s) closed",
+                                   std::move(data), re));
+    // The ban withdraws the name from every open tournament (S6) before it is answered.
+    boost::asio::post(self->io_, [self, c, t = a.target, answer = std::move(answer)] {
+      self->withdraw_banned(t);
+      c->send(answer);
+    });
   });
 }
 
