@@ -87,6 +87,9 @@ gammond_process::~gammond_process() {
 }
 
 std::string gammond_process::db() const {
+  // An explicit --db URL (a cluster's nodes share one database) is the database.
+  for (std::size_t i = 0; i + 1 < flags_.size(); ++i)
+    if (flags_[i] == "--db") return flags_[i + 1];
   return postgres_url_.empty() ? database().string() : postgres_url_;
 }
 

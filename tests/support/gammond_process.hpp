@@ -102,7 +102,7 @@ class gammond_process {
   [[nodiscard]] std::filesystem::path database() const { return dir_ / "test.db"; }
   /// True when gammond runs on PostgreSQL (GAMMOND_TEST_STORE=postgres), not on database().
   [[nodiscard]] bool uses_postgres() const noexcept { return !postgres_url_.empty(); }
-  /// What --db says: database() or the PostgreSQL URL.
+  /// What --db says: the flag when one was given, else database() or the PostgreSQL URL.
   [[nodiscard]] std::string db() const;
   /// Everything stored, as bytes to search: the SQLite file with its WAL, or PostgreSQL's
   /// pg_dump --data-only of the database.

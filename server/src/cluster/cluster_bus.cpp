@@ -30,6 +30,10 @@ std::string live(const std::string& alias, int n) {
          "::bigint * interval '1 millisecond')";
 }
 
+/// The condition "the lobby row `l` is a tournament's" (tournaments are listed under
+/// `tournament:KEY`, a name no table can have).
+constexpr const char* is_tournament = "l.table_name LIKE 'tournament:%'";
+
 /// Runs `f`; on a storage error logs it (`what`), calls `failed`, and rethrows a lost
 /// connection (the bus reconnects).
 template <typename F, typename G>
@@ -324,7 +328,8 @@ void cluster_bus::list_tables(std::size_t page, std::size_t per_page,
     attempt(
         "reading the lobby",
         [&] {
-          const std::string where = " FROM cluster_lobby l WHERE " + live("l", 1);
+          const std::string where =
+              " FROM cluster_lobby l WHERE " + live("l", 1) + " AND NOT " + is_tournament;
           const auto total = static_cast<std::size_t>(
               db.exec("counting the lobby", ("SELECT count(*)" + where).c_str(), {lease})
                   .integer(0, 0));
@@ -352,6 +357,36 @@ void cluster_bus::list_tables(std::size_t page, std::size_t per_page,
         [&] { done(std::nullopt); });
   });
   if (!queued) done(std::nullopt);
+}
+
+void cluster_bus::list_tournaments(std::function<void(std::optional<json>)> done) {
+  const std::string lease = std::to_string(o_.lease.count());
+  const bool queued = enqueue([=](pg::connection& db) {
+    attempt(
+        "reading the tournaments",
+        [&] {
+          const auto rows =
+              db.exec("reading the tournaments",
+                      ("SELECT entry, node FROM cluster_lobby l WHERE " + live("l", 1) + " AND " +
+                       is_tournament + " ORDER BY table_name COLLATE \"C\"")
+                          .c_str(),
+                      {lease});
+          json list = json::array();
+          for (int i = 0; i < rows.rows(); ++i) {
+            auto entry = json::parse(rows.text(i, 0), nullptr, false);
+            if (entry.is_discarded() || !entry.is_object()) continue;
+            entry["node"] = rows.text(i, 1);
+            list.push_back(std::move(entry));
+          }
+          done(std::move(list));
+        },
+        [&] { done(std::nullopt); });
+  });
+  if (!queued) done(std::nullopt);
+}
+
+bool cluster_bus::deliver(const std::vector<std::string>& keys, const json& message) {
+  return say(json{{"deliver", message}, {"to", keys}});
 }
 
 bool cluster_bus::say(const json& line) {

@@ -844,6 +844,7 @@ void game_service::republish() {
   std::lock_guard lock(mutex_);
   if (!bus_) return;
   for (const auto& [table, text] : lobby_.entries()) bus_->publish_table(table, text);
+  for (const auto& [key, slot] : tournaments_) publish_tournament(key);
   for (const auto& u : players_.names_in_use())
     bus_->take(u.key, u.name, u.token_hash, u.connected, false);
 }
@@ -871,6 +872,24 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
       all = players_.everyone();
     }
     for (auto& other : all) other->send(frame);
+    return;
+  }
+  if (e.channel == "chat" && e.payload.contains("deliver")) {
+    // Issue 30: a tournament's news or pairing for names that may be connected here.
+    const auto& message = e.payload["deliver"];
+    const auto to = e.payload.find("to");
+    if (!message.is_object() || to == e.payload.end() || !to->is_array()) return;
+    const std::string type = message.value("type", "");
+    if (type != "tournament" && type != "tournament_pairing") return;
+    const auto frame = frame_of(message);
+    std::vector<std::shared_ptr<client>> all;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& key : *to)
+        if (key.is_string())
+          for (auto& c : players_.connections_of(key.get<std::string>())) all.push_back(c);
+    }
+    for (auto& c : all) c->send(frame);
     return;
   }
   if (e.channel == "chat") {
@@ -1256,6 +1275,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       on_service_command(c, name, *parsed, std::nullopt, m.id, t0);
       return;
     }
+    if (cluster_ && route_tournament(c, name, *parsed, text, m.id, t0)) return;
     on_lobby_line(c, name, std::move(*parsed), m.id, t0);
     return;
   }

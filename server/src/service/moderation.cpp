@@ -70,7 +70,12 @@ void game_service::notify(const std::string& name, const json& message) {
     to = players_.connections_of(key);
     ignores = players_.ignores_of(key);
   }
-  if (to.empty()) return;
+  if (to.empty()) {
+    // Cluster (issue 30): a tournament pairing's notice finds its player on any node.
+    if (bus_ && message.value("type", "") == "tournament_pairing")
+      bus_->deliver({name_key(name)}, message);
+    return;
+  }
   // An invitation from a name `name` ignores is not delivered; the sender is told
   // nothing different, so that ignoring someone is not revealed to them.
   if (ignores && !by.empty() && !name_problem_of(by) && ignores->ignores(name_key(by))) return;

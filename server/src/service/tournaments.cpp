@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -137,6 +138,48 @@ void game_service::reply_and_write(const std::string& key, const std::shared_ptr
   write_tournament(key);
 }
 
+bool game_service::route_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                                    const protocol::command& cmd, const std::string& text,
+                                    const std::optional<json>& re,
+                                    std::chrono::steady_clock::time_point t0) {
+  std::string named;
+  if (cmd.kind == protocol::command_kind::tournament && cmd.tournament &&
+      cmd.tournament->action != protocol::tournament_action::create)
+    named = cmd.tournament->name;
+  else if (cmd.kind == protocol::command_kind::register_tournament ||
+           cmd.kind == protocol::command_kind::withdraw_tournament)
+    named = cmd.text;
+  if (named.empty() || name_problem_of(named)) return false;
+  const std::string key = name_key(named);
+  {
+    std::lock_guard lock(mutex_);
+    if (tournaments_.count(key) != 0) return false;  // directed here
+  }
+  const std::string row = std::string(tournament_row_prefix) + key;
+  if (const auto owner = cluster_->owner_of(row)) {
+    route_to_owner(c, row, *owner, text, re);  // a dead director's row is claimed here
+    return true;
+  }
+  // Unknown to the last heartbeat (made on another node since, or no such tournament):
+  // the store says now.
+  cluster_->locate(row, false,
+                   [weak = weak_from_this(), c, name, cmd, text, re, t0,
+                    row](std::optional<located_table> where) {
+                     const auto self = weak.lock();
+                     if (!self) return;
+                     asio::post(self->io_, [self, c, name, cmd, text, re, t0, row,
+                                            where = std::move(where)]() mutable {
+                       if (where && where->elsewhere) {
+                         self->route_to_owner(c, row, *where->elsewhere, text, re);
+                         return;
+                       }
+                       // No other node directs it: answered here (unknown_tournament).
+                       self->on_lobby_line(c, name, std::move(cmd), re, t0);
+                     });
+                   });
+  return true;
+}
+
 void game_service::on_tournament(const std::shared_ptr<client>& c, const std::string& name,
                                  const protocol::command& cmd, const std::optional<json>& re) {
   const auto& t = *cmd.tournament;
@@ -187,7 +230,8 @@ void game_service::create_tournament(const std::shared_ptr<client>& c, const std
   if (const auto why = name_problem(t.name, max_bytes))
     return refuse_with("bad_tournament_name", "that tournament name cannot be used: " + *why);
   const std::string key = name_key(t.name);
-  if (tournaments_.count(key) != 0)
+  if (tournaments_.count(key) != 0 ||
+      (cluster_ && cluster_->owner_of(std::string(tournament_row_prefix) + key)))
     return refuse_with("tournament_exists", "there is a tournament called " + t.name + " already");
   const auto open = std::count_if(tournaments_.begin(), tournaments_.end(),
                                   [](const auto& e) { return e.second.t->open(); });
@@ -284,25 +328,57 @@ void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const
                   re);
 }
 
-void game_service::on_tournaments(const std::shared_ptr<client>& c, const std::optional<json>& re) {
-  json list = json::array();
-  std::string text;
+json game_service::local_tournaments(const json& elsewhere) {
+  std::map<std::string, json> by_key;  // in name-key order
+  for (const auto& e : elsewhere)
+    if (e.is_object() && e.contains("name") && e["name"].is_string() &&
+        !name_problem_of(e["name"].get<std::string>()))
+      by_key[name_key(e["name"].get<std::string>())] = e;
   {
     std::lock_guard lock(mutex_);
     for (const auto& [key, slot] : tournaments_) {
-      const auto& t = *slot.t;
-      list.push_back(t.summary());
-      text +=
-          "\n  " + t.name() + " - " + std::string(to_string(t.terms().kind)) + ", " +
-          std::string(to_string(t.status())) + ", " +
-          std::to_string(t.summary()["registered"].get<std::size_t>()) + " players, " +
-          (t.status() == tournament_status::registering ? "starts " + utc_text(t.terms().start_ms)
-                                                        : "round " + std::to_string(t.round()));
+      auto summary = slot.t->summary();  // this node's copy is the newest
+      if (cluster_) summary["node"] = config_.node_id;
+      by_key[key] = std::move(summary);
     }
   }
-  text = list.empty() ? "no tournament yet" : "tournaments:" + text;
-  c->send(info_frame("tournaments", std::move(text), json{{"tournaments", std::move(list)}},
-                     std::nullopt, re));
+  json list = json::array();
+  for (auto& [key, summary] : by_key) list.push_back(std::move(summary));
+  return list;
+}
+
+void game_service::on_tournaments(const std::shared_ptr<client>& c, const std::optional<json>& re) {
+  const auto answer = [c, re](const json& list) {
+    std::string text;
+    for (const auto& t : list)
+      text += "\n  " + t.value("name", "") + " - " + t.value("kind", "") + ", " +
+              t.value("status", "") + ", " + std::to_string(t.value("registered", 0)) +
+              " players, " +
+              (t.value("status", "") == "registering"
+                   ? "starts " + utc_text(t.value("start", std::int64_t{0}))
+                   : "round " + std::to_string(t.value("round", 0)));
+    text = list.empty() ? "no tournament yet" : "tournaments:" + text;
+    c->send(
+        info_frame("tournaments", std::move(text), json{{"tournaments", list}}, std::nullopt, re));
+  };
+  if (!bus_) {
+    answer(local_tournaments(json::array()));
+    return;
+  }
+  // Cluster (issue 30): every live node's, as each published them, and this node's own.
+  bus_->list_tournaments([weak = weak_from_this(), c, re, answer](std::optional<json> others) {
+    const auto self = weak.lock();
+    if (!self) return;
+    if (!others) {
+      self->send_error(c, "storage_error",
+                       "the tournaments could not be read: try again in a moment", re);
+      return;
+    }
+    // (On an I/O thread: the bus's thread takes no lock of the service.)
+    asio::post(self->io_, [self, answer, others = std::move(*others)] {
+      answer(self->local_tournaments(others));
+    });
+  });
 }
 
 void game_service::on_register(const std::shared_ptr<client>& c, const std::string& name,
@@ -437,7 +513,15 @@ void game_service::tournament_written(const std::string& key, write_result& r,
                    log_safe(slot.t->name()));
       for (auto t = tournament_tables_.begin(); t != tournament_tables_.end();)
         t = t->second == key ? tournament_tables_.erase(t) : std::next(t);
+      publish_tournament(key, /*gone=*/true);
       tournaments_.erase(it);
+      for (auto& [c, reply] : news->replies) {
+        json e = protocol::error_message(
+            "table_moving", "that tournament is directed by another server now: try again",
+            std::nullopt);
+        if (reply.contains("re")) e["re"] = reply["re"];
+        c->send(frame_of(e));
+      }
       return;
     }
     if (!r.error.empty()) {
@@ -454,6 +538,7 @@ void game_service::tournament_written(const std::string& key, write_result& r,
       slot.dirty = true;
     } else {
       if (r.epoch > 0) slot.epoch = r.epoch;
+      publish_tournament(key);
       for (const auto& p : news->seat)
         if (auto actor = p.winner || !p.black ? nullptr : table_for_pairing(key, p))
           seat.push_back({std::move(actor), p, slot.t->terms(), slot.t->name()});
@@ -463,21 +548,55 @@ void game_service::tournament_written(const std::string& key, write_result& r,
   if (!r.error.empty()) return;
   for (auto& [c, reply] : news->replies) c->send(frame_of(reply));
   const auto frame = frame_of(news->message);
-  for (const auto& n : news->players) notify(n, news->message);
+  tell_names(news->players, news->message);
   for (const auto& w : news->watchers)
     if (const auto c = w.lock()) c->send(frame);
   for (auto& st : seat) st.go();
   for (const auto& p : news->seat)
     if (!p.black) {  // a bye: a win without a match (S6)
       const std::string name = news->message["tournament"]["name"];
-      notify(p.red, json{{"type", "tournament_pairing"},
-                         {"tournament", name},
-                         {"round", p.round},
-                         {"table", nullptr},
-                         {"bye", true},
-                         {"text", "tournament " + name + ", round " + std::to_string(p.round) +
-                                      ": you have a bye (a win); wait for the next round"}});
+      tell_names({p.red},
+                 json{{"type", "tournament_pairing"},
+                      {"tournament", name},
+                      {"round", p.round},
+                      {"table", nullptr},
+                      {"bye", true},
+                      {"text", "tournament " + name + ", round " + std::to_string(p.round) +
+                                   ": you have a bye (a win); wait for the next round"}});
     }
+}
+
+void game_service::tell_names(const std::vector<std::string>& names, const json& message) {
+  std::vector<std::shared_ptr<client>> here;
+  std::vector<std::string> elsewhere;  // name keys not connected here
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& n : names) {
+      if (name_problem_of(n)) continue;
+      const std::string key = name_key(n);
+      auto to = players_.connections_of(key);
+      if (to.empty()) elsewhere.push_back(key);
+      here.insert(here.end(), to.begin(), to.end());
+    }
+  }
+  const auto frame = frame_of(message);
+  for (const auto& c : here) c->send(frame);
+  // A payload over the bus's limit (a large tournament's view) is not sent: those
+  // players see the news with /tournament NAME.
+  if (bus_ && !elsewhere.empty() && !bus_->deliver(elsewhere, message))
+    spdlog::debug("cluster: a {} message for {} players elsewhere was not sent (too long)",
+                  message.value("type", ""), elsewhere.size());
+}
+
+void game_service::publish_tournament(const std::string& key, bool gone) {
+  if (!bus_) return;
+  const std::string row = std::string(tournament_row_prefix) + key;
+  const auto it = tournaments_.find(key);
+  if (gone || it == tournaments_.end()) {
+    bus_->publish_table(row, std::nullopt);
+    return;
+  }
+  bus_->publish_table(row, it->second.t->summary().dump());
 }
 
 std::shared_ptr<table_actor> game_service::table_for_pairing(const std::string& key,
@@ -550,6 +669,7 @@ void game_service::tournaments_tick() {
     std::lock_guard lock(mutex_);
     const std::int64_t now = clock_ms();
     std::vector<std::string> ended;
+    poll_tournament_results();  // cluster: results at other nodes' tables
     for (auto& [key, slot] : tournaments_) {
       if (!slot.t->open()) {
         ended.push_back(key);
@@ -581,6 +701,7 @@ void game_service::tournaments_tick() {
         w.drop = true;
         w.epoch = slot.epoch;
         writer_->submit(std::move(w), [](write_result&) {});
+        publish_tournament(ended[i], /*gone=*/true);
         tournaments_.erase(ended[i]);
       }
     }
@@ -604,6 +725,7 @@ bool game_service::restore_tournament(const saved_table& saved, std::int64_t epo
       if (!p.winner && !p.table.empty() && p.how != "unfinished") tournament_tables_[p.table] = key;
     spdlog::info("tournament {} restored ({}, round {})", log_safe(slot.t->name()),
                  to_string(slot.t->status()), slot.t->round());
+    publish_tournament(key);
     return true;
   } catch (const std::exception& e) {
     spdlog::error("tournament {}: its saved state cannot be read ({}); skipped", log_safe(key),
@@ -625,7 +747,9 @@ void game_service::reconcile_tournaments() {
     for (const auto& [table, key] : tournament_tables_) {
       if (tables_.count(table) != 0) continue;
       if (cluster_ && cluster_->owner_of(table)) continue;  // another node plays it
-      if (const auto* p = tournaments_.at(key).t->pairing_at(table)) lost.push_back({key, *p});
+      const auto it = tournaments_.find(key);
+      if (it == tournaments_.end()) continue;
+      if (const auto* p = it->second.t->pairing_at(table)) lost.push_back({key, *p});
     }
   }
   // Without the mutex: was its match stored (it ended while the director was away)?
@@ -650,44 +774,127 @@ void game_service::reconcile_tournaments() {
       tournament_tables_[m.pairing.table] = m.key;
       continue;
     }
-    tournament_tables_.erase(m.pairing.table);
-    std::optional<std::string> winner;
-    if (!rec->unfinished && rec->final_score[0] != rec->final_score[1])
-      winner = rec->players[rec->final_score[0] > rec->final_score[1] ? 0 : 1];
-    engine::win_kind kind = engine::win_kind::single;
-    if (!rec->games.empty() && rec->games.back().result) kind = rec->games.back().result->kind;
-    if (it->second.t->match_finished(m.pairing.table, winner, arena_kind(kind), clock_ms(),
-                                     [this] { return storage_->reserve_match_id(); }))
-      write_tournament(m.key);
+    take_stored_result(m.key, m.pairing.table, *rec);
   }
   arm_tournament_timer();
+}
+
+bool game_service::take_stored_result(const std::string& key, const std::string& table,
+                                      const match_record& rec) {
+  const auto it = tournaments_.find(key);
+  if (it == tournaments_.end()) return false;
+  const auto* p = it->second.t->pairing_at(table);
+  if (p == nullptr || p->winner) return false;
+  tournament_tables_.erase(table);
+  std::optional<std::string> winner;
+  if (!rec.unfinished && rec.final_score[0] != rec.final_score[1])
+    winner = rec.players[rec.final_score[0] > rec.final_score[1] ? 0 : 1];
+  engine::win_kind kind = engine::win_kind::single;
+  if (!rec.games.empty() && rec.games.back().result) kind = rec.games.back().result->kind;
+  spdlog::info("tournament {}: the match at {} was stored as ended, won by {}",
+               log_safe(it->second.t->name()), log_safe(table),
+               winner ? log_safe(*winner) : std::string("nobody"));
+  if (it->second.t->match_finished(table, winner, arena_kind(kind), clock_ms(),
+                                   [this] { return storage_->reserve_match_id(); }))
+    write_tournament(key);
+  return true;
+}
+
+void game_service::poll_tournament_results() {
+  if (!cluster_ || polling_results_) return;
+  std::vector<std::tuple<std::string, std::string, std::int64_t>> away;  // key, table, match
+  for (const auto& [table, key] : tournament_tables_) {
+    const auto it = tournaments_.find(key);
+    if (tables_.count(table) != 0 || it == tournaments_.end()) continue;
+    const auto* p = it->second.t->pairing_at(table);
+    if (p != nullptr && !p->winner && p->match_id > 0) away.emplace_back(key, table, p->match_id);
+  }
+  if (away.empty()) return;
+  polling_results_ = true;
+  auto look = [weak = weak_from_this(), away](store& db) {
+    std::vector<std::pair<std::size_t, match_record>> ended;
+    for (std::size_t i = 0; i < away.size(); ++i) {
+      try {
+        if (auto rec = db.load_match(std::get<2>(away[i]))) ended.emplace_back(i, std::move(*rec));
+      } catch (const std::exception& e) {
+        spdlog::error("tournament: match {} could not be read: {}", std::get<2>(away[i]), e.what());
+      }
+    }
+    const auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->io_, [self, away, ended = std::move(ended)] {
+      std::lock_guard lock(self->mutex_);
+      self->polling_results_ = false;
+      for (const auto& [i, rec] : ended)
+        self->take_stored_result(std::get<0>(away[i]), std::get<1>(away[i]), rec);
+    });
+  };
+  // On the reader's thread (the writer's when there is no second connection).
+  if (!reader_) {
+    writer_->run(std::move(look));
+  } else if (!reader_->run(std::move(look))) {
+    polling_results_ = false;  // its queue is full: the next tick tries again
+  }
 }
 
 // ------------------------------------------------------------------------------------
 // The API
 
 void game_service::answer_api_tournaments(std::string_view rest, http_callback& reply) {
-  json body;
+  const auto unknown = [](http_callback& to) {
+    to(http_reply{
+        404, "application/json",
+        json{{"error", "unknown_tournament"}, {"message", "there is no tournament of that name"}}
+            .dump()});
+  };
+  if (rest.empty()) {
+    if (!bus_) {
+      reply(http_reply{200, "application/json",
+                       json{{"tournaments", local_tournaments(json::array())}}.dump()});
+      return;
+    }
+    // Cluster (issue 30): every live node's tournaments.
+    bus_->list_tournaments(
+        [weak = weak_from_this(), reply = reply](std::optional<json> others) mutable {
+          const auto self = weak.lock();
+          if (!self || !others) {
+            reply(http_reply{503, "application/json",
+                             R"({"error":"storage_error","message":"the tournaments could not )"
+                             R"(be read: try again in a moment"})"});
+            return;
+          }
+          asio::post(self->io_, [self, reply, others = std::move(*others)]() mutable {
+            reply(http_reply{200, "application/json",
+                             json{{"tournaments", self->local_tournaments(others)}}.dump()});
+          });
+        });
+    return;
+  }
+  const std::string name(rest);
+  std::optional<std::string> body;
   {
     std::lock_guard lock(mutex_);
-    if (rest.empty()) {
-      json list = json::array();
-      for (const auto& [key, slot] : tournaments_) list.push_back(slot.t->summary());
-      body = json{{"tournaments", std::move(list)}};
-    } else {
-      const std::string name(rest);
-      const auto it = tournament_named(name);
-      if (it == tournaments_.end()) {
-        reply(http_reply{404, "application/json",
-                         json{{"error", "unknown_tournament"},
-                              {"message", "there is no tournament of that name"}}
-                             .dump()});
-        return;
-      }
-      body = it->second.t->view();
-    }
+    if (const auto it = tournament_named(name); it != tournaments_.end())
+      body = it->second.t->view().dump();
   }
-  reply(http_reply{200, "application/json", body.dump()});
+  if (body) return reply(http_reply{200, "application/json", std::move(*body)});
+  if (!cluster_ || name_problem_of(name)) return unknown(reply);
+  // Cluster: another node directs it; its last written state is in the store.
+  read_for_http(reply, [row = std::string(tournament_row_prefix) + name_key(name), unknown](
+                           store& db, http_callback& to) {
+    const auto saved = db.load_table(row);
+    if (!saved) return unknown(to);
+    std::string view;
+    try {
+      view = tournament::from_json(json::parse(saved->snapshot)).view().dump();
+    } catch (const std::exception& e) {
+      spdlog::error("tournament {}: its saved state cannot be read: {}", row, e.what());
+      return to(http_reply{500, "application/json",
+                           R"({"error":"storage_error","message":"that tournament cannot be )"
+                           R"(read"})"});
+    }
+    to(http_reply{200, "application/json", std::move(view)});
+  });
 }
 
 }  // namespace bg::server

@@ -120,10 +120,22 @@ class cluster_bus {
   void list_tables(std::size_t page, std::size_t per_page,
                    std::function<void(std::optional<nlohmann::json>)> done);
 
+  /// The `tournaments` of every live node (issue 30): the entries published with
+  /// publish_table() under `tournament:KEY` (a name no table can have: names refuse ':'),
+  /// each a tournament's summary with the `node` that directs it, in name order; nullopt
+  /// when the database could not be read. list_tables() leaves them out.
+  void list_tournaments(std::function<void(std::optional<nlohmann::json>)> done);
+
   // Lobby chat.
   /// Sends `line` ({from, key, text}) on gammond_chat to the other nodes. False (and
   /// nothing sent) when its payload is over max_payload bytes or the queue is full.
   bool say(const nlohmann::json& line);
+
+  /// Sends `message` to the connections the other nodes have of the names whose keys
+  /// are `keys` (issue 30: a tournament's news and pairings for players connected
+  /// elsewhere), as {deliver: message, to: keys} on gammond_chat. False (and nothing
+  /// sent) when the payload is over max_payload bytes or the queue is full.
+  bool deliver(const std::vector<std::string>& keys, const nlohmann::json& message);
 
   // Sessions.
   /// Claims the name of key `key` (`name` as written) for a new guest on this node,

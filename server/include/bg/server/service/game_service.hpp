@@ -669,6 +669,10 @@ class game_service final : public service,
   /// tournament `key`) and writes the tournament (write_tournament()). Under mutex_.
   void reply_and_write(const std::string& key, const std::shared_ptr<client>& c, std::string text,
                        const std::optional<nlohmann::json>& re);
+  /// The summaries of the tournaments this node directs merged into `elsewhere` (other
+  /// nodes' summaries, from the cluster bus), in name-key order; each with its `node`
+  /// in a cluster. Takes mutex_.
+  nlohmann::json local_tournaments(const nlohmann::json& elsewhere);
   /// `/tournaments`: the list, as an `info` topic "tournaments" (data: summaries).
   void on_tournaments(const std::shared_ptr<client>& c, const std::optional<nlohmann::json>& re);
   /// `/register NAME` and `/withdraw [NAME]` from `c` (called `name`).
@@ -698,6 +702,32 @@ class game_service final : public service,
   /// After restores: each pairing in play whose table is not here is settled from the
   /// stored match, or seated again when it never started.
   void reconcile_tournaments();
+  /// Cluster (issue 30): a tournament command that names a tournament another node
+  /// directs (`/tournament NAME|cancel|adjudicate`, `/register NAME`, `/withdraw NAME`)
+  /// goes there: `moved` to its node (route_to_owner(); a dead director's row is
+  /// claimed here first). `text` is the message as received. True when the command was
+  /// routed or will be (the store is asked first when the last heartbeat did not know
+  /// the tournament: then on_lobby_line() handles it here if no node directs it).
+  bool route_tournament(const std::shared_ptr<client>& c, const std::string& name,
+                        const protocol::command& cmd, const std::string& text,
+                        const std::optional<nlohmann::json>& re,
+                        std::chrono::steady_clock::time_point t0);
+  /// Sends `message` (a `tournament` or `tournament_pairing` message) to every
+  /// connection of each name in `names`: here, and in a cluster through the bus to the
+  /// nodes where those not connected here may be (mutex_ not held).
+  void tell_names(const std::vector<std::string>& names, const nlohmann::json& message);
+  /// Cluster: tournament `key`'s entry in the cluster's list of tournaments (its
+  /// summary), or its removal (`gone`). Under mutex_.
+  void publish_tournament(const std::string& key, bool gone = false);
+  /// Cluster: the pairings in play at tables this node does not hold are looked up in
+  /// the store (on the reader thread, one look at a time); a match stored as ended
+  /// settles its pairing (take_stored_result()). From tournaments_tick(), under mutex_.
+  void poll_tournament_results();
+  /// Pairing `table` of tournament `key` ended as stored in `rec`: its result is taken
+  /// (S6) and the tournament written. False when the pairing was settled already.
+  /// Under mutex_.
+  bool take_stored_result(const std::string& key, const std::string& table,
+                          const match_record& rec);
   /// A ban withdraws `name` from every open tournament (S6).
   void withdraw_banned(const std::string& name);
   /// GET /api/tournaments and /api/tournaments/NAME (`rest`: "" or the name).
@@ -804,6 +834,8 @@ class game_service final : public service,
   std::map<std::string, tournament_slot>::iterator tournament_named(const std::string& name);
   /// The tables of tournament pairings in play -> the tournament's key.
   std::map<std::string, std::string> tournament_tables_;
+  /// A poll_tournament_results() read is in flight.
+  bool polling_results_ = false;
   /// The tournaments' timer (every second while one is open); null when none is.
   std::shared_ptr<boost::asio::steady_timer> tournament_timer_;
   /// The lobby's count push (seek_count_changed()): armed while one is due; null when

@@ -1,0 +1,235 @@
+// A tournament (RULES.md S6) through a cluster of three real gammond nodes on one
+// throwaway PostgreSQL database: one node directs it, a tournament command given to
+// another node is sent there (`moved`), every node lists it, and when the directing node
+// is killed (kill -9) in the middle of round 2 another node takes its row over (fenced
+// like a table's), settles the pairings played at other nodes' tables from the store,
+// tells the players wherever they are connected, and finishes it with the right
+// standings.
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "eventually.hpp"
+#include "gammond_flags.hpp"
+#include "gammond_process.hpp"
+#include "postgres_server.hpp"
+#include "test_player.hpp"
+#include "tournament_play.hpp"
+#include "ws_client.hpp"
+
+using bg::test::eventually;
+using bg::test::field;
+using bg::test::gammond_process;
+using bg::test::player;
+using bg::test::resign_out;
+using bg::test::round_tables;
+using bg::test::swiss_by_hand;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+using database = bg::test::postgres_database;
+
+/// The flags of node `id` on `url`: root an administrator, room for the tournament's
+/// tables, a grace period long enough that nobody forfeits while coming back, a lease of
+/// 2 s, bg::test::gammond_flags' reproducible dice and no rate limit.
+std::vector<std::string> node(const std::string& url, const std::string& id) {
+  std::vector<std::string> flags{"--db",
+                                 url,
+                                 "--node-id",
+                                 id,
+                                 "--heartbeat",
+                                 "0.25",
+                                 "--lease",
+                                 "2",
+                                 "--admins",
+                                 "root",
+                                 "--max-tables-per-client",
+                                 "50",
+                                 "--grace-period",
+                                 "60"};
+  for (auto& f : bg::test::gammond_flags(41)) flags.push_back(std::move(f));
+  return flags;
+}
+
+/// The cluster's nodes by id.
+using nodes = std::map<std::string, gammond_process*>;
+
+/// `name` comes back to the node at `port` with its resume token `token`, following
+/// `moved` (to the node it names, or after `retry_ms` to the same one) until welcomed.
+std::unique_ptr<player> come_back(std::uint16_t port, const std::string& name, std::string token,
+                                  const nodes& cluster) {
+  for (int i = 0; i < 40; ++i) {
+    bg::test::ws_client probe;
+    probe.connect(gammond_process::host(), port);
+    probe.send_json({{"type", "hello"}, {"name", name}, {"resume", token}, {"id", "hello"}});
+    const auto m = probe.receive_until(
+        [](const json& j) {
+          return j.value("type", "") == "moved" || j.value("re", json()) == "hello";
+        },
+        20s);
+    REQUIRE(m);
+    INFO(m->dump());
+    if ((*m)["type"] == "welcome") {
+      // (The welcome rotated the token: the player says hello again with the new one.)
+      token = (*m)["resume"].get<std::string>();
+      probe.close();
+      return std::make_unique<player>(port, name, token);
+    }
+    REQUIRE((*m)["type"] == "moved");
+    if (m->contains("retry_ms")) {
+      std::this_thread::sleep_for(std::chrono::milliseconds((*m)["retry_ms"].get<int>()));
+    } else {
+      REQUIRE(cluster.count((*m)["node"].get<std::string>()) == 1);
+      port = cluster.at((*m)["node"].get<std::string>())->port();
+    }
+  }
+  FAIL(name << " found no node to come back to");
+  return nullptr;
+}
+
+/// `name` enters `table`, following `moved` to the table's node (coming back there).
+void enter_following(field& players, const std::string& name, const std::string& table,
+                     const nodes& cluster) {
+  for (int i = 0; i < 10; ++i) {
+    auto& p = players.at(name);
+    const std::string id = "enter-" + table;
+    p->send_message({{"type", "enter"}, {"table", table}, {"id", id}});
+    const auto m = p->await(
+        [&](const json& j) {
+          return j.value("type", "") == "moved" || j.value("re", json()) == id;
+        },
+        30s);
+    if (m["type"] != "moved") return;
+    const std::string token = p->token();
+    REQUIRE(p->socket().wait_closed(10s));
+    const std::string to = m["node"].get<std::string>();
+    REQUIRE(cluster.count(to) == 1);
+    if (m.contains("retry_ms"))
+      std::this_thread::sleep_for(std::chrono::milliseconds(m["retry_ms"].get<int>()));
+    players[name] = come_back(cluster.at(to)->port(), name, token, cluster);
+  }
+  FAIL(name << " could not enter " << table);
+}
+
+/// Plays a pairing where its table is: both players go there, then resign_out().
+void play_pairing(field& players, const std::string& table,
+                  const std::pair<std::string, std::string>& pair, const nodes& cluster) {
+  enter_following(players, pair.first, table, cluster);
+  enter_following(players, pair.second, table, cluster);
+  resign_out(*players.at(pair.first), *players.at(pair.second), table);
+}
+
+/// The tournament `name` as GET /api/tournaments/NAME on `server` answers.
+json api_view(const gammond_process& server, const std::string& name) {
+  const auto r = server.get("/api/tournaments/" + name);
+  REQUIRE(r.status == 200);
+  return json::parse(r.body);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "cluster: S6 a Swiss of 16 through 3 nodes: commands go to the directing node, every node "
+    "lists it, and after a kill -9 of that node in round 2 another node directs it to the "
+    "end with the right standings",
+    "[cluster][postgres][S6][tournament]") {
+  const database db;
+  gammond_process a{node(db.url, "a")};
+  const std::string password = "correct horse battery";
+  a.create_admin("root", password);
+  gammond_process b{node(db.url, "b")};
+  gammond_process c{node(db.url, "c")};
+  const nodes cluster{{"a", &a}, {"b", &b}, {"c", &c}};
+  INFO(a.log() << "\n----- b -----\n" << b.log() << "\n----- c -----\n" << c.log());
+  player root(a.port(), "root", "", json{{"password", password}});
+  root.ok("", "/tournament create night swiss rounds 3 match 1 clock 1 0 start +12");
+  // Every node lists it, with the node that directs it.
+  player root_c(c.port(), "root", "", json{{"password", password}});
+  CHECK(eventually([&] {
+    const auto list = root_c.ok("", "/tournaments")["data"]["tournaments"];
+    return list.size() == 1 && list[0]["name"] == "night" && list[0]["node"] == "a";
+  }));
+  // A name no other node may take while a directs it (once c's heartbeat has read who
+  // owns what).
+  const double beats = c.metric("gammond_cluster_heartbeats_total");
+  REQUIRE(eventually([&] { return c.metric("gammond_cluster_heartbeats_total") >= beats + 2; }));
+  root_c.refused("", "/tournament create NIGHT knockout", "tournament_exists");
+  CHECK(api_view(b, "night")["status"] == "registering");  // from the store, on b
+  // 16 players on the three nodes: those on b and c are sent to a to register.
+  const std::uint16_t ports[] = {a.port(), b.port(), c.port()};
+  field players;
+  for (int i = 1; i <= 16; ++i) {
+    const std::string name = (i < 10 ? "p0" : "p") + std::to_string(i);
+    auto p = std::make_unique<player>(ports[i % 3], name);
+    const auto id = p->send("", "/register night");
+    const auto m = p->await([&](const json& j) {
+      return j.value("type", "") == "moved" || j.value("re", json()) == id;
+    });
+    if (i % 3 != 0) {
+      INFO(m.dump());
+      REQUIRE(m["type"] == "moved");
+      CHECK(m["node"] == "a");
+      CHECK(m["re"]["text"] == "/register night");
+      const std::string token = p->token();
+      REQUIRE(p->socket().wait_closed(10s));
+      p = come_back(a.port(), name, token, cluster);
+      CHECK(p->ok("", "/register night")["topic"] == "tournament");
+    } else {
+      CHECK(m["topic"] == "tournament");
+    }
+    players[name] = std::move(p);
+  }
+  // Round 1 on a, where everyone is now.
+  for (const auto& [t, pair] : round_tables(players, 1)) play_pairing(players, t, pair, cluster);
+  const auto round2 = round_tables(players, 2);
+  REQUIRE(round2.size() == 8);
+  // Round 2: half of it is played, then the directing node dies.
+  auto it = round2.begin();
+  for (int i = 0; i < 4; ++i, ++it) play_pairing(players, it->first, it->second, cluster);
+  REQUIRE(eventually([&] {
+    int settled = 0;
+    const auto view = api_view(a, "night");
+    for (const auto& p : view["rounds"][1]) settled += p["winner"].is_string() ? 1 : 0;
+    return settled == 4;
+  }));
+  std::map<std::string, std::string> tokens;
+  for (const auto& [n, p] : players) tokens[n] = p->token();
+  players.clear();
+  REQUIRE(a.stop(SIGKILL) == 137);
+  std::this_thread::sleep_for(2500ms);  // past the lease: a is dead
+  // Everyone comes back through b or c; tables and the tournament are claimed by them.
+  int i = 0;
+  for (const auto& [n, token] : tokens)
+    players[n] = come_back((i++ % 2 == 0 ? b : c).port(), n, token, cluster);
+  for (; it != round2.end(); ++it) play_pairing(players, it->first, it->second, cluster);
+  // Round 3 from the new director, whose pairings reach each player on its node.
+  for (const auto& [t, pair] : round_tables(players, 3, {}))
+    play_pairing(players, t, pair, cluster);
+  json view;
+  REQUIRE(eventually(
+      [&] {
+        view = api_view(b, "night");
+        return view["status"] == "finished";
+      },
+      60s));
+  REQUIRE(view["rounds"].size() == 3);
+  const auto by_hand = swiss_by_hand(view);
+  int total = 0;
+  for (const auto& s : view["standings"]) {
+    CHECK(s["wins"] == by_hand.at(s["name"]).first);
+    CHECK(s["buchholz"] == by_hand.at(s["name"]).second);
+    total += s["wins"].get<int>();
+  }
+  CHECK(total == 24);  // 3 rounds of 8 matches, each with one winner
+  // One node directs it now, b or c, and the list says which.
+  const auto list = json::parse(c.get("/api/tournaments").body)["tournaments"];
+  REQUIRE(list.size() == 1);
+  CHECK((list[0]["node"] == "b" || list[0]["node"] == "c"));
+}
