@@ -209,6 +209,24 @@ void game_service::on_ignore(const std::shared_ptr<client>& c, const protocol::c
             : "you hear " + cmd.text + " again");
 }
 
+std::vector<ban> game_service::bans_of(const std::string& key, const std::string& name,
+                                       const std::string& by, std::int64_t until,
+                                       std::string& addresses) {
+  std::vector<ban> bans{ban{key, name, "", by, until, ""}};
+  std::lock_guard lock(mutex_);
+  // The addresses the name uses or used last, except those an administrator uses now
+  // (so that an administrator never bans their own address, e.g. a shared one).
+  std::set<std::string> exempt;
+  for (const auto& admin : admin_keys_)
+    for (auto& a : players_.addresses_of(admin)) exempt.insert(std::move(a));
+  for (auto& a : players_.addresses_of(key)) {
+    if (exempt.count(a) != 0) continue;
+    addresses += (addresses.empty() ? "" : " ") + a;
+    bans.push_back(ban{key, name, a, by, until, ""});
+  }
+  return bans;
+}
+
 void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& by,
                           const protocol::command& cmd, const std::optional<json>& re) {
   if (const auto why = name_problem_of(cmd.text)) {
@@ -224,21 +242,8 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
       cmd.ban_hours > 0
           ? clock_ms() + static_cast<std::int64_t>(std::llround(cmd.ban_hours * 3.6e6))
           : 0;
-  std::vector<ban> bans{ban{key, cmd.text, "", by, until, ""}};
   std::string addresses;
-  {
-    std::lock_guard lock(mutex_);
-    // The addresses the name uses or used last, except those an administrator uses now
-    // (so that an administrator never bans their own address, e.g. a shared one).
-    std::set<std::string> exempt;
-    for (const auto& admin : admin_keys_)
-      for (auto& a : players_.addresses_of(admin)) exempt.insert(std::move(a));
-    for (auto& a : players_.addresses_of(key)) {
-      if (exempt.count(a) != 0) continue;
-      addresses += (addresses.empty() ? "" : " ") + a;
-      bans.push_back(ban{key, cmd.text, a, by, until, ""});
-    }
-  }
+  auto bans = bans_of(key, cmd.text, by, until, addresses);
   const std::string length =
       cmd.ban_hours > 0 ? time_text(until - clock_ms()) : std::string("until unbanned");
   moderation_action a{"ban", by, cmd.text, "",

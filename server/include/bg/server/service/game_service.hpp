@@ -402,6 +402,12 @@ class game_service final : public service,
                  const std::optional<nlohmann::json>& re);
   void on_ban(const std::shared_ptr<client>& c, const std::string& by, const protocol::command& cmd,
               const std::optional<nlohmann::json>& re);
+  /// The ban rows of name `name` (key `key`) by `by` until `until` (ms since the epoch,
+  /// 0: until unbanned): the name's, and one per address it uses or used last except
+  /// those an administrator uses now; those addresses are appended to `addresses`,
+  /// blank-separated. Takes mutex_.
+  std::vector<ban> bans_of(const std::string& key, const std::string& name, const std::string& by,
+                           std::int64_t until, std::string& addresses);
   void on_unban(const std::shared_ptr<client>& c, const std::string& by,
                 const protocol::command& cmd, const std::optional<nlohmann::json>& re);
   void on_broadcast(const std::shared_ptr<client>& c, const std::string& by,
