@@ -107,4 +107,15 @@ std::map<std::string, std::pair<int, int>> swiss_by_hand(const json& view) {
   return out;
 }
 
+int check_swiss_standings(const json& view) {
+  const auto by_hand = swiss_by_hand(view);
+  int total = 0;
+  for (const auto& s : view["standings"]) {
+    CHECK(s["wins"] == by_hand.at(s["name"]).first);
+    CHECK(s["buchholz"] == by_hand.at(s["name"]).second);
+    total += s["wins"].get<int>();
+  }
+  return total;
+}
+
 }  // namespace bg::test

@@ -61,4 +61,8 @@ std::map<std::string, std::string> play_round(field& players, const round_pairin
 /// rounds: name -> {wins (a bye is a win), Buchholz (the sum of the opponents' wins)}.
 std::map<std::string, std::pair<int, int>> swiss_by_hand(const nlohmann::json& view);
 
+/// CHECKs the standings of a Swiss's view (a tournament view) against swiss_by_hand():
+/// each player's wins and Buchholz. Returns the wins of all players together.
+int check_swiss_standings(const nlohmann::json& view);
+
 }  // namespace bg::test

@@ -34,6 +34,19 @@ std::string live(const std::string& alias, int n) {
 /// `tournament:KEY`, a name no table can have).
 constexpr const char* is_tournament = "l.table_name LIKE 'tournament:%'";
 
+/// The lobby entries of `rows` (columns: entry as JSON text, node), each with its
+/// `node`; entries that are not JSON objects are left out.
+json entries_of(const pg::result& rows) {
+  json list = json::array();
+  for (int i = 0; i < rows.rows(); ++i) {
+    auto entry = json::parse(rows.text(i, 0), nullptr, false);
+    if (entry.is_discarded() || !entry.is_object()) continue;
+    entry["node"] = rows.text(i, 1);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
 /// Runs `f`; on a storage error logs it (`what`), calls `failed`, and rethrows a lost
 /// connection (the bus reconnects).
 template <typename F, typename G>
@@ -341,13 +354,7 @@ void cluster_bus::list_tables(std::size_t page, std::size_t per_page,
                        " ORDER BY table_name COLLATE \"C\" LIMIT $2 OFFSET $3")
                           .c_str(),
                       {lease, std::to_string(per_page), std::to_string((p - 1) * per_page)});
-          json list = json::array();
-          for (int i = 0; i < rows.rows(); ++i) {
-            auto entry = json::parse(rows.text(i, 0), nullptr, false);
-            if (entry.is_discarded() || !entry.is_object()) continue;
-            entry["node"] = rows.text(i, 1);
-            list.push_back(std::move(entry));
-          }
+          json list = entries_of(rows);
           done(json{{"type", "tables"},
                     {"tables", std::move(list)},
                     {"page", p},
@@ -371,13 +378,7 @@ void cluster_bus::list_tournaments(std::function<void(std::optional<json>)> done
                        is_tournament + " ORDER BY table_name COLLATE \"C\"")
                           .c_str(),
                       {lease});
-          json list = json::array();
-          for (int i = 0; i < rows.rows(); ++i) {
-            auto entry = json::parse(rows.text(i, 0), nullptr, false);
-            if (entry.is_discarded() || !entry.is_object()) continue;
-            entry["node"] = rows.text(i, 1);
-            list.push_back(std::move(entry));
-          }
+          json list = entries_of(rows);
           done(std::move(list));
         },
         [&] { done(std::nullopt); });
