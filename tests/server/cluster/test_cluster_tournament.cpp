@@ -226,3 +226,43 @@ TEST_CASE(
   REQUIRE(list.size() == 1);
   CHECK((list[0]["node"] == "b" || list[0]["node"] == "c"));
 }
+
+TEST_CASE(
+    "cluster: S6 a frozen director writes nothing once another node has taken its tournament "
+    "over: its next change is refused as stale and the player is sent to the new director",
+    "[cluster][postgres][S6][tournament]") {
+  const database db;
+  gammond_process a{node(db.url, "a")};
+  const std::string password = "correct horse battery";
+  a.create_admin("root", password);
+  gammond_process b{node(db.url, "b")};
+  INFO(a.log() << "\n----- b -----\n" << b.log());
+  player root(a.port(), "root", "", json{{"password", password}});
+  root.ok("", "/tournament create cup swiss start +600");
+  const double beats = b.metric("gammond_cluster_heartbeats_total");
+  REQUIRE(eventually([&] { return b.metric("gammond_cluster_heartbeats_total") >= beats + 2; }));
+  // a stops answering past its lease: b, asked for the tournament, claims its row.
+  REQUIRE(::kill(a.pid(), SIGSTOP) == 0);
+  std::this_thread::sleep_for(2500ms);
+  player bert(b.port(), "bert");
+  CHECK(bert.ok("", "/register cup")["topic"] == "tournament");
+  // a comes back, finds its own lease expired and fences itself (close 4001)...
+  REQUIRE(::kill(a.pid(), SIGCONT) == 0);
+  REQUIRE(root.socket().wait_closed(20s));
+  CHECK(root.socket().close_code() == 4001);
+  // ...and the change its old copy of the tournament still tries is refused by the
+  // database (a stale write, never announced): the player is told to try again.
+  player cleo(a.port(), "cleo");
+  cleo.refused("", "/register cup", "table_moving");
+  CHECK(a.metric("gammond_cluster_stale_writes_total") >= 1);
+  // Asked again, a sends the player to b, which directs the tournament now.
+  const auto id = cleo.send("", "/register cup");
+  const auto m = cleo.await(
+      [&](const json& j) { return j.value("type", "") == "moved" || j.value("re", json()) == id; });
+  INFO(m.dump());
+  REQUIRE(m["type"] == "moved");
+  CHECK(m["node"] == "b");
+  // Only b's change is there.
+  CHECK(api_view(b, "cup")["players"] == json::array({"bert"}));
+  CHECK(api_view(a, "cup")["players"] == json::array({"bert"}));  // from the store
+}
