@@ -878,9 +878,9 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
     // Issue 30: a tournament's news or pairing for names that may be connected here.
     const auto& message = e.payload["deliver"];
     const auto to = e.payload.find("to");
-    if (!message.is_object() || to == e.payload.end() || !to->is_array()) return;
-    const std::string type = message.value("type", "");
-    if (type != "tournament" && type != "tournament_pairing") return;
+    if (!message.is_object() || to == e.payload.end() || !to->is_array() ||
+        !service_helpers::relayed_to_other_nodes(message))
+      return;
     const auto frame = frame_of(message);
     std::vector<std::shared_ptr<client>> all;
     {

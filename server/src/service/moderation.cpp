@@ -11,6 +11,7 @@
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "service/service_helpers.hpp"
 
 namespace bg::server {
 
@@ -72,7 +73,7 @@ void game_service::notify(const std::string& name, const json& message) {
   }
   if (to.empty()) {
     // Cluster (issue 30): a tournament pairing's notice finds its player on any node.
-    if (bus_ && message.value("type", "") == "tournament_pairing")
+    if (bus_ && service_helpers::relayed_to_other_nodes(message))
       bus_->deliver({name_key(name)}, message);
     return;
   }

@@ -98,4 +98,12 @@ inline std::int64_t unix_ms_now() {
       .count();
 }
 
+/// True for the messages the cluster bus relays to a name connected on another node
+/// (issue 30: a tournament's news and pairings); the sender and the receiving node both
+/// ask, so that nothing else crosses nodes this way.
+inline bool relayed_to_other_nodes(const nlohmann::json& message) {
+  const auto type = message.value("type", "");
+  return type == "tournament" || type == "tournament_pairing";
+}
+
 }  // namespace bg::server::service_helpers

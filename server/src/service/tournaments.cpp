@@ -583,7 +583,8 @@ void game_service::tell_names(const std::vector<std::string>& names, const json&
   for (const auto& c : here) c->send(frame);
   // A payload over the bus's limit (a large tournament's view) is not sent: those
   // players see the news with /tournament NAME.
-  if (bus_ && !elsewhere.empty() && !bus_->deliver(elsewhere, message))
+  if (bus_ && !elsewhere.empty() && service_helpers::relayed_to_other_nodes(message) &&
+      !bus_->deliver(elsewhere, message))
     spdlog::debug("cluster: a {} message for {} players elsewhere was not sent (too long)",
                   message.value("type", ""), elsewhere.size());
 }

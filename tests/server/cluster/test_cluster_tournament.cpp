@@ -58,6 +58,24 @@ std::vector<std::string> node(const std::string& url, const std::string& id) {
   return flags;
 }
 
+/// The password of the administrator root.
+const std::string root_password = "correct horse battery";
+
+/// Node a on `db`, with root made an administrator in that database first (before any
+/// other node starts: each reads the accounts as it starts).
+std::unique_ptr<gammond_process> node_a_with_root(const database& db) {
+  auto a = std::make_unique<gammond_process>(node(db.url, "a"));
+  a->create_admin("root", root_password);
+  return a;
+}
+
+/// Waits for `n` more heartbeats of `server` (its view of who owns what is fresh then).
+void heartbeats(const gammond_process& server, int n) {
+  const double start = server.metric("gammond_cluster_heartbeats_total");
+  REQUIRE(
+      eventually([&] { return server.metric("gammond_cluster_heartbeats_total") >= start + n; }));
+}
+
 /// The cluster's nodes by id.
 using nodes = std::map<std::string, gammond_process*>;
 
@@ -141,25 +159,23 @@ TEST_CASE(
     "end with the right standings",
     "[cluster][postgres][S6][tournament]") {
   const database db;
-  gammond_process a{node(db.url, "a")};
-  const std::string password = "correct horse battery";
-  a.create_admin("root", password);
+  const auto node_a = node_a_with_root(db);
+  gammond_process& a = *node_a;
   gammond_process b{node(db.url, "b")};
   gammond_process c{node(db.url, "c")};
   const nodes cluster{{"a", &a}, {"b", &b}, {"c", &c}};
   INFO(a.log() << "\n----- b -----\n" << b.log() << "\n----- c -----\n" << c.log());
-  player root(a.port(), "root", "", json{{"password", password}});
+  player root(a.port(), "root", "", json{{"password", root_password}});
   root.ok("", "/tournament create night swiss rounds 3 match 1 clock 1 0 start +12");
   // Every node lists it, with the node that directs it.
-  player root_c(c.port(), "root", "", json{{"password", password}});
+  player root_c(c.port(), "root", "", json{{"password", root_password}});
   CHECK(eventually([&] {
     const auto list = root_c.ok("", "/tournaments")["data"]["tournaments"];
     return list.size() == 1 && list[0]["name"] == "night" && list[0]["node"] == "a";
   }));
   // A name no other node may take while a directs it (once c's heartbeat has read who
   // owns what).
-  const double beats = c.metric("gammond_cluster_heartbeats_total");
-  REQUIRE(eventually([&] { return c.metric("gammond_cluster_heartbeats_total") >= beats + 2; }));
+  heartbeats(c, 2);
   root_c.refused("", "/tournament create NIGHT knockout", "tournament_exists");
   CHECK(api_view(b, "night")["status"] == "registering");  // from the store, on b
   // 16 players on the three nodes: those on b and c are sent to a to register.
@@ -232,15 +248,13 @@ TEST_CASE(
     "over: its next change is refused as stale and the player is sent to the new director",
     "[cluster][postgres][S6][tournament]") {
   const database db;
-  gammond_process a{node(db.url, "a")};
-  const std::string password = "correct horse battery";
-  a.create_admin("root", password);
+  const auto node_a = node_a_with_root(db);
+  gammond_process& a = *node_a;
   gammond_process b{node(db.url, "b")};
   INFO(a.log() << "\n----- b -----\n" << b.log());
-  player root(a.port(), "root", "", json{{"password", password}});
+  player root(a.port(), "root", "", json{{"password", root_password}});
   root.ok("", "/tournament create cup swiss start +600");
-  const double beats = b.metric("gammond_cluster_heartbeats_total");
-  REQUIRE(eventually([&] { return b.metric("gammond_cluster_heartbeats_total") >= beats + 2; }));
+  heartbeats(b, 2);
   // a stops answering past its lease: b, asked for the tournament, claims its row.
   REQUIRE(::kill(a.pid(), SIGSTOP) == 0);
   std::this_thread::sleep_for(2500ms);
