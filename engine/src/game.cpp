@@ -1,19 +1,14 @@
 #include "bg/engine/game.hpp"
 
 #include "bg/engine/notation.hpp"
+#include "turn_errors.hpp"
 
 namespace bg::engine {
 
 game::game(variant v) : variant_(v), position_(position::starting(v)) {}
 
-namespace {
-error wrong_phase(std::string_view what) {
-  return make_error("wrong_phase", "you cannot " + std::string(what) + " now");
-}
-error not_your_turn() {
-  return make_error("not_your_turn", "it is not your turn");
-}
-}  // namespace
+using detail::not_your_turn;
+using detail::wrong_phase;
 
 position game::seen_by(side s) const noexcept {
   return s == turn_ ? position_ : position_.swapped();

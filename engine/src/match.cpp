@@ -1,4 +1,5 @@
 #include "bg/engine/match.hpp"
+#include "turn_errors.hpp"
 
 namespace bg::engine {
 
@@ -22,14 +23,8 @@ std::string_view to_string(match_phase p) noexcept {
   return "opening";
 }
 
-namespace {
-error wrong_phase(std::string_view what) {
-  return make_error("wrong_phase", "you cannot " + std::string(what) + " now");
-}
-error not_your_turn() {
-  return make_error("not_your_turn", "it is not your turn");
-}
-}  // namespace
+using detail::not_your_turn;
+using detail::wrong_phase;
 
 match::match(match_options options) : options_(options), game_(options.game_variant) {}
 

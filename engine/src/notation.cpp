@@ -340,8 +340,8 @@ int result_of_parts(const position& before, const play_list& legal, const std::v
 }
 
 template <variant V>
-result<int> match(const position& before, roll r, const play_list& legal,
-                  const std::vector<written_move>& parts) {
+result<int> match_parts(const position& before, roll r, const play_list& legal,
+                        const std::vector<written_move>& parts) {
   matcher<V> m{r, detail::context_for<V>(before, r), {}, {}, {}};
   for (const auto& part : parts) {
     for (int k = 0; k < part.repeat; ++k) {
@@ -420,8 +420,8 @@ result<int> match_play(const position& before, roll r, variant v, const play_lis
   auto parts = parse_notation(text);
   if (!parts) return parts.err();
   if (legal.empty()) return make_error("illegal_play", "no play is possible with " + roll_text(r));
-  return v == variant::standard ? match<variant::standard>(before, r, legal, *parts)
-                                : match<variant::long_nardy>(before, r, legal, *parts);
+  return v == variant::standard ? match_parts<variant::standard>(before, r, legal, *parts)
+                                : match_parts<variant::long_nardy>(before, r, legal, *parts);
 }
 
 }  // namespace bg::engine

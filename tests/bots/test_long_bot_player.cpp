@@ -17,14 +17,14 @@
 #include "bg/bots/situation.hpp"
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/match.hpp"
+#include "position_builder.hpp"
 
 using namespace bg::bots;
 using namespace bg::engine;
 using namespace std::chrono_literals;
+using bg::test::nardy;
 
 namespace {
-
-constexpr auto nardy = variant::long_nardy;
 
 /// A deadline for answers from the pool's thread: generous, for a loaded machine.
 constexpr auto deadline = 30s;

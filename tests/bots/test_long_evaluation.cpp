@@ -16,14 +16,10 @@
 using namespace bg::engine;
 using namespace bg::bots;
 using bg::test::build;
+using bg::test::nardy;
+using bg::test::nb;
 
 namespace {
-
-constexpr auto nardy = variant::long_nardy;
-
-position nb(const char* text) {
-  return build(text, nardy);
-}
 
 /// The mask of trapped_share(): the held points `d` pips ahead.
 std::uint32_t ahead(std::initializer_list<int> distances) {

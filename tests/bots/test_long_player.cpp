@@ -26,14 +26,10 @@
 using namespace bg::engine;
 using namespace bg::bots;
 using bg::test::build;
+using bg::test::nardy;
+using bg::test::nb;
 
 namespace {
-
-constexpr auto nardy = variant::long_nardy;
-
-position nb(const char* text) {
-  return build(text, nardy);
-}
 
 /// Carries out a command line the bot gave, through the engine's own commands (the
 /// same checks a table applies): returns the engine's error text, or "" when accepted.

@@ -25,6 +25,7 @@
 
 #include "bg/engine/move_generator.hpp"
 #include "bg/engine/position.hpp"
+#include "bg/engine/roll.hpp"
 #include "bg/engine/variant.hpp"
 
 namespace bg::test {
@@ -175,6 +176,20 @@ inline std::set<std::string> results_after(const engine::position& before,
   std::set<std::string> out;
   for (auto text : plays) out.insert(to_text(after(before, text, v)));
   return out;
+}
+
+/// The two games' variants, short for the tests.
+inline constexpr auto standard = engine::variant::standard;
+inline constexpr auto nardy = engine::variant::long_nardy;
+
+/// A Long Nardy position from build()'s text.
+inline engine::position nb(std::string_view text) {
+  return build(text, nardy);
+}
+
+/// A roll as a test names it: "6-5".
+inline std::string roll_name(engine::roll r) {
+  return std::to_string(r.die1) + "-" + std::to_string(r.die2);
 }
 
 }  // namespace bg::test

@@ -28,7 +28,7 @@ namespace {
 
 using namespace bg::engine;
 
-std::vector<std::string> split(const std::string& s, char sep) {
+std::vector<std::string> split_fields(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::size_t start = 0;
   for (;;) {
@@ -47,7 +47,7 @@ std::vector<std::vector<std::string>> read_rows(const std::string& name) {
   while (std::getline(in, text)) {
     if (!text.empty() && text[0] == '#') continue;
     if (text.empty()) continue;
-    rows.push_back(split(text, '\t'));
+    rows.push_back(split_fields(text, '\t'));
   }
   return rows;
 }

@@ -22,10 +22,9 @@ using namespace bg::engine;
 using bg::test::after;
 using bg::test::build;
 using bg::test::results_of;
+using bg::test::standard;
 
 namespace {
-
-constexpr auto standard = variant::standard;
 
 match_options points_match(int length) {
   return {standard, match_kind::points, length};

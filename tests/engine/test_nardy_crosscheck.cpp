@@ -33,6 +33,9 @@
 #include "bg/engine/roll.hpp"
 #include "bg/engine/variant.hpp"
 
+// Named, so that its helpers and the standard crosscheck's can share a unity build.
+namespace nardy_crosscheck {
+
 namespace {
 
 using namespace bg::engine;
@@ -237,3 +240,5 @@ TEST_CASE("Notation: match_play finds every Long Nardy play from nardy-oracle's 
   CHECK(failures == 0);
   CHECK(plays > 25000);
 }
+
+}  // namespace nardy_crosscheck

@@ -21,11 +21,10 @@
 using namespace bg::engine;
 using bg::test::after;
 using bg::test::build;
+using bg::test::standard;
 using bg::test::to_text;
 
 namespace {
-
-constexpr auto standard = variant::standard;
 
 written_move part(std::vector<int> points, std::vector<bool> hits, int repeat = 1) {
   return written_move{std::move(points), std::move(hits), repeat};

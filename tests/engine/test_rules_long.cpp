@@ -27,25 +27,20 @@
 using namespace bg::engine;
 using bg::test::after;
 using bg::test::build;
+using bg::test::nardy;
+using bg::test::nb;
 using bg::test::results_after;
 using bg::test::results_of;
+using bg::test::roll_name;
 using bg::test::to_text;
 
 namespace {
 
-constexpr auto nardy = variant::long_nardy;
-
-position nb(const std::string& text) {
-  return build(text, nardy);
-}
 position na(const position& p, std::string_view moves) {
   return after(p, moves, nardy);
 }
 std::set<std::string> expect(const position& p, std::initializer_list<std::string_view> plays) {
   return results_after(p, plays, nardy);
-}
-std::string roll_name(roll r) {
-  return std::to_string(r.die1) + "-" + std::to_string(r.die2);
 }
 
 }  // namespace

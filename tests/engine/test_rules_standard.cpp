@@ -26,16 +26,13 @@ using bg::test::after;
 using bg::test::build;
 using bg::test::results_after;
 using bg::test::results_of;
+using bg::test::roll_name;
+using bg::test::standard;
 using bg::test::to_text;
 
 namespace {
 
-constexpr auto standard = variant::standard;
 const char* const start_text = "mover: 24:2 13:5 8:3 6:5 | opponent: 24:2 13:5 8:3 6:5";
-
-std::string roll_name(roll r) {
-  return std::to_string(r.die1) + "-" + std::to_string(r.die2);
-}
 
 }  // namespace
 

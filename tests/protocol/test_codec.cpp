@@ -10,6 +10,10 @@
 
 using namespace bg::protocol;
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace codec_tests {
+
 namespace {
 std::string code_of(std::string_view frame) {
   auto r = decode(frame);
@@ -206,3 +210,5 @@ TEST_CASE("json_writer writes what encode() writes for the same tree",
     CHECK(w.text() == encode(tree));
   }
 }
+
+}  // namespace codec_tests

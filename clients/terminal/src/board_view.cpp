@@ -21,13 +21,6 @@ constexpr std::string_view ansi_dim = "\x1b[2m";
 constexpr std::string_view ansi_bold = "\x1b[1m";
 constexpr std::string_view ansi_reset = "\x1b[0m";
 
-/// A field of `j` as text ("" when missing or not a string).
-std::string text_of(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
 /// A field of `j` as an integer (`fallback` when missing or not a number).
 long number_of(const json& j, const char* key, long fallback = 0) {
   if (!j.is_object()) return fallback;
@@ -53,7 +46,7 @@ std::string clock_text(std::int64_t ms) {
 /// its delay (PROTOCOL.md "Clocks").
 std::int64_t bank_left(const json& c, const std::string& side, std::int64_t now_ms) {
   auto bank = static_cast<std::int64_t>(number_of(c, side.c_str()));
-  if (text_of(c, "running") == side) {
+  if (text_field(c, "running") == side) {
     const auto since = static_cast<std::int64_t>(number_of(c, "since", now_ms));
     const auto delay = static_cast<std::int64_t>(number_of(c, "delay_ms"));
     bank -= std::max<std::int64_t>(0, std::max<std::int64_t>(0, now_ms - since) - delay);
@@ -99,11 +92,17 @@ board_counts counts_of(const json& state) {
 
 }  // namespace
 
+std::string text_field(const json& j, const char* key) {
+  if (!j.is_object()) return {};
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
 std::string board_view::side_of(const json& state, const std::string& name) {
   if (name.empty() || !state.is_object()) return {};
   const json players = state.value("players", json::object());
-  if (text_of(players, "red") == name) return "red";
-  if (text_of(players, "black") == name) return "black";
+  if (text_field(players, "red") == name) return "red";
+  if (text_field(players, "black") == name) return "black";
   return {};
 }
 
@@ -112,7 +111,7 @@ std::string board_view::clock_line(const json& state, std::int64_t now_ms) {
   const auto it = state.find("clock");
   if (it == state.end() || !it->is_object()) return {};
   const json& c = *it;
-  const std::string running = text_of(c, "running");
+  const std::string running = text_field(c, "running");
   const auto since = static_cast<std::int64_t>(number_of(c, "since", now_ms));
   const auto delay = static_cast<std::int64_t>(number_of(c, "delay_ms"));
   const auto elapsed = std::max<std::int64_t>(0, now_ms - since);
@@ -147,7 +146,7 @@ std::vector<std::string> board_view::render(const json& state,
     return signed_count > 0 ? paint(ansi_red, "R") : paint(ansi_black, "B");
   };
 
-  const bool is_long = text_of(state, "variant") == "long";
+  const bool is_long = text_field(state, "variant") == "long";
   const board_counts b = counts_of(state);
   const std::string you = side_of(state, style_.viewer);
 
@@ -230,10 +229,10 @@ std::vector<std::string> board_view::render(const json& state,
   const json pips = state.value("pips", json::object());
   const json score = state.value("score", json::object());
   const json cube = state.value("cube", json::object());
-  const std::string turn = text_of(state, "turn");
-  const std::string to_act = text_of(state, "to_act");
+  const std::string turn = text_field(state, "turn");
+  const std::string to_act = text_field(state, "to_act");
   const auto who = [&](const std::string& side) {
-    std::string name = text_of(players, side.c_str());
+    std::string name = text_field(players, side.c_str());
     if (name.empty()) name = "(free seat)";
     std::string line = letter(side == "red" ? 1 : -1) + " " + left(side, 6) + left(name, 14) +
                        "pips " + right(std::to_string(number_of(pips, side.c_str())), 3) +
@@ -257,7 +256,7 @@ std::vector<std::string> board_view::render(const json& state,
   panel.push_back("score red " + std::to_string(number_of(score, "red")) + " black " +
                   std::to_string(number_of(score, "black")) + " - " + kind);
   panel.push_back("game " + std::to_string(number_of(state, "game_number")) + " - " +
-                  (is_long ? "long nardy" : "standard") + " - phase " + text_of(state, "phase"));
+                  (is_long ? "long nardy" : "standard") + " - phase " + text_field(state, "phase"));
   std::string acting = "turn " + (turn.empty() ? std::string{"-"} : turn);
   if (!to_act.empty()) {
     acting += " - to act " + to_act;
@@ -281,26 +280,26 @@ std::vector<std::string> board_view::render(const json& state,
   if (auto clock = clock_line(state, now); !clock.empty()) {
     // The running side under 10 s is drawn as a warning.
     const json& c = state["clock"];
-    const std::string running = text_of(c, "running");
+    const std::string running = text_field(c, "running");
     const bool low = !running.empty() && bank_left(c, running, now) < 10'000;
     panel.push_back(low ? paint(ansi_red, clock) : clock);
   }
   std::string cube_line = "cube " + std::to_string(number_of(cube, "value", 1));
-  const std::string owner = text_of(cube, "owner");
+  const std::string owner = text_field(cube, "owner");
   cube_line += owner.empty() || owner == "center" ? " centred" : " owned by " + owner;
-  const std::string offered = text_of(cube, "offered_by");
+  const std::string offered = text_field(cube, "offered_by");
   if (!offered.empty()) cube_line += ", offered by " + offered;
   if (state.value("may_double", false)) cube_line += " - " + turn + " may double";
   panel.push_back(cube_line);
   if (state.contains("resign") && state["resign"].is_object()) {
-    panel.push_back(text_of(state["resign"], "by") + " offers to resign (" +
-                    text_of(state["resign"], "kind") + ")");
+    panel.push_back(text_field(state["resign"], "by") + " offers to resign (" +
+                    text_field(state["resign"], "kind") + ")");
   }
   if (state.contains("last_result") && state["last_result"].is_object()) {
     const json& r = state["last_result"];
-    panel.push_back("last game: " + text_of(r, "winner") + " won " +
-                    std::to_string(number_of(r, "points")) + " (" + text_of(r, "kind") + ", " +
-                    text_of(r, "reason") + ")");
+    panel.push_back("last game: " + text_field(r, "winner") + " won " +
+                    std::to_string(number_of(r, "points")) + " (" + text_field(r, "kind") + ", " +
+                    text_field(r, "reason") + ")");
   }
   panel.push_back(is_long ? "both move counter-clockwise:" : "black 24->1, home 1-6");
   panel.push_back(is_long ? "black 1->24 (home 19-24)" : "red 1->24, home 19-24");
@@ -317,7 +316,7 @@ std::vector<std::string> board_view::render(const json& state,
       board.push_back(std::string(46, ' ') + "   " + panel[i]);
     }
   }
-  const std::string title = text_of(state, "table");
+  const std::string title = text_field(state, "table");
   if (!title.empty()) board.insert(board.begin(), "table " + title);
   return board;
 }

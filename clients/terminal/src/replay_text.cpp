@@ -17,7 +17,7 @@ using json = nlohmann::json;
 namespace {
 
 /// `j[key]` as text: a string as it is, a number written, "" otherwise.
-std::string text_of(const json& j, const char* key) {
+std::string text_or_number(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) return "";
   const json& v = j[key];
   if (v.is_string()) return v.get<std::string>();
@@ -91,19 +91,19 @@ std::optional<std::string> http_get(const std::string& host, const std::string& 
 }
 
 std::string replay_step_text(const json& step, const json& players) {
-  const std::string side = text_of(step, "who");
-  std::string who = text_of(players, side.c_str());
+  const std::string side = text_or_number(step, "who");
+  std::string who = text_or_number(players, side.c_str());
   if (who.empty()) who = side;
-  const std::string what = text_of(step, "what");
+  const std::string what = text_or_number(step, "what");
   const std::string dice = dice_text(step);
   if (what == "start") return dice.empty() ? "the starting position" : who + " starts with " + dice;
-  if (what == "play") return who + " " + dice + ": " + text_of(step, "play");
+  if (what == "play") return who + " " + dice + ": " + text_or_number(step, "play");
   if (what == "pass") return who + " " + dice + ": no legal play";
   if (what == "double")
-    return who + " doubles to " + text_of(step.value("cube", json::object()), "value");
+    return who + " doubles to " + text_or_number(step.value("cube", json::object()), "value");
   if (what == "take") return who + " takes";
   if (what == "drop") return who + " drops";
-  if (what == "resign_offer") return who + " offers to resign a " + text_of(step, "resign");
+  if (what == "resign_offer") return who + " offers to resign a " + text_or_number(step, "resign");
   if (what == "resign_accept") return who + " accepts the resignation";
   if (what == "resign_reject") return who + " rejects the resignation";
   if (what == "forfeit") return who + " forfeits the game";
@@ -122,20 +122,20 @@ std::string replay_lines(std::int64_t id, const json& replay, std::optional<std:
     for (const auto& s : g["steps"]) all.emplace_back(&g, &s);
   }
   const json score = match.value("score", json::object());
-  std::string out = "REPLAY " + std::to_string(id) + " " + text_of(players, "red") + "-" +
-                    text_of(players, "black") + " steps=" + std::to_string(all.size()) +
-                    " games=" + std::to_string(games.size()) +
-                    " variant=" + text_of(match, "variant") +
-                    " length=" + text_of(match, "length") + " score=" + text_of(score, "red") +
-                    "-" + text_of(score, "black") + "\n";
+  std::string out =
+      "REPLAY " + std::to_string(id) + " " + text_or_number(players, "red") + "-" +
+      text_or_number(players, "black") + " steps=" + std::to_string(all.size()) +
+      " games=" + std::to_string(games.size()) + " variant=" + text_or_number(match, "variant") +
+      " length=" + text_or_number(match, "length") + " score=" + text_or_number(score, "red") +
+      "-" + text_or_number(score, "black") + "\n";
   if (step && (*step == 0 || *step > all.size())) {
     return out + "ERROR bad_step: match " + std::to_string(id) + " has steps 1 to " +
            std::to_string(all.size()) + "\n";
   }
   const auto line = [&](const char* keyword, std::size_t k) {
     const auto& [g, s] = all[k - 1];
-    return std::string{keyword} + " " + std::to_string(k) + " game=" + text_of(*g, "number") + " " +
-           replay_step_text(*s, players) + "\n";
+    return std::string{keyword} + " " + std::to_string(k) +
+           " game=" + text_or_number(*g, "number") + " " + replay_step_text(*s, players) + "\n";
   };
   if (!step) {
     for (std::size_t k = 1; k <= all.size(); ++k) out += line("STEP", k);

@@ -17,12 +17,6 @@ constexpr std::size_t kept_log_lines = 500;
 constexpr std::size_t shown_plays = 60;
 constexpr std::size_t width = 78;
 
-std::string text_of(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
 /// `text` cut or padded with spaces to exactly `n` columns (a cut ends in '~').
 std::string cell(const std::string& text, std::size_t n) {
   if (text.size() > n) return text.substr(0, n - 1) + "~";
@@ -37,8 +31,8 @@ std::string seat_text(const json& entry, const char* side) {
   const json& players =
       entry.contains("players") && entry["players"].is_object() ? entry["players"] : empty;
   const json& bots = entry.contains("bots") && entry["bots"].is_object() ? entry["bots"] : empty;
-  std::string name = text_of(bots, side);
-  if (name.empty()) name = text_of(players, side);
+  std::string name = text_field(bots, side);
+  if (name.empty()) name = text_field(players, side);
   if (name.empty()) return "-";
   if (entry.contains("ratings") && entry["ratings"].is_object() &&
       entry["ratings"].contains(side) && entry["ratings"][side].is_number()) {
@@ -59,9 +53,9 @@ std::string match_text(const json& options) {
 /// One `tables` entry as a line of the lobby view's table.
 std::string table_row(const json& entry) {
   const json options = entry.value("options", json::object());
-  std::string row = cell(text_of(entry, "name"), 14) + " " + cell(seat_text(entry, "red"), 15) +
+  std::string row = cell(text_field(entry, "name"), 14) + " " + cell(seat_text(entry, "red"), 15) +
                     " " + cell(seat_text(entry, "black"), 15) + " " +
-                    cell(text_of(options, "variant"), 8) + " " + cell(match_text(options), 9) +
+                    cell(text_field(options, "variant"), 8) + " " + cell(match_text(options), 9) +
                     " " + cell(std::to_string(entry.value("spectators", 0)), 3);
   if (options.is_object() && options.value("private", false)) row += " private";
   return row;
@@ -92,10 +86,10 @@ std::string number_text(const json& j, const char* key) {
 
 /// A tournament view's heading: "tournament spring: knockout, running, round 1".
 std::string tournament_heading(const json& t) {
-  std::string out =
-      "tournament " + text_of(t, "name") + ": " + text_of(t, "kind") + ", " + text_of(t, "status");
-  if (text_of(t, "status") == "running") out += ", round " + number_text(t, "round");
-  if (text_of(t, "status") == "registering")
+  std::string out = "tournament " + text_field(t, "name") + ": " + text_field(t, "kind") + ", " +
+                    text_field(t, "status");
+  if (text_field(t, "status") == "running") out += ", round " + number_text(t, "round");
+  if (text_field(t, "status") == "registering")
     out += ", " + number_text(t, "registered") + " registered";
   return out;
 }
@@ -111,13 +105,13 @@ std::vector<std::string> standing_lines(const json& t, std::size_t most, bool co
       break;
     }
     if (compact) {
-      out.push_back("  " + number_text(s, "rank") + " " + text_of(s, "name") + " " +
+      out.push_back("  " + number_text(s, "rank") + " " + text_field(s, "name") + " " +
                     number_text(s, "wins") + " wins " + number_text(s, "points") + " pt");
       continue;
     }
-    out.push_back("  " + cell(number_text(s, "rank"), 4) + cell(text_of(s, "name"), 18) + " wins " +
-                  cell(number_text(s, "wins"), 4) + " points " + cell(number_text(s, "points"), 5) +
-                  " Buchholz " + number_text(s, "buchholz"));
+    out.push_back("  " + cell(number_text(s, "rank"), 4) + cell(text_field(s, "name"), 18) +
+                  " wins " + cell(number_text(s, "wins"), 4) + " points " +
+                  cell(number_text(s, "points"), 5) + " Buchholz " + number_text(s, "buchholz"));
   }
   return out;
 }
@@ -159,21 +153,21 @@ std::string screen::status(connection::status st, const std::string& detail) {
 
 std::string screen::message(const json& m) {
   const std::string type = m.value("type", "");
-  const std::string table = text_of(m, "table");
+  const std::string table = text_field(m, "table");
   const std::string where = table.empty() || table == style_.table ? "" : "[" + table + "] ";
   if (type == "state") {
     if (table == style_.table) state_ = m;
   } else if (type == "event") {
     log(where + m.value("text", ""));
   } else if (type == "chat") {
-    log(where + "<" + text_of(m, "from") + "> " + m.value("text", ""));
+    log(where + "<" + text_field(m, "from") + "> " + m.value("text", ""));
   } else if (type == "info") {
-    const std::string topic = text_of(m, "topic");
+    const std::string topic = text_field(m, "topic");
     if (topic == "who" && m.contains("data") && m["data"].is_object()) online_ = m["data"];
     if (topic == "who" && style_.table.empty() && online_.is_object()) return redraw();
     // The viewer's own /seek: kept while it waits, gone when withdrawn or paired.
     const json data = m.value("data", json::object());
-    if (topic == "seek" && data.is_object() && text_of(data, "status") == "waiting") {
+    if (topic == "seek" && data.is_object() && text_field(data, "status") == "waiting") {
       seek_ = data;
       seek_seen_ = std::chrono::steady_clock::now();
     } else if (topic == "seek" || topic == "play") {
@@ -185,9 +179,9 @@ std::string screen::message(const json& m) {
       log(where + m.value("text", ""));
     }
   } else if (type == "broadcast") {  // an administrator's /broadcast (issue 13)
-    log("** " + text_of(m, "from") + " (administrator): " + m.value("text", ""));
+    log("** " + text_field(m, "from") + " (administrator): " + m.value("text", ""));
   } else if (type == "error") {
-    log("! " + m.value("message", "") + " (" + text_of(m, "code") + ")");
+    log("! " + m.value("message", "") + " (" + text_field(m, "code") + ")");
   } else if (type == "welcome") {
     std::string account;
     if (m.contains("account") && m["account"].is_object() &&
@@ -209,7 +203,7 @@ std::string screen::message(const json& m) {
     } else {
       rating_ = "a guest: register to be rated";
     }
-    log("* welcome, " + text_of(m, "name") + account +
+    log("* welcome, " + text_field(m, "name") + account +
         (m.value("resumed", false) ? " (resumed: seats kept)" : ""));
   } else if (type == "lobby") {  // the count of players waiting, pushed (S5)
     if (m.contains("seeking") && m["seeking"].is_object()) seeking_ = m["seeking"];
@@ -227,22 +221,23 @@ std::string screen::message(const json& m) {
     // The newest view of a tournament (RULES.md S6): its standings in the lobby view; a
     // line in the log when it starts a round or ends.
     const json& t = m["tournament"];
-    const bool same = tournament_.is_object() && text_of(tournament_, "name") == text_of(t, "name");
-    const bool moved = !same || text_of(tournament_, "status") != text_of(t, "status") ||
+    const bool same =
+        tournament_.is_object() && text_field(tournament_, "name") == text_field(t, "name");
+    const bool moved = !same || text_field(tournament_, "status") != text_field(t, "status") ||
                        number_text(tournament_, "round") != number_text(t, "round");
     tournament_ = t;
     if (moved) {
       std::string line = "* " + tournament_heading(t);
-      if (text_of(t, "status") == "finished" && t.contains("standings") &&
+      if (text_field(t, "status") == "finished" && t.contains("standings") &&
           t["standings"].is_array() && !t["standings"].empty())
-        line += ": " + text_of(t["standings"][0], "name") + " wins";
+        line += ": " + text_field(t["standings"][0], "name") + " wins";
       log(line);
     }
   } else if (type == "tournament_pairing") {
     // The link enters the table by itself (connection.cpp); the log says why.
     log("* " +
-        m.value("text", "tournament " + text_of(m, "tournament") + ": you play " +
-                            text_of(m, "opponent") + " at table " + table) +
+        m.value("text", "tournament " + text_field(m, "tournament") + ": you play " +
+                            text_field(m, "opponent") + " at table " + table) +
         " - gammon-term takes you there");
   } else if (type == "pong") {
     return {};
@@ -297,7 +292,7 @@ std::vector<std::string> screen::lobby_lines() const {
                            : -1;
     if (waited / 10 != seek_.value("waited", 0LL) / 10) window = window_at(waited);
     out.push_back(
-        "you wait for an opponent (" + text_of(seek_, "variant") + "): " + waited_text(waited) +
+        "you wait for an opponent (" + text_field(seek_, "variant") + "): " + waited_text(waited) +
         ", " +
         (window < 0 ? std::string{"any rating"} : "rating within " + std::to_string(window)) +
         " (/unseek to stop)");
@@ -350,8 +345,8 @@ std::string screen::hints() const {
                  "/play bot [LEVEL] [standard|long] [match N], /help, chat"
                : "";
   const std::string you = board_view::side_of(state_, style_.viewer);
-  const std::string phase = text_of(state_, "phase");
-  const std::string to_act = text_of(state_, "to_act");
+  const std::string phase = text_field(state_, "phase");
+  const std::string to_act = text_field(state_, "to_act");
   const bool mine = !you.empty() && to_act == you;
   if (you.empty()) {
     if (phase == "waiting" || phase == "match_over") return "watching: /join to sit down";
@@ -364,7 +359,7 @@ std::string screen::hints() const {
   if (phase == "game_over") return "/continue or /stop";
   if (!mine) {
     const json players = state_.value("players", json::object());
-    const std::string other = to_act.empty() ? std::string{} : text_of(players, to_act.c_str());
+    const std::string other = to_act.empty() ? std::string{} : text_field(players, to_act.c_str());
     // state.bot_thinking: a computer player's answer is on the way (issue 25).
     if (state_.value("bot_thinking", false))
       return (other.empty() ? std::string("the computer") : other) + " is thinking...";
@@ -405,7 +400,7 @@ std::string screen::redraw() const {
   if (state_.is_object()) {
     // A running tournament's standings in the side panel (S6), the best first.
     std::vector<std::string> extra;
-    if (tournament_.is_object() && text_of(tournament_, "status") == "running") {
+    if (tournament_.is_object() && text_field(tournament_, "status") == "running") {
       constexpr std::size_t panel_standings = 4;
       extra.push_back(tournament_heading(tournament_));
       for (auto& line : standing_lines(tournament_, panel_standings, true))

@@ -46,7 +46,7 @@ inline void write_side(protocol::json_writer& w, std::optional<engine::side> s) 
 }
 
 /// A game's result as to_json(game_result) writes it, in nlohmann's key order.
-inline void write_result(protocol::json_writer& w, const engine::game_result& r) {
+inline void write_game_result(protocol::json_writer& w, const engine::game_result& r) {
   w.begin_object()
       .key("kind")
       .value(engine::to_string(r.kind))

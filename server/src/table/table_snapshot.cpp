@@ -16,7 +16,7 @@ namespace bg::server {
 using engine::side;
 using nlohmann::json;
 using writer = protocol::json_writer;
-using table_detail::write_result;
+using table_detail::write_game_result;
 using table_detail::write_side;
 
 // ------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ void write_game(writer& w, const engine::game& g) {
   w.key("position").value(engine::position_id(g.current()));
   w.key("result");
   if (g.result_of_game()) {
-    write_result(w, *g.result_of_game());
+    write_game_result(w, *g.result_of_game());
   } else {
     w.null();
   }
@@ -142,7 +142,7 @@ void write_match(writer& w, const engine::match& m) {
     w.null();
   }
   w.key("results").begin_array();
-  for (const auto& r : m.results()) write_result(w, r);
+  for (const auto& r : m.results()) write_game_result(w, r);
   w.end_array();
   w.key("score").begin_array().value(m.score()[0]).value(m.score()[1]).end_array();
   w.end_object();

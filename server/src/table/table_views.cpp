@@ -17,7 +17,7 @@ namespace bg::server {
 using engine::side;
 using nlohmann::json;
 using writer = protocol::json_writer;
-using table_detail::write_result;
+using table_detail::write_game_result;
 using table_detail::write_side;
 
 namespace {
@@ -213,7 +213,7 @@ std::string table::state_text(bool with_legal) const {
       (phase == engine::match_phase::game_over || phase == engine::match_phase::match_over ||
        phase == engine::match_phase::opening)) {
     w.key("last_result");
-    write_result(w, match_->results().back());
+    write_game_result(w, match_->results().back());
   }
   write_legal_plays(w, g, v, listed);
   w.key("match_id").value(playing ? match_->id() : std::string{});

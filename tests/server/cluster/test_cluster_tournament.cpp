@@ -32,6 +32,10 @@ using bg::test::round_tables;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace cluster_tournament_tests {
+
 namespace {
 
 using database = bg::test::postgres_database;
@@ -280,3 +284,5 @@ TEST_CASE(
   CHECK(api_view(b, "cup")["players"] == json::array({"bert"}));
   CHECK(api_view(a, "cup")["players"] == json::array({"bert"}));  // from the store
 }
+
+}  // namespace cluster_tournament_tests

@@ -28,6 +28,10 @@
 #include "bg/bots/analysis_queue.hpp"
 #include "eventually.hpp"
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace analysis_queue_tests {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -371,3 +375,5 @@ TEST_CASE(
   // Once the spammer's matches have gone, more of theirs are taken again.
   CHECK(queue.submit(match(5, "spammer")) == analysis_queue::submitted::queued);
 }
+
+}  // namespace analysis_queue_tests

@@ -32,6 +32,10 @@ using bg::test::tournament_until;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace tournaments_tests {
+
 namespace {
 
 const std::string root_password = "correct horse battery";
@@ -281,3 +285,5 @@ TEST_CASE("S6 tournament commands answer misuse with a code and a sentence",
   CHECK(list["data"]["tournaments"].size() == 2);
   CHECK(server.get("/api/tournaments/nosuch").status == 404);
 }
+
+}  // namespace tournaments_tests

@@ -17,6 +17,10 @@
 #include "record_builder.hpp"
 #include "sqlite_file.hpp"
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace account_store_tests {
+
 namespace {
 
 using bg::engine::match_kind;
@@ -184,3 +188,5 @@ TEST_CASE("storage: a version 2 database is migrated to accounts and keeps its d
   CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
   CHECK(again.find_account("alice"));
 }
+
+}  // namespace account_store_tests

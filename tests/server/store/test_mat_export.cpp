@@ -21,6 +21,10 @@
 #include "bg/server/records/mat_export.hpp"
 #include "record_builder.hpp"
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace mat_export_tests {
+
 namespace {
 
 using bg::engine::match_kind;
@@ -457,3 +461,5 @@ TEST_CASE("mat: a game forfeited before its opening roll is left out and its poi
   CHECK(mat.find(" r : 3 ") != std::string::npos);
   round_trip({record});
 }
+
+}  // namespace mat_export_tests

@@ -25,6 +25,10 @@
 #include "record_builder.hpp"
 #include "store_backends.hpp"
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace postgres_store_tests {
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -821,3 +825,5 @@ TEST_CASE(
   CHECK(backend.sql("SELECT count(*) FROM table_owners") == std::to_string(rounds * per_round));
   CHECK(backend.sql("SELECT count(*) FROM tables") == std::to_string(rounds * per_round));
 }
+
+}  // namespace postgres_store_tests

@@ -11,6 +11,10 @@
 using namespace bg::server;
 using nlohmann::json;
 
+// Named, so that these helpers and another file's of the same name share a unity
+// build (CMAKE_UNITY_BUILD).
+namespace table_moderation_tests {
+
 namespace {
 
 constexpr std::int64_t start_ms = 1'764'000'000'000;
@@ -454,3 +458,5 @@ TEST_CASE("table_outcome::append keeps every part of the second outcome", "[serv
   CHECK(first.record_reset);
   CHECK(first.record_log == std::vector<json>{json{{"op", "begin"}}});
 }
+
+}  // namespace table_moderation_tests

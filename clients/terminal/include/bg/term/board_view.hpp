@@ -74,4 +74,8 @@ class board_view {
   style style_;
 };
 
+/// The string at `key` of the object `j`: "" when `j` is no object or the field is
+/// missing or not a string.
+std::string text_field(const nlohmann::json& j, const char* key);
+
 }  // namespace bg::term
