@@ -6,8 +6,12 @@
 #include <charconv>
 #include <vector>
 
+#include "grammar_words.hpp"
+
 namespace bg::protocol {
 
+using detail::bad;
+using detail::lower;
 using engine::make_error;
 
 command_place place_of(command_kind k) noexcept {
@@ -181,13 +185,6 @@ std::string_view to_string(command_kind k) noexcept {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::vector<std::string_view> split_words(std::string_view s) {
   std::vector<std::string_view> words;
   std::size_t i = 0;
@@ -199,10 +196,6 @@ std::vector<std::string_view> split_words(std::string_view s) {
     i = j;
   }
   return words;
-}
-
-engine::error bad(std::string message) {
-  return make_error("bad_command", std::move(message));
 }
 
 struct help_entry {

@@ -7,7 +7,12 @@
 #include <charconv>
 #include <vector>
 
+#include "grammar_words.hpp"
+
 namespace bg::protocol {
+
+using detail::bad;
+using detail::lower;
 
 namespace {
 
@@ -17,16 +22,6 @@ const char* const create_usage =
     "[unrated]";
 const char* const adjudicate_usage =
     "/tournament adjudicate NAME TABLE WINNER REASON (the reason is logged)";
-
-engine::error refuse(std::string message) {
-  return engine::make_error("bad_command", message);
-}
-
-std::string lowered(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
 
 /// The words of `s` (separated by blanks) and where each begins in `s`.
 std::vector<std::pair<std::string_view, std::size_t>> words_of(std::string_view s) {
@@ -64,14 +59,14 @@ std::optional<int> clock_time(std::string_view text) {
 /// The terms after `create NAME KIND`, each once, in any order.
 std::optional<engine::error> parse_terms(
     const std::vector<std::pair<std::string_view, std::size_t>>& w, tournament_command& t) {
-  const auto word = [&](std::size_t i) { return lowered(w[i].first); };
+  const auto word = [&](std::size_t i) { return lower(w[i].first); };
   const auto value = [&](std::size_t& i, int low, int high, const char* what,
                          int& out) -> std::optional<engine::error> {
-    if (out != 0) return refuse(std::string(what) + " is given twice: " + create_usage);
+    if (out != 0) return bad(std::string(what) + " is given twice: " + create_usage);
     const auto n = i + 1 < w.size() ? bounded_number(w[i + 1].first, low, high) : std::nullopt;
     if (!n)
-      return refuse(std::string(what) + " takes a number from " + std::to_string(low) + " to " +
-                    std::to_string(high));
+      return bad(std::string(what) + " takes a number from " + std::to_string(low) + " to " +
+                 std::to_string(high));
     out = *n;
     ++i;
     return std::nullopt;
@@ -92,7 +87,7 @@ std::optional<engine::error> parse_terms(
       e = value(i, 2, max_tournament_players, "max", t.max_players);
     } else if (k == "variant" && !variant && i + 1 < w.size()) {
       const auto v = engine::variant_from_string(word(i + 1));
-      if (!v) return refuse("variant is standard or long");
+      if (!v) return bad("variant is standard or long");
       t.game_variant = *v;
       variant = true;
       ++i;
@@ -100,7 +95,7 @@ std::optional<engine::error> parse_terms(
       const auto m = i + 1 < w.size() ? bounded_number(w[i + 1].first, 1, 240) : std::nullopt;
       const auto d = i + 2 < w.size() ? bounded_number(w[i + 2].first, 0, 120) : std::nullopt;
       if (!m || !d)
-        return refuse(
+        return bad(
             "clock takes the minutes of each bank (1 to 240) and the delay per move "
             "(0 to 120 s): clock 5 12; a tournament always has a clock");
       t.clock = std::pair{*m, *d};
@@ -109,24 +104,24 @@ std::optional<engine::error> parse_terms(
       const auto s = w[i + 1].first;
       if (!s.empty() && s.front() == '+') {
         t.start_in_seconds = bounded_number(s.substr(1), 0, max_start_delay_seconds);
-        if (!t.start_in_seconds) return refuse("start +SECONDS takes up to a week: start +600");
+        if (!t.start_in_seconds) return bad("start +SECONDS takes up to a week: start +600");
       } else {
         t.start_at_minute = clock_time(s);
-        if (!t.start_at_minute) return refuse("start takes +SECONDS or a time HH:MM (UTC)");
+        if (!t.start_at_minute) return bad("start takes +SECONDS or a time HH:MM (UTC)");
       }
       ++i;
     } else if (k == "unrated" && !t.unrated) {
       t.unrated = true;
     } else {
-      return refuse(create_usage);
+      return bad(create_usage);
     }
     if (e) return e;
   }
   if (t.kind != "swiss" && t.rounds != 0)
-    return refuse("rounds is for a Swiss tournament (a knockout plays until one is left)");
-  if (t.kind != "arena" && t.minutes != 0) return refuse("minutes is for an arena");
+    return bad("rounds is for a Swiss tournament (a knockout plays until one is left)");
+  if (t.kind != "arena" && t.minutes != 0) return bad("minutes is for an arena");
   if (t.min_players != 0 && t.max_players != 0 && t.min_players > t.max_players)
-    return refuse("min is above max");
+    return bad("min is above max");
   return std::nullopt;
 }
 
@@ -136,37 +131,35 @@ engine::result<tournament_command> parse_tournament(std::string_view rest) {
   const auto w = words_of(rest);
   tournament_command t;
   if (w.empty())
-    return refuse(
+    return bad(
         "/tournament NAME shows a tournament; /tournament create, cancel or adjudicate "
         "manage one (administrators, or players where the host allows): /help tournament");
-  const std::string action = lowered(w[0].first);
+  const std::string action = lower(w[0].first);
   if (action == "create") {
-    if (w.size() < 3) return refuse(create_usage);
+    if (w.size() < 3) return bad(create_usage);
     t.action = tournament_action::create;
     t.name = std::string(w[1].first);
-    t.kind = lowered(w[2].first);
+    t.kind = lower(w[2].first);
     if (t.kind != "knockout" && t.kind != "swiss" && t.kind != "arena")
-      return refuse("a tournament is a knockout, a swiss or an arena: " +
-                    std::string(create_usage));
+      return bad("a tournament is a knockout, a swiss or an arena: " + std::string(create_usage));
     if (auto e = parse_terms(w, t)) return *e;
     return t;
   }
   if (action == "cancel" || action == "show") {
-    if (w.size() != 2) return refuse("/tournament " + action + " NAME");
+    if (w.size() != 2) return bad("/tournament " + action + " NAME");
     t.action = action == "cancel" ? tournament_action::cancel : tournament_action::show;
     t.name = std::string(w[1].first);
     return t;
   }
   if (action == "adjudicate") {
-    if (w.size() < 5) return refuse(adjudicate_usage);
+    if (w.size() < 5) return bad(adjudicate_usage);
     t.action = tournament_action::adjudicate;
     t.name = std::string(w[1].first);
     t.table = std::string(w[2].first);
     t.winner = std::string(w[3].first);
     t.reason = std::string(rest.substr(w[4].second));
     if (t.reason.size() > max_adjudication_reason)
-      return refuse("the reason takes at most " + std::to_string(max_adjudication_reason) +
-                    " bytes");
+      return bad("the reason takes at most " + std::to_string(max_adjudication_reason) + " bytes");
     return t;
   }
   if (w.size() == 1) {  // /tournament NAME
@@ -174,7 +167,7 @@ engine::result<tournament_command> parse_tournament(std::string_view rest) {
     t.name = std::string(w[0].first);
     return t;
   }
-  return refuse("/tournament takes create, cancel, show or adjudicate: /help tournament");
+  return bad("/tournament takes create, cancel, show or adjudicate: /help tournament");
 }
 
 }  // namespace bg::protocol
