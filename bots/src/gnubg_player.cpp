@@ -67,7 +67,8 @@ std::string gnubg_player::name() const {
 
 void gnubg_player::decide(const situation& s, answer_handler done) {
   if (s.game_variant != engine::variant::standard) {
-    done(engine::make_error("bot_failed", "GNU Backgammon plays standard backgammon only"));
+    done(engine::make_error("bot_failed", "GNU Backgammon plays standard backgammon only",
+                            "table.bot_standard_only"));
     return;
   }
   const bool money = s.kind != engine::match_kind::points;
@@ -138,8 +139,8 @@ void gnubg_player::decide(const situation& s, answer_handler done) {
       return;
     }
   }
-  done(
-      engine::make_error("bot_failed", "the computer player was asked something it cannot answer"));
+  done(engine::make_error("bot_failed", "the computer player was asked something it cannot answer",
+                          "table.bot_cannot_answer"));
 }
 
 }  // namespace bg::bots

@@ -46,6 +46,7 @@
 #include <utility>
 
 #include "bg/bots/child_process.hpp"
+#include "bg/protocol/codec.hpp"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX
 
@@ -116,7 +117,13 @@ struct request {
   gnubg_answer_check check;
   gnubg_answer_handler done;
   int failures = 0;
-  std::string last_failure;
+};
+
+/// Why a gnubg process failed: `why` a code that table.bot_no_answer selects on
+/// ("ended", "timeout", ...), `detail` the system's words or a number, as data.
+struct failure {
+  std::string why;
+  std::string detail;
 };
 
 /// One gnubg process and its connection.
@@ -182,11 +189,14 @@ struct gnubg_pool::impl : std::enable_shared_from_this<impl> {
   void send(const std::shared_ptr<slot>& s, std::unique_ptr<request> r);
   void arm_timer(const std::shared_ptr<slot>& s);
   void answered(const std::shared_ptr<slot>& s, std::string answer);
-  /// The process of `s` failed (`why`, a phrase): it is killed, its request retried.
-  void failed(const std::shared_ptr<slot>& s, const std::string& why);
+  /// The process of `s` failed (`why`): it is killed, its request retried.
+  void failed(const std::shared_ptr<slot>& s, const failure& why);
   void kill(const std::shared_ptr<slot>& s);
-  void retry(std::unique_ptr<request> r, const std::string& why);
-  void give_up(std::unique_ptr<request> r, const std::string& message);
+  /// Asks again for `r`, whose process failed (`why`), or gives up after the retries.
+  void retry(std::unique_ptr<request> r, const failure& why);
+  /// Answers `r` with error "bot_failed": `message`, catalogue sentence `key` with `args`.
+  void give_up(std::unique_ptr<request> r, const std::string& message, const char* key,
+               std::vector<engine::sentence_arg> args = {});
   void publish();
   void shut_down();
   template <typename F>
@@ -215,14 +225,15 @@ void gnubg_pool::impl::prepare_environment() {
 
 void gnubg_pool::impl::ask(std::unique_ptr<request> r) {
   if (stopped) {
-    give_up(std::move(r), "the computer players are shutting down");
+    give_up(std::move(r), "the computer players are shutting down", "table.bot_shutting_down");
     return;
   }
   if (waiting.size() >= options.max_waiting) {
     count([](auto& c) { ++c.refused; });
     r->done(engine::make_error("bot_busy",
                                "the computer players have too many questions waiting: "
-                               "try again in a moment"));
+                               "try again in a moment",
+                               "table.bot_busy"));
     return;
   }
   count([](auto& c) { ++c.requests; });
@@ -307,7 +318,7 @@ void gnubg_pool::impl::start(std::unique_ptr<request> r) {
     if (!ec) s->port = probe.local_endpoint(ec).port();
   }
   if (ec) {
-    failed(s, "no free port on 127.0.0.1: " + ec.message());
+    failed(s, {"no_port", ec.message()});
     return;
   }
   std::string commands;
@@ -343,7 +354,7 @@ void gnubg_pool::impl::start(std::unique_ptr<request> r) {
       // Started but not watched: reaped here (it is killed first, so this is short).
       s->process->kill();
     }
-    failed(s, "cannot start " + options.program + ": " + e.what());
+    failed(s, {"start", options.program + ": " + e.what()});
     return;
   }
   s->pid = s->process->pid();
@@ -356,26 +367,27 @@ void gnubg_pool::impl::start(std::unique_ptr<request> r) {
 }
 
 void gnubg_pool::impl::watch_exit(const std::shared_ptr<slot>& s) {
-  s->exit_watch.async_wait(asio::posix::stream_descriptor::wait_read, [self = shared_from_this(),
-                                                                       s](error_code ec) {
-    if (ec == asio::error::operation_aborted && self->io.stopped()) return;
-    // The pidfd is readable: the process has ended, so reaping it does not wait.
-    const auto status = s->process ? s->process->wait_for(std::chrono::milliseconds{0})
-                                   : std::optional<exit_status>{};
-    if (!status && !ec) {  // a spurious wake-up: watch again
-      self->watch_exit(s);
-      return;
-    }
-    if (s->st != slot::state::dead) {
-      self->count([](auto& c) { ++c.ended; });
-      self->failed(s, status ? "ended (" + status->describe() + ")" : "was lost: " + ec.message());
-    }
-    error_code ignored;
-    s->exit_watch.close(ignored);
-    // Reaped (or, if the watch failed, killed and reaped by child_process's
-    // destructor, which no longer waits on a live process once SIGKILL is sent).
-    s->process.reset();
-  });
+  s->exit_watch.async_wait(
+      asio::posix::stream_descriptor::wait_read, [self = shared_from_this(), s](error_code ec) {
+        if (ec == asio::error::operation_aborted && self->io.stopped()) return;
+        // The pidfd is readable: the process has ended, so reaping it does not wait.
+        const auto status = s->process ? s->process->wait_for(std::chrono::milliseconds{0})
+                                       : std::optional<exit_status>{};
+        if (!status && !ec) {  // a spurious wake-up: watch again
+          self->watch_exit(s);
+          return;
+        }
+        if (s->st != slot::state::dead) {
+          self->count([](auto& c) { ++c.ended; });
+          self->failed(
+              s, status ? failure{"ended", status->describe()} : failure{"lost", ec.message()});
+        }
+        error_code ignored;
+        s->exit_watch.close(ignored);
+        // Reaped (or, if the watch failed, killed and reaped by child_process's
+        // destructor, which no longer waits on a live process once SIGKILL is sent).
+        s->process.reset();
+      });
 }
 
 void gnubg_pool::impl::read_output(const std::shared_ptr<slot>& s) {
@@ -405,7 +417,7 @@ void gnubg_pool::impl::connect(const std::shared_ptr<slot>& s) {
                           [self = shared_from_this(), s](error_code ec) {
                             if (s->st == slot::state::dead) return;
                             if (ec) {
-                              self->failed(s, "refused the connection: " + ec.message());
+                              self->failed(s, {"refused", ec.message()});
                               return;
                             }
                             error_code ignored;
@@ -428,12 +440,11 @@ void gnubg_pool::impl::read_answer(const std::shared_ptr<slot>& s) {
                            if (ec) {
                              if (ec == asio::error::not_found) {
                                self->count([](auto& c) { ++c.malformed; });
-                               self->failed(s, "answered a line longer than " +
-                                                   std::to_string(max_answer_bytes) + " bytes");
+                               self->failed(s, {"too_long", std::to_string(max_answer_bytes)});
                                return;
                              }
                              self->count([](auto& c) { ++c.ended; });
-                             self->failed(s, "closed the connection (" + ec.message() + ")");
+                             self->failed(s, {"closed", ec.message()});
                              return;
                            }
                            std::string answer =
@@ -441,7 +452,7 @@ void gnubg_pool::impl::read_answer(const std::shared_ptr<slot>& s) {
                            s->answer_buffer.erase(0, n);
                            if (s->st != slot::state::busy) {
                              self->count([](auto& c) { ++c.malformed; });
-                             self->failed(s, "said \"" + printable(answer) + "\" unasked");
+                             self->failed(s, {"unasked", printable(answer)});
                              return;
                            }
                            self->answered(s, std::move(answer));
@@ -458,7 +469,7 @@ void gnubg_pool::impl::send(const std::shared_ptr<slot>& s, std::unique_ptr<requ
                     [self = shared_from_this(), s, line](error_code ec, std::size_t) {
                       if (s->st == slot::state::dead || !ec) return;
                       self->count([](auto& c) { ++c.ended; });
-                      self->failed(s, "could not be written to (" + ec.message() + ")");
+                      self->failed(s, {"unwritable", ec.message()});
                     });
   publish();
 }
@@ -468,8 +479,7 @@ void gnubg_pool::impl::arm_timer(const std::shared_ptr<slot>& s) {
   s->timer.async_wait([self = shared_from_this(), s, current = s->current.get()](error_code ec) {
     if (ec || s->st == slot::state::dead || s->current.get() != current || !current) return;
     self->count([](auto& c) { ++c.timeouts; });
-    self->failed(s,
-                 "did not answer within " + std::to_string(self->options.timeout.count()) + " ms");
+    self->failed(s, {"timeout", std::to_string(self->options.timeout.count())});
   });
 }
 
@@ -482,7 +492,7 @@ void gnubg_pool::impl::answered(const std::shared_ptr<slot>& s, std::string answ
     spdlog::warn("gnubg {}: answered \"{}\" to \"{}\"", s->pid, printable(answer),
                  printable(r->line));
     s->current = std::move(r);
-    failed(s, "answered \"" + printable(answer, 60) + "\"");
+    failed(s, {"answered", printable(answer, 60)});
     return;
   }
   count([](auto& c) { ++c.answers; });
@@ -490,9 +500,9 @@ void gnubg_pool::impl::answered(const std::shared_ptr<slot>& s, std::string answ
   dispatch();
 }
 
-void gnubg_pool::impl::failed(const std::shared_ptr<slot>& s, const std::string& why) {
+void gnubg_pool::impl::failed(const std::shared_ptr<slot>& s, const failure& why) {
   if (s->st == slot::state::dead) return;
-  spdlog::warn("gnubg {}: {}; it is stopped", s->pid, why);
+  spdlog::warn("gnubg {}: {} ({}); it is stopped", s->pid, why.why, why.detail);
   auto r = std::move(s->current);
   kill(s);
   if (r) retry(std::move(r), why);
@@ -511,24 +521,22 @@ void gnubg_pool::impl::kill(const std::shared_ptr<slot>& s) {
   publish();
 }
 
-void gnubg_pool::impl::retry(std::unique_ptr<request> r, const std::string& why) {
+void gnubg_pool::impl::retry(std::unique_ptr<request> r, const failure& why) {
   ++r->failures;
-  r->last_failure = why;
   if (stopped || r->failures > options.retries) {
-    // The message first: an argument that reads r beside one that moves it is read in
-    // no set order.
-    const std::string message = "GNU Backgammon did not answer (" + std::to_string(r->failures) +
-                                (r->failures == 1 ? " attempt" : " attempts") + ", the last one " +
-                                why + ")";
-    give_up(std::move(r), message);
+    count([](auto& c) { ++c.failed; });
+    r->done(
+        protocol::said_error("bot_failed", "table.bot_no_answer",
+                             {{"count", r->failures}, {"why", why.why}, {"detail", why.detail}}));
     return;
   }
   waiting.push_front(std::move(r));
 }
 
-void gnubg_pool::impl::give_up(std::unique_ptr<request> r, const std::string& message) {
+void gnubg_pool::impl::give_up(std::unique_ptr<request> r, const std::string& message,
+                               const char* key, std::vector<engine::sentence_arg> args) {
   count([](auto& c) { ++c.failed; });
-  r->done(engine::make_error("bot_failed", message));
+  r->done(engine::make_error("bot_failed", message, key, std::move(args)));
 }
 
 void gnubg_pool::impl::publish() {
@@ -547,12 +555,13 @@ void gnubg_pool::impl::shut_down() {
   while (!waiting.empty()) {
     auto r = std::move(waiting.front());
     waiting.pop_front();
-    give_up(std::move(r), "the computer players are shutting down");
+    give_up(std::move(r), "the computer players are shutting down", "table.bot_shutting_down");
   }
   for (auto s : std::vector<std::shared_ptr<slot>>(slots)) {
     auto r = std::move(s->current);
     kill(s);
-    if (r) give_up(std::move(r), "the computer players are shutting down");
+    if (r)
+      give_up(std::move(r), "the computer players are shutting down", "table.bot_shutting_down");
   }
 }
 

@@ -3,6 +3,8 @@
 #include <memory>
 #include <utility>
 
+#include "bg/protocol/codec.hpp"
+
 namespace bg::bots {
 
 long_player_options long_bot_options(gnubg_level level, std::uint64_t seed) {
@@ -34,7 +36,8 @@ std::string long_bot_player::name() const {
 
 void long_bot_player::decide(const situation& s, answer_handler done) {
   if (s.game_variant != engine::variant::long_nardy) {
-    done(engine::make_error("bot_failed", "the long nardy computer player plays long nardy only"));
+    done(engine::make_error("bot_failed", "the long nardy computer player plays long nardy only",
+                            "table.bot_long_only"));
     return;
   }
   // The job owns `done` until it runs; a refused post leaves it here to answer with.
@@ -42,14 +45,14 @@ void long_bot_player::decide(const situation& s, answer_handler done) {
   const bool queued = pool_.post([player = player_, s, shared_done] {
     auto m = match_of(s);
     if (!m) {
-      (*shared_done)(
-          engine::make_error("bot_failed", "the position cannot be rebuilt: " + m.err().message));
+      (*shared_done)(protocol::said_error("bot_failed", "table.bot_bad_position",
+                                          {{"reason", protocol::said_of(m.err())}}));
       return;
     }
     auto command = player.next_command(*m, s.bot);
     if (!command) {
-      (*shared_done)(
-          engine::make_error("bot_failed", "the computer player has nothing to do there"));
+      (*shared_done)(engine::make_error("bot_failed", "the computer player has nothing to do there",
+                                        "table.bot_nothing_to_do"));
       return;
     }
     (*shared_done)(std::move(*command));
@@ -58,7 +61,8 @@ void long_bot_player::decide(const situation& s, answer_handler done) {
     // "bot_busy", as the gnubg pool's full queue: the table waits and asks again (issue
     // 25), where "bot_failed" would make the bot resign.
     (*shared_done)(engine::make_error(
-        "bot_busy", "too many questions are waiting for the long nardy computer player"));
+        "bot_busy", "too many questions are waiting for the long nardy computer player",
+        "table.bot_long_busy"));
 }
 
 }  // namespace bg::bots

@@ -66,8 +66,11 @@ engine::result<engine::match> match_of(const situation& s) {
   options.game_variant = s.game_variant;
   options.kind = s.kind;
   options.length = s.kind == engine::match_kind::points ? s.match_length : 0;
-  if (const auto checked = engine::match::check(options); !checked)
-    return engine::make_error("bad_state", checked.err().message);
+  if (const auto checked = engine::match::check(options); !checked) {
+    auto e = checked.err();  // the engine's sentence (and its catalogue key), code bad_state
+    e.code = "bad_state";
+    return e;
+  }
 
   match_phase phase = match_phase::roll;
   switch (s.asked) {

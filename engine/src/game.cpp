@@ -19,7 +19,8 @@ int game::pip_count(side s) const noexcept {
 }
 
 result<opening_roll> game::roll_opening(dice_source& dice) {
-  if (phase_ != game_phase::opening) return wrong_phase("roll the opening dice");
+  if (phase_ != game_phase::opening)
+    return wrong_phase("roll the opening dice", "engine.cannot_roll_opening");
   opening_roll o;
   for (;;) {
     const int red = dice.roll_die();
@@ -57,7 +58,7 @@ void game::pass_turn() {
 }
 
 result<roll_outcome> game::roll_dice(side s, dice_source& dice) {
-  if (phase_ != game_phase::roll) return wrong_phase("roll");
+  if (phase_ != game_phase::roll) return wrong_phase("roll", "engine.cannot_roll");
   if (s != turn_) return not_your_turn();
   const roll r = dice.roll_dice();
   start_turn_with(r);
@@ -70,7 +71,7 @@ result<roll_outcome> game::roll_dice(side s, dice_source& dice) {
 }
 
 result<play_outcome> game::make_play(side s, std::string_view notation) {
-  if (phase_ != game_phase::move) return wrong_phase("move");
+  if (phase_ != game_phase::move) return wrong_phase("move", "engine.cannot_move");
   if (s != turn_) return not_your_turn();
   auto index = match_play(position_, dice_, variant_, legal_, notation);
   if (!index) return index.err();
@@ -78,9 +79,10 @@ result<play_outcome> game::make_play(side s, std::string_view notation) {
 }
 
 result<play_outcome> game::make_play(side s, std::size_t index) {
-  if (phase_ != game_phase::move) return wrong_phase("move");
+  if (phase_ != game_phase::move) return wrong_phase("move", "engine.cannot_move");
   if (s != turn_) return not_your_turn();
-  if (index >= legal_.size()) return make_error("illegal_play", "there is no such play");
+  if (index >= legal_.size())
+    return make_error("illegal_play", "there is no such play", "engine.no_such_play");
   return apply(s, static_cast<int>(index));
 }
 
@@ -131,7 +133,9 @@ std::vector<std::string> game::legal_notations() const {
 result<game> game::restore(variant v, game_phase phase, side turn, roll dice,
                            const position& seen_by_turn, int turns,
                            std::optional<game_result> result) {
-  if (!seen_by_turn.is_ok(v)) return make_error("bad_state", "the saved position is invalid");
+  if (!seen_by_turn.is_ok(v))
+    return make_error("bad_state", "the saved position is invalid",
+                      "engine.saved_position_invalid");
   game g(v);
   g.phase_ = phase;
   g.turn_ = turn;
@@ -139,10 +143,12 @@ result<game> game::restore(variant v, game_phase phase, side turn, roll dice,
   g.turns_ = turns;
   g.result_ = result;
   if (phase == game_phase::move) {
-    if (!dice.valid()) return make_error("bad_state", "the saved dice are invalid");
+    if (!dice.valid())
+      return make_error("bad_state", "the saved dice are invalid", "engine.saved_dice_invalid");
     g.start_turn_with(dice);
   }
-  if (phase == game_phase::over && !result) return make_error("bad_state", "no saved result");
+  if (phase == game_phase::over && !result)
+    return make_error("bad_state", "no saved result", "engine.no_saved_result");
   return g;
 }
 

@@ -31,9 +31,10 @@ match::match(match_options options) : options_(options), game_(options.game_vari
 result<match_options> match::check(match_options options) {
   if (options.kind == match_kind::points) {
     if (options.length < 1 || options.length > 64)
-      return make_error("bad_option", "a match is 1 to 64 points long");
+      return make_error("bad_option", "a match is 1 to 64 points long", "engine.match_length");
   } else if (options.length != 0) {
-    return make_error("bad_option", "only a points match has a length");
+    return make_error("bad_option", "only a points match has a length",
+                      "engine.length_only_points");
   }
   return options;
 }
@@ -55,22 +56,24 @@ void match::sync_phase_from_game() {
 }
 
 result<opening_roll> match::roll_opening(dice_source& dice) {
-  if (phase_ != match_phase::opening) return wrong_phase("roll the opening dice");
+  if (phase_ != match_phase::opening)
+    return wrong_phase("roll the opening dice", "engine.cannot_roll_opening");
   auto r = game_.roll_opening(dice);
   if (r) sync_phase_from_game();
   return r;
 }
 
 result<roll_outcome> match::roll_dice(side s, dice_source& dice) {
-  if (phase_ == match_phase::opening) return wrong_phase("roll: the opening roll comes first");
-  if (phase_ != match_phase::roll) return wrong_phase("roll");
+  if (phase_ == match_phase::opening)
+    return wrong_phase("roll: the opening roll comes first", "engine.cannot_roll_before_opening");
+  if (phase_ != match_phase::roll) return wrong_phase("roll", "engine.cannot_roll");
   auto r = game_.roll_dice(s, dice);
   if (r) sync_phase_from_game();
   return r;
 }
 
 result<play_outcome> match::make_play(side s, std::string_view notation) {
-  if (phase_ != match_phase::move) return wrong_phase("move");
+  if (phase_ != match_phase::move) return wrong_phase("move", "engine.cannot_move");
   auto r = game_.make_play(s, notation);
   if (!r) return r;
   if (r->game_over) {
@@ -83,7 +86,7 @@ result<play_outcome> match::make_play(side s, std::string_view notation) {
 }
 
 result<play_outcome> match::make_play(side s, std::size_t index) {
-  if (phase_ != match_phase::move) return wrong_phase("move");
+  if (phase_ != match_phase::move) return wrong_phase("move", "engine.cannot_move");
   auto r = game_.make_play(s, index);
   if (!r) return r;
   if (r->game_over) {
@@ -101,21 +104,29 @@ bool match::may_double(side s) const noexcept {
 }
 
 result<int> match::offer_double(side s) {
-  if (!uses_cube()) return make_error("no_cube", "the cube is used only with /option match (R12)");
-  if (phase_ != match_phase::roll) return wrong_phase("double: only before you roll");
+  if (!uses_cube())
+    return make_error("no_cube", "the cube is used only with /option match (R12)",
+                      "engine.no_cube");
+  if (phase_ != match_phase::roll)
+    return wrong_phase("double: only before you roll", "engine.cannot_double_now");
   if (game_.turn() != s) return not_your_turn();
-  if (crawford_game_) return make_error("crawford", "nobody may double in the Crawford game (R15)");
+  if (crawford_game_)
+    return make_error("crawford", "nobody may double in the Crawford game (R15)",
+                      "engine.crawford");
   if (cube_.value >= max_cube_value)
-    return make_error("cube_max", "the cube is already at 64, its highest value");
+    return make_error("cube_max", "the cube is already at 64, its highest value",
+                      "engine.cube_max");
   if (cube_.owner && *cube_.owner != s)
-    return make_error("not_cube_owner", "your opponent owns the cube: only they may double");
+    return make_error("not_cube_owner", "your opponent owns the cube: only they may double",
+                      "engine.not_cube_owner");
   cube_.offered_by = s;
   phase_ = match_phase::cube_offered;
   return cube_.value * 2;
 }
 
 result<int> match::take(side s) {
-  if (phase_ != match_phase::cube_offered) return make_error("no_offer", "no double is offered");
+  if (phase_ != match_phase::cube_offered)
+    return make_error("no_offer", "no double is offered", "engine.no_double_offered");
   if (*cube_.offered_by == s) return not_your_turn();
   cube_.value *= 2;
   cube_.owner = s;
@@ -125,7 +136,8 @@ result<int> match::take(side s) {
 }
 
 result<game_end> match::drop(side s) {
-  if (phase_ != match_phase::cube_offered) return make_error("no_offer", "no double is offered");
+  if (phase_ != match_phase::cube_offered)
+    return make_error("no_offer", "no double is offered", "engine.no_double_offered");
   if (*cube_.offered_by == s) return not_your_turn();
   const side doubler = *cube_.offered_by;
   cube_.offered_by.reset();
@@ -134,11 +146,12 @@ result<game_end> match::drop(side s) {
 
 result<resignation> match::offer_resignation(side s, win_kind kind) {
   if (phase_ != match_phase::roll && phase_ != match_phase::move)
-    return wrong_phase("resign: only during play");
+    return wrong_phase("resign: only during play", "engine.cannot_resign_now");
   if (options_.game_variant == variant::long_nardy && kind == win_kind::backgammon)
     return make_error("no_backgammon",
                       "a long game is worth at most mars (L7): /resign single (oyn) or "
-                      "/resign gammon (mars)");
+                      "/resign gammon (mars)",
+                      "engine.no_backgammon_long");
   resignation_ = resignation{s, kind, phase_};
   phase_ = match_phase::resign_offered;
   return *resignation_;
@@ -146,7 +159,7 @@ result<resignation> match::offer_resignation(side s, win_kind kind) {
 
 result<game_end> match::accept_resignation(side s) {
   if (phase_ != match_phase::resign_offered)
-    return make_error("no_offer", "no resignation is offered");
+    return make_error("no_offer", "no resignation is offered", "engine.no_resignation_offered");
   if (resignation_->by == s) return not_your_turn();
   const resignation r = *resignation_;
   resignation_.reset();
@@ -155,7 +168,7 @@ result<game_end> match::accept_resignation(side s) {
 
 result<resignation> match::reject_resignation(side s) {
   if (phase_ != match_phase::resign_offered)
-    return make_error("no_offer", "no resignation is offered");
+    return make_error("no_offer", "no resignation is offered", "engine.no_resignation_offered");
   if (resignation_->by == s) return not_your_turn();
   const resignation r = *resignation_;
   resignation_.reset();
@@ -164,7 +177,7 @@ result<resignation> match::reject_resignation(side s) {
 }
 
 result<bool> match::continue_session(side s) {
-  if (phase_ != match_phase::game_over) return wrong_phase("continue");
+  if (phase_ != match_phase::game_over) return wrong_phase("continue", "engine.cannot_continue");
   continuing_[static_cast<std::size_t>(index_of(s))] = true;
   if (continuing_[0] && continuing_[1]) {
     start_next_game();
@@ -174,14 +187,14 @@ result<bool> match::continue_session(side s) {
 }
 
 result<bool> match::stop_session(side /*s*/) {
-  if (phase_ != match_phase::game_over) return wrong_phase("stop");
+  if (phase_ != match_phase::game_over) return wrong_phase("stop", "engine.cannot_stop");
   phase_ = match_phase::match_over;
   return true;
 }
 
 result<game_end> match::forfeit(side loser, end_reason reason) {
   if (phase_ == match_phase::game_over || phase_ == match_phase::match_over)
-    return wrong_phase("forfeit");
+    return wrong_phase("forfeit", "engine.cannot_forfeit");
   resignation_.reset();
   cube_.offered_by.reset();
   // S3: the most the position could still be lost by. A loser who has borne off a

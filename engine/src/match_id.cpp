@@ -77,14 +77,16 @@ std::string match_id(const match_id_fields& f) {
 }
 
 result<match_id_fields> match_id_from_string(std::string_view id) {
-  auto bad = [](std::string why) { return make_error("bad_match_id", std::move(why)); };
-  if (id.size() != 12) return bad("a Match ID has 12 characters");
+  auto bad = [](std::string why, std::string key) {
+    return make_error("bad_match_id", std::move(why), std::move(key));
+  };
+  if (id.size() != 12) return bad("a Match ID has 12 characters", "engine.match_id_length");
   std::array<std::uint8_t, 9> key{};
   for (std::size_t i = 0; i < 12; i += 4) {
     unsigned triple = 0;
     for (std::size_t k = 0; k < 4; ++k) {
       const int v = value_of(id[i + k]);
-      if (v < 0) return bad("a Match ID uses only Base64 characters");
+      if (v < 0) return bad("a Match ID uses only Base64 characters", "engine.match_id_characters");
       triple = (triple << 6) | static_cast<unsigned>(v);
     }
     const std::size_t b = i / 4 * 3;
@@ -95,27 +97,29 @@ result<match_id_fields> match_id_from_string(std::string_view id) {
   bit_reader r{key};
   match_id_fields f;
   const unsigned cube_log2 = r.get(4);
-  if (cube_log2 > 15) return bad("the cube value is out of range");
+  if (cube_log2 > 15) return bad("the cube value is out of range", "engine.match_id_cube_value");
   f.cube = 1 << cube_log2;
   const unsigned owner = r.get(2);
-  if (owner == 2) return bad("the cube owner is not 0, 1 or centred");
+  if (owner == 2) return bad("the cube owner is not 0, 1 or centred", "engine.match_id_cube_owner");
   f.cube_owner = owner == 3 ? -1 : static_cast<int>(owner);
   f.player_on_roll = static_cast<int>(r.get(1));
   f.crawford = r.get(1) != 0;
   f.game_state = static_cast<int>(r.get(3));
-  if (f.game_state > 4) return bad("the game state is not 0..4");
+  if (f.game_state > 4) return bad("the game state is not 0..4", "engine.match_id_game_state");
   f.turn = static_cast<int>(r.get(1));
   f.double_offered = r.get(1) != 0;
   f.resign = static_cast<int>(r.get(2));
   f.dice[0] = static_cast<int>(r.get(3));
   f.dice[1] = static_cast<int>(r.get(3));
-  if (f.dice[0] > 6 || f.dice[1] > 6) return bad("a die is not 0..6");
-  if ((f.dice[0] == 0) != (f.dice[1] == 0)) return bad("only one die is set");
+  if (f.dice[0] > 6 || f.dice[1] > 6) return bad("a die is not 0..6", "engine.match_id_die");
+  if ((f.dice[0] == 0) != (f.dice[1] == 0))
+    return bad("only one die is set", "engine.match_id_one_die");
   f.match_length = static_cast<int>(r.get(15));
   f.score[0] = static_cast<int>(r.get(15));
   f.score[1] = static_cast<int>(r.get(15));
   f.jacoby = r.get(1) == 0;
-  if (r.get(5) != 0) return bad("the Match ID has stray bits at its end");
+  if (r.get(5) != 0)
+    return bad("the Match ID has stray bits at its end", "engine.match_id_stray_bits");
   return f;
 }
 

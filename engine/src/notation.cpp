@@ -13,8 +13,9 @@ namespace bg::engine {
 
 namespace {
 
-error bad(std::string why) {
-  return make_error("bad_notation", std::move(why));
+/// A `bad_notation` error: English `why`, catalogue message `key` with `args`.
+error bad(std::string why, std::string key, std::vector<sentence_arg> args = {}) {
+  return make_error("bad_notation", std::move(why), std::move(key), std::move(args));
 }
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -46,11 +47,19 @@ bool read_point(std::string_view& s, int& point) {
   return true;
 }
 
-std::string quote(std::string_view token) {
+/// The start of `token` as a sentence shows it: at most 20 printable characters,
+/// then "..." when it is longer.
+std::string shown(std::string_view token) {
   std::string t(token.substr(0, 20));
   for (auto& c : t)
     if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
-  return "\"" + t + (token.size() > 20 ? "...\"" : "\"");
+  return t + (token.size() > 20 ? "..." : "");
+}
+
+/// `bad_notation` for `token`: "cannot read \"TOKEN\": " + `why`, catalogue message `key`.
+error unreadable(std::string_view token, std::string_view why, std::string key) {
+  std::string t = shown(token);
+  return bad("cannot read \"" + t + "\": " + std::string(why), std::move(key), {{"token", t}});
 }
 
 }  // namespace
@@ -73,13 +82,15 @@ result<std::vector<written_move>> parse_notation(std::string_view text) {
     written_move part;
     int point = 0;
     if (!read_point(s, point))
-      return bad("cannot read " + quote(token) + ": a part looks like 24/18, bar/22 or 6/off");
+      return unreadable(token, "a part looks like 24/18, bar/22 or 6/off",
+                        "engine.notation_unreadable");
     part.points.push_back(point);
     part.hits.push_back(false);
     while (!s.empty() && s.front() == '/') {
       s.remove_prefix(1);
       if (!read_point(s, point))
-        return bad("cannot read " + quote(token) + ": expected a point, bar or off after /");
+        return unreadable(token, "expected a point, bar or off after /",
+                          "engine.notation_point_expected");
       part.points.push_back(point);
       part.hits.push_back(false);
       if (!s.empty() && s.front() == '*') {
@@ -88,21 +99,27 @@ result<std::vector<written_move>> parse_notation(std::string_view text) {
       }
     }
     if (part.points.size() < 2)
-      return bad("cannot read " + quote(token) + ": a part needs a start and an end, as 24/18");
+      return unreadable(token, "a part needs a start and an end, as 24/18",
+                        "engine.notation_needs_end");
     if (!s.empty() && s.front() == '(') {
       if (s.size() < 3 || !std::isdigit(static_cast<unsigned char>(s[1])) || s[2] != ')')
-        return bad("cannot read " + quote(token) + ": a repeat is written (2), (3) or (4)");
+        return unreadable(token, "a repeat is written (2), (3) or (4)",
+                          "engine.notation_bad_repeat");
       part.repeat = s[1] - '0';
       if (part.repeat < 1 || part.repeat > 4)
-        return bad("cannot read " + quote(token) + ": a repeat is written (2), (3) or (4)");
+        return unreadable(token, "a repeat is written (2), (3) or (4)",
+                          "engine.notation_bad_repeat");
       s.remove_prefix(3);
     }
-    if (!s.empty()) return bad("cannot read " + quote(token) + ": unexpected text at its end");
+    if (!s.empty())
+      return unreadable(token, "unexpected text at its end", "engine.notation_trailing_text");
     checker_moves += part.repeat * static_cast<int>(part.points.size() - 1);
-    if (checker_moves > 4) return bad("a play has at most four checker moves");
+    if (checker_moves > 4)
+      return bad("a play has at most four checker moves", "engine.notation_too_many_moves");
     parts.push_back(std::move(part));
   }
-  if (parts.empty()) return bad("write the play, for example /move 24/18 13/11");
+  if (parts.empty())
+    return bad("write the play, for example /move 24/18 13/11", "engine.notation_empty");
   return parts;
 }
 
@@ -226,8 +243,13 @@ struct found {
 
 struct failure {
   int depth = -1;
-  std::string message;
+  error why{"illegal_play", "", "", {}};
 };
+
+/// An `illegal_play` error: English `message`, catalogue message `key` with `args`.
+error illegal(std::string message, std::string key, std::vector<sentence_arg> args = {}) {
+  return make_error("illegal_play", std::move(message), std::move(key), std::move(args));
+}
 
 std::string roll_text(roll r) {
   return std::to_string(r.high()) + "-" + std::to_string(r.low());
@@ -243,34 +265,42 @@ struct matcher {
 
   // The failure reported is the one that got furthest; at equal progress a rule that
   // refused a move ("point 5 is blocked") says more than a die that did not fit.
-  void fail(int depth, std::string message, bool rule = false) {
+  void fail(int depth, error why, bool rule = false) {
     const int rank = depth * 2 + (rule ? 1 : 0);
-    if (rank > worst.depth) worst = failure{rank, std::move(message)};
+    if (rank > worst.depth) worst = failure{rank, std::move(why)};
   }
 
-  static std::string refusal_text(detail::refusal why, int from, int die) {
+  /// The sentence of rule refusal `why` of moving a checker from `from` with `die`.
+  static error refusal_error(detail::refusal why, int from, int die) {
     using detail::refusal;
     switch (why) {
       case refusal::no_checker:
-        return from == bar_index ? "you have no checker on the bar"
-                                 : "no checker on " + std::to_string(from);
+        if (from == bar_index)
+          return illegal("you have no checker on the bar", "engine.no_checker_on_bar");
+        return illegal("no checker on " + std::to_string(from), "engine.no_checker_on",
+                       {{"point", std::int64_t{from}}});
       case refusal::must_enter:
-        return "you must enter from the bar first";
+        return illegal("you must enter from the bar first", "engine.must_enter");
       case refusal::head_rule:
-        return "only one checker may leave the head (24) this turn";
+        return illegal("only one checker may leave the head (24) this turn", "engine.head_rule");
       case refusal::not_all_home:
-        return "you cannot bear off until all your checkers are home";
+        return illegal("you cannot bear off until all your checkers are home",
+                       "engine.not_all_home");
       case refusal::higher_checker:
-        return "a " + std::to_string(die) + " bears off from " + std::to_string(from) +
-               " only when no checker stands on a higher point";
+        return illegal("a " + std::to_string(die) + " bears off from " + std::to_string(from) +
+                           " only when no checker stands on a higher point",
+                       "engine.higher_checker",
+                       {{"die", std::to_string(die)}, {"point", std::int64_t{from}}});
       case refusal::blocked:
-        return "point " + std::to_string(from - die) + " is blocked";
+        return illegal("point " + std::to_string(from - die) + " is blocked",
+                       "engine.point_blocked", {{"point", std::int64_t{from - die}}});
       case refusal::six_block:
-        return "that would build a six-point block with no opposing checker ahead of it";
+        return illegal("that would build a six-point block with no opposing checker ahead of it",
+                       "engine.six_block");
       case refusal::none:
         break;
     }
-    return "that move is not allowed";
+    return illegal("that move is not allowed", "engine.move_not_allowed");
   }
 
   // dice: counts per value; at[i]: where leg i's checker stands now (its `to` once the
@@ -292,8 +322,12 @@ struct matcher {
         if (dice[static_cast<std::size_t>(d)] == 0) continue;
         any_die = true;
         if (l.to != 0 && from - d < l.to) {
-          fail(depth, "no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
-                          point_name(l.to));
+          fail(depth, illegal("no die of " + roll_text(r) + " moves " + point_name(l.from) + "/" +
+                                  point_name(l.to),
+                              "engine.no_die_moves",
+                              {{"dice", roll_text(r)},
+                               {"from", point_name(l.from)},
+                               {"to", point_name(l.to)}}));
           continue;
         }
         position q = pos;
@@ -301,7 +335,7 @@ struct matcher {
         std::uint64_t unused_hash = 0;
         const auto why = detail::try_move<V>(q, from, d, ctx, m, unused_hash);
         if (why != detail::refusal::none) {
-          fail(depth + 1, refusal_text(why, from, d), true);
+          fail(depth + 1, refusal_error(why, from, d), true);
           continue;
         }
         --dice[static_cast<std::size_t>(d)];
@@ -317,7 +351,9 @@ struct matcher {
         ++dice[static_cast<std::size_t>(d)];
       }
     }
-    if (!any_die) fail(depth, "the play needs more dice than " + roll_text(r) + " gives");
+    if (!any_die)
+      fail(depth, illegal("the play needs more dice than " + roll_text(r) + " gives",
+                          "engine.needs_more_dice", {{"dice", roll_text(r)}}));
   }
 };
 
@@ -348,10 +384,12 @@ result<int> match_parts(const position& before, roll r, const play_list& legal,
       for (std::size_t i = 0; i + 1 < part.points.size(); ++i) {
         const int from = part.points[i];
         const int to = part.points[i + 1];
-        if (from == 0) return make_error("illegal_play", "a checker that is off cannot move");
+        if (from == 0)
+          return illegal("a checker that is off cannot move", "engine.off_cannot_move");
         if (to == bar_index || (to != 0 && to >= from))
-          return make_error("illegal_play", point_name(from) + "/" + point_name(to) +
-                                                " goes backwards: you move from 24 towards 1");
+          return illegal(point_name(from) + "/" + point_name(to) +
+                             " goes backwards: you move from 24 towards 1",
+                         "engine.backwards", {{"from", point_name(from)}, {"to", point_name(to)}});
         m.legs.push_back(leg{from, to, part.hits[i + 1]});
       }
     }
@@ -377,7 +415,7 @@ result<int> match_parts(const position& before, roll r, const play_list& legal,
       if (const int idx = result_of_parts(before, legal, m.legs); idx >= 0) return idx;
     }
   }
-  if (m.results.empty()) return make_error("illegal_play", m.worst.message);
+  if (m.results.empty()) return m.worst.why;
 
   int chosen = -1;
   bool chosen_exact = false;
@@ -400,17 +438,21 @@ result<int> match_parts(const position& before, roll r, const play_list& legal,
   if (chosen >= 0) {
     if (ambiguous)
       return make_error("ambiguous_play",
-                        "that play can be made in more than one way: mark each hit with *");
+                        "that play can be made in more than one way: mark each hit with *",
+                        "engine.ambiguous_play");
     return chosen;
   }
   // Every reading is a sequence of allowed moves, but none is a legal play: R6.
   if (r.is_double() && max_used < legal.dice_used())
-    return make_error("illegal_play", std::to_string(legal.dice_used()) + " moves must be played");
+    return illegal(std::to_string(legal.dice_used()) + " moves must be played",
+                   "engine.moves_must_be_played", {{"count", std::int64_t{legal.dice_used()}}});
   if (!r.is_double() && legal.dice_used() == 2 && max_used < 2)
-    return make_error("illegal_play", "both dice must be played");
+    return illegal("both dice must be played", "engine.both_dice_must_be_played");
   if (!r.is_double() && legal.dice_used() == 1 && !any_high)
-    return make_error("illegal_play", std::to_string(r.high()) + " must be played");
-  return make_error("illegal_play", "that play is not legal with " + roll_text(r));
+    return illegal(std::to_string(r.high()) + " must be played", "engine.high_die_must_be_played",
+                   {{"die", std::to_string(r.high())}});
+  return illegal("that play is not legal with " + roll_text(r), "engine.play_not_legal",
+                 {{"dice", roll_text(r)}});
 }
 
 }  // namespace
@@ -419,7 +461,9 @@ result<int> match_play(const position& before, roll r, variant v, const play_lis
                        std::string_view text) {
   auto parts = parse_notation(text);
   if (!parts) return parts.err();
-  if (legal.empty()) return make_error("illegal_play", "no play is possible with " + roll_text(r));
+  if (legal.empty())
+    return illegal("no play is possible with " + roll_text(r), "engine.no_play_possible",
+                   {{"dice", roll_text(r)}});
   return v == variant::standard ? match_parts<variant::standard>(before, r, legal, *parts)
                                 : match_parts<variant::long_nardy>(before, r, legal, *parts);
 }

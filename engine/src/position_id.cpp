@@ -54,17 +54,21 @@ std::string position_id(const position& p) {
 }
 
 result<position> position_from_id(std::string_view id, variant v) {
-  auto bad = [](std::string why) { return make_error("bad_position_id", std::move(why)); };
-  if (id.size() != 14) return bad("a Position ID has 14 characters");
+  auto bad = [](std::string why, std::string key) {
+    return make_error("bad_position_id", std::move(why), std::move(key));
+  };
+  if (id.size() != 14) return bad("a Position ID has 14 characters", "engine.position_id_length");
   std::array<std::uint8_t, 10> key{};
   for (std::size_t i = 0; i < 14; ++i) {
     const int val = base64_value(id[i]);
-    if (val < 0) return bad("a Position ID uses only Base64 characters");
+    if (val < 0)
+      return bad("a Position ID uses only Base64 characters", "engine.position_id_characters");
     for (int j = 0; j < 6; ++j) {
       const int n = static_cast<int>(i) * 6 + j;
       const int b = (val >> (5 - j)) & 1;
       if (n >= 80) {
-        if (b) return bad("the Position ID has stray bits at its end");
+        if (b)
+          return bad("the Position ID has stray bits at its end", "engine.position_id_stray_bits");
         continue;
       }
       if (b) key[static_cast<std::size_t>(n / 8)] |= static_cast<std::uint8_t>(1u << (7 - n % 8));
@@ -76,11 +80,12 @@ result<position> position_from_id(std::string_view id, variant v) {
     int index = 1;
     int total = 0;
     while (index <= bar_index) {
-      if (bit >= 80) return bad("the Position ID ends too early");
+      if (bit >= 80) return bad("the Position ID ends too early", "engine.position_id_too_short");
       const bool one = (key[static_cast<std::size_t>(bit >> 3)] >> (bit & 7)) & 1;
       ++bit;
       if (one) {
-        if (++total > checkers_per_side) return bad("a side has more than 15 checkers");
+        if (++total > checkers_per_side)
+          return bad("a side has more than 15 checkers", "engine.position_id_too_many_checkers");
         ++s[static_cast<std::size_t>(index)];
       } else {
         ++index;
@@ -89,9 +94,10 @@ result<position> position_from_id(std::string_view id, variant v) {
   }
   for (; bit < 80; ++bit)
     if ((key[static_cast<std::size_t>(bit >> 3)] >> (bit & 7)) & 1)
-      return bad("the Position ID has stray bits at its end");
+      return bad("the Position ID has stray bits at its end", "engine.position_id_stray_bits");
   auto p = position::from_sides(sides[1], sides[0], v);
-  if (!p) return bad("the Position ID puts both sides on one point");
+  if (!p)
+    return bad("the Position ID puts both sides on one point", "engine.position_id_shared_point");
   return *p;
 }
 

@@ -2,18 +2,32 @@
 /// @file error.hpp
 /// Expected failures as values: a machine code and a sentence a player can read.
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace bg::engine {
 
+/// One named parameter of a sentence: a text (a name, a notation) or a whole number
+/// (a point, a count: it chooses the plural form in the player's language).
+struct sentence_arg {
+  std::string name;
+  std::variant<std::string, std::int64_t> value;
+};
+
 /// Why an engine operation was refused. `code` is stable and machine-readable
-/// (e.g. "illegal_play", "bad_notation", "bad_position_id"); `message` is for people
-/// ("no checker on 17", "point 5 is blocked", "6 must be played").
+/// (e.g. "illegal_play", "bad_notation", "bad_position_id"); `message` is the English
+/// sentence for people ("no checker on 17", "point 5 is blocked", "6 must be played").
+/// `key` and `args`, when `key` is set, name the same sentence in the message
+/// catalogues (i18n/lang/<tag>/*.json), so that a server can say it in the player's
+/// language; the English catalogue's message equals `message`.
 struct error {
   std::string code;
   std::string message;
+  std::string key = {};
+  std::vector<sentence_arg> args = {};
 };
 
 /// Either a value or an error (a small stand-in for C++23 std::expected).
@@ -42,7 +56,14 @@ class result {
 
 /// Builds an error value.
 inline error make_error(std::string code, std::string message) {
-  return error{std::move(code), std::move(message)};
+  return error{std::move(code), std::move(message), {}, {}};
+}
+
+/// Builds an error whose sentence is catalogue message `key` with `args` (English
+/// `message` kept for logs and tools that have no catalogue).
+inline error make_error(std::string code, std::string message, std::string key,
+                        std::vector<sentence_arg> args = {}) {
+  return error{std::move(code), std::move(message), std::move(key), std::move(args)};
 }
 
 }  // namespace bg::engine
