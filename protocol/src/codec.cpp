@@ -1,5 +1,7 @@
 #include "bg/protocol/codec.hpp"
 
+#include "bg/i18n/catalogue.hpp"
+
 namespace bg::protocol {
 
 using engine::make_error;
@@ -82,8 +84,11 @@ bool nesting_ok(std::string_view s) noexcept {
   return true;
 }
 
-engine::error bad_message(std::string m) {
-  return make_error("bad_message", std::move(m));
+/// A `bad_message` error with `m`, said by catalogue message `key` (protocol.*) with
+/// `args`: the English catalogue's sentence is `m`.
+engine::error bad_message(std::string m, std::string key,
+                          std::vector<engine::sentence_arg> args = {}) {
+  return make_error("bad_message", std::move(m), std::move(key), std::move(args));
 }
 
 /// Reads an optional string field; errors when present with another type or bad text.
@@ -91,47 +96,63 @@ engine::result<std::optional<std::string>> string_field(const nlohmann::json& j,
                                                         bool allow_newlines = false) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::optional<std::string>{};
-  if (!it->is_string()) return bad_message(std::string("\"") + key + "\" must be a string");
+  if (!it->is_string())
+    return bad_message(std::string("\"") + key + "\" must be a string", "protocol.field_not_string",
+                       {{"field", std::string(key)}});
   std::string v = it->get<std::string>();
-  if (!valid_utf8(v)) return bad_message(std::string("\"") + key + "\" is not valid UTF-8");
+  if (!valid_utf8(v))
+    return bad_message(std::string("\"") + key + "\" is not valid UTF-8", "protocol.field_not_utf8",
+                       {{"field", std::string(key)}});
   if (!allow_newlines && has_control(v))
-    return bad_message(std::string("\"") + key + "\" contains control characters");
+    return bad_message(std::string("\"") + key + "\" contains control characters",
+                       "protocol.field_control", {{"field", std::string(key)}});
   return std::optional<std::string>{std::move(v)};
 }
 
 /// Reads the optional session fields of a hello or register (issue 27): "remember"
-/// (a boolean) and "label" (at most 32 bytes, what kind of client: "browser").
+/// (a boolean), "label" (at most 32 bytes, what kind of client: "browser") and "lang"
+/// (at most 64 bytes: a language tag or an Accept-Language list).
 std::optional<engine::error> session_fields(const nlohmann::json& j, client_message& m) {
   if (const auto it = j.find("remember"); it != j.end() && !it->is_null()) {
-    if (!it->is_boolean()) return bad_message("\"remember\" must be true or false");
+    if (!it->is_boolean())
+      return bad_message("\"remember\" must be true or false", "protocol.remember_not_bool");
     m.remember = it->get<bool>();
   }
   auto label = string_field(j, "label");
   if (!label) return label.err();
-  if (*label && (*label)->size() > 32) return bad_message("\"label\" is at most 32 bytes");
+  if (*label && (*label)->size() > 32)
+    return bad_message("\"label\" is at most 32 bytes", "protocol.label_too_long");
   m.label = label->value_or("");
+  auto lang = string_field(j, "lang");
+  if (!lang) return lang.err();
+  if (*lang && (*lang)->size() > 64)
+    return bad_message("\"lang\" is at most 64 bytes", "protocol.lang_too_long");
+  m.lang = lang->value_or("");
   return std::nullopt;
 }
 
 }  // namespace
 
 engine::result<client_message> decode(std::string_view frame) {
-  if (!nesting_ok(frame)) return make_error("bad_json", "the message is nested too deeply");
+  if (!nesting_ok(frame))
+    return make_error("bad_json", "the message is nested too deeply", "protocol.json_too_deep");
   nlohmann::json j = nlohmann::json::parse(frame, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return make_error("bad_json", "the message is not valid JSON");
-  if (!j.is_object()) return make_error("bad_json", "a message is one JSON object");
+  if (j.is_discarded())
+    return make_error("bad_json", "the message is not valid JSON", "protocol.json_invalid");
+  if (!j.is_object())
+    return make_error("bad_json", "a message is one JSON object", "protocol.json_not_object");
   client_message m;
   if (const auto it = j.find("id"); it != j.end()) {
     if (!it->is_string() && !it->is_number_integer() && !it->is_number_unsigned())
-      return bad_message("\"id\" must be a string or an integer");
+      return bad_message("\"id\" must be a string or an integer", "protocol.id_type");
     if (it->is_string() && (it->get_ref<const std::string&>().size() > 64 ||
                             !valid_utf8(it->get_ref<const std::string&>())))
-      return bad_message("\"id\" must be at most 64 bytes of UTF-8");
+      return bad_message("\"id\" must be at most 64 bytes of UTF-8", "protocol.id_too_long");
     m.id = *it;
   }
   const auto type_it = j.find("type");
   if (type_it == j.end() || !type_it->is_string())
-    return bad_message("a message needs a \"type\" string");
+    return bad_message("a message needs a \"type\" string", "protocol.type_missing");
   const auto& type = type_it->get_ref<const std::string&>();
   auto table = string_field(j, "table");
   if (!table) return table.err();
@@ -142,15 +163,22 @@ engine::result<client_message> decode(std::string_view frame) {
     if (!name) return name.err();
     auto resume = string_field(j, "resume");
     if (!resume) return resume.err();
-    if (!*name && !*resume) return bad_message("hello needs a \"name\" (or a \"resume\" token)");
+    if (!*name && !*resume)
+      return bad_message("hello needs a \"name\" (or a \"resume\" token)",
+                         "protocol.hello_needs_name");
     auto password = string_field(j, "password");
     if (!password) return password.err();
-    if (*password && !*name) return bad_message("a hello with a \"password\" needs a \"name\"");
+    if (*password && !*name)
+      return bad_message("a hello with a \"password\" needs a \"name\"",
+                         "protocol.password_needs_name");
     auto session = string_field(j, "session");
     if (!session) return session.err();
-    if (*session && !*name) return bad_message("a hello with a \"session\" needs a \"name\"");
+    if (*session && !*name)
+      return bad_message("a hello with a \"session\" needs a \"name\"",
+                         "protocol.session_needs_name");
     if (*session && *password)
-      return bad_message("a hello has a \"password\" or a \"session\", not both");
+      return bad_message("a hello has a \"password\" or a \"session\", not both",
+                         "protocol.password_and_session");
     if (auto bad = session_fields(j, m)) return *bad;
     m.name = name->value_or("");
     m.resume = resume->value_or("");
@@ -164,7 +192,8 @@ engine::result<client_message> decode(std::string_view frame) {
     if (!name) return name.err();
     auto password = string_field(j, "password");
     if (!password) return password.err();
-    if (!*name || !*password) return bad_message("register needs a \"name\" and a \"password\"");
+    if (!*name || !*password)
+      return bad_message("register needs a \"name\" and a \"password\"", "protocol.register_needs");
     if (auto bad = session_fields(j, m)) return *bad;
     m.name = std::move(**name);
     m.password = std::move(*password);
@@ -174,13 +203,15 @@ engine::result<client_message> decode(std::string_view frame) {
     m.what = client_message::kind::line;
     auto text = string_field(j, "text");
     if (!text) return text.err();
-    if (!*text) return bad_message("a line needs a \"text\" string");
+    if (!*text) return bad_message("a line needs a \"text\" string", "protocol.line_needs_text");
     m.text = std::move(**text);
     return m;
   }
   if (type == "enter" || type == "exit") {
     m.what = type == "enter" ? client_message::kind::enter : client_message::kind::exit;
-    if (!m.table) return bad_message(type + " needs a \"table\" string");
+    if (!m.table)
+      return bad_message(type + " needs a \"table\" string", "protocol.needs_table",
+                         {{"type", type}});
     return m;
   }
   if (type == "ping") {
@@ -189,8 +220,10 @@ engine::result<client_message> decode(std::string_view frame) {
   }
   std::string shown = type.substr(0, 32);
   if (!valid_utf8(shown) || has_control(shown)) shown = "?";
-  return make_error("unknown_type", "unknown message type \"" + shown +
-                                        "\": use hello, register, line, enter, exit or ping");
+  return make_error(
+      "unknown_type",
+      "unknown message type \"" + shown + "\": use hello, register, line, enter, exit or ping",
+      "protocol.unknown_type", {{"type", shown}});
 }
 
 std::string encode(const nlohmann::json& message) {
@@ -200,6 +233,52 @@ std::string encode(const nlohmann::json& message) {
 nlohmann::json error_message(std::string_view code, std::string_view message,
                              const std::optional<nlohmann::json>& re) {
   nlohmann::json j{{"type", "error"}, {"code", code}, {"message", message}};
+  if (re) j["re"] = *re;
+  return j;
+}
+
+nlohmann::json sentence_args(const std::vector<engine::sentence_arg>& args) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& a : args) {
+    const auto* text = std::get_if<std::string>(&a.value);
+    if (text && a.name.ends_with(nested_sentence_suffix)) {
+      auto nested = nlohmann::json::parse(*text, nullptr, false);
+      if (nested.is_object())
+        j[a.name.substr(0, a.name.size() - nested_sentence_suffix.size())] = std::move(nested);
+      continue;
+    }
+    std::visit([&](const auto& v) { j[a.name] = v; }, a.value);
+  }
+  return j;
+}
+
+nlohmann::json said_of(const engine::error& e) {
+  if (e.key.empty()) return e.message;
+  return i18n::say(e.key, sentence_args(e.args));
+}
+
+engine::error said_error(std::string code, std::string key, const nlohmann::json& args) {
+  std::vector<engine::sentence_arg> list;
+  for (const auto& [name, v] : args.items()) {
+    if (v.is_number_integer())
+      list.push_back({name, v.get<std::int64_t>()});
+    else if (v.is_object())  // a nested sentence: its JSON text, named apart
+      list.push_back({name + std::string(nested_sentence_suffix), v.dump()});
+    else
+      list.push_back({name, v.is_string() ? v.get<std::string>() : v.dump()});
+  }
+  std::string message = i18n::english(key, args);
+  return engine::make_error(std::move(code), std::move(message), std::move(key), std::move(list));
+}
+
+nlohmann::json error_message(const engine::error& e, const std::optional<nlohmann::json>& re) {
+  nlohmann::json j{{"type", "error"}, {"code", e.code}, {"message", e.message}};
+  if (!e.key.empty()) {
+    auto args = sentence_args(e.args);
+    if (i18n::catalogue::global().has(i18n::source_language, e.key))
+      j["message"] = i18n::english(e.key, args);
+    j["say"] = i18n::say(e.key, std::move(args));
+  }
   if (re) j["re"] = *re;
   return j;
 }

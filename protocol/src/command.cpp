@@ -37,6 +37,7 @@ command_place place_of(command_kind k) noexcept {
     case command_kind::unban:
     case command_kind::broadcast:
     case command_kind::close_table:
+    case command_kind::lang:
       return command_place::service;
     case command_kind::chat:
     case command_kind::who:
@@ -179,6 +180,8 @@ std::string_view to_string(command_kind k) noexcept {
       return "register";
     case command_kind::withdraw_tournament:
       return "withdraw";
+    case command_kind::lang:
+      return "lang";
   }
   return "chat";
 }
@@ -204,7 +207,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 53> help_entries{{
+constexpr std::array<help_entry, 54> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -268,6 +271,9 @@ constexpr std::array<help_entry, 53> help_entries{{
      "id, kind, last used, expiry"},
     {"signout", "/signout [all|ID]",
      "end this remembered sign-in (all: every one of your account's; ID: that one)"},
+    {"lang", "/lang [TAG]",
+     "the language of the server's sentences (en, fr, de, ru...; kept with your account); "
+     "alone: your language and the ones there are"},
     {"bot", "/bot [LEVEL]",
      "seat the computer opposite you before /start (GNU Backgammon in standard, the long "
      "nardy bot in long); LEVEL is beginner, intermediate, advanced, expert (the default) "
@@ -399,29 +405,36 @@ engine::result<command> parse_line(std::string_view line) {
          (line.back() == ' ' || line.back() == '\t' || line.back() == '\r' || line.back() == '\n'))
     line.remove_suffix(1);
   command c;
-  if (line.empty()) return make_error("empty_line", "type a message or a command such as /help");
+  if (line.empty())
+    return make_error("empty_line", "type a message or a command such as /help",
+                      "protocol.empty_line");
   if (line.front() != '/') {
     c.kind = command_kind::chat;
     c.text = std::string(line);
     return c;
   }
   const auto words = split_words(line.substr(1));
-  if (words.empty()) return make_error("unknown_command", "a command follows the /: try /help");
+  if (words.empty())
+    return make_error("unknown_command", "a command follows the /: try /help",
+                      "protocol.slash_alone");
   const std::string name = lower(words[0]);
   const std::size_t args = words.size() - 1;
   auto arg = [&](std::size_t i) { return lower(words[i + 1]); };
   auto no_args = [&](command_kind k) -> engine::result<command> {
-    if (args != 0) return bad("/" + name + " takes no arguments");
+    if (args != 0)
+      return bad("/" + name + " takes no arguments", "protocol.takes_no_arguments",
+                 {{"command", name}});
     c.kind = k;
     return c;
   };
 
   if (name == "join") {
-    if (args > 1) return bad("/join takes at most a colour: /join red or /join black");
+    if (args > 1)
+      return bad("/join takes at most a colour: /join red or /join black", "protocol.join_usage");
     c.kind = command_kind::join;
     if (args == 1) {
       c.seat = engine::side_from_string(arg(0));
-      if (!c.seat) return bad("the seats are red and black");
+      if (!c.seat) return bad("the seats are red and black", "protocol.join_seats");
     }
     return c;
   }
@@ -439,14 +452,15 @@ engine::result<command> parse_line(std::string_view line) {
   if (name == "who") return no_args(command_kind::who);
   if (name == "tables") {
     // /tables [PAGE]: the lobby list is answered a page at a time (PAGE from 1).
-    if (args > 1) return bad("/tables takes a page number, e.g. /tables 2");
+    if (args > 1)
+      return bad("/tables takes a page number, e.g. /tables 2", "protocol.tables_usage");
     c.kind = command_kind::tables;
     if (args == 1) {
       const auto page = arg(0);
       if (page.empty() || page.size() > 6 ||
           page.find_first_not_of("0123456789") != std::string::npos || page == "0" ||
           page.front() == '0')
-        return bad("/tables takes a page number from 1, e.g. /tables 2");
+        return bad("/tables takes a page number from 1, e.g. /tables 2", "protocol.tables_page");
       c.text = page;
     }
     return c;
@@ -454,32 +468,40 @@ engine::result<command> parse_line(std::string_view line) {
   if (name == "export") return no_args(command_kind::export_match);
   if (name == "analysis") {
     // /analysis [MATCH_ID]: a stored match's id, a whole number from 1.
-    if (args > 1) return bad("/analysis takes a match id, e.g. /analysis 12");
+    if (args > 1)
+      return bad("/analysis takes a match id, e.g. /analysis 12", "protocol.analysis_usage");
     c.kind = command_kind::analysis;
     if (args == 1) {
       const auto id = arg(0);
       if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos ||
           id.front() == '0')
-        return bad("/analysis takes a match id, a whole number from 1, e.g. /analysis 12");
+        return bad("/analysis takes a match id, a whole number from 1, e.g. /analysis 12",
+                   "protocol.analysis_id");
       c.text = id;
     }
     return c;
   }
   if (name == "whois") {
-    if (args != 1) return bad("/whois takes a player's name, e.g. /whois alice");
+    if (args != 1)
+      return bad("/whois takes a player's name, e.g. /whois alice", "protocol.whois_usage");
     c.kind = command_kind::whois;
     c.text = std::string(words[1]);
     return c;
   }
   if (name == "history") {
-    if (args > 1) return bad("/history takes at most a player's name, e.g. /history alice");
+    if (args > 1)
+      return bad("/history takes at most a player's name, e.g. /history alice",
+                 "protocol.history_usage");
     c.kind = command_kind::history;
     if (args == 1) c.text = std::string(words[1]);
     return c;
   }
   if (name == "ratings") {
     // /ratings [standard|long] [pr | by pr | by rating] (S7: the PR column and order).
-    constexpr const char* usage = "/ratings takes standard or long, then pr, by pr or by rating";
+    const auto usage = [] {
+      return bad("/ratings takes standard or long, then pr, by pr or by rating",
+                 "protocol.ratings_usage");
+    };
     c.kind = command_kind::ratings;
     std::size_t i = 0;
     if (i < args) {
@@ -497,11 +519,13 @@ engine::result<command> parse_line(std::string_view line) {
       c.with_pr = c.by_pr;
       i += 2;
     }
-    if (i != args) return bad(usage);
+    if (i != args) return usage();
     return c;
   }
   if (name == "sessions") {
-    if (args != 0) return bad("/sessions takes nothing: it lists your remembered sign-ins");
+    if (args != 0)
+      return bad("/sessions takes nothing: it lists your remembered sign-ins",
+                 "protocol.sessions_usage");
     c.kind = command_kind::sessions;
     return c;
   }
@@ -511,15 +535,26 @@ engine::result<command> parse_line(std::string_view line) {
                         std::all_of(what.begin(), what.end(),
                                     [](unsigned char ch) { return std::isdigit(ch) != 0; });
     if (args > 1 || (args == 1 && what != "all" && !digits))
-      return bad("/signout takes nothing (this sign-in), all, or the id /sessions lists");
+      return bad("/signout takes nothing (this sign-in), all, or the id /sessions lists",
+                 "protocol.signout_usage");
     c.kind = command_kind::signout;
     c.text = what;
+    return c;
+  }
+  if (name == "lang") {
+    // /lang [TAG]: the session's (and the account's) language; the server checks TAG.
+    if (args > 1)
+      return bad("/lang takes a language, e.g. /lang fr (alone: your language and the list)",
+                 "protocol.lang_usage");
+    c.kind = command_kind::lang;
+    if (args == 1) c.text = arg(0);
     return c;
   }
   if (name == "password") {
     // The words are never repeated in an answer: they are passwords.
     if (args != 2)
-      return bad("/password takes your password and the new one: /password OLD NEW (no spaces)");
+      return bad("/password takes your password and the new one: /password OLD NEW (no spaces)",
+                 "protocol.password_usage");
     c.kind = command_kind::password;
     c.text = std::string(words[1]);
     c.new_password = std::string(words[2]);
@@ -528,7 +563,8 @@ engine::result<command> parse_line(std::string_view line) {
   if (name == "bot") {
     // /bot [LEVEL]: a computer player of that level (issue 14).
     if (args > 1 || (args == 1 && !is_bot_level(arg(0))))
-      return bad("/bot takes a level: beginner, intermediate, advanced, expert or worldclass");
+      return bad("/bot takes a level: beginner, intermediate, advanced, expert or worldclass",
+                 "protocol.bot_usage");
     c.kind = command_kind::bot;
     c.text = args == 1 ? arg(0) : std::string(default_bot_level);
     return c;
@@ -536,10 +572,13 @@ engine::result<command> parse_line(std::string_view line) {
   if (name == "play") {
     // /play bot [LEVEL] [VARIANT] [match N|basis|off] [private], the parts in any order,
     // each once; `private` (flag) keeps the table from spectators (issue 27).
-    constexpr const char* usage =
-        "/play bot takes a level, a variant, a match and private, e.g. /play bot expert "
-        "standard match 5 (add private to play unwatched)";
-    if (args == 0 || arg(0) != "bot") return bad(usage);
+    const auto usage = [] {
+      return bad(
+          "/play bot takes a level, a variant, a match and private, e.g. /play bot expert "
+          "standard match 5 (add private to play unwatched)",
+          "protocol.play_bot_usage");
+    };
+    if (args == 0 || arg(0) != "bot") return usage();
     c.kind = command_kind::play_bot;
     c.text = std::string(default_bot_level);
     bool level = false;
@@ -557,11 +596,12 @@ engine::result<command> parse_line(std::string_view line) {
         variant = true;
       } else if (!match && w == "match" && i + 1 < args) {
         const auto m = match_value(arg(++i));
-        if (!m) return bad("match takes a number from 1 to 64, basis or off");
+        if (!m)
+          return bad("match takes a number from 1 to 64, basis or off", "protocol.play_bot_match");
         c.match = *m;
         match = true;
       } else {
-        return bad(usage);
+        return usage();
       }
     }
     return c;
@@ -569,9 +609,12 @@ engine::result<command> parse_line(std::string_view line) {
   if (name == "seek") {
     // /seek [VARIANT] [match N[,M…]] [clock MIN [DELAY]|any|off] [bot after SECONDS], the
     // parts in any order, each once (RULES.md S5).
-    const std::string usage =
-        "/seek takes a variant, match lengths, a clock and a computer player's wait, e.g. "
-        "/seek standard match 5,7 clock 5 12 bot after 60 (each part may be left out)";
+    const auto usage = [] {
+      return bad(
+          "/seek takes a variant, match lengths, a clock and a computer player's wait, e.g. "
+          "/seek standard match 5,7 clock 5 12 bot after 60 (each part may be left out)",
+          "protocol.seek_usage");
+    };
     c.kind = command_kind::seek;
     bool variant = false;
     bool match = false;
@@ -585,7 +628,9 @@ engine::result<command> parse_line(std::string_view line) {
         const auto lengths = seek_lengths(arg(++i));
         if (!lengths)
           return bad("match takes up to " + std::to_string(max_seek_lengths) +
-                     " different lengths from 1 to 64, e.g. match 5 or match 3,5,7");
+                         " different lengths from 1 to 64, e.g. match 5 or match 3,5,7",
+                     "protocol.seek_lengths",
+                     {{"count", static_cast<std::int64_t>(max_seek_lengths)}});
         c.lengths = *lengths;
         match = true;
       } else if (!clock && w == "clock" && i + 1 < args) {
@@ -598,7 +643,7 @@ engine::result<command> parse_line(std::string_view line) {
           continue;
         }
         const auto m = number(what, 1, max_clock_minutes);
-        if (!m) return bad(usage);
+        if (!m) return usage();
         c.clock = clock_option{*m, default_clock_delay_seconds};
         if (i + 1 < args) {
           if (const auto d = number(arg(i + 1), 0, max_clock_delay_seconds)) {
@@ -609,12 +654,13 @@ engine::result<command> parse_line(std::string_view line) {
       } else if (c.bot_after_seconds == 0 && w == "bot" && i + 2 < args && arg(i + 1) == "after") {
         const auto n = number(arg(i + 2), 1, max_seek_bot_after_seconds);
         if (!n)
-          return bad("bot after takes seconds from 1 to " +
-                     std::to_string(max_seek_bot_after_seconds));
+          return bad(
+              "bot after takes seconds from 1 to " + std::to_string(max_seek_bot_after_seconds),
+              "protocol.seek_bot_after", {{"max", std::to_string(max_seek_bot_after_seconds)}});
         c.bot_after_seconds = *n;
         i += 2;
       } else {
-        return bad(usage);
+        return usage();
       }
     }
     return c;
@@ -632,51 +678,67 @@ engine::result<command> parse_line(std::string_view line) {
   }
   if (name == "tournaments") return no_args(command_kind::tournaments);
   if (name == "register") {
-    if (args != 1) return bad("/register takes the tournament's name: /register spring");
+    if (args != 1)
+      return bad("/register takes the tournament's name: /register spring",
+                 "protocol.register_usage");
     c.kind = command_kind::register_tournament;
     c.text = std::string(words[1]);
     return c;
   }
   if (name == "withdraw") {
-    if (args > 1) return bad("/withdraw takes at most the tournament's name");
+    if (args > 1)
+      return bad("/withdraw takes at most the tournament's name", "protocol.withdraw_usage");
     c.kind = command_kind::withdraw_tournament;
     if (args == 1) c.text = std::string(words[1]);
     return c;
   }
   if (name == "unseek") {
-    if (args != 0) return bad("/unseek takes nothing");
+    if (args != 0) return bad("/unseek takes nothing", "protocol.unseek_usage");
     c.kind = command_kind::unseek;
     return c;
   }
   // Moderation (issue 13): one name each, kept as typed (the server checks it).
-  const auto one_name = [&](command_kind k, const char* usage) -> engine::result<command> {
-    if (args != 1) return bad(usage);
+  const auto one_name = [&](command_kind k, const char* usage,
+                            const char* key) -> engine::result<command> {
+    if (args != 1) return bad(usage, key);
     c.kind = k;
     c.text = std::string(words[1]);
     return c;
   };
-  if (name == "kick") return one_name(command_kind::kick, "/kick takes a name, e.g. /kick mallory");
+  if (name == "kick")
+    return one_name(command_kind::kick, "/kick takes a name, e.g. /kick mallory",
+                    "protocol.kick_usage");
   if (name == "invite")
-    return one_name(command_kind::invite, "/invite takes a name, e.g. /invite carol");
+    return one_name(command_kind::invite, "/invite takes a name, e.g. /invite carol",
+                    "protocol.invite_usage");
   if (name == "uninvite")
-    return one_name(command_kind::uninvite, "/uninvite takes a name, e.g. /uninvite carol");
+    return one_name(command_kind::uninvite, "/uninvite takes a name, e.g. /uninvite carol",
+                    "protocol.uninvite_usage");
   if (name == "unignore")
-    return one_name(command_kind::unignore, "/unignore takes a name, e.g. /unignore mallory");
+    return one_name(command_kind::unignore, "/unignore takes a name, e.g. /unignore mallory",
+                    "protocol.unignore_usage");
   if (name == "unban")
-    return one_name(command_kind::unban, "/unban takes a name, e.g. /unban mallory");
+    return one_name(command_kind::unban, "/unban takes a name, e.g. /unban mallory",
+                    "protocol.unban_usage");
   if (name == "close")
-    return one_name(command_kind::close_table, "/close takes a table's name, e.g. /close t1");
+    return one_name(command_kind::close_table, "/close takes a table's name, e.g. /close t1",
+                    "protocol.close_usage");
   if (name == "ignore") {
-    if (args > 1) return bad("/ignore takes a name, e.g. /ignore mallory (alone: the list)");
+    if (args > 1)
+      return bad("/ignore takes a name, e.g. /ignore mallory (alone: the list)",
+                 "protocol.ignore_usage");
     c.kind = command_kind::ignore;
     if (args == 1) c.text = std::string(words[1]);
     return c;
   }
   if (name == "ban") {
-    constexpr const char* usage =
-        "/ban takes a name and, if the ban is not until /unban, hours (above 0, at most 87600), "
-        "e.g. /ban mallory 24 or /ban mallory 0.5";
-    if (args < 1 || args > 2) return bad(usage);
+    const auto usage = [] {
+      return bad(
+          "/ban takes a name and, if the ban is not until /unban, hours (above 0, at most "
+          "87600), e.g. /ban mallory 24 or /ban mallory 0.5",
+          "protocol.ban_usage");
+    };
+    if (args < 1 || args > 2) return usage();
     c.kind = command_kind::ban;
     c.text = std::string(words[1]);
     if (args == 2) {
@@ -685,19 +747,20 @@ engine::result<command> parse_line(std::string_view line) {
       if (h.empty() || h.size() > 12 ||
           h.find_first_not_of("0123456789.") != std::string_view::npos ||
           std::count(h.begin(), h.end(), '.') > 1 || h.front() == '.' || h.back() == '.')
-        return bad(usage);
+        return usage();
       double hours = 0;
       const auto [ptr, ec] = std::from_chars(h.data(), h.data() + h.size(), hours);
       if (ec != std::errc{} || ptr != h.data() + h.size() || !(hours > 0.0) ||
           hours > max_ban_hours)
-        return bad(usage);
+        return usage();
       c.ban_hours = hours;
     }
     return c;
   }
   if (name == "broadcast") {
     if (args == 0)
-      return bad("/broadcast needs the text to send, e.g. /broadcast back in 5 minutes");
+      return bad("/broadcast needs the text to send, e.g. /broadcast back in 5 minutes",
+                 "protocol.broadcast_usage");
     c.kind = command_kind::broadcast;
     const auto at = line.find_first_of(" \t");
     std::string_view rest = line.substr(at);
@@ -706,14 +769,16 @@ engine::result<command> parse_line(std::string_view line) {
     return c;
   }
   if (name == "help") {
-    if (args > 2) return bad("/help takes a command name, e.g. /help move");
+    if (args > 2) return bad("/help takes a command name, e.g. /help move", "protocol.help_usage");
     c.kind = command_kind::help;
     for (std::size_t i = 0; i < args; ++i) c.text += (i ? " " : "") + arg(i);
     return c;
   }
   if (name == "claim") return no_args(command_kind::claim);
   if (name == "seed") {
-    if (args == 0) return bad("/seed needs some text of your own, e.g. /seed my lucky words");
+    if (args == 0)
+      return bad("/seed needs some text of your own, e.g. /seed my lucky words",
+                 "protocol.seed_usage");
     c.kind = command_kind::seed;
     const auto at = line.find_first_of(" \t");
     std::string_view rest = line.substr(at);
@@ -722,7 +787,7 @@ engine::result<command> parse_line(std::string_view line) {
     return c;
   }
   if (name == "move" || name == "m") {
-    if (args == 0) return bad("/move needs a play, e.g. /move 24/18 13/11");
+    if (args == 0) return bad("/move needs a play, e.g. /move 24/18 13/11", "protocol.move_usage");
     c.kind = command_kind::move;
     const auto at = line.find_first_of(" \t");
     std::string_view rest = line.substr(at);
@@ -731,7 +796,7 @@ engine::result<command> parse_line(std::string_view line) {
     return c;
   }
   if (name == "resign") {
-    if (args > 1) return bad("/resign takes single, gammon or backgammon");
+    if (args > 1) return bad("/resign takes single, gammon or backgammon", "protocol.resign_usage");
     c.kind = command_kind::resign;
     c.resign_kind = engine::win_kind::single;
     if (args == 1) {
@@ -743,7 +808,7 @@ engine::result<command> parse_line(std::string_view line) {
       } else if (k == "backgammon" || k == "b") {
         c.resign_kind = engine::win_kind::backgammon;
       } else {
-        return bad("/resign takes single, gammon or backgammon");
+        return bad("/resign takes single, gammon or backgammon", "protocol.resign_usage");
       }
     }
     return c;
@@ -755,15 +820,19 @@ engine::result<command> parse_line(std::string_view line) {
     }
     const auto what = arg(0);
     if (what == "match") {
-      if (args != 2) return bad("/option match takes a number from 1 to 64, basis or off");
+      if (args != 2)
+        return bad("/option match takes a number from 1 to 64, basis or off",
+                   "protocol.option_match_usage");
       c.kind = command_kind::option_match;
       const auto value = match_value(arg(1));
-      if (!value) return bad("/option match takes a number from 1 to 64, basis or off");
+      if (!value)
+        return bad("/option match takes a number from 1 to 64, basis or off",
+                   "protocol.option_match_usage");
       c.match = *value;
       return c;
     }
     if (what == "tutor") {
-      if (args > 2) return bad("/option tutor takes on or off");
+      if (args > 2) return bad("/option tutor takes on or off", "protocol.option_tutor_usage");
       c.kind = command_kind::option_tutor;
       c.flag = true;
       if (args == 2) {
@@ -773,25 +842,30 @@ engine::result<command> parse_line(std::string_view line) {
         } else if (v == "off") {
           c.flag = false;
         } else {
-          return bad("/option tutor takes on or off");
+          return bad("/option tutor takes on or off", "protocol.option_tutor_usage");
         }
       }
       return c;
     }
     if (what == "variant") {
-      if (args != 2) return bad("/option variant takes standard or long");
+      if (args != 2)
+        return bad("/option variant takes standard or long", "protocol.option_variant_usage");
       const auto v = engine::variant_from_string(arg(1));
-      if (!v) return bad("/option variant takes standard or long");
+      if (!v) return bad("/option variant takes standard or long", "protocol.option_variant_usage");
       c.kind = command_kind::option_variant;
       c.game_variant = *v;
       return c;
     }
     if (what == "clock") {
-      const std::string usage = "/option clock takes minutes from 1 to " +
-                                std::to_string(max_clock_minutes) + " and a delay from 0 to " +
-                                std::to_string(max_clock_delay_seconds) +
-                                " seconds (e.g. /option clock 5 12), or off";
-      if (args < 2 || args > 3) return bad(usage);
+      const auto usage = [] {
+        return bad("/option clock takes minutes from 1 to " + std::to_string(max_clock_minutes) +
+                       " and a delay from 0 to " + std::to_string(max_clock_delay_seconds) +
+                       " seconds (e.g. /option clock 5 12), or off",
+                   "protocol.option_clock_usage",
+                   {{"max_minutes", std::to_string(max_clock_minutes)},
+                    {"max_delay", std::to_string(max_clock_delay_seconds)}});
+      };
+      if (args < 2 || args > 3) return usage();
       c.kind = command_kind::option_clock;
       const auto minutes = arg(1);
       if (args == 2 && (minutes == "off" || minutes == "none" || minutes == "0")) {
@@ -799,25 +873,27 @@ engine::result<command> parse_line(std::string_view line) {
         return c;
       }
       const auto m = number(minutes, 1, max_clock_minutes);
-      if (!m) return bad(usage);
+      if (!m) return usage();
       int delay = default_clock_delay_seconds;
       if (args == 3) {
         const auto d = number(arg(2), 0, max_clock_delay_seconds);
-        if (!d) return bad(usage);
+        if (!d) return usage();
         delay = *d;
       }
       c.clock = clock_option{*m, delay};
       return c;
     }
     if (what == "private") {
-      if (args != 2) return bad("/option private takes on or off");
+      if (args != 2) return bad("/option private takes on or off", "protocol.option_private_usage");
       const auto v = arg(1);
-      if (v != "on" && v != "off") return bad("/option private takes on or off");
+      if (v != "on" && v != "off")
+        return bad("/option private takes on or off", "protocol.option_private_usage");
       c.kind = command_kind::option_private;
       c.flag = v == "on";
       return c;
     }
-    return bad("the options are match, tutor, variant, clock and private: see /help option");
+    return bad("the options are match, tutor, variant, clock and private: see /help option",
+               "protocol.option_unknown");
   }
   // At most 20 bytes of the name, cut before a UTF-8 continuation byte so that the
   // message stays valid UTF-8 (it is sent to the player as it is).
@@ -825,7 +901,8 @@ engine::result<command> parse_line(std::string_view line) {
   while (cut > 0 && cut < name.size() && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
     --cut;
   const std::string shown = name.substr(0, cut);
-  return make_error("unknown_command", "/" + shown + " is not a command: type /help");
+  return make_error("unknown_command", "/" + shown + " is not a command: type /help",
+                    "protocol.unknown_command", {{"command", shown}});
 }
 
 }  // namespace bg::protocol

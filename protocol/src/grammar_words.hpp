@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "bg/engine/error.hpp"
 
@@ -15,6 +16,13 @@ namespace bg::protocol::detail {
 /// A `bad_command` error with `message` (what was wrong and the usage).
 inline engine::error bad(std::string message) {
   return engine::make_error("bad_command", std::move(message));
+}
+
+/// A `bad_command` error with `message`, said by catalogue message `key` (protocol.*)
+/// with `args`: the English catalogue's sentence is `message`.
+inline engine::error bad(std::string message, std::string key,
+                         std::vector<engine::sentence_arg> args = {}) {
+  return engine::make_error("bad_command", std::move(message), std::move(key), std::move(args));
 }
 
 /// `s` in ASCII lower case (command words and options are matched case-blind).

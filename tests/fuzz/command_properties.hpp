@@ -195,6 +195,8 @@ inline std::string canonical_line(const protocol::command& c) {
       return "/register " + c.text;
     case command_kind::withdraw_tournament:
       return c.text.empty() ? "/withdraw" : "/withdraw " + c.text;
+    case command_kind::lang:
+      return c.text.empty() ? "/lang" : "/lang " + c.text;
     case command_kind::kick:
       return "/kick " + c.text;
     case command_kind::invite:

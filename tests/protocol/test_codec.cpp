@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bg/i18n/catalogue.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/protocol/json_writer.hpp"
 
@@ -212,3 +213,32 @@ TEST_CASE("json_writer writes what encode() writes for the same tree",
 }
 
 }  // namespace codec_tests
+
+TEST_CASE(
+    "hello and register carry a language, and every refusal of the decoder names its catalogue "
+    "sentence",
+    "[codec][i18n]") {
+  const auto fr = decode(R"({"type":"hello","name":"alice","lang":"fr-CH, de;q=0.8"})");
+  REQUIRE(fr.ok());
+  CHECK(fr->lang == "fr-CH, de;q=0.8");
+  CHECK(decode(R"({"type":"register","name":"a","password":"p","lang":"ru"})")->lang == "ru");
+  CHECK(decode(R"({"type":"hello","name":"alice"})")->lang.empty());
+  for (const std::string_view frame :
+       {R"({"type":"hello","name":"alice","lang":7})", "[]", "nope", R"({"type":"dance"})",
+        R"({"type":"hello"})", R"({"type":"enter"})", R"({"type":"line"})",
+        R"({"type":"hello","name":"a","remember":"yes"})",
+        R"({"type":"hello","name":"a","password":"p","session":"s"})"}) {
+    const auto r = decode(frame);
+    REQUIRE_FALSE(r.ok());
+    INFO(frame);
+    CHECK_FALSE(r.err().key.empty());
+    CHECK(bg::i18n::catalogue::global().has("en", r.err().key));
+    CHECK(bg::i18n::english(r.err().key, sentence_args(r.err().args)) == r.err().message);
+    // The error message carries `say`, and its English is the message's.
+    const auto m = error_message(r.err());
+    CHECK(m["say"]["key"] == r.err().key);
+    CHECK(m["message"] == r.err().message);
+  }
+  std::string long_lang(65, 'a');
+  CHECK_FALSE(decode(R"({"type":"hello","name":"a","lang":")" + long_lang + "\"}").ok());
+}

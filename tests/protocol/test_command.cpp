@@ -1,6 +1,8 @@
 // The chat-command grammar (seed 000's /join, /start, /option ...; PROTOCOL.md).
 #include <catch2/catch.hpp>
 
+#include "bg/i18n/catalogue.hpp"
+#include "bg/protocol/codec.hpp"
 #include "bg/protocol/command.hpp"
 
 using namespace bg::protocol;
@@ -444,4 +446,38 @@ TEST_CASE(
   CHECK(code_of("/withdraw a b") == "bad_command");
   CHECK(ok("/tournaments").kind == command_kind::tournaments);
   CHECK(code_of("/tournaments now") == "bad_command");
+}
+
+TEST_CASE("/lang takes one language tag, alone it asks, and is answered by the service",
+          "[command][i18n]") {
+  const auto ask = ok("/lang");
+  CHECK(ask.kind == command_kind::lang);
+  CHECK(ask.text.empty());
+  const auto set = ok("/LANG FR");
+  CHECK(set.kind == command_kind::lang);
+  CHECK(set.text == "fr");  // the server checks the tag
+  CHECK(ok("/lang xx").text == "xx");
+  CHECK(code_of("/lang fr de") == "bad_command");
+  CHECK(place_of(command_kind::lang) == command_place::service);
+  CHECK(to_string(command_kind::lang) == "lang");
+  CHECK(help_text("lang").has_value());
+}
+
+TEST_CASE(
+    "every refusal of the command grammar names its catalogue sentence, and the English "
+    "catalogue says what the message says",
+    "[command][i18n]") {
+  for (const std::string_view line :
+       {"", "/", "/nosuch", "/join red black", "/join blue", "/tables 0", "/start now",
+        "/seek match 1,1", "/seek bot after 9999", "/seek sideways", "/option clock 999",
+        "/option foo", "/ban mallory -1", "/lang fr de", "/kick", "/ratings sideways",
+        "/play bot sideways", "/signout maybe", "/password one"}) {
+    const auto r = parse_line(line);
+    REQUIRE_FALSE(r.ok());
+    INFO(line);
+    const auto& e = r.err();
+    CHECK_FALSE(e.key.empty());
+    CHECK(bg::i18n::catalogue::global().has("en", e.key));
+    CHECK(bg::i18n::english(e.key, sentence_args(e.args)) == e.message);
+  }
 }

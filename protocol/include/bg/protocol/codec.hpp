@@ -47,7 +47,10 @@ struct client_message {
   /// hello with a password, and register: also start a remembered sign-in (the welcome
   /// carries its credential in `session`).
   bool remember = false;
-  std::string label;                 ///< hello/register: what kind of client ("browser")
+  std::string label;  ///< hello/register: what kind of client ("browser")
+  /// hello/register: the player's language ("fr", "ru-RU", or a list "fr-CH, de;q=0.8");
+  /// "" = the WebSocket upgrade's Accept-Language, else English.
+  std::string lang;
   std::optional<std::string> table;  ///< line/enter/exit
   std::string text;                  ///< line
 };
@@ -72,5 +75,31 @@ std::string encode(const nlohmann::json& message);
 /// {"type":"error","code":...,"message":...} with "re" when `re` is set.
 nlohmann::json error_message(std::string_view code, std::string_view message,
                              const std::optional<nlohmann::json>& re = std::nullopt);
+
+/// The error message of `e`: as above, and when `e.key` is set, `say` {"key","args"}
+/// with `message` the English catalogue's sentence (a session re-renders it in its
+/// player's language: i18n::say_in).
+nlohmann::json error_message(const engine::error& e,
+                             const std::optional<nlohmann::json>& re = std::nullopt);
+
+/// An error whose sentence is catalogue message `key` (i18n/lang/en/*.json) with `args`
+/// (a JSON object of strings and whole numbers): `message` is its English rendering.
+/// The server's way to refuse in the player's language.
+engine::error said_error(std::string code, std::string key,
+                         const nlohmann::json& args = nlohmann::json::object());
+
+/// The JSON object of a sentence's parameters (numbers stay numbers; a nested sentence
+/// comes back as its {"key","args"} object).
+nlohmann::json sentence_args(const std::vector<engine::sentence_arg>& args);
+
+/// How said_error() keeps an argument that is itself a sentence {"key","args"} (e.g.
+/// why a computer player gave up) in an engine::error: its JSON text, under the
+/// argument's name with this suffix (no message argument is named so).
+inline constexpr std::string_view nested_sentence_suffix = "@say";
+
+/// Error `e` as a sentence argument of another message: its {"key","args"} (rendered in
+/// the reader's language inside the outer sentence, i18n::catalogue::render) when it has
+/// a key, else its English message as data.
+nlohmann::json said_of(const engine::error& e);
 
 }  // namespace bg::protocol

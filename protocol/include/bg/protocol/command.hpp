@@ -78,6 +78,8 @@ enum class command_kind : unsigned char {
   tournaments,          ///< /tournaments: the list (upcoming, running, lately finished)
   register_tournament,  ///< /register NAME: `text` is the tournament's name as typed
   withdraw_tournament,  ///< /withdraw [NAME]: `text` is the name as typed, or ""
+  // Languages (issue 31).
+  lang,  ///< /lang [TAG]: `text` is the tag in lower case, or "" (ask which, and the list)
 };
 
 /// The longest ban /ban takes, in hours (ten years); without HOURS a ban lasts until
