@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bg/bots/bot_names.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/file_limit.hpp"
@@ -427,6 +428,18 @@ std::optional<int> prepare_to_serve(bg::server::server_config& config) {
                  limit.soft, config.max_connections);
   }
   if (config.static_dir.empty()) config.static_dir = GAMMOND_DEFAULT_STATIC_DIR;
+  if (!config.lang_dir.empty()) {
+    try {
+      bg::i18n::catalogue::global().load_dir(config.lang_dir);
+    } catch (const std::exception& e) {
+      std::cerr << "gammond: --lang-dir: " << e.what() << '\n';
+      return 2;
+    }
+    std::string tags;
+    for (const auto& tag : bg::i18n::catalogue::global().languages())
+      tags += (tags.empty() ? "" : ", ") + tag;
+    spdlog::info("languages: {}", tags);
+  }
   if (std::error_code ec; !std::filesystem::is_directory(config.static_dir, ec)) {
     spdlog::warn("static directory {} does not exist: only the API is served", config.static_dir);
   }

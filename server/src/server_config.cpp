@@ -309,6 +309,13 @@ std::vector<setting> server_settings() {
          c.static_dir = std::string{v};
          return std::nullopt;
        }},
+      {"lang-dir", "DIR",
+       "more or corrected languages: DIR/<tag>/*.json message catalogues (i18n/README.md)",
+       [](const server_config& c) { return c.lang_dir.empty() ? "none" : c.lang_dir; },
+       [](std::string_view v, server_config& c) -> problem {
+         c.lang_dir = std::string{v};
+         return std::nullopt;
+       }},
       {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off",
        show_text(&server_config::log_level),
        [](std::string_view v, server_config& c) -> problem {

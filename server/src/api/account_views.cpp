@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "bg/engine/side.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/records/performance_rating.hpp"
 #include "bg/server/records/record_json.hpp"
 
@@ -17,10 +18,13 @@ json standing_json(const account::standing& s) {
   return {{"rating", s.rating}, {"experience", s.experience}, {"played", s.played}, {"won", s.won}};
 }
 
-std::string standing_text(engine::variant v, const account::standing& s) {
-  return std::string(engine::to_string(v)) + " " + rating_text(s.rating) + " (experience " +
-         std::to_string(s.experience) + ", " + std::to_string(s.won) + " won of " +
-         std::to_string(s.played) + ")";
+/// Adds standing `s`'s arguments to `args`, each name after `prefix` ("std_rating"):
+/// rating, experience, won, played, all as text.
+void add_standing(json& args, const std::string& prefix, const account::standing& s) {
+  args[prefix + "rating"] = rating_text(s.rating);
+  args[prefix + "experience"] = std::to_string(s.experience);
+  args[prefix + "won"] = std::to_string(s.won);
+  args[prefix + "played"] = std::to_string(s.played);
 }
 
 /// S7: `j`'s "pr" (2 decimals) and "pr_band" from `sums`; null when there are none or
@@ -31,13 +35,23 @@ void add_pr(json& j, const std::optional<pr_sums>& sums) {
   j["pr_band"] = shown ? json(pr_band(*shown)) : json(nullptr);
 }
 
-/// S7: "5.21 (advanced)" for `sums`, nullopt without a PR.
-std::optional<std::string> pr_text(const std::optional<pr_sums>& sums) {
+/// S7: adds the PR of `sums` to `args` as `prefix`+"pr" ("5.21"), `prefix`+"band" (the
+/// band's code, "world_class"; "" without a PR) and `prefix`+"has_pr" (yes/no).
+void add_pr_args(json& args, const std::string& prefix, const std::optional<pr_sums>& sums) {
   const auto shown = sums ? shown_pr(*sums) : std::nullopt;
-  if (!shown) return std::nullopt;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", *shown);
-  return std::string(buf) + " (" + std::string(pr_band(*shown)) + ")";
+  args[prefix + "has_pr"] = shown ? "yes" : "no";
+  std::string pr;
+  std::string band;
+  if (shown) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", *shown);
+    pr = buf;
+    band = pr_band(*shown);
+    for (auto& ch : band)
+      if (ch == ' ') ch = '_';
+  }
+  args[prefix + "pr"] = pr;
+  args[prefix + "band"] = band;
 }
 
 json period_json(const performance_sums& p) {
@@ -46,25 +60,9 @@ json period_json(const performance_sums& p) {
   return j;
 }
 
-std::string period_text(const performance_sums& p) {
-  return pr_text(p.matches > 0 ? std::optional<pr_sums>(p.sums) : std::nullopt).value_or("none");
-}
-
-std::string options_text(const engine::match_options& o) {
-  std::string kind;
-  switch (o.kind) {
-    case engine::match_kind::points:
-      kind = "match to " + std::to_string(o.length);
-      break;
-    case engine::match_kind::basis:
-      kind = "basis session";
-      break;
-    case engine::match_kind::free_play:
-      kind = "free game";
-      break;
-  }
-  if (o.game_variant != engine::variant::standard) kind += ", long";
-  return kind;
+/// The PR sums of period `p` (nullopt when no match of it is analysed).
+std::optional<pr_sums> period_sums(const performance_sums& p) {
+  return p.matches > 0 ? std::optional<pr_sums>(p.sums) : std::nullopt;
 }
 
 }  // namespace
@@ -102,21 +100,19 @@ json guest_profile_json(const std::string& name) {
   return {{"name", name}, {"registered", false}, {"online", true}};
 }
 
-std::string profile_text(const account& a, bool online, const player_performance& performance) {
-  std::string text = a.name + ": registered";
-  if (a.what == account::kind::bot) text += " (a bot)";
-  if (online) {
-    text += ", online";
-  } else if (!a.last_seen.empty()) {
-    text += ", last seen " + a.last_seen;
-  } else {
-    text += ", never seen";
-  }
-  text += "; " + standing_text(engine::variant::standard, a.standings[0]) + "; " +
-          standing_text(engine::variant::long_nardy, a.standings[1]);
-  text += "; PR last 30 days " + period_text(performance.last_30_days) + ", all time " +
-          period_text(performance.all_time);
-  return text;
+std::string profile_text(const account& a, bool online, const player_performance& performance,
+                         std::string_view lang) {
+  json args{{"name", a.name},
+            {"bot", a.what == account::kind::bot ? "yes" : "no"},
+            {"seen", online                 ? "online"
+                     : !a.last_seen.empty() ? "last"
+                                            : "never"},
+            {"last_seen", a.last_seen}};
+  add_standing(args, "std_", a.standings[0]);
+  add_standing(args, "long_", a.standings[1]);
+  add_pr_args(args, "recent_", period_sums(performance.last_30_days));
+  add_pr_args(args, "all_", period_sums(performance.all_time));
+  return i18n::render(lang, "lobby.whois", args);
 }
 
 json leaderboard_json(engine::variant v, const std::vector<leaderboard_entry>& entries,
@@ -139,19 +135,19 @@ json leaderboard_json(engine::variant v, const std::vector<leaderboard_entry>& e
 }
 
 std::string leaderboard_text(engine::variant v, const std::vector<leaderboard_entry>& entries,
-                             leaderboard_order order, bool with_pr) {
-  std::string text = "ratings, " + std::string(engine::to_string(v)) +
-                     (order == leaderboard_order::pr ? ", the best PR first:" : ":");
-  if (entries.empty()) return text + " nobody has played a rated match yet";
+                             leaderboard_order order, bool with_pr, std::string_view lang) {
+  const json head{{"variant", std::string(engine::to_string(v))},
+                  {"order", order == leaderboard_order::pr ? "pr" : "rating"}};
+  if (entries.empty()) return i18n::render(lang, "lobby.ratings_empty", head);
+  std::string text = i18n::render(lang, "lobby.ratings_header", head);
   for (const auto& e : entries) {
-    text += "\n" + std::to_string(e.rank) + ". " + e.name + (e.bot ? " (a bot)" : "") + " " +
-            rating_text(e.standing.rating) + " (experience " +
-            std::to_string(e.standing.experience) + ", " + std::to_string(e.standing.won) +
-            " won of " + std::to_string(e.standing.played) + ")";
-    if (with_pr) {
-      const auto pr = pr_text(e.performance);
-      text += pr ? ", PR " + *pr : ", no PR yet";
-    }
+    json args{{"rank", std::to_string(e.rank)},
+              {"name", e.name},
+              {"bot", e.bot ? "yes" : "no"},
+              {"with_pr", with_pr ? "yes" : "no"}};
+    add_standing(args, "", e.standing);
+    add_pr_args(args, "", e.performance);
+    text += "\n" + i18n::render(lang, "lobby.ratings_line", args);
   }
   return text;
 }
@@ -189,23 +185,35 @@ json history_json(const std::string& name, const std::vector<account_match>& mat
       {"next_before", more && !matches.empty() ? json(matches.back().match_id) : json(nullptr)}};
 }
 
-std::string history_text(const std::string& name, const std::vector<account_match>& matches) {
-  if (matches.empty()) return name + " has no finished match yet";
-  std::string text = "the last matches of " + name + ":";
-  for (const auto& m : matches) {
-    const auto me = static_cast<std::size_t>(engine::index_of(m.side));
-    const std::string score =
-        std::to_string(m.final_score[me]) + "-" + std::to_string(m.final_score[1 - me]);
-    text += "\n" + m.ended_at.substr(0, 10) + " vs " + m.opponent + ", " + options_text(m.options) +
-            ", " + (m.won ? (*m.won ? "won " : "lost ") : "level ") + score;
-    if (m.rating)
-      text += ", " + rating_text(m.rating->before) + " -> " + rating_text(m.rating->after) + " (" +
-              change_text(m.rating->after - m.rating->before) + ")";
-    else
-      text += ", unrated";
-    if (const auto pr = pr_text(m.performance)) text += ", PR " + *pr;
-    text += ", /matches/" + std::to_string(m.match_id) + ".mat";
-  }
+/// The arguments of catalogue message lobby.history_line for match `m`.
+json history_line_args(const account_match& m) {
+  const auto me = static_cast<std::size_t>(engine::index_of(m.side));
+  const char* kind = m.options.kind == engine::match_kind::points  ? "points"
+                     : m.options.kind == engine::match_kind::basis ? "basis"
+                                                                   : "free";
+  json args{
+      {"date", m.ended_at.substr(0, 10)},
+      {"opponent", m.opponent},
+      {"kind", kind},
+      {"length", std::to_string(m.options.length)},
+      {"long", m.options.game_variant != engine::variant::standard ? "yes" : "no"},
+      {"result", m.won ? (*m.won ? "won" : "lost") : "level"},
+      {"score", std::to_string(m.final_score[me]) + "-" + std::to_string(m.final_score[1 - me])},
+      {"rated", m.rating ? "yes" : "no"},
+      {"before", m.rating ? rating_text(m.rating->before) : ""},
+      {"after", m.rating ? rating_text(m.rating->after) : ""},
+      {"change", m.rating ? change_text(m.rating->after - m.rating->before) : ""},
+      {"url", "/matches/" + std::to_string(m.match_id) + ".mat"}};
+  add_pr_args(args, "", m.performance);
+  return args;
+}
+
+std::string history_text(const std::string& name, const std::vector<account_match>& matches,
+                         std::string_view lang) {
+  if (matches.empty()) return i18n::render(lang, "lobby.history_empty", {{"name", name}});
+  std::string text = i18n::render(lang, "lobby.history_header", {{"name", name}});
+  for (const auto& m : matches)
+    text += "\n" + i18n::render(lang, "lobby.history_line", history_line_args(m));
   return text;
 }
 

@@ -44,9 +44,11 @@ struct player_performance {
                                           const player_performance& performance);
 /// The same for a guest who is online: {"name", "registered": false, "online": true}.
 [[nodiscard]] nlohmann::json guest_profile_json(const std::string& name);
-/// /whois's sentence for account `a`, its PR over 30 days and all time at the end (S7).
+/// /whois's sentence for account `a`, its PR over 30 days and all time at the end (S7),
+/// in language `lang` (a catalogue tag: lobby.whois).
 [[nodiscard]] std::string profile_text(const account& a, bool online,
-                                       const player_performance& performance);
+                                       const player_performance& performance,
+                                       std::string_view lang = "en");
 
 /// /ratings and GET /api/ratings: {"variant", "sort" ("rating" or "pr"), "players":
 /// [{"rank", "name", "bot", "rating", "experience", "played", "won"}]}; with `with_pr`
@@ -58,10 +60,11 @@ struct player_performance {
                                               bool with_pr = false);
 /// /ratings's lines ("1. alice 1517.32 (experience 3, 1 won of 1)"), with `with_pr`
 /// ending in ", PR 5.21 (advanced)" or ", no PR yet"; sorted by PR, the title says so.
+/// In language `lang` (a catalogue tag): one catalogue message a line (lobby.ratings_*).
 [[nodiscard]] std::string leaderboard_text(engine::variant v,
                                            const std::vector<leaderboard_entry>& entries,
                                            leaderboard_order order = leaderboard_order::rating,
-                                           bool with_pr = false);
+                                           bool with_pr = false, std::string_view lang = "en");
 
 /// One match of a history: {"match_id", "ended_at", "variant", "kind" ("points",
 /// "basis", "free_play"), "length", "side", "opponent", "score": {"red", "black"}, "won"
@@ -74,8 +77,10 @@ struct player_performance {
 [[nodiscard]] nlohmann::json history_json(const std::string& name,
                                           const std::vector<account_match>& matches, bool more);
 /// /history's lines ("2026-11-23 vs bob, match to 3, won 3-1, 1500.00 -> 1517.32
-/// (+17.32), PR 5.21 (advanced), /matches/4.mat"; the PR once analysed, S7).
+/// (+17.32), PR 5.21 (advanced), /matches/4.mat"; the PR once analysed, S7), in
+/// language `lang` (a catalogue tag): one catalogue message a line (lobby.history_*).
 [[nodiscard]] std::string history_text(const std::string& name,
-                                       const std::vector<account_match>& matches);
+                                       const std::vector<account_match>& matches,
+                                       std::string_view lang = "en");
 
 }  // namespace bg::server

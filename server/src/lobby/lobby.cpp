@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "bg/protocol/codec.hpp"
+
 namespace bg::server {
 
 using nlohmann::json;
@@ -35,18 +37,19 @@ json lobby::page(std::size_t page, std::size_t per_page) const {
               {"total", total}};
 }
 
-std::optional<std::string> lobby::allow_chat(clock_type::time_point& last,
-                                             clock_type::time_point now,
-                                             std::chrono::seconds interval,
-                                             std::size_t per_minute) {
+std::optional<engine::error> lobby::allow_chat(clock_type::time_point& last,
+                                               clock_type::time_point now,
+                                               std::chrono::seconds interval,
+                                               std::size_t per_minute) {
   if (last != clock_type::time_point{} && now - last < interval)
-    return "one lobby line every " + std::to_string(interval.count()) + " s: wait a moment";
+    return protocol::said_error("chat_throttled", "lobby.chat_interval",
+                                {{"seconds", static_cast<std::int64_t>(interval.count())}});
   if (now - window_start_ >= std::chrono::minutes(1)) {
     window_start_ = now;
     lines_in_window_ = 0;
   }
   if (lines_in_window_ >= per_minute)
-    return std::string("the lobby chat is busy: wait a moment and try again");
+    return protocol::said_error("chat_throttled", "lobby.chat_busy");
   ++lines_in_window_;
   last = now;
   return std::nullopt;

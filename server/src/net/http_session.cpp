@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/read_throttle.hpp"
@@ -309,6 +310,30 @@ void http_session::on_read(beast::error_code ec, std::size_t /*bytes*/) {
   }
 }
 
+void http_session::serve_catalogue(const request& req, std::string_view path) {
+  const auto& catalogues = i18n::catalogue::global();
+  const std::string_view file = path.substr(6);
+  if (file == "languages.json") {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& tag : catalogues.languages())
+      list.push_back({{"tag", tag}, {"name", catalogues.render(tag, "lang.name")}});
+    return write(make_response(req, http::status::ok, "application/json", list.dump()));
+  }
+  constexpr std::string_view json_suffix = ".json";
+  if (file.size() > json_suffix.size() &&
+      file.substr(file.size() - json_suffix.size()) == json_suffix) {
+    const auto tag = file.substr(0, file.size() - json_suffix.size());
+    if (catalogues.supported(tag) == tag) {
+      if (auto text = catalogues.json_text(tag))
+        return write(make_response(req, http::status::ok, "application/json", *text));
+    }
+  }
+  return write(make_response(
+      req, http::status::not_found, "application/json",
+      R"({"error":"unknown_language","message":"no such catalogue: see /i18n/languages.json",)"
+      R"("say":{"key":"service.http_unknown_language","args":{}}})"));
+}
+
 void http_session::handle(request&& req) {
   const auto& config = context_->config;
   const std::string client = client_address(req, peer_address_, config.trusted_proxy);
@@ -336,6 +361,7 @@ void http_session::handle(request&& req) {
     return write(make_response(req, http::status::ok, "application/json", R"({"status":"ok"})"));
   }
   if (path == "/metrics") return serve_metrics(req, client);
+  if (path.substr(0, 6) == "/i18n/") return serve_catalogue(req, path);
 
   // /api/ is the service's (issue 12: JSON answers, errors included): no static file.
   const bool api = path.substr(0, 5) == "/api/";
@@ -351,7 +377,8 @@ void http_session::handle(request&& req) {
     context_->counters.error("rate_limited");
     auto res = make_response(
         req, http::status::too_many_requests, "application/json",
-        R"({"error":"rate_limited","message":"too many reads from your address: slow down"})");
+        R"({"error":"rate_limited","message":"too many reads from your address: slow down",)"
+        R"("say":{"key":"service.http_rate_limited","args":{}}})");
     res.set(http::field::retry_after, "1");
     return write(std::move(res));
   }
@@ -364,7 +391,8 @@ void http_session::serve_metrics(const request& req, const std::string& client) 
     return write(make_response(
         req, http::status::forbidden, "application/json",
         R"({"error":"forbidden","message":"/metrics answers loopback clients, and others )"
-        R"(only with Authorization: Bearer and the --metrics-token"})"));
+        R"(only with Authorization: Bearer and the --metrics-token",)"
+        R"("say":{"key":"service.http_metrics_forbidden","args":{}}})"));
   }
   write(make_response(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                       context_->counters.render()));

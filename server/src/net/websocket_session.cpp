@@ -12,6 +12,7 @@
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/websocket/error.hpp>
 
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/service.hpp"
 
@@ -33,13 +34,15 @@ std::shared_ptr<const std::string> error_frame(std::string_view json) {
 
 const std::shared_ptr<const std::string>& binary_frame_error() {
   static const auto frame = error_frame(
-      R"({"type":"error","code":"binary_frame","message":"send text frames with one JSON object each"})");
+      R"({"type":"error","code":"binary_frame","message":"send text frames with one JSON object each",)"
+      R"("say":{"key":"service.binary_frame","args":{}}})");
   return frame;
 }
 
 const std::shared_ptr<const std::string>& rate_limited_error() {
   static const auto frame = error_frame(
-      R"({"type":"error","code":"rate_limited","message":"too many commands: slow down"})");
+      R"({"type":"error","code":"rate_limited","message":"too many commands: slow down",)"
+      R"("say":{"key":"service.rate_limited","args":{}}})");
   return frame;
 }
 
@@ -68,6 +71,8 @@ websocket_session::websocket_session(net::ip::tcp::socket&& socket,
 websocket_session::~websocket_session() = default;
 
 void websocket_session::run(beast::http::request<beast::http::string_body> request) {
+  if (const auto it = request.find(beast::http::field::accept_language); it != request.end())
+    accept_language_ = std::string(it->value().substr(0, 256));
   const auto& config = context_->config;
   auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::server);
   timeouts.handshake_timeout = config.http_timeout;
@@ -155,11 +160,12 @@ void websocket_session::on_message(bool text, std::string message) {
     } catch (const std::exception& e) {
       spdlog::error("client {}: rate_limited_reply failed: {}", id_, e.what());
     }
-    queue(reply ? std::move(reply) : rate_limited_error());
+    // In the player's language, as every frame send() queues (in_lang).
+    queue(in_lang(reply ? std::move(reply) : rate_limited_error()));
     add_strike("rate limit", true);
     return;
   }
-  if (!text) return queue(binary_frame_error());
+  if (!text) return queue(in_lang(binary_frame_error()));
   try {
     context_->game.on_text(shared_from_this(), std::move(message));
   } catch (const std::exception& e) {
@@ -230,10 +236,35 @@ void websocket_session::identified() {
   });
 }
 
+std::string websocket_session::lang() const {
+  std::lock_guard lock(lang_mutex_);
+  return lang_set_;
+}
+
+void websocket_session::set_lang(std::string tag) {
+  {
+    std::lock_guard lock(lang_mutex_);
+    lang_set_ = tag;
+  }
+  net::post(ws_.get_executor(), [self = shared_from_this(), tag = std::move(tag)]() mutable {
+    self->lang_ = std::move(tag);
+  });
+}
+
+std::shared_ptr<const std::string> websocket_session::in_lang(
+    std::shared_ptr<const std::string> frame) const {
+  if (lang_.empty() || lang_ == i18n::source_language) return frame;
+  if (frame->find("\"say\":{") == std::string::npos) return frame;
+  auto j = nlohmann::json::parse(*frame, nullptr, false);
+  if (j.is_discarded() || !i18n::say_in(j, lang_)) return frame;
+  return std::make_shared<const std::string>(
+      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void websocket_session::send(std::shared_ptr<const std::string> frame) {
   if (!frame) return;
   net::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
-    self->queue(std::move(frame));
+    self->queue(self->in_lang(std::move(frame)));
   });
 }
 
@@ -242,7 +273,7 @@ void websocket_session::send(std::vector<std::shared_ptr<const std::string>> fra
   net::post(ws_.get_executor(), [self = shared_from_this(), frames = std::move(frames)]() mutable {
     // All queued before the first write starts, so that they leave together.
     for (auto& frame : frames)
-      if (frame && !self->enqueue(std::move(frame))) return;
+      if (frame && !self->enqueue(self->in_lang(std::move(frame)))) return;
     if (!self->writing_ && !self->queue_.empty()) self->do_write();
   });
 }

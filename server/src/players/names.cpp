@@ -1,5 +1,8 @@
 #include "bg/server/players/names.hpp"
 
+#include "bg/protocol/codec.hpp"
+#include "players/name_errors.hpp"
+
 #include <unicode/unistr.h>
 #include <unicode/uspoof.h>
 
@@ -68,13 +71,13 @@ std::optional<script> script_of(char32_t c) {
 const char* script_name(script s) {
   switch (s) {
     case script::latin:
-      return "Latin";
+      return "latin";
     case script::greek:
-      return "Greek";
+      return "greek";
     case script::cyrillic:
-      return "Cyrillic";
+      return "cyrillic";
     case script::cjk:
-      return "Chinese/Japanese/Korean";
+      return "cjk";
     case script::none:
       break;
   }
@@ -130,22 +133,63 @@ bool has_reserved_prefix(std::string_view folded, std::string_view prefix) {
 
 }  // namespace
 
-std::optional<std::string> name_problem(std::string_view name, std::size_t max_bytes) {
-  const std::string limits = "a name is 1 to " + std::to_string(max_bytes) +
-                             " bytes of letters and digits of one script, with _ - . allowed";
-  if (name.empty() || name.size() > max_bytes) return limits;
+namespace {
+/// The key of `use`'s sentence among the four (own, player, table, tournament).
+const char* key_for(name_use use, const char* own, const char* player, const char* table,
+                    const char* tournament) {
+  switch (use) {
+    case name_use::player:
+      return player;
+    case name_use::table:
+      return table;
+    case name_use::tournament:
+      return tournament;
+    case name_use::own:
+      break;
+  }
+  return own;
+}
+}  // namespace
+
+std::optional<engine::error> name_error(std::string_view name, std::size_t max_bytes,
+                                        std::string code, name_use use) {
+  const nlohmann::json max{{"max", static_cast<std::int64_t>(max_bytes)}};
+  if (name.empty() || name.size() > max_bytes)
+    return protocol::said_error(
+        std::move(code),
+        key_for(use, "service.name_limits", "service.not_player_name_limits",
+                "service.bad_table_name_limits", "tournament.bad_name_limits"),
+        max);
   const auto points = decode(name);
-  if (!points) return "a name must be valid UTF-8: " + limits;
+  if (!points)
+    return protocol::said_error(
+        std::move(code),
+        key_for(use, "service.name_not_utf8", "service.not_player_name_utf8",
+                "service.bad_table_name_utf8", "tournament.bad_name_utf8"),
+        max);
   script seen = script::none;
   for (const char32_t c : *points) {
     const auto s = script_of(c);
-    if (!s) return "a name may not hold spaces, control, invisible or symbol characters: " + limits;
+    if (!s)
+      return protocol::said_error(
+          std::move(code),
+          key_for(use, "service.name_bad_characters", "service.not_player_name_characters",
+                  "service.bad_table_name_characters", "tournament.bad_name_characters"),
+          max);
     if (*s == script::none) continue;
     if (seen != script::none && *s != seen)
-      return std::string("a name may not mix ") + script_name(seen) + " and " + script_name(*s) +
-             " letters (lookalike names are refused)";
+      return protocol::said_error(
+          std::move(code),
+          key_for(use, "service.name_mixed_scripts", "service.not_player_name_scripts",
+                  "service.bad_table_name_scripts", "tournament.bad_name_scripts"),
+          {{"first", script_name(seen)}, {"second", script_name(*s)}});
     seen = *s;
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> name_problem(std::string_view name, std::size_t max_bytes) {
+  if (auto e = name_error(name, max_bytes)) return std::move(e->message);
   return std::nullopt;
 }
 
@@ -183,15 +227,19 @@ std::string name_lookalike_key(std::string_view name) {
   return utf8(skeleton(s));
 }
 
-std::optional<std::string> reserved_name_problem(std::string_view name) {
+std::optional<engine::error> reserved_name_error(std::string_view name) {
   static constexpr std::string_view prefixes[] = {"gnubg", "nardy"};
   const std::string folded = name_key(name);
   const std::string lookalike = name_lookalike_key(name);
   for (const auto prefix : prefixes)
     if (has_reserved_prefix(folded, prefix) || has_reserved_prefix(lookalike, prefix))
-      return "names beginning with " + std::string(prefix) +
-             " (or a lookalike) followed by anything but a letter are kept for the computer "
-             "players: choose another";
+      return protocol::said_error("reserved_name", "service.name_reserved_prefix",
+                                  {{"prefix", std::string(prefix)}});
+  return std::nullopt;
+}
+
+std::optional<std::string> reserved_name_problem(std::string_view name) {
+  if (auto e = reserved_name_error(name)) return std::move(e->message);
   return std::nullopt;
 }
 

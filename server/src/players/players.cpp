@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "bg/protocol/codec.hpp"
 #include "bg/server/players/names.hpp"
+#include "players/name_errors.hpp"
 
 namespace bg::server {
 
@@ -70,9 +72,8 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
                                                  std::size_t max_name_bytes) {
   auto& s = sessions_[id];
   if (!s.name.empty())
-    return engine::make_error("already_hello", "you already said hello as " + s.name);
-  if (s.hello_pending)
-    return engine::make_error("already_hello", "your hello is being checked: wait for welcome");
+    return protocol::said_error("already_hello", "service.already_hello", {{"name", s.name}});
+  if (s.hello_pending) return protocol::said_error("already_hello", "service.hello_pending");
   std::string key;
   std::string shown = name;
   std::string lookalike;
@@ -83,35 +84,25 @@ engine::result<players::welcomed> players::hello(std::uint64_t id, const std::st
       key = holder->key;
       resumed = true;
     } else if (name.empty()) {
-      return engine::make_error("bad_resume",
-                                "that resume token is not known: say hello with a name");
+      return protocol::said_error("bad_resume", "service.bad_resume");
     }
   }
   if (!resumed) {
-    if (const auto why = name_problem(name, max_name_bytes))
-      return engine::make_error("bad_name", *why);
+    if (auto why = name_error(name, max_name_bytes)) return std::move(*why);
     key = name_key(name);
     // A registered name needs its password (or a token), whoever is using it now.
     if (registered_.count(key) != 0)
-      return engine::make_error("name_registered", "the name " + name +
-                                                       " is registered: log in with its "
-                                                       "password, or choose another name");
+      return protocol::said_error("name_registered", "service.name_registered", {{"name", name}});
     // A name is in use while it is connected or holds a seat (case-insensitively).
     if (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key) ||
         claimed_.count(key) != 0)
-      return engine::make_error("name_taken", "the name " + name +
-                                                  " is in use: choose another, or resume "
-                                                  "with its token");
+      return protocol::said_error("name_taken", "service.name_in_use", {{"name", name}});
     // Nor may it look like one (a Cyrillic "аӏісе" beside "alice").
     lookalike = name_lookalike_key(name);
     if (looks_taken(key, lookalike))
-      return engine::make_error("name_confusable",
-                                "the name " + name +
-                                    " looks like the name of a player who is here or registered: "
-                                    "choose another");
+      return protocol::said_error("name_confusable", "service.name_confusable", {{"name", name}});
   } else if (const auto c = claimed_.find(key); c != claimed_.end() && c->second != id) {
-    return engine::make_error("name_taken",
-                              "a login for " + shown + " is being checked: try again in a moment");
+    return protocol::said_error("name_taken", "service.login_pending", {{"name", shown}});
   }
   if (!lookalike.empty()) note_lookalike(key, shown, std::move(lookalike));
   return take_name(s, id, shown, key, resumed);
@@ -121,26 +112,20 @@ engine::result<std::string> players::begin_claim(std::uint64_t id, const std::st
                                                  bool for_register, std::size_t max_name_bytes) {
   auto& s = sessions_[id];
   if (!s.name.empty())
-    return engine::make_error("already_hello", "you already said hello as " + s.name);
-  if (s.hello_pending)
-    return engine::make_error("already_hello", "your hello is being checked: wait for welcome");
-  if (const auto why = name_problem(name, max_name_bytes))
-    return engine::make_error("bad_name", *why);
+    return protocol::said_error("already_hello", "service.already_hello", {{"name", s.name}});
+  if (s.hello_pending) return protocol::said_error("already_hello", "service.hello_pending");
+  if (auto why = name_error(name, max_name_bytes)) return std::move(*why);
   std::string key = name_key(name);
   if (claimed_.count(key) != 0)
-    return engine::make_error("name_taken",
-                              "a login for " + name + " is being checked: try again in a moment");
+    return protocol::said_error("name_taken", "service.login_pending", {{"name", name}});
   if (for_register && (online_.count(key) != 0 || held_.count(key) != 0 || tokens_.has(key) ||
                        registered_.count(key) != 0))
-    return engine::make_error("name_taken",
-                              "the name " + name + " is registered or in use: choose another");
+    return protocol::said_error("name_taken", "service.name_registered_or_in_use",
+                                {{"name", name}});
   if (for_register) {
     auto lookalike = name_lookalike_key(name);
     if (looks_taken(key, lookalike))
-      return engine::make_error("name_confusable",
-                                "the name " + name +
-                                    " looks like the name of a player who is here or registered: "
-                                    "choose another");
+      return protocol::said_error("name_confusable", "service.name_confusable", {{"name", name}});
     note_lookalike(key, name, std::move(lookalike));
   }
   claimed_[key] = id;
@@ -164,9 +149,10 @@ engine::result<players::welcomed> players::login(std::uint64_t id, const std::st
                                                  const std::string& name) {
   end_claim(id);
   const auto it = sessions_.find(id);
-  if (it == sessions_.end()) return engine::make_error("bad_resume", "the connection is gone");
+  if (it == sessions_.end()) return protocol::said_error("bad_resume", "service.connection_gone");
   if (!it->second.name.empty())
-    return engine::make_error("already_hello", "you already said hello as " + it->second.name);
+    return protocol::said_error("already_hello", "service.already_hello",
+                                {{"name", it->second.name}});
   return take_name(it->second, id, name, key, false);
 }
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <boost/asio/post.hpp>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 #include <limits>
@@ -18,6 +19,7 @@
 
 #include "api/account_views.hpp"
 #include "bg/bots/bot_names.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/players/password_hash.hpp"
@@ -25,6 +27,7 @@
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "players/name_errors.hpp"
 #include "service/service_helpers.hpp"
 
 namespace bg::server {
@@ -34,6 +37,7 @@ using nlohmann::json;
 using service_helpers::history_lines;
 using service_helpers::info_frame;
 using service_helpers::ratings_lines;
+using service_helpers::said_info_frame;
 using service_helpers::unix_ms_now;
 using service_helpers::whole_number;
 using service_helpers::wipe;
@@ -60,12 +64,12 @@ std::string ascii_lower(std::string_view text) {
 std::optional<engine::error> password_problem(std::string_view password, std::string_view name,
                                               std::size_t max_bytes) {
   if (password.size() > max_bytes)
-    return engine::make_error("bad_password",
-                              "a password is at most " + std::to_string(max_bytes) + " bytes long");
+    return protocol::said_error("bad_password", "service.password_too_long",
+                                {{"max", static_cast<std::int64_t>(max_bytes)}});
   if (characters(password) < 8)
-    return engine::make_error("weak_password", "a password has at least 8 characters");
+    return protocol::said_error("weak_password", "service.password_too_short", {{"min", 8}});
   if (ascii_lower(password) == ascii_lower(name))
-    return engine::make_error("weak_password", "a password must not be your name");
+    return protocol::said_error("weak_password", "service.password_is_name");
   return std::nullopt;
 }
 
@@ -101,18 +105,22 @@ std::string utc_minute(std::int64_t ms) {
   return buf.data();
 }
 
-/// What /sessions answers: one line a remembered sign-in, and the same as data.
+/// What /sessions answers: one line a remembered sign-in (in language `lang`), and the
+/// same as data.
 std::pair<std::string, json> sessions_answer(const std::vector<login_session>& list,
-                                             std::int64_t current) {
-  std::string text =
-      list.empty() ? std::string("no remembered sign-in")
-                   : std::to_string(list.size()) +
-                         (list.size() == 1 ? " remembered sign-in:" : " remembered sign-ins:");
+                                             std::int64_t current, std::string_view lang) {
+  std::string text = list.empty()
+                         ? i18n::render(lang, "service.sessions_none")
+                         : i18n::render(lang, "service.sessions_header",
+                                        {{"count", static_cast<std::int64_t>(list.size())}});
   json items = json::array();
   for (const auto& one : list) {
-    text += "\n  #" + std::to_string(one.id) + " " + one.label + ", last used " +
-            utc_minute(one.used_ms) + ", ends " + utc_minute(one.expires_ms) +
-            (one.id == current ? " (this one)" : "");
+    text += "\n" + i18n::render(lang, "service.sessions_line",
+                                {{"id", std::to_string(one.id)},
+                                 {"label", one.label},
+                                 {"used", utc_minute(one.used_ms)},
+                                 {"ends", utc_minute(one.expires_ms)},
+                                 {"current", one.id == current ? "yes" : "no"}});
     items.push_back(json{{"id", one.id},
                          {"label", one.label},
                          {"created_ms", one.created_ms},
@@ -135,34 +143,34 @@ bool game_service::on_auth_pool(const std::shared_ptr<client>& c, const std::opt
     std::lock_guard lock(mutex_);
     players_.end_claim(c->id());
   }
-  send_error(c, "auth_busy", "the server is busy checking other logins: try again in a few seconds",
-             re);
+  send_error(c, protocol::said_error("auth_busy", "service.auth_busy"), re);
   return false;
 }
 
 bool game_service::may_register_name(const std::shared_ptr<client>& c,
                                      const protocol::client_message& m) {
-  if (const auto why = name_problem_of(m.name)) {
-    send_error(c, "bad_name", *why, m.id);
+  if (const auto why = name_error(m.name, config_.max_name_bytes)) {
+    send_error(c, *why, m.id);
     c->strike("refused name");
     return false;
   }
   if (bots::is_bot_name(m.name)) {  // issue 14: the computer players' names are theirs
-    send_error(c, "reserved_name",
-               "the name " + m.name.substr(0, 24) + " belongs to a computer player: choose another",
-               m.id);
+    send_error(
+        c,
+        protocol::said_error("reserved_name", "service.bot_name", {{"name", m.name.substr(0, 24)}}),
+        m.id);
     c->strike("refused name");
     return false;
   }
-  if (const auto why = reserved_name_problem(m.name)) {  // gnubg_x, nardy.1: theirs too
-    send_error(c, "reserved_name", *why, m.id);
+  if (const auto why = reserved_name_error(m.name)) {  // gnubg_x, nardy.1: theirs too
+    send_error(c, *why, m.id);
     c->strike("refused name");
     return false;
   }
   if (is_admin(name_key(m.name))) {  // --admins names are made on the host only
-    send_error(c, "reserved_name",
-               "the name " + m.name.substr(0, 24) +
-                   " is reserved for an administrator of this server: choose another",
+    send_error(c,
+               protocol::said_error("reserved_name", "service.admin_name",
+                                    {{"name", m.name.substr(0, 24)}}),
                m.id);
     c->strike("refused name");
     return false;
@@ -184,15 +192,14 @@ bool game_service::claim_for_registration(const std::shared_ptr<client>& c,
   if (players_.registered_count() - bots >= config_.max_accounts) {
     metrics_.error("too_many_accounts");
     c->send(frame_of(protocol::error_message(
-        "too_many_accounts", "this server has as many accounts as it keeps: play as a guest",
-        m.id)));
+        protocol::said_error("too_many_accounts", "service.too_many_accounts"), m.id)));
     return false;
   }
   auto claimed = players_.begin_claim(c->id(), m.name, true, config_.max_name_bytes);
   if (!claimed) {
     const auto& code = claimed.err().code;
     metrics_.error(code);
-    c->send(frame_of(protocol::error_message(code, claimed.err().message, m.id)));
+    c->send(frame_of(protocol::error_message(claimed.err(), m.id)));
     if (code == "name_taken" || code == "name_confusable") c->strike("name taken");
     return false;
   }
@@ -200,11 +207,10 @@ bool game_service::claim_for_registration(const std::shared_ptr<client>& c,
   if (const auto wait = throttle_.registration(c->address(), clock_type::now())) {
     players_.end_claim(c->id());
     metrics_.error("register_limited");
-    auto e = protocol::error_message("register_limited",
-                                     "too many registrations from your address: try again in " +
-                                         std::to_string(wait->count()) +
-                                         (wait->count() == 1 ? " second" : " seconds"),
-                                     m.id);
+    auto e = protocol::error_message(
+        protocol::said_error("register_limited", "service.register_limited",
+                             {{"seconds", static_cast<std::int64_t>(wait->count())}}),
+        m.id);
     e["seconds"] = wait->count();
     c->send(frame_of(e));
     c->strike("register limited");
@@ -218,7 +224,7 @@ void game_service::on_register(const std::shared_ptr<client>& c,
                                const protocol::client_message& m) {
   if (!may_register_name(c, m)) return;
   if (const auto bad = password_problem(*m.password, m.name, config_.max_password_bytes)) {
-    send_error(c, bad->code, bad->message, m.id);
+    send_error(c, *bad, m.id);
     return;
   }
   std::string key;
@@ -228,49 +234,49 @@ void game_service::on_register(const std::shared_ptr<client>& c,
   }
   // Hashed on the auth pool, stored on the storage thread, welcomed back on an I/O
   // thread.
-  on_auth_pool(c, m.id, auth_pool::lane::other,
-               [self = shared_from_this(), c, key, name = m.name, password = *m.password, re = m.id,
-                remember = m.remember, label = m.label]() mutable {
-                 std::string hash = hash_password(password);
-                 wipe(password);
-                 self->writer_->run([self, c, key, name, hash = std::move(hash), re, remember,
-                                     label](store& db) {
-                   std::optional<account> made;
-                   bool failed = false;
-                   try {
-                     made = db.create_account(key, name, account::kind::player, hash);
-                   } catch (const std::exception& e) {
-                     spdlog::error("registering {}: {}", name, e.what());
-                     failed = true;
-                   }
-                   std::optional<signed_in> session;
-                   if (made && remember) session = self->start_session(db, key, label);
-                   asio::post(self->io_, [self, c, key, made = std::move(made), failed, re,
-                                          session = std::move(session)] {
-                     if (!made) {
-                       {
-                         std::lock_guard lock(self->mutex_);
-                         self->players_.end_claim(c->id());
-                       }
-                       if (failed) {
-                         self->send_error(c, "storage_error",
-                                          "the server could not save the account: try again later",
-                                          re);
-                       } else {
-                         self->send_error(c, "name_taken",
-                                          "that name was registered meanwhile: choose another", re);
-                       }
-                       return;
-                     }
-                     {
-                       std::lock_guard lock(self->mutex_);
-                       self->players_.add_registered(key, made->name);
-                     }
-                     spdlog::info("account {} registered", made->name);
-                     self->log_in(c, *made, re, {}, session);
-                   });
-                 });
-               });
+  on_auth_pool(
+      c, m.id, auth_pool::lane::other,
+      [self = shared_from_this(), c, key, name = m.name, password = *m.password, re = m.id,
+       remember = m.remember, label = m.label]() mutable {
+        std::string hash = hash_password(password);
+        wipe(password);
+        self->writer_->run(
+            [self, c, key, name, hash = std::move(hash), re, remember, label](store& db) {
+              std::optional<account> made;
+              bool failed = false;
+              try {
+                made = db.create_account(key, name, account::kind::player, hash);
+              } catch (const std::exception& e) {
+                spdlog::error("registering {}: {}", name, e.what());
+                failed = true;
+              }
+              std::optional<signed_in> session;
+              if (made && remember) session = self->start_session(db, key, label);
+              asio::post(self->io_, [self, c, key, made = std::move(made), failed, re,
+                                     session = std::move(session)] {
+                if (!made) {
+                  {
+                    std::lock_guard lock(self->mutex_);
+                    self->players_.end_claim(c->id());
+                  }
+                  if (failed) {
+                    self->send_error(
+                        c, protocol::said_error("storage_error", "service.account_not_saved"), re);
+                  } else {
+                    self->send_error(
+                        c, protocol::said_error("name_taken", "service.registered_meanwhile"), re);
+                  }
+                  return;
+                }
+                {
+                  std::lock_guard lock(self->mutex_);
+                  self->players_.add_registered(key, made->name);
+                }
+                spdlog::info("account {} registered", made->name);
+                self->log_in(c, *made, re, {}, session);
+              });
+            });
+      });
 }
 
 std::optional<game_service::signed_in> game_service::start_session(store& db,
@@ -306,12 +312,12 @@ void game_service::answer_ratings(const std::shared_ptr<client>& c, const protoc
   writer_->run([self = shared_from_this(), c, v, order, with_pr, table, re, kind, t0](store& db) {
     try {
       const auto list = db.leaderboard(v, ratings_lines, order);
-      c->send(info_frame("ratings", leaderboard_text(v, list, order, with_pr),
+      c->send(info_frame("ratings", leaderboard_text(v, list, order, with_pr, c->lang()),
                          leaderboard_json(v, list, order, with_pr), table, re));
       self->metrics_.command(kind, clock_type::now() - t0);
     } catch (const std::exception& e) {
       spdlog::error("/ratings: {}", e.what());
-      self->send_error(c, "storage_error", "the ratings cannot be read now: try again later", re);
+      self->send_error(c, protocol::said_error("storage_error", "service.ratings_unavailable"), re);
     }
   });
 }
@@ -321,9 +327,7 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
                                       const std::optional<std::string>& table,
                                       const std::optional<json>& re, clock_type::time_point t0) {
   using k = protocol::command_kind;
-  const auto error = [&](std::string_view code, const std::string& message) {
-    send_error(c, code, message, re);
-  };
+  const auto error = [&](const engine::error& e) { send_error(c, e, re); };
   const std::string kind(protocol::to_string(cmd.kind));
   if (cmd.kind == k::password) {
     on_password(c, cmd, table, re);
@@ -337,10 +341,14 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
     answer_ratings(c, cmd, table, re, t0);
     return;
   }
+  if (cmd.kind == k::lang) {
+    on_lang(c, cmd, table, re, t0);
+    return;
+  }
   // /whois NAME, /history [NAME]
   const std::string who = cmd.text.empty() ? name : cmd.text;
-  if (const auto why = name_problem_of(who)) {
-    error("bad_name", "that is not a player's name: " + *why);
+  if (const auto why = name_error(who, config_.max_name_bytes, "bad_name", name_use::player)) {
+    error(*why);
     return;
   }
   const std::string key = name_key(who);
@@ -355,17 +363,18 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
   if (is_bot_account(key)) online = bot_available(who);
   if (!registered) {
     if (cmd.kind == k::whois && online) {
-      c->send(info_frame("whois", who + ": a guest, online", guest_profile_json(who), table, re));
+      c->send(said_info_frame("whois", "service.whois_guest_online", {{"name", who}},
+                              guest_profile_json(who), table, re));
       metrics_.command(kind, clock_type::now() - t0);
       return;
     }
     if (cmd.kind == k::history && key == name_key(name)) {
-      error("not_registered", "guests have no history: register an account to keep one");
+      error(protocol::said_error("not_registered", "service.guest_no_history_own"));
       return;
     }
-    error("unknown_player", cmd.kind == k::history && online
-                                ? who + " is a guest: guests have no history"
-                                : "nobody called " + who + " is registered or online");
+    error(cmd.kind == k::history && online
+              ? protocol::said_error("unknown_player", "service.guest_no_history", {{"name", who}})
+              : protocol::said_error("unknown_player", "service.unknown_player", {{"name", who}}));
     return;
   }
   writer_->run([self = shared_from_this(), c, cmd_kind = cmd.kind, key, who, online, table, re,
@@ -375,19 +384,19 @@ void game_service::on_account_command(const std::shared_ptr<client>& c, const st
         const auto a = db.find_account(key);
         if (!a) throw storage_error("the account of " + who + " is missing");
         const auto performance = service_helpers::performance_of(db, key);
-        c->send(info_frame("whois", profile_text(*a, online, performance),
+        c->send(info_frame("whois", profile_text(*a, online, performance, c->lang()),
                            profile_json(*a, online, performance), table, re));
       } else {
         const auto a = db.find_account(key);
         if (!a) throw storage_error("the account of " + who + " is missing");
         const auto matches = db.account_matches(key, 0, history_lines);
-        c->send(info_frame("history", history_text(a->name, matches),
+        c->send(info_frame("history", history_text(a->name, matches, c->lang()),
                            history_json(a->name, matches, false), table, re));
       }
       self->metrics_.command(kind, clock_type::now() - t0);
     } catch (const std::exception& e) {
       spdlog::error("/{}: {}", kind, e.what());
-      self->send_error(c, "storage_error", "that cannot be read now: try again later", re);
+      self->send_error(c, protocol::said_error("storage_error", "service.read_failed"), re);
     }
   });
 }
@@ -400,7 +409,7 @@ bool game_service::password_change_may_try(const std::shared_ptr<client>& c,
   if (!s->registered) {
     metrics_.error("not_registered");
     c->send(frame_of(protocol::error_message(
-        "not_registered", "guests have no password: register an account to have one", re)));
+        protocol::said_error("not_registered", "service.guest_no_password"), re)));
     return false;
   }
   out.key = s->key;
@@ -408,7 +417,7 @@ bool game_service::password_change_may_try(const std::shared_ptr<client>& c,
   out.session_label = s->session_label;
   if (const auto bad = password_problem(cmd.new_password, s->name, config_.max_password_bytes)) {
     metrics_.error(bad->code);
-    c->send(frame_of(protocol::error_message(bad->code, bad->message, re)));
+    c->send(frame_of(protocol::error_message(*bad, re)));
     return false;
   }
   // Counted as a failure now, before any hashing, until it succeeds.
@@ -417,8 +426,9 @@ bool game_service::password_change_may_try(const std::shared_ptr<client>& c,
   if (const auto& wait = verdict.wait) {
     metrics_.error("login_locked");
     auto e = protocol::error_message(
-        "login_locked",
-        "too many wrong passwords: try again in " + std::to_string(wait->count()) + " seconds", re);
+        protocol::said_error("login_locked", "service.password_locked",
+                             {{"seconds", static_cast<std::int64_t>(wait->count())}}),
+        re);
     e["seconds"] = wait->count();
     c->send(frame_of(e));
     c->strike("login locked");
@@ -445,7 +455,8 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
       spdlog::error("/password: reading an account: {}", e.what());
     }
     if (!found) {
-      self->send_error(c, "storage_error", "the server cannot change passwords now", re);
+      self->send_error(c, protocol::said_error("storage_error", "service.passwords_unavailable"),
+                       re);
       return;
     }
     self->on_auth_pool(
@@ -459,7 +470,7 @@ void game_service::on_password(const std::shared_ptr<client>& c, const protocol:
           wipe(fresh);
           if (!right) {
             asio::post(self->io_, [self, c, re] {  // counted already by attempt()
-              self->send_error(c, "wrong_password", "that is not your password: nothing changed",
+              self->send_error(c, protocol::said_error("wrong_password", "service.wrong_password"),
                                re);
               c->strike("wrong password");
             });
@@ -491,8 +502,7 @@ void game_service::password_saved(const std::shared_ptr<client>& c, const std::s
                                   const std::optional<json>& re, bool changed,
                                   const std::optional<signed_in>& session) {
   if (!changed) {
-    send_error(c, "storage_error", "the server could not save the new password: nothing changed",
-               re);
+    send_error(c, protocol::said_error("storage_error", "service.password_not_saved"), re);
     return;
   }
   {
@@ -513,11 +523,8 @@ void game_service::password_saved(const std::shared_ptr<client>& c, const std::s
       data["session_id"] = session->id;
       data["session_expires_ms"] = session->expires_ms;
     }
-    return info_frame("password",
-                      "your password is changed; your other sessions are closed and "
-                      "every remembered sign-in has ended" +
-                          std::string(session ? " (this one goes on with a new one)" : ""),
-                      std::move(data), table, re);
+    return said_info_frame("password", "service.password_changed",
+                           {{"new_session", session ? "yes" : "no"}}, std::move(data), table, re);
   });
 }
 
@@ -565,7 +572,7 @@ void game_service::on_session_command(const std::shared_ptr<client>& c,
     if (!s->registered) {
       metrics_.error("not_registered");
       c->send(frame_of(protocol::error_message(
-          "not_registered", "guests do not sign in: register an account to stay signed in", re)));
+          protocol::said_error("not_registered", "service.guest_no_sessions"), re)));
       return;
     }
     key = s->key;
@@ -575,12 +582,13 @@ void game_service::on_session_command(const std::shared_ptr<client>& c,
   if (cmd.kind == k::sessions) {
     writer_->run([self = shared_from_this(), c, key, current, table, re, kind, t0](store& db) {
       try {
-        const auto [text, data] = sessions_answer(db.sessions_of(key, unix_ms_now()), current);
+        const auto [text, data] =
+            sessions_answer(db.sessions_of(key, unix_ms_now()), current, c->lang());
         c->send(info_frame("sessions", text, data, table, re));
         self->metrics_.command(kind, clock_type::now() - t0);
       } catch (const std::exception& e) {
         spdlog::error("/sessions: {}", e.what());
-        self->send_error(c, "storage_error", "the sign-ins cannot be read now: try again later",
+        self->send_error(c, protocol::said_error("storage_error", "service.sessions_unavailable"),
                          re);
       }
     });
@@ -600,16 +608,13 @@ void game_service::on_signout(const std::shared_ptr<client>& c, const protocol::
   if (!all && !cmd.text.empty()) {
     const auto n = whole_number(cmd.text, 1, std::numeric_limits<std::int64_t>::max());
     if (!n) {
-      send_error(c, "no_session", "no sign-in has that number: /sessions lists yours", re);
+      send_error(c, protocol::said_error("no_session", "service.no_such_session"), re);
       return;
     }
     id = *n;
   }
   if (!all && id == 0) {
-    send_error(c, "no_session",
-               "this connection did not sign in to be remembered: /signout all ends every "
-               "remembered sign-in of your account",
-               re);
+    send_error(c, protocol::said_error("no_session", "service.not_remembered"), re);
     return;
   }
   writer_->run([self = shared_from_this(), c, key, id = all ? 0 : id, all, current, table, re, kind,
@@ -619,29 +624,28 @@ void game_service::on_signout(const std::shared_ptr<client>& c, const protocol::
       ended = db.end_sessions(key, id);
     } catch (const std::exception& e) {
       spdlog::error("/signout: {}", e.what());
-      self->send_error(c, "storage_error", "the server cannot sign out now: try again later", re);
+      self->send_error(c, protocol::said_error("storage_error", "service.signout_unavailable"), re);
       return;
     }
     asio::post(self->io_, [self, c, key, id, all, current, table, re, kind, t0, ended] {
       if (!all && ended == 0) {
-        self->send_error(
-            c, "no_session",
-            "no sign-in numbered " + std::to_string(id) + " is yours: /sessions lists them", re);
+        self->send_error(c,
+                         protocol::said_error("no_session", "service.session_not_yours",
+                                              {{"id", std::to_string(id)}}),
+                         re);
         return;
       }
       json data{{"ended", ended}, {"all", all}, {"current", all || id == current}};
-      std::string text = all ? "signed out everywhere: " + std::to_string(ended) +
-                                   " remembered sign-in(s) ended and your other connections "
-                                   "are closed"
-                             : (id == current ? std::string("signed out: this sign-in is no "
-                                                            "longer remembered")
-                                              : "sign-in #" + std::to_string(id) + " ended");
+      const json say = all ? i18n::say("service.signed_out_everywhere", {{"count", ended}})
+                       : id == current
+                           ? i18n::say("service.signed_out_this")
+                           : i18n::say("service.signed_out_one", {{"id", std::to_string(id)}});
       if (all || id == current) {
         std::lock_guard lock(self->mutex_);
         if (auto* s = self->players_.find(c->id())) s->login_session = 0;
       }
       if (!all) {
-        c->send(info_frame("signout", text, data, table, re));
+        c->send(said_info_frame("signout", say["key"], say["args"], data, table, re));
         self->metrics_.command(kind, clock_type::now() - t0);
         return;
       }
@@ -650,10 +654,68 @@ void game_service::on_signout(const std::shared_ptr<client>& c, const protocol::
       self->metrics_.command(kind, clock_type::now() - t0);
       self->close_other_sessions(c, key, "signed out everywhere", [&](const std::string& token) {
         data["resume"] = token;
-        return info_frame("signout", text, data, table, re);
+        return said_info_frame("signout", say["key"], say["args"], data, table, re);
       });
     });
   });
+}
+
+namespace {
+
+/// The tags of the languages there are, as one line ("en, de, fr, ru"): tags are never
+/// translated, so the list is the same in every language.
+std::string language_list() {
+  std::string out;
+  for (const auto& tag : i18n::catalogue::global().languages()) {
+    if (!out.empty()) out += ", ";
+    out += tag;
+  }
+  return out;
+}
+
+/// `typed` as it may be shown back: at most 16 ASCII letters, digits, '-' and '_'; "?"
+/// when it holds anything else.
+std::string shown_tag(const std::string& typed) {
+  const bool plain = !typed.empty() && typed.size() <= 16 &&
+                     std::all_of(typed.begin(), typed.end(), [](unsigned char ch) {
+                       return std::isalnum(ch) != 0 || ch == '-' || ch == '_';
+                     });
+  return plain ? typed : "?";
+}
+
+}  // namespace
+
+void game_service::on_lang(const std::shared_ptr<client>& c, const protocol::command& cmd,
+                           const std::optional<std::string>& table, const std::optional<json>& re,
+                           clock_type::time_point t0) {
+  const auto& catalogues = i18n::catalogue::global();
+  const std::string kind(protocol::to_string(cmd.kind));
+  if (cmd.text.empty()) {
+    const std::string now = c->lang();
+    c->send(said_info_frame("lang", "service.lang_current",
+                            {{"lang", now}, {"languages", language_list()}},
+                            {{"lang", now}, {"languages", catalogues.languages()}}, table, re));
+    metrics_.command(kind, clock_type::now() - t0);
+    return;
+  }
+  const std::string tag = catalogues.supported(cmd.text);
+  if (tag.empty()) {
+    send_error(
+        c,
+        protocol::said_error("unknown_lang", "service.unknown_lang",
+                             {{"lang", shown_tag(cmd.text)}, {"languages", language_list()}}),
+        re);
+    return;
+  }
+  c->set_lang(tag);  // before the answer: it is said in the new language
+  std::string key;
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto* s = players_.find(c->id()); s != nullptr && s->registered) key = s->key;
+  }
+  if (!key.empty()) writer_->run([key, tag](store& db) { db.set_account_lang(key, tag); });
+  c->send(said_info_frame("lang", "service.lang_set", {{"lang", tag}}, {{"lang", tag}}, table, re));
+  metrics_.command(kind, clock_type::now() - t0);
 }
 
 }  // namespace bg::server

@@ -1,5 +1,8 @@
 #include "bg/server/service/game_service.hpp"
 
+#include "bg/i18n/catalogue.hpp"
+#include "players/name_errors.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -19,6 +22,7 @@
 #include "bg/bots/bot_names.hpp"
 #include "bg/bots/gnubg_level.hpp"
 #include "bg/protocol/command.hpp"
+#include "bg/protocol/help_pages.hpp"
 #include "bg/server/api/analysis_view.hpp"
 #include "bg/server/api/match_replay.hpp"
 #include "bg/server/players/names.hpp"
@@ -458,20 +462,22 @@ void game_service::answer_analysis(const std::shared_ptr<client>& c, std::int64_
       auto match = db.load_match(id);
       if (match && !may_read(*match, reader)) match.reset();  // private: not found
       const auto analysis = match ? db.load_analysis(id) : std::nullopt;
-      const auto v = view_analysis(id, match, analysis, on);
+      const auto v = view_analysis(id, match, analysis, on, c->lang());
       if (!v.found) {
         metrics_.error("unknown_match");
         msg = protocol::error_message("unknown_match", v.text, re);
+        msg["say"] = v.say;
       } else {
         msg = json{{"type", "info"}, {"topic", "analysis"}, {"text", v.text}, {"data", v.data}};
+        if (!v.say.is_null()) msg["say"] = v.say;
         if (!table.empty()) msg["table"] = table;
         if (re) msg["re"] = *re;
       }
     } catch (const std::exception& e) {
       spdlog::error("match {}: its analysis could not be read: {}", id, e.what());
       metrics_.error("storage_error");
-      msg = protocol::error_message("storage_error",
-                                    "the analysis could not be read: try again later", re);
+      msg = protocol::error_message(
+          protocol::said_error("storage_error", "service.analysis_unavailable"), re);
     }
     c->send(frame_of(msg));
   });
@@ -645,7 +651,7 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
         !players_.may_create(*s, config_.max_tables_per_client))
       return false;
     if (preclaimed_.size() >= config_.max_tables) {
-      send_error(c, "table_moving", "too many tables are being made just now: try again", m.id);
+      send_error(c, protocol::said_error("table_moving", "service.tables_busy"), m.id);
       return true;
     }
   }
@@ -656,11 +662,10 @@ bool game_service::redirect_if_elsewhere(const std::shared_ptr<client>& c,
         const auto self = weak.lock();
         if (!self) return;
         if (!where) {
-          self->send_error(
-              c, "table_moving",
-              "table " + table +
-                  " cannot be looked up in the cluster just now: try again in a moment",
-              id);
+          self->send_error(c,
+                           protocol::said_error("table_moving", "service.table_lookup_failed",
+                                                {{"table", table}}),
+                           id);
           return;
         }
         asio::post(self->io_, [self, c, text, table, id, where = std::move(*where)] {
@@ -704,9 +709,10 @@ void game_service::take_back(const std::shared_ptr<client>& c, const std::string
           held = true;
         }
         if (!held) {  // this node's lease lapsed (it fences next), or the table moved on
-          self->send_error(
-              c, "table_moving",
-              "table " + table + " is changing hands in the cluster: try again in a moment", id);
+          self->send_error(c,
+                           protocol::said_error("table_moving", "service.table_changing_hands",
+                                                {{"table", table}}),
+                           id);
           return;
         }
         asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
@@ -727,23 +733,21 @@ void game_service::route_to_owner(const std::shared_ptr<client>& c, const std::s
   }
   // Its node died: claim it now rather than at the next sweep, then handle the
   // message again (it is a table of this node by then, or of a live one).
-  cluster_->claim(table,
-                  [weak = weak_from_this(), c, text, table, id](std::optional<claimed_table> t) {
-                    const auto self = weak.lock();
-                    if (!self) return;
-                    if (!t) {
-                      // Taken by another node meanwhile, or the database is unreachable: no loop.
-                      self->send_error(c, "table_moving",
-                                       "table " + table +
-                                           " is being taken over by another server: try again "
-                                           "in a moment",
-                                       id);
-                      return;
-                    }
-                    self->adopt_one(std::move(*t));
-                    // Handled again on an I/O thread, as a message from the network is.
-                    asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
-                  });
+  cluster_->claim(table, [weak = weak_from_this(), c, text, table,
+                          id](std::optional<claimed_table> t) {
+    const auto self = weak.lock();
+    if (!self) return;
+    if (!t) {
+      // Taken by another node meanwhile, or the database is unreachable: no loop.
+      self->send_error(
+          c, protocol::said_error("table_moving", "service.table_taken_over", {{"table", table}}),
+          id);
+      return;
+    }
+    self->adopt_one(std::move(*t));
+    // Handled again on an I/O thread, as a message from the network is.
+    asio::post(self->io_, [self, c, text] { self->on_text(c, text); });
+  });
 }
 
 void game_service::follow_seat_after_login(const std::shared_ptr<client>& c,
@@ -933,21 +937,21 @@ void game_service::on_cluster_event(const cluster_bus::event& e) {
 
 void game_service::answer_who(const std::shared_ptr<client>& c, const std::optional<json>& re) {
   const auto answer = [c, re](std::vector<std::string> names, std::size_t total) {
-    std::string text = std::to_string(total) + " online";
-    for (std::size_t i = 0; i < names.size(); ++i) text += (i == 0 ? ": " : ", ") + names[i];
-    if (names.size() < total) text += ", ...";
-    json msg{{"type", "info"},
-             {"topic", "who"},
-             {"text", text},
-             {"data", {{"online", names}, {"total", total}}}};
+    std::string shown;  // names are never translated: one list in every language
+    for (std::size_t i = 0; i < names.size(); ++i) shown += (i == 0 ? "" : ", ") + names[i];
+    if (!names.empty() && names.size() < total) shown += ", ...";
+    json msg{{"type", "info"}, {"topic", "who"}, {"data", {{"online", names}, {"total", total}}}};
+    if (names.empty())
+      i18n::with_say(msg, "service.who_online", {{"total", total}});
+    else
+      i18n::with_say(msg, "service.who_online_names", {{"total", total}, {"names", shown}});
     if (re) msg["re"] = *re;
     c->send(frame_of(msg));
   };
   if (bus_) {
     bus_->online(config_.who_limit, [self = shared_from_this(), c, re, answer](auto result) {
       if (!result) {
-        self->send_error(c, "storage_error",
-                         "who is online could not be read: try again in a moment", re);
+        self->send_error(c, protocol::said_error("storage_error", "service.who_unavailable"), re);
         return;
       }
       answer(std::move(result->first), result->second);
@@ -978,14 +982,9 @@ bots::player* game_service::bot_player(const std::string& level, engine::variant
 engine::result<std::string> game_service::bot_name(const std::string& level,
                                                    engine::variant v) const {
   const auto l = bots::gnubg_level_from_string(level);
-  if (!l)
-    return engine::make_error("bad_command",
-                              "the levels are beginner, intermediate, advanced, expert and "
-                              "worldclass");
+  if (!l) return protocol::said_error("bad_command", "service.bot_levels");
   if (v == engine::variant::long_nardy) return bots::long_bot_name(*l);
-  if (!gnubg_)
-    return engine::make_error("no_bot",
-                              "there is no computer player on this server: " + gnubg_problem_);
+  if (!gnubg_) return protocol::said_error("no_bot", "service.no_bot", {{"why", gnubg_problem_}});
   return bots::gnubg_name(*l);
 }
 
@@ -1211,6 +1210,16 @@ void game_service::send_error(const std::shared_ptr<client>& c, std::string_view
   c->send(frame_of(protocol::error_message(code, message, re)));
 }
 
+void game_service::send_error(const std::shared_ptr<client>& c, const engine::error& e,
+                              const std::optional<json>& re) {
+  metrics_.error(e.code);
+  c->send(frame_of(protocol::error_message(e, re)));
+}
+
+std::string game_service::lang_of(const client& c, const protocol::client_message& m) {
+  return i18n::catalogue::global().pick(m.lang.empty() ? c.accept_language() : m.lang);
+}
+
 std::optional<std::string> game_service::name_problem_of(const std::string& name) const {
   return name_problem(name, config_.max_name_bytes);
 }
@@ -1219,7 +1228,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
   const auto t0 = clock_type::now();
   auto decoded = protocol::decode(text);
   if (!decoded) {
-    send_error(c, decoded.err().code, decoded.err().message, no_re);
+    send_error(c, decoded.err(), no_re);
     return;
   }
   const auto& m = *decoded;
@@ -1231,6 +1240,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       return;
     }
     case protocol::client_message::kind::hello:
+      c->set_lang(lang_of(*c, m));  // before any answer, a refusal included
       if (m.password) {
         on_login(c, m);
       } else if (!m.session.empty()) {  // a remembered sign-in (issue 27)
@@ -1240,6 +1250,7 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
       }
       return;
     case protocol::client_message::kind::register_account:
+      c->set_lang(lang_of(*c, m));
       on_register(c, m);
       return;
     default:
@@ -1255,20 +1266,20 @@ void game_service::on_text(const std::shared_ptr<client>& c, std::string text) {
     }
   }
   if (name.empty() || pending) {
-    send_error(c, "hello_first",
-               pending ? "your hello is being checked: wait for welcome before anything else"
-                       : "say hello with your name first",
+    send_error(c,
+               pending ? protocol::said_error("hello_first", "service.hello_pending_first")
+                       : protocol::said_error("hello_first", "service.hello_first"),
                m.id);
     return;
   }
   if (!m.table) {
     if (m.what != protocol::client_message::kind::line) {
-      send_error(c, "bad_message", "enter and exit need a table", m.id);
+      send_error(c, protocol::said_error("bad_message", "service.needs_table"), m.id);
       return;
     }
     auto parsed = protocol::parse_line(m.text);
     if (!parsed) {
-      send_error(c, parsed.err().code, parsed.err().message, m.id);
+      send_error(c, parsed.err(), m.id);
       return;
     }
     if (protocol::place_of(parsed->kind) == protocol::command_place::service) {
@@ -1297,8 +1308,8 @@ void game_service::on_exit_table(const std::shared_ptr<client>& c, const std::st
 void game_service::on_table_message(const std::shared_ptr<client>& c, const std::string& name,
                                     const protocol::client_message& m, std::string text,
                                     clock_type::time_point t0) {
-  if (const auto why = name_problem_of(*m.table)) {
-    send_error(c, "bad_table", "that table name cannot be used: " + *why, m.id);
+  if (const auto why = name_error(*m.table, config_.max_name_bytes, "bad_table", name_use::table)) {
+    send_error(c, *why, m.id);
     return;
   }
   if (m.what != protocol::client_message::kind::exit && redirect_if_elsewhere(c, m, text)) return;
@@ -1309,13 +1320,15 @@ void game_service::on_table_message(const std::shared_ptr<client>& c, const std:
   std::optional<protocol::command> cmd;
   if (m.what == protocol::client_message::kind::line) {
     if (m.text.size() > config_.max_chat_bytes) {
-      send_error(c, "too_long",
-                 "a line is at most " + std::to_string(config_.max_chat_bytes) + " bytes", m.id);
+      send_error(c,
+                 protocol::said_error("too_long", "service.line_too_long",
+                                      {{"max", std::to_string(config_.max_chat_bytes)}}),
+                 m.id);
       return;
     }
     auto parsed = protocol::parse_line(m.text);
     if (!parsed) {
-      send_error(c, parsed.err().code, parsed.err().message, m.id);
+      send_error(c, parsed.err(), m.id);
       return;
     }
     switch (protocol::place_of(parsed->kind)) {
@@ -1348,12 +1361,11 @@ void game_service::on_table_message(const std::shared_ptr<client>& c, const std:
         players_.may_create(*s, config_.max_tables_per_client)) {
       look_again = true;
     } else {
-      std::string code;
-      std::string why;
-      actor = table_for(*m.table, *s, code, why);
+      engine::error why;
+      actor = table_for(*m.table, *s, why);
       if (!actor) {
-        metrics_.error(code);
-        c->send(frame_of(protocol::error_message(code, why, m.id)));
+        metrics_.error(why.code);
+        c->send(frame_of(protocol::error_message(why, m.id)));
         return;
       }
       s->tables.insert(*m.table);
@@ -1374,8 +1386,8 @@ void game_service::on_table_message(const std::shared_ptr<client>& c, const std:
 }
 
 std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
-                                                     const players::session& s, std::string& code,
-                                                     std::string& why) {
+                                                     const players::session& s,
+                                                     engine::error& why) {
   const auto it = tables_.find(name);
   if (it != tables_.end() && !shutting_down_) return it->second;
   // Cluster (issue 26): the ownership row redirect_if_elsewhere() made for it.
@@ -1389,19 +1401,16 @@ std::shared_ptr<table_actor> game_service::table_for(const std::string& name,
     return nullptr;
   };
   if (shutting_down_) {
-    code = "shutting_down";
-    why = "the server is shutting down";
+    why = protocol::said_error("shutting_down", "service.tables_shutting_down");
     return refuse();
   }
   if (tables_.size() >= config_.max_tables) {
-    code = "too_many_tables";
-    why = "the server has as many tables as it allows: join an existing one";
+    why = protocol::said_error("too_many_tables", "service.too_many_tables");
     return refuse();
   }
   if (!players_.may_create(s, config_.max_tables_per_client)) {
-    code = "too_many_tables";
-    why = "you have as many open tables as one player may create (" +
-          std::to_string(config_.max_tables_per_client) + "): join an existing one";
+    why = protocol::said_error("too_many_tables", "service.too_many_own_tables",
+                               {{"max", std::to_string(config_.max_tables_per_client)}});
     return refuse();
   }
   players_.created(name, s);
@@ -1440,12 +1449,13 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       answer_tables(c, cmd.text.empty() ? 1 : std::stoul(cmd.text), re);
       break;
     case protocol::command_kind::help: {
-      const auto text = protocol::help_text(cmd.text);
-      if (!text) {
-        send_error(c, "unknown_command", "no help for that: try /help", re);
+      const auto key = protocol::help_key(cmd.text);
+      if (!key) {
+        send_error(c, protocol::said_error("unknown_command", "help.no_help_lobby"), re);
         return;
       }
-      json msg{{"type", "info"}, {"topic", "help"}, {"text", *text}};
+      json msg{{"type", "info"}, {"topic", "help"}};
+      i18n::with_say(msg, std::string(*key));
       if (re) msg["re"] = *re;
       c->send(frame_of(msg));
       break;
@@ -1458,10 +1468,7 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       break;
     case protocol::command_kind::analysis: {
       if (cmd.text.empty()) {
-        send_error(c, "bad_command",
-                   "in the lobby /analysis needs a match id, e.g. /analysis 12 (at a table it "
-                   "is the table's last match)",
-                   re);
+        send_error(c, protocol::said_error("bad_command", "service.analysis_needs_id"), re);
         return;
       }
       answer_analysis(c, *id_of(cmd.text), re, "");
@@ -1490,7 +1497,7 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
       on_withdraw(c, name, cmd, re);
       break;
     default:  // command_place::table
-      send_error(c, "no_table", "that command works at a table: enter one first", re);
+      send_error(c, protocol::said_error("no_table", "service.no_table"), re);
       return;
   }
   metrics_.command(protocol::to_string(cmd.kind), clock_type::now() - t0);
@@ -1499,21 +1506,21 @@ void game_service::on_lobby_line(const std::shared_ptr<client>& c, const std::st
 void game_service::answer_tables(const std::shared_ptr<client>& c, std::size_t page,
                                  const std::optional<json>& re) {
   if (bus_) {  // a cluster: every live node's tables, as the database has them
-    bus_->list_tables(page, config_.tables_page_size,
-                      [self = shared_from_this(), c, re](std::optional<json> msg) {
-                        if (!msg) {
-                          self->send_error(
-                              c, "storage_error",
-                              "the list of tables could not be read: try again in a moment", re);
-                          return;
-                        }
-                        {  // S5: this node's requests (a cluster pairs each node's own)
-                          std::lock_guard lock(self->mutex_);
-                          (*msg)["seeking"] = self->seeks_waiting();
-                        }
-                        if (re) (*msg)["re"] = *re;
-                        c->send(frame_of(*msg));
-                      });
+    bus_->list_tables(
+        page, config_.tables_page_size,
+        [self = shared_from_this(), c, re](std::optional<json> msg) {
+          if (!msg) {
+            self->send_error(c, protocol::said_error("storage_error", "service.tables_unavailable"),
+                             re);
+            return;
+          }
+          {  // S5: this node's requests (a cluster pairs each node's own)
+            std::lock_guard lock(self->mutex_);
+            (*msg)["seeking"] = self->seeks_waiting();
+          }
+          if (re) (*msg)["re"] = *re;
+          c->send(frame_of(*msg));
+        });
     return;
   }
   json msg = tables_message(page);
@@ -1524,14 +1531,13 @@ void game_service::answer_tables(const std::shared_ptr<client>& c, std::size_t p
 bool game_service::say_in_lobby(const std::shared_ptr<client>& c, const std::string& name,
                                 std::string text, const std::optional<json>& re) {
   if (text.size() > config_.max_chat_bytes) {
-    send_error(c, "too_long", "a chat line is too long", re);
+    send_error(c, protocol::said_error("too_long", "service.chat_too_long"), re);
     return false;
   }
   // Like table chat: bidirectional overrides and zero-width characters taken out.
   text = strip_invisible(text);
   if (blank(text)) {
-    send_error(c, "empty_line",
-               "that chat line holds only invisible or direction characters: nothing to say", re);
+    send_error(c, protocol::said_error("empty_line", "service.chat_invisible"), re);
     return false;
   }
   auto frame = frame_of(json{{"type", "chat"}, {"from", name}, {"text", text}});
@@ -1545,7 +1551,7 @@ bool game_service::say_in_lobby(const std::shared_ptr<client>& c, const std::str
             lobby_.allow_chat(me->last_lobby_chat, clock_type::now(), config_.lobby_chat_interval,
                               config_.lobby_chat_per_minute)) {
       metrics_.error("chat_throttled");
-      c->send(frame_of(protocol::error_message("chat_throttled", *why, re)));
+      c->send(frame_of(protocol::error_message(*why, re)));
       return false;
     }
     // Not to those who ignore the speaker (issue 13).
@@ -1554,10 +1560,7 @@ bool game_service::say_in_lobby(const std::shared_ptr<client>& c, const std::str
     if (bus_ && !bus_->say(json{{"from", name}, {"key", me->key}, {"text", text}})) {
       metrics_.error("chat_throttled");
       c->send(frame_of(protocol::error_message(
-          "chat_throttled",
-          "the lobby chat could not reach the other nodes: a shorter line, or wait a "
-          "moment",
-          re)));
+          protocol::said_error("chat_throttled", "service.lobby_chat_cluster"), re)));
       return false;
     }
   }
@@ -1570,7 +1573,7 @@ void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::stri
                                clock_type::time_point t0) {
   // The computer player first: a refusal creates no table.
   if (const auto bot = bot_name(cmd.text, cmd.game_variant); !bot) {
-    send_error(c, bot.err().code, bot.err().message, re);
+    send_error(c, bot.err(), re);
     return;
   }
   std::shared_ptr<table_actor> actor;
@@ -1583,12 +1586,11 @@ void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::stri
       table = (cmd.game_variant == engine::variant::long_nardy ? "vs-nardy-" : "vs-gnubg-") +
               std::to_string(next_bot_table_++);
     } while (tables_.count(table) != 0);
-    std::string code;
-    std::string why;
-    actor = table_for(table, *s, code, why);  // bounded like any table creation
+    engine::error why;
+    actor = table_for(table, *s, why);  // bounded like any table creation
     if (!actor) {
-      metrics_.error(code);
-      c->send(frame_of(protocol::error_message(code, why, re)));
+      metrics_.error(why.code);
+      c->send(frame_of(protocol::error_message(why, re)));
       return;
     }
     s->tables.insert(table);
@@ -1715,8 +1717,8 @@ void game_service::stop_after_tables(std::size_t count) {
 std::shared_ptr<const std::string> game_service::rate_limited_reply(std::string_view text) {
   const auto decoded = protocol::decode(text);
   if (!decoded || !decoded->id) return nullptr;
-  return frame_of(
-      protocol::error_message("rate_limited", "too many commands: slow down", decoded->id));
+  return frame_of(protocol::error_message(
+      protocol::said_error("rate_limited", "service.rate_limited"), decoded->id));
 }
 
 }  // namespace bg::server

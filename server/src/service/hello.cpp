@@ -18,6 +18,7 @@
 
 #include "api/account_views.hpp"
 #include "bg/bots/bot_names.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/players/names.hpp"
@@ -26,6 +27,7 @@
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "players/name_errors.hpp"
 #include "service/service_helpers.hpp"
 
 namespace bg::server {
@@ -36,6 +38,14 @@ using service_helpers::unix_ms_now;
 using service_helpers::wipe;
 
 namespace {
+
+/// A login without a language of its own (issue 31): the account's, when it chose one
+/// that is still a language here, becomes the session's (the welcome says it).
+void use_account_lang(client& c, const account& a) {
+  if (a.lang.empty()) return;
+  if (auto tag = i18n::catalogue::global().supported(a.lang); !tag.empty())
+    c.set_lang(std::move(tag));
+}
 
 /// True when `text` has a session credential's shape: 64 lowercase hex digits.
 bool credential_shaped(std::string_view text) {
@@ -94,8 +104,7 @@ void game_service::hello_located(const std::shared_ptr<client>& c,
     const auto self = weak.lock();
     if (!self) return;
     if (!found) {
-      self->send_error(c, "storage_error",
-                       "your seat could not be looked up in the cluster: try again in a moment",
+      self->send_error(c, protocol::said_error("storage_error", "service.seat_lookup_failed"),
                        m.id);
       return;
     }
@@ -189,18 +198,17 @@ bool game_service::hello_allowed(const std::shared_ptr<client>& c,
     release_adopted(adopted);
     metrics_.error("reserved_name");
     c->send(frame_of(protocol::error_message(
-        "reserved_name",
-        "the name " + m.name.substr(0, 24) + " belongs to a computer player: choose another",
+        protocol::said_error("reserved_name", "service.bot_name", {{"name", m.name.substr(0, 24)}}),
         m.id)));
     c->strike("refused name");
     return false;
   }
   // A person may not take a name kept for the computer players either.
   if (!players_.knows_token(m.resume) && !name_problem_of(m.name)) {
-    if (const auto why = reserved_name_problem(m.name)) {
+    if (const auto why = reserved_name_error(m.name)) {
       release_adopted(adopted);
       metrics_.error("reserved_name");
-      c->send(frame_of(protocol::error_message("reserved_name", *why, m.id)));
+      c->send(frame_of(protocol::error_message(*why, m.id)));
       c->strike("refused name");
       return false;
     }
@@ -252,6 +260,7 @@ bool game_service::take_hello(const std::shared_ptr<client>& c, const protocol::
                      {"protocol", protocol::protocol_version},
                      {"server", std::string("gammond ") + GAMMOND_VERSION},
                      {"tables", seated},
+                     {"lang", c->lang()},
                      {"account", guest_account_json()}};
   if (m.id) out.welcome["re"] = *m.id;
   if (w->registered) out.account_key = w->key;
@@ -278,7 +287,7 @@ void game_service::refuse_hello(const std::shared_ptr<client>& c, const protocol
       "cluster's sessions: {})",
       log_safe(m.name), c->address(), code, !m.resume.empty(), adopted);
   metrics_.error(code);
-  c->send(frame_of(protocol::error_message(code, why.message, m.id)));
+  c->send(frame_of(protocol::error_message(why, m.id)));
   // A refused hello is a strike (issue 11.6): guessing tokens or names costs.
   if (code == "bad_resume") c->strike("bad resume token");
   if (code == "bad_name") c->strike("refused name");
@@ -339,23 +348,19 @@ void game_service::claimed(const std::shared_ptr<client>& c, cluster_bus::claim_
       c->send(frame_of(welcome));
       return;
     case result::taken:
-      send_error(c, "name_taken",
-                 "the name " + name +
-                     " is in use on another node of this server: choose another, or resume "
-                     "with its token",
-                 re);
+      send_error(
+          c, protocol::said_error("name_taken", "service.name_in_use_elsewhere", {{"name", name}}),
+          re);
       c->strike("name taken");
       return;
     case result::registered:
       send_error(
-          c, "name_registered",
-          "the name " + name + " is registered: log in with its password, or choose another name",
+          c, protocol::said_error("name_registered", "service.name_registered", {{"name", name}}),
           re);
       c->strike("name registered");
       return;
     case result::failed:
-      send_error(c, "storage_error",
-                 "your name could not be checked with the other nodes: try again in a moment", re);
+      send_error(c, protocol::said_error("storage_error", "service.name_check_failed"), re);
       return;
   }
 }
@@ -409,20 +414,21 @@ std::vector<std::shared_ptr<table_actor>> game_service::actors_of(
 // Login with a password or a remembered sign-in
 
 void game_service::on_login(const std::shared_ptr<client>& c, const protocol::client_message& m) {
-  if (const auto why = name_problem_of(m.name)) {
-    send_error(c, "bad_name", *why, m.id);
+  if (const auto why = name_error(m.name, config_.max_name_bytes)) {
+    send_error(c, *why, m.id);
     c->strike("refused name");
     return;
   }
   if (bots::is_bot_name(m.name)) {  // issue 14: a computer player's account never logs in
-    send_error(c, "reserved_name",
-               "the name " + m.name.substr(0, 24) +
-                   " belongs to a computer player: nobody logs in with it",
+    send_error(c,
+               protocol::said_error("reserved_name", "service.bot_name_no_login",
+                                    {{"name", m.name.substr(0, 24)}}),
                m.id);
     c->strike("refused name");
     return;
   }
-  password_login login{c, std::string(), m.id, m.remember, m.label, std::nullopt, {}};
+  password_login login{c,       std::string(), m.id, m.remember,
+                       m.label, std::nullopt,  {},   !m.lang.empty()};
   auto lane = auth_pool::lane::other;
   {
     std::lock_guard lock(mutex_);
@@ -448,9 +454,8 @@ bool game_service::login_may_try(const std::shared_ptr<client>& c,
   if (const auto& wait = verdict.wait) {
     metrics_.error("login_locked");
     auto e = protocol::error_message(
-        "login_locked",
-        "too many failed logins for this name or from your address: try again in " +
-            std::to_string(wait->count()) + (wait->count() == 1 ? " second" : " seconds"),
+        protocol::said_error("login_locked", "service.login_locked",
+                             {{"seconds", static_cast<std::int64_t>(wait->count())}}),
         m.id);
     e["seconds"] = wait->count();
     c->send(frame_of(e));
@@ -461,7 +466,7 @@ bool game_service::login_may_try(const std::shared_ptr<client>& c,
   auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
   if (!claimed) {
     metrics_.error(claimed.err().code);
-    c->send(frame_of(protocol::error_message(claimed.err().code, claimed.err().message, m.id)));
+    c->send(frame_of(protocol::error_message(claimed.err(), m.id)));
     return false;
   }
   return true;
@@ -479,7 +484,7 @@ void game_service::read_login_account(store& db, password_login& login, std::str
       std::lock_guard lock(mutex_);
       players_.end_claim(c->id());
     }
-    send_error(c, "storage_error", "the server cannot check logins now: try again later", login.re);
+    send_error(c, protocol::said_error("storage_error", "service.logins_unavailable"), login.re);
     return;
   }
   const auto re = login.re;
@@ -522,6 +527,7 @@ void game_service::password_checked(password_login& login, bool right,
         spdlog::info("a password hash was renewed with today's parameters");
     });
   }
+  if (!login.hello_lang) use_account_lang(*c, *login.found);
   if (!login.remember || config_.session_days == 0) {
     log_in(c, *login.found, login.re, std::move(login.ignored));
     return;
@@ -542,14 +548,14 @@ void game_service::login_failed(const std::shared_ptr<client>& c, const std::opt
     std::lock_guard lock(mutex_);
     players_.end_claim(c->id());
   }
-  send_error(c, "bad_login", "wrong name or password", re);
+  send_error(c, protocol::said_error("bad_login", "service.bad_login"), re);
   c->strike("bad login");
 }
 
 void game_service::on_session_login(const std::shared_ptr<client>& c,
                                     const protocol::client_message& m) {
-  if (const auto why = name_problem_of(m.name)) {
-    send_error(c, "bad_name", *why, m.id);
+  if (const auto why = name_error(m.name, config_.max_name_bytes)) {
+    send_error(c, *why, m.id);
     c->strike("refused name");
     return;
   }
@@ -570,14 +576,14 @@ void game_service::on_session_login(const std::shared_ptr<client>& c,
     auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
     if (!claimed) {
       metrics_.error(claimed.err().code);
-      c->send(frame_of(protocol::error_message(claimed.err().code, claimed.err().message, m.id)));
+      c->send(frame_of(protocol::error_message(claimed.err(), m.id)));
       return;
     }
   }
   const std::int64_t now = unix_ms_now();
   const std::int64_t until = now + static_cast<std::int64_t>(config_.session_days) * 86'400'000;
-  writer_->run([self = shared_from_this(), c, key, credential = m.session, re = m.id, now,
-                until](store& db) {
+  writer_->run([self = shared_from_this(), c, key, credential = m.session, re = m.id, now, until,
+                hello_lang = !m.lang.empty()](store& db) {
     std::optional<login_session> session;
     std::optional<account> found;
     std::vector<std::string> ignored;
@@ -592,39 +598,37 @@ void game_service::on_session_login(const std::shared_ptr<client>& c,
       spdlog::error("login with a remembered sign-in: {}", e.what());
       failed = true;
     }
-    asio::post(
-        self->io_, [self, c, key, credential, re, session = std::move(session),
-                    found = std::move(found), ignored = std::move(ignored), failed]() mutable {
-          if (failed) {
-            {
-              std::lock_guard lock(self->mutex_);
-              self->players_.end_claim(c->id());
-            }
-            self->send_error(c, "storage_error",
-                             "the server cannot check logins now: try again later", re);
-            return;
-          }
-          if (!session || !found || found->what != account::kind::player) {
-            {
-              std::lock_guard lock(self->mutex_);
-              self->players_.end_claim(c->id());
-            }
-            self->refuse_session(c, re);
-            return;
-          }
-          self->log_in(c, *found, re, std::move(ignored),
-                       signed_in{credential, session->id, session->expires_ms, session->label});
-        });
+    asio::post(self->io_, [self, c, key, credential, re, session = std::move(session),
+                           found = std::move(found), ignored = std::move(ignored), failed,
+                           hello_lang]() mutable {
+      if (failed) {
+        {
+          std::lock_guard lock(self->mutex_);
+          self->players_.end_claim(c->id());
+        }
+        self->send_error(c, protocol::said_error("storage_error", "service.logins_unavailable"),
+                         re);
+        return;
+      }
+      if (!session || !found || found->what != account::kind::player) {
+        {
+          std::lock_guard lock(self->mutex_);
+          self->players_.end_claim(c->id());
+        }
+        self->refuse_session(c, re);
+        return;
+      }
+      if (!hello_lang) use_account_lang(*c, *found);
+      self->log_in(c, *found, re, std::move(ignored),
+                   signed_in{credential, session->id, session->expires_ms, session->label});
+    });
   });
 }
 
 void game_service::refuse_session(const std::shared_ptr<client>& c, const std::optional<json>& re) {
   metrics_.error("bad_session");
-  c->send(frame_of(protocol::error_message(
-      "bad_session",
-      "this sign-in has ended (signed out, expired, or the password changed): log in with "
-      "your password",
-      re)));
+  c->send(frame_of(
+      protocol::error_message(protocol::said_error("bad_session", "service.session_ended"), re)));
   c->strike("bad session");
 }
 
@@ -677,6 +681,7 @@ void game_service::log_in(const std::shared_ptr<client>& c, const account& a,
                    {"protocol", protocol::protocol_version},
                    {"server", std::string("gammond ") + GAMMOND_VERSION},
                    {"tables", seated},
+                   {"lang", c->lang()},
                    {"account", account_json(a, is_admin(a.key))}};
     if (session) {  // issue 27: the remembered sign-in, to send instead of the password
       welcome["session"] = session->credential;

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "api/account_views.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/protocol/codec.hpp"
 #include "bg/server/api/analysis_view.hpp"
 #include "bg/server/api/match_replay.hpp"
@@ -25,6 +26,7 @@
 #include "bg/server/records/mat_export.hpp"
 #include "bg/server/records/record_json.hpp"
 #include "bg/server/service/game_service.hpp"
+#include "players/name_errors.hpp"
 #include "service/service_helpers.hpp"
 
 namespace bg::server {
@@ -58,10 +60,12 @@ std::optional<std::pair<match_view, std::string_view>> match_view_of(std::string
   return std::nullopt;
 }
 
-/// An /api error: the HTTP status and {"code", "message"}.
-http_reply api_error(unsigned status, std::string_view code, std::string_view message) {
-  return http_reply{status, "application/json",
-                    protocol::encode(json{{"code", code}, {"message", message}})};
+/// An /api error of `e`: the HTTP status and {"code", "message", "say"} (a client may
+/// render `say` in its player's language).
+http_reply api_error(unsigned status, const engine::error& e) {
+  json body{{"code", e.code}, {"message", e.message}};
+  if (!e.key.empty()) body["say"] = i18n::say(e.key, protocol::sentence_args(e.args));
+  return http_reply{status, "application/json", protocol::encode(body)};
 }
 
 /// A 200 /api answer: `body` as JSON.
@@ -99,7 +103,7 @@ std::optional<std::string> url_decode(std::string_view text, bool plus_is_space)
 /// each one of `allowed`.
 struct query_params {
   std::map<std::string, std::string> values;
-  std::string problem;
+  std::optional<engine::error> problem;  ///< a bad_parameter error, when there is one
 };
 
 /// The parameters of `query`, each one of `allowed` (a problem otherwise).
@@ -115,17 +119,18 @@ query_params parse_query(std::string_view query, std::initializer_list<std::stri
     const auto value =
         url_decode(eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1), true);
     if (!key || !value) {
-      out.problem = "a parameter is not correctly URL-encoded";
+      out.problem = protocol::said_error("bad_parameter", "service.api_bad_encoding");
       return out;
     }
     if (std::find(allowed.begin(), allowed.end(), *key) == allowed.end()) {
       std::string names;
       for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
-      out.problem = "unknown parameter: this route takes " + names;
+      out.problem = protocol::said_error("bad_parameter", "service.api_unknown_parameter",
+                                         {{"names", names}});
       return out;
     }
     if (!out.values.emplace(*key, *value).second) {
-      out.problem = "a parameter is given twice";
+      out.problem = protocol::said_error("bad_parameter", "service.api_parameter_twice");
       return out;
     }
   }
@@ -136,12 +141,12 @@ query_params parse_query(std::string_view query, std::initializer_list<std::stri
 /// larger limit is cut to it), `fallback` (also cut) when there is none; 0 with `problem` set when
 /// it is not a whole number from 1.
 std::int64_t limit_of(const std::map<std::string, std::string>& q, std::int64_t fallback,
-                      std::int64_t max_limit, std::string& problem) {
+                      std::int64_t max_limit, std::optional<engine::error>& problem) {
   const auto it = q.find("limit");
   if (it == q.end()) return std::min(fallback, max_limit);
   const auto n = whole_number(it->second, 1, 1'000'000'000);
   if (!n) {
-    problem = "limit is a whole number from 1";
+    problem = protocol::said_error("bad_parameter", "service.api_limit");
     return 0;
   }
   return std::min(*n, max_limit);  // bounded: a larger limit is cut to the maximum
@@ -173,32 +178,33 @@ void game_service::on_http_request(std::string_view target, http_callback reply)
 void game_service::answer_match_view(std::string_view target, bool analysis, std::int64_t id,
                                      http_callback reply) {
   // Read on the reader thread, like the .mat export. A private match is not found.
-  read_for_http(
-      std::move(reply), [this, analysis, id, on = analysing(), max_steps = config_.replay_max_steps,
-                         reader = reader_of(target)](store& db, http_callback& respond) {
-        std::optional<http_reply> answer;
-        try {
-          auto match = db.load_match(id);
-          if (match && !may_read(*match, reader)) match.reset();
-          if (analysis) {
-            const auto stored = match ? db.load_analysis(id) : std::nullopt;
-            const auto v = view_analysis(id, match, stored, on);
-            answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
-          } else if (match) {
-            answer = http_reply{200, "application/json", replay_json(id, *match, max_steps).dump()};
-          } else {
-            answer = http_reply{404, "application/json", unknown_match_json(id).dump()};
-          }
-        } catch (const std::exception& e) {
-          const char* name = analysis ? "analysis" : "replay";
-          spdlog::error("match {}: its {} could not be read: {}", id, name, e.what());
-          answer = http_reply{500, "application/json",
-                              json{{"error", "storage_error"},
-                                   {"message", std::string("the ") + name + " could not be read"}}
-                                  .dump()};
-        }
-        respond(std::move(answer));
-      });
+  read_for_http(std::move(reply), [this, analysis, id, on = analysing(),
+                                   max_steps = config_.replay_max_steps,
+                                   reader = reader_of(target)](store& db, http_callback& respond) {
+    std::optional<http_reply> answer;
+    try {
+      auto match = db.load_match(id);
+      if (match && !may_read(*match, reader)) match.reset();
+      if (analysis) {
+        const auto stored = match ? db.load_analysis(id) : std::nullopt;
+        const auto v = view_analysis(id, match, stored, on);
+        answer = http_reply{v.found ? 200U : 404U, "application/json", v.api.dump()};
+      } else if (match) {
+        answer = http_reply{200, "application/json", replay_json(id, *match, max_steps).dump()};
+      } else {
+        answer = http_reply{404, "application/json", unknown_match_json(id).dump()};
+      }
+    } catch (const std::exception& e) {
+      const char* name = analysis ? "analysis" : "replay";
+      spdlog::error("match {}: its {} could not be read: {}", id, name, e.what());
+      json body{{"error", "storage_error"}};
+      i18n::with_say(
+          body, analysis ? "service.http_analysis_unreadable" : "service.http_replay_unreadable",
+          json::object(), "message");
+      answer = http_reply{500, "application/json", body.dump()};
+    }
+    respond(std::move(answer));
+  });
 }
 
 void game_service::answer_match_record(std::string_view target, std::string_view path,
@@ -281,7 +287,7 @@ void game_service::read_for_http(http_callback reply,
   metrics_.error("busy");
   (*shared)(http_reply{503, "application/json",
                        R"({"error":"busy","message":"the server has too many reads waiting: )"
-                       R"(try again in a moment"})"});
+                       R"(try again in a moment","say":{"key":"service.http_busy","args":{}}})"});
 }
 
 // ------------------------------------------------------------------------------------
@@ -308,7 +314,8 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
     const auto rest = route.substr(tournaments.size() + 1);
     const auto decoded = url_decode(rest, false);
     if (!decoded || decoded->empty() || rest.find('/') != std::string_view::npos) {
-      reply(api_error(404, "unknown_tournament", "there is no tournament of that name"));
+      reply(api_error(
+          404, protocol::said_error("unknown_tournament", "service.api_unknown_tournament")));
       return true;
     }
     answer_api_tournaments(*decoded, reply);
@@ -316,9 +323,7 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
   }
   constexpr std::string_view players = "players/";
   if (route.substr(0, players.size()) != players) {
-    reply(api_error(404, "not_found",
-                    "no such route: see /api/ratings, /api/players/NAME, /api/matches/ID and "
-                    "/api/tournaments"));
+    reply(api_error(404, protocol::said_error("not_found", "service.api_no_route")));
     return true;
   }
   answer_api_player(route.substr(players.size()), query, reply);
@@ -327,31 +332,31 @@ bool game_service::on_api_request(std::string_view target, http_callback& reply)
 
 void game_service::answer_api_ratings(std::string_view query, http_callback& reply) {
   const auto q = parse_query(query, {"variant", "limit", "pr", "sort"});
-  if (!q.problem.empty()) {
-    reply(api_error(400, "bad_parameter", q.problem));
+  if (q.problem) {
+    reply(api_error(400, *q.problem));
     return;
   }
   engine::variant v = engine::variant::standard;
   if (const auto it = q.values.find("variant"); it != q.values.end()) {
     const auto parsed = engine::variant_from_string(it->second);
     if (!parsed) {
-      reply(api_error(400, "bad_parameter", "variant is standard or long"));
+      reply(api_error(400, protocol::said_error("bad_parameter", "service.api_variant")));
       return;
     }
     v = *parsed;
   }
-  std::string problem;
+  std::optional<engine::error> problem;
   const auto limit = limit_of(q.values, static_cast<std::int64_t>(ratings_lines),
                               static_cast<std::int64_t>(config_.api_max_limit), problem);
-  if (!problem.empty()) {
-    reply(api_error(400, "bad_parameter", problem));
+  if (problem) {
+    reply(api_error(400, *problem));
     return;
   }
   // S7: pr=1 adds each entry's all-time PR; sort=pr sorts by it (and adds it).
   bool with_pr = false;
   if (const auto it = q.values.find("pr"); it != q.values.end()) {
     if (it->second != "0" && it->second != "1") {
-      reply(api_error(400, "bad_parameter", "pr is 0 or 1"));
+      reply(api_error(400, protocol::said_error("bad_parameter", "service.api_pr")));
       return;
     }
     with_pr = it->second == "1";
@@ -359,7 +364,7 @@ void game_service::answer_api_ratings(std::string_view query, http_callback& rep
   auto order = leaderboard_order::rating;
   if (const auto it = q.values.find("sort"); it != q.values.end()) {
     if (it->second != "rating" && it->second != "pr") {
-      reply(api_error(400, "bad_parameter", "sort is rating or pr"));
+      reply(api_error(400, protocol::said_error("bad_parameter", "service.api_sort")));
       return;
     }
     if (it->second == "pr") {
@@ -373,7 +378,8 @@ void game_service::answer_api_ratings(std::string_view query, http_callback& rep
                                       order, with_pr)));
     } catch (const std::exception& e) {
       spdlog::error("GET /api/ratings: {}", e.what());
-      respond(api_error(500, "storage_error", "the ratings cannot be read now"));
+      respond(
+          api_error(500, protocol::said_error("storage_error", "service.api_ratings_unavailable")));
     }
   });
 }
@@ -389,11 +395,11 @@ void game_service::answer_api_player(std::string_view rest, std::string_view que
   }
   const auto decoded = url_decode(rest, false);
   if (!decoded || rest.find('/') != std::string_view::npos) {
-    reply(api_error(400, "bad_name", "the name in the path is not a player's name"));
+    reply(api_error(400, protocol::said_error("bad_name", "service.api_path_name")));
     return;
   }
-  if (const auto why = name_problem_of(*decoded)) {
-    reply(api_error(400, "bad_name", "that is not a player's name: " + *why));
+  if (const auto why = name_error(*decoded, config_.max_name_bytes, "bad_name", name_use::player)) {
+    reply(api_error(400, *why));
     return;
   }
   const std::string name = *decoded;
@@ -401,8 +407,8 @@ void game_service::answer_api_player(std::string_view rest, std::string_view que
   const auto q =
       parse_query(query, matches ? std::initializer_list<std::string_view>{"before", "limit"}
                                  : std::initializer_list<std::string_view>{});
-  if (!q.problem.empty()) {
-    reply(api_error(400, "bad_parameter", q.problem));
+  if (q.problem) {
+    reply(api_error(400, *q.problem));
     return;
   }
   bool registered = false;
@@ -426,7 +432,8 @@ void game_service::answer_api_profile(const std::string& name, const std::string
     if (online)
       reply(api_ok(guest_profile_json(name)));
     else
-      reply(api_error(404, "unknown_player", "nobody called " + name + " is registered or online"));
+      reply(api_error(
+          404, protocol::said_error("unknown_player", "service.unknown_player", {{"name", name}})));
     return;
   }
   read_for_http(std::move(reply), [key, name, online](store& db, http_callback& respond) {
@@ -435,11 +442,13 @@ void game_service::answer_api_profile(const std::string& name, const std::string
       if (a) {
         respond(api_ok(profile_json(*a, online, service_helpers::performance_of(db, key))));
       } else {
-        respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+        respond(api_error(404, protocol::said_error("unknown_player", "service.api_not_registered",
+                                                    {{"name", name}})));
       }
     } catch (const std::exception& e) {
       spdlog::error("GET /api/players: {}", e.what());
-      respond(api_error(500, "storage_error", "the player cannot be read now"));
+      respond(
+          api_error(500, protocol::said_error("storage_error", "service.api_player_unavailable")));
     }
   });
 }
@@ -452,27 +461,29 @@ void game_service::answer_api_history(const std::string& name, const std::string
   if (const auto it = params.find("before"); it != params.end()) {
     const auto n = whole_number(it->second, 1, std::numeric_limits<std::int64_t>::max());
     if (!n) {
-      reply(api_error(400, "bad_parameter", "before is a match id, a whole number from 1"));
+      reply(api_error(400, protocol::said_error("bad_parameter", "service.api_before")));
       return;
     }
     before = *n;
   }
-  std::string problem;
+  std::optional<engine::error> problem;
   const auto limit = limit_of(params, static_cast<std::int64_t>(history_lines),
                               static_cast<std::int64_t>(config_.api_max_limit), problem);
-  if (!problem.empty()) {
-    reply(api_error(400, "bad_parameter", problem));
+  if (problem) {
+    reply(api_error(400, *problem));
     return;
   }
   if (!registered) {
-    reply(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+    reply(api_error(404, protocol::said_error("unknown_player", "service.api_not_registered",
+                                              {{"name", name}})));
     return;
   }
   read_for_http(std::move(reply), [key, name, before, limit](store& db, http_callback& respond) {
     try {
       const auto a = db.find_account(key);
       if (!a) {
-        respond(api_error(404, "unknown_player", "nobody called " + name + " is registered"));
+        respond(api_error(404, protocol::said_error("unknown_player", "service.api_not_registered",
+                                                    {{"name", name}})));
         return;
       }
       // One more than asked tells whether there is a next page.
@@ -482,7 +493,8 @@ void game_service::answer_api_history(const std::string& name, const std::string
       respond(api_ok(history_json(a->name, list, more)));
     } catch (const std::exception& e) {
       spdlog::error("GET /api/players/.../matches: {}", e.what());
-      respond(api_error(500, "storage_error", "the matches cannot be read now"));
+      respond(
+          api_error(500, protocol::said_error("storage_error", "service.api_matches_unavailable")));
     }
   });
 }

@@ -1,6 +1,7 @@
 // The game service's matchmaking (RULES.md S5): the queue of /seek requests, its
 // pairing (lobby/matchmaking.hpp decides; this file seats the pairs) and its timer.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "bg/protocol/codec.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/table_actor.hpp"
@@ -18,6 +20,7 @@ namespace bg::server {
 
 using nlohmann::json;
 using service_helpers::info_frame;
+using service_helpers::said_info_frame;
 
 namespace {
 
@@ -28,14 +31,25 @@ constexpr auto seek_tick = std::chrono::seconds(2);
 /// The match lengths of a /seek that names none, in order of preference.
 const std::vector<int> default_seek_lengths{5, 7, 3, 1};
 
-/// "5, 7 or 3 points", "1 point".
-std::string lengths_text(const std::vector<int>& lengths) {
-  std::string out;
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    if (i > 0) out += i + 1 == lengths.size() ? " or " : ", ";
-    out += std::to_string(lengths[i]);
+/// The arguments of catalogue message lobby.seek_waiting for request `r`: its variant,
+/// its lengths (`n` says how many, in words "one".."eight"; `l1`.. each as text; `last`
+/// the last one, a number) and its clock.
+json seek_waiting_args(const seek_request& r) {
+  static constexpr std::array<const char*, 8> counts{"one",  "two", "three", "four",
+                                                     "five", "six", "seven", "eight"};
+  json args{{"variant", std::string(engine::to_string(r.game_variant))},
+            {"n", counts[std::min(r.lengths.size(), counts.size()) - 1]},
+            {"last", r.lengths.back()},
+            {"clock", !r.clock                ? "any"
+                      : r.clock->minutes == 0 ? "none"
+                                              : "bank"}};
+  for (std::size_t i = 0; i < r.lengths.size() && i < counts.size(); ++i)
+    args["l" + std::to_string(i + 1)] = std::to_string(r.lengths[i]);
+  if (r.clock) {
+    args["minutes"] = r.clock->minutes;
+    args["delay"] = r.clock->delay_seconds;
   }
-  return out + (lengths.size() == 1 && lengths[0] == 1 ? " point" : " points");
+  return args;
 }
 
 /// The `data` of an `info` topic "seek": the request as the server holds it.
@@ -106,8 +120,7 @@ bool game_service::on_seek(const std::shared_ptr<client>& c, const std::string& 
     if (!seeks_.count(s->key) && seeks_.size() >= config_.max_seeks) {
       metrics_.error("too_many_seeks");
       c->send(frame_of(protocol::error_message(
-          "too_many_seeks",
-          "the server has as many players waiting as it allows: try again in a moment", re)));
+          protocol::said_error("too_many_seeks", "lobby.too_many_seeks"), re)));
       return false;
     }
     waiting_seek w;
@@ -126,17 +139,8 @@ bool game_service::on_seek(const std::shared_ptr<client>& c, const std::string& 
     w.ignores = s->ignores;
     const auto& r = (seeks_[s->key] = std::move(w)).request;
     seek_count_changed();
-    const std::string clock = !r.clock ? "any clock"
-                              : r.clock->minutes == 0
-                                  ? "no clock"
-                                  : "a clock of " + std::to_string(r.clock->minutes) + " min + " +
-                                        std::to_string(r.clock->delay_seconds) + " s";
-    c->send(info_frame(
-        "seek",
-        "you wait for an opponent: " + std::string(engine::to_string(r.game_variant)) + ", " +
-            lengths_text(r.lengths) + ", " + clock + "; ratings within 100 of yours at first, " +
-            "wider as you wait (/unseek to stop)",
-        seek_data("waiting", r, now, seeks_waiting()), std::nullopt, re));
+    c->send(said_info_frame("seek", "lobby.seek_waiting", seek_waiting_args(r),
+                            seek_data("waiting", r, now, seeks_waiting()), std::nullopt, re));
   }
   return true;
 }
@@ -148,7 +152,8 @@ bool game_service::on_unseek(const std::shared_ptr<client>& c, const std::option
   const auto it = seeks_.find(s->key);
   if (it == seeks_.end() || it->second.client_id != c->id()) {
     metrics_.error("not_seeking");
-    c->send(frame_of(protocol::error_message("not_seeking", "you have no /seek waiting", re)));
+    c->send(frame_of(
+        protocol::error_message(protocol::said_error("not_seeking", "lobby.not_seeking"), re)));
     return false;
   }
   const auto data =
@@ -157,8 +162,8 @@ bool game_service::on_unseek(const std::shared_ptr<client>& c, const std::option
   seek_count_changed();
   auto with_count = data;
   with_count["waiting"] = seeks_waiting();
-  c->send(info_frame("seek", "you no longer wait for an opponent", std::move(with_count),
-                     std::nullopt, re));
+  c->send(said_info_frame("seek", "lobby.seek_cancelled", json::object(), std::move(with_count),
+                          std::nullopt, re));
   return true;
 }
 
@@ -251,14 +256,14 @@ void game_service::pair_waiting_seeks() {
       do {
         table = "match-" + std::to_string(next_seek_table_++);
       } while (tables_.count(table) != 0);
-      std::string code;
-      std::string why;
-      auto actor = table_for(table, *red_s, code, why);  // bounded like any table creation
+      engine::error why;
+      auto actor = table_for(table, *red_s, why);  // bounded like any table creation
       if (!actor) {
-        metrics_.error(code);
+        metrics_.error(why.code);
+        const auto still = protocol::said_error(why.code, "service.seek_still_waits",
+                                                {{"reason", protocol::said_of(why)}});
         for (const auto& c : {red, black})
-          c->send(frame_of(
-              protocol::error_message(code, why + " (your /seek still waits)", std::nullopt)));
+          c->send(frame_of(protocol::error_message(still, std::nullopt)));
         continue;
       }
       red_s->tables.insert(table);

@@ -7,10 +7,13 @@
 
 #include <cmath>
 
+#include "bg/i18n/catalogue.hpp"
+#include "bg/protocol/codec.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/frames.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "players/name_errors.hpp"
 #include "service/service_helpers.hpp"
 
 namespace bg::server {
@@ -31,10 +34,24 @@ std::string time_text(std::int64_t ms) {
   return std::to_string((h + 23) / 24) + " days";
 }
 
-/// The answer of a moderation command: `info` with `topic`, a sentence and data.
-json info_of(const std::string& topic, const std::string& text, json data,
-             const std::optional<json>& re) {
-  json m{{"type", "info"}, {"topic", topic}, {"text", text}, {"data", std::move(data)}};
+/// A ban's time left as the arguments of a sentence (`unit` "s", "min", "h", "hmin" or
+/// "days", `n` and `m` the numbers): what time_text() says, for a catalogue message.
+json time_args(std::int64_t ms) {
+  const std::int64_t s = (ms + 999) / 1000;
+  if (s < 60) return {{"unit", "s"}, {"n", s}, {"m", 0}};
+  const std::int64_t min = (s + 59) / 60;
+  if (min < 60) return {{"unit", "min"}, {"n", min}, {"m", 0}};
+  const std::int64_t h = min / 60;
+  if (h < 48) return {{"unit", min % 60 ? "hmin" : "h"}, {"n", h}, {"m", min % 60}};
+  return {{"unit", "days"}, {"n", (h + 23) / 24}, {"m", 0}};
+}
+
+/// The answer of a moderation command: `info` with `topic`, the sentence of catalogue
+/// message `key` with `args` (`say`), and data.
+json said_info_of(const std::string& topic, std::string key, json args, json data,
+                  const std::optional<json>& re) {
+  json m{{"type", "info"}, {"topic", topic}, {"data", std::move(data)}};
+  i18n::with_say(m, std::move(key), std::move(args));
   if (re) m["re"] = *re;
   return m;
 }
@@ -91,17 +108,17 @@ std::optional<json> game_service::refusal_if_banned(const std::string& key,
   auto b = bans_.of_name(key, now);
   if (!b) b = bans_.of_address(address, now);
   if (!b) return std::nullopt;
-  std::string text = b->address.empty() ? "this name is banned from the server"
-                                        : "your address is banned from the server";
-  json e = protocol::error_message("banned", "", re);
+  const char* whose = b->address.empty() ? "name" : "address";
   if (b->until_ms == 0) {
-    text += " until an administrator lifts the ban";
+    json e = protocol::error_message(
+        protocol::said_error("banned", "service.banned_forever", {{"whose", whose}}), re);
     e["seconds"] = nullptr;
-  } else {
-    text += " for " + time_text(b->until_ms - now) + " more";
-    e["seconds"] = (b->until_ms - now + 999) / 1000;
+    return e;
   }
-  e["message"] = text;
+  json args = time_args(b->until_ms - now);
+  args["whose"] = whose;
+  json e = protocol::error_message(protocol::said_error("banned", "service.banned_for", args), re);
+  e["seconds"] = (b->until_ms - now + 999) / 1000;
   return e;
 }
 
@@ -120,8 +137,7 @@ void game_service::on_moderation_command(const std::shared_ptr<client>& c, const
     admin = s != nullptr && s->registered && is_admin(s->key);
   }
   if (!admin) {
-    send_error(c, "not_admin",
-               "only the server's administrators can do that (logged in with their password)", re);
+    send_error(c, protocol::said_error("not_admin", "service.not_admin"), re);
     return;
   }
   switch (cmd.kind) {
@@ -138,7 +154,7 @@ void game_service::on_moderation_command(const std::shared_ptr<client>& c, const
       on_close_table(c, name, cmd, re);
       return;
     default:
-      send_error(c, "bad_command", "that is not a moderation command", re);
+      send_error(c, protocol::said_error("bad_command", "service.not_moderation"), re);
       return;
   }
 }
@@ -157,42 +173,47 @@ void game_service::on_ignore(const std::shared_ptr<client>& c, const protocol::c
     me_key = s->key;
     registered = s->registered;
   }
-  const auto answer = [&](const std::string& text) {
+  const auto answer = [&](std::string key, json args) {
     const auto names = list->names();
-    c->send(frame_of(info_of("ignore", text, json{{"ignored", names}}, re)));
+    c->send(frame_of(
+        said_info_of("ignore", std::move(key), std::move(args), json{{"ignored", names}}, re)));
   };
   if (on && cmd.text.empty()) {
     const auto names = list->names();
-    std::string text = names.empty() ? "you ignore nobody" : "you ignore ";
-    for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
-    answer(text);
+    std::string shown;  // names are never translated: one list in every language
+    for (std::size_t i = 0; i < names.size(); ++i) shown += (i ? ", " : "") + names[i];
+    if (names.empty())
+      answer("service.ignore_none", json::object());
+    else
+      answer("service.ignore_list", {{"names", shown}});
     return;
   }
-  if (const auto why = name_problem_of(cmd.text)) {
-    send_error(c, "bad_name", "that is not a player's name: " + *why, re);
+  if (const auto why = name_error(cmd.text, config_.max_name_bytes, "bad_name", name_use::player)) {
+    send_error(c, *why, re);
     return;
   }
   const std::string key = name_key(cmd.text);
   if (key == me_key) {
-    send_error(c, "bad_command", "you cannot ignore yourself", re);
+    send_error(c, protocol::said_error("bad_command", "service.ignore_self"), re);
     return;
   }
   if (on) {
     switch (list->add(key, cmd.text)) {
       case ignore_list::added::full:
-        send_error(c, "too_many_ignored",
-                   "you ignore as many names as one may (" + std::to_string(list->capacity()) +
-                       "): /unignore one first",
+        send_error(c,
+                   protocol::said_error("too_many_ignored", "service.ignore_full",
+                                        {{"max", std::to_string(list->capacity())}}),
                    re);
         return;
       case ignore_list::added::already:
-        answer("you ignore " + cmd.text + " already");
+        answer("service.ignore_already", {{"name", cmd.text}});
         return;
       case ignore_list::added::yes:
         break;
     }
   } else if (!list->remove(key)) {
-    send_error(c, "not_ignored", "you do not ignore " + cmd.text, re);
+    send_error(c, protocol::said_error("not_ignored", "service.not_ignored", {{"name", cmd.text}}),
+               re);
     return;
   }
   // An account's list is kept in the database (across sessions); a guest's lives with
@@ -205,9 +226,10 @@ void game_service::on_ignore(const std::shared_ptr<client>& c, const protocol::c
         spdlog::error("an ignore list could not be saved: {}", e.what());
       }
     });
-  answer(on ? "you ignore " + cmd.text + ": their chat is not shown to you (/unignore " + cmd.text +
-                  " to hear them again)"
-            : "you hear " + cmd.text + " again");
+  if (on)
+    answer("service.ignore_on", {{"name", cmd.text}});
+  else
+    answer("service.ignore_off", {{"name", cmd.text}});
 }
 
 std::vector<ban> game_service::bans_of(const std::string& key, const std::string& name,
@@ -230,13 +252,13 @@ std::vector<ban> game_service::bans_of(const std::string& key, const std::string
 
 void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& by,
                           const protocol::command& cmd, const std::optional<json>& re) {
-  if (const auto why = name_problem_of(cmd.text)) {
-    send_error(c, "bad_name", "that is not a player's name: " + *why, re);
+  if (const auto why = name_error(cmd.text, config_.max_name_bytes, "bad_name", name_use::player)) {
+    send_error(c, *why, re);
     return;
   }
   const std::string key = name_key(cmd.text);
   if (is_admin(key)) {
-    send_error(c, "bad_command", "an administrator cannot be banned", re);
+    send_error(c, protocol::said_error("bad_command", "service.ban_admin"), re);
     return;
   }
   const std::int64_t until =
@@ -247,19 +269,20 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
   auto bans = bans_of(key, cmd.text, by, until, addresses);
   const std::string length =
       cmd.ban_hours > 0 ? time_text(until - clock_ms()) : std::string("until unbanned");
+  const json length_args = cmd.ban_hours > 0 ? time_args(until - clock_ms())
+                                             : json{{"unit", "forever"}, {"n", 0}, {"m", 0}};
   moderation_action a{"ban", by, cmd.text, "",
                       (cmd.ban_hours > 0 ? json(cmd.ban_hours).dump() + " h" : length) +
                           (addresses.empty() ? "" : "; addresses " + addresses)};
-  writer_->run([self = shared_from_this(), c, re, bans = std::move(bans), a, length,
+  writer_->run([self = shared_from_this(), c, re, bans = std::move(bans), a, length_args,
                 key](store& db) {
-    std::string error;
+    bool full = false;
     {
       std::lock_guard lock(self->mutex_);
-      if (self->bans_.set(bans, self->clock_ms()) == ban_list::outcome::full)
-        error = "the server keeps as many bans as it may (--max-bans): /unban someone first";
+      full = self->bans_.set(bans, self->clock_ms()) == ban_list::outcome::full;
     }
-    if (!error.empty()) {
-      self->send_error(c, "too_many_bans", error, re);
+    if (full) {
+      self->send_error(c, protocol::said_error("too_many_bans", "service.bans_full"), re);
       return;
     }
     try {
@@ -270,8 +293,7 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
         std::lock_guard lock(self->mutex_);
         self->bans_.lift(key);
       }
-      self->send_error(c, "storage_error",
-                       "the server could not save the ban, so it is not in force: try again", re);
+      self->send_error(c, protocol::said_error("storage_error", "service.ban_not_saved"), re);
       return;
     }
     log_moderation(a);
@@ -288,10 +310,11 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
     }
     for (auto& s : gone) s->close_for_policy("banned");
     json data{{"name", a.target}, {"sessions_closed", gone.size()}, {"addresses", bans.size() - 1}};
-    auto answer = frame_of(info_of("ban",
-                                   a.target + " is banned (" + length + "); " +
-                                       std::to_string(gone.size()) + " connection(s) closed",
-                                   std::move(data), re));
+    json args = length_args;
+    args["name"] = a.target;
+    args["count"] = gone.size();
+    auto answer = frame_of(
+        said_info_of("ban", "service.banned_answer", std::move(args), std::move(data), re));
     // The ban withdraws the name from every open tournament (S6) before it is answered.
     boost::asio::post(self->io_, [self, c, t = a.target, answer = std::move(answer)] {
       self->withdraw_banned(t);
@@ -302,8 +325,8 @@ void game_service::on_ban(const std::shared_ptr<client>& c, const std::string& b
 
 void game_service::on_unban(const std::shared_ptr<client>& c, const std::string& by,
                             const protocol::command& cmd, const std::optional<json>& re) {
-  if (const auto why = name_problem_of(cmd.text)) {
-    send_error(c, "bad_name", "that is not a player's name: " + *why, re);
+  if (const auto why = name_error(cmd.text, config_.max_name_bytes, "bad_name", name_use::player)) {
+    send_error(c, *why, re);
     return;
   }
   const std::string key = name_key(cmd.text);
@@ -315,37 +338,39 @@ void game_service::on_unban(const std::shared_ptr<client>& c, const std::string&
       lifted = self->bans_.lift(key);
     }
     if (lifted == 0) {
-      self->send_error(c, "not_banned", a.target + " is not banned", re);
+      self->send_error(
+          c, protocol::said_error("not_banned", "service.not_banned", {{"name", a.target}}), re);
       return;
     }
     try {
       db.lift_bans(key, a);
     } catch (const std::exception& e) {
       spdlog::error("a ban could not be lifted in the database: {}", e.what());
-      self->send_error(c, "storage_error",
-                       "the ban is lifted until the server restarts, but could not be saved", re);
+      self->send_error(c, protocol::said_error("storage_error", "service.unban_not_saved"), re);
       return;
     }
     log_moderation(a);
-    c->send(frame_of(
-        info_of("unban", a.target + " is no longer banned", json{{"name", a.target}}, re)));
+    c->send(frame_of(said_info_of("unban", "service.unbanned", {{"name", a.target}},
+                                  json{{"name", a.target}}, re)));
   });
 }
 
 void game_service::on_broadcast(const std::shared_ptr<client>& c, const std::string& by,
                                 const protocol::command& cmd, const std::optional<json>& re) {
   if (cmd.text.empty()) {
-    send_error(c, "bad_command", "/broadcast needs the words to send: /broadcast TEXT", re);
+    send_error(c, protocol::said_error("bad_command", "service.broadcast_empty"), re);
     return;
   }
   if (cmd.text.size() > config_.max_chat_bytes) {
-    send_error(c, "too_long",
-               "a broadcast is at most " + std::to_string(config_.max_chat_bytes) + " bytes", re);
+    send_error(c,
+               protocol::said_error("too_long", "service.broadcast_too_long",
+                                    {{"max", std::to_string(config_.max_chat_bytes)}}),
+               re);
     return;
   }
   // In a cluster every node's sessions get it too (gammond_chat, at most 8000 bytes).
   if (bus_ && !bus_->say(json{{"broadcast", true}, {"from", by}, {"text", cmd.text}})) {
-    send_error(c, "too_long", "the broadcast could not reach the other nodes: a shorter one", re);
+    send_error(c, protocol::said_error("too_long", "service.broadcast_cluster"), re);
     return;
   }
   std::vector<std::shared_ptr<client>> all;
@@ -383,7 +408,10 @@ void game_service::on_close_table(const std::shared_ptr<client>& c, const std::s
       }
   }
   if (!actor) {
-    send_error(c, "no_such_table", "there is no table called " + cmd.text.substr(0, 24), re);
+    send_error(c,
+               protocol::said_error("no_such_table", "service.no_such_table",
+                                    {{"name", cmd.text.substr(0, 24)}}),
+               re);
     return;
   }
   actor->close(c, by, re);

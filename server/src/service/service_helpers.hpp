@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/account_views.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/store/store.hpp"
 #include "bg/server/table/frames.hpp"
 
@@ -86,6 +87,19 @@ inline std::shared_ptr<const std::string> info_frame(std::string_view topic, std
                                                      const std::optional<nlohmann::json>& re) {
   nlohmann::json j{
       {"type", "info"}, {"topic", topic}, {"text", std::move(text)}, {"data", std::move(data)}};
+  if (table) j["table"] = *table;
+  if (re) j["re"] = *re;
+  return frame_of(j);
+}
+
+/// An `info` answer whose sentence is catalogue message `key` with `args` (`say`, so that
+/// each reader gets it in its language): `topic`, `data`, at `table`, with `re`.
+inline std::shared_ptr<const std::string> said_info_frame(std::string_view topic, std::string key,
+                                                          nlohmann::json args, nlohmann::json data,
+                                                          const std::optional<std::string>& table,
+                                                          const std::optional<nlohmann::json>& re) {
+  nlohmann::json j{{"type", "info"}, {"topic", topic}, {"data", std::move(data)}};
+  i18n::with_say(j, std::move(key), std::move(args));
   if (table) j["table"] = *table;
   if (re) j["re"] = *re;
   return frame_of(j);

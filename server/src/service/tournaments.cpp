@@ -12,10 +12,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "bg/i18n/catalogue.hpp"
+#include "bg/protocol/codec.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/service/game_service.hpp"
 #include "bg/server/table/table_actor.hpp"
+#include "players/name_errors.hpp"
 #include "service_helpers.hpp"
 
 namespace bg::server {
@@ -93,6 +96,17 @@ seek_terms seat_terms(const tournament_terms& terms) {
                     protocol::clock_option{terms.clock_minutes, terms.clock_delay_seconds}};
 }
 
+/// The arguments of catalogue message tournament.list_line for tournament summary `t`.
+json list_line_args(const json& t) {
+  const std::string status = t.value("status", "");
+  return json{{"name", t.value("name", "")},
+              {"kind", t.value("kind", "")},
+              {"status", status},
+              {"count", t.value("registered", 0)},
+              {"start", status == "registering" ? utc_text(t.value("start", std::int64_t{0})) : ""},
+              {"round", t.value("round", 0)}};
+}
+
 /// A pairing to seat once the service's mutex is released.
 struct seating {
   std::shared_ptr<table_actor> actor;
@@ -122,17 +136,16 @@ bool game_service::refuse(const std::shared_ptr<client>& c, const std::optional<
                           const std::optional<json>& re) {
   if (!e) return false;
   metrics_.error(e->code);
-  c->send(frame_of(protocol::error_message(e->code, e->message, re)));
+  c->send(frame_of(protocol::error_message(*e, re)));
   return true;
 }
 
 void game_service::reply_and_write(const std::string& key, const std::shared_ptr<client>& c,
-                                   std::string text, const std::optional<json>& re) {
+                                   std::string say_key, json args, const std::optional<json>& re) {
   auto& slot = tournaments_.at(key);
-  json reply{{"type", "info"},
-             {"topic", "tournament"},
-             {"text", std::move(text)},
-             {"data", slot.t->summary()}};
+  json reply{{"type", "info"}, {"topic", "tournament"}};
+  i18n::with_say(reply, std::move(say_key), std::move(args));
+  reply["data"] = slot.t->summary();
   if (re) reply["re"] = *re;
   slot.replies.emplace_back(c, std::move(reply));
   write_tournament(key);
@@ -201,7 +214,7 @@ void game_service::on_tournament(const std::shared_ptr<client>& c, const std::st
   if (it == tournaments_.end()) {
     metrics_.error("unknown_tournament");
     c->send(frame_of(protocol::error_message(
-        "unknown_tournament", "there is no tournament of that name: /tournaments", re)));
+        protocol::said_error("unknown_tournament", "tournament.unknown_see_list"), re)));
     return;
   }
   // Its news comes to this connection from now on (within a bound).
@@ -214,8 +227,8 @@ void game_service::on_tournament(const std::shared_ptr<client>& c, const std::st
 void game_service::create_tournament(const std::shared_ptr<client>& c, const std::string& name,
                                      const protocol::tournament_command& t,
                                      const std::optional<json>& re) {
-  const auto refuse_with = [&](const char* code, std::string why) {
-    refuse(c, engine::error{code, std::move(why)}, re);
+  const auto refuse_with = [&](const char* code, std::string say_key, json args = json::object()) {
+    refuse(c, protocol::said_error(code, std::move(say_key), args), re);
   };
   std::lock_guard lock(mutex_);
   const auto* s = players_.find(c->id());
@@ -223,26 +236,26 @@ void game_service::create_tournament(const std::shared_ptr<client>& c, const std
   const bool admin = s->registered && is_admin(s->key);
   if (config_.tournament_creators == "admins" ? !admin : !s->registered)
     return refuse_with("not_allowed", config_.tournament_creators == "admins"
-                                          ? "only administrators create tournaments on this server"
-                                          : "log in with your account to create a tournament");
+                                          ? "tournament.admins_create"
+                                          : "tournament.log_in_to_create");
   const std::size_t max_bytes =
       config_.max_name_bytes > table_suffix_bytes ? config_.max_name_bytes - table_suffix_bytes : 1;
-  if (const auto why = name_problem(t.name, max_bytes))
-    return refuse_with("bad_tournament_name", "that tournament name cannot be used: " + *why);
+  if (auto why = name_error(t.name, max_bytes, "bad_tournament_name", name_use::tournament)) {
+    refuse(c, std::move(*why), re);
+    return;
+  }
   const std::string key = name_key(t.name);
   if (tournaments_.count(key) != 0 ||
       (cluster_ && cluster_->owner_of(std::string(tournament_row_prefix) + key)))
-    return refuse_with("tournament_exists", "there is a tournament called " + t.name + " already");
+    return refuse_with("tournament_exists", "tournament.exists", {{"name", t.name}});
   const auto open = std::count_if(tournaments_.begin(), tournaments_.end(),
                                   [](const auto& e) { return e.second.t->open(); });
   if (static_cast<std::size_t>(open) >= config_.max_tournaments)
-    return refuse_with("too_many_tournaments",
-                       "the server runs as many tournaments as it allows (" +
-                           std::to_string(config_.max_tournaments) + "): try when one has ended");
+    return refuse_with("too_many_tournaments", "tournament.too_many",
+                       {{"count", static_cast<std::int64_t>(config_.max_tournaments)}});
   if (t.max_players > 0 && static_cast<std::size_t>(t.max_players) > config_.max_tournament_players)
-    return refuse_with("bad_command", "this server admits at most " +
-                                          std::to_string(config_.max_tournament_players) +
-                                          " players in a tournament");
+    return refuse_with("bad_command", "tournament.too_many_players",
+                       {{"count", static_cast<std::int64_t>(config_.max_tournament_players)}});
   const std::int64_t now = clock_ms();
   tournament_terms terms;
   terms.kind = *tournament_kind_of(t.kind);
@@ -267,12 +280,11 @@ void game_service::create_tournament(const std::shared_ptr<client>& c, const std
   slot.watchers[c->id()] = c;
   spdlog::info("tournament {} ({}) created by {}, starts {}", log_safe(t.name), t.kind,
                log_safe(name), utc_text(terms.start_ms));
-  slot.replies.emplace_back(
-      c, json{{"type", "info"},
-              {"topic", "tournament"},
-              {"text", "tournament " + t.name + " is created: it starts " +
-                           utc_text(terms.start_ms) + "; players /register " + t.name},
-              {"data", slot.t->summary()}});
+  json created{{"type", "info"}, {"topic", "tournament"}};
+  i18n::with_say(created, "tournament.created",
+                 {{"name", t.name}, {"start", utc_text(terms.start_ms)}});
+  created["data"] = slot.t->summary();
+  slot.replies.emplace_back(c, std::move(created));
   if (re) slot.replies.back().second["re"] = *re;
   write_tournament(key);
   arm_tournament_timer();
@@ -287,16 +299,16 @@ void game_service::cancel_tournament(const std::shared_ptr<client>& c, const std
   const auto it = tournament_named(t.name);
   std::optional<engine::error> refused;
   if (it == tournaments_.end()) {
-    refused = engine::error{"unknown_tournament", "there is no tournament of that name"};
+    refused = protocol::said_error("unknown_tournament", "tournament.unknown");
   } else if (!(s->registered && is_admin(s->key)) &&
              !(s->registered && name_key(it->second.t->creator()) == s->key)) {
-    refused = engine::error{"not_allowed", "only its creator or an administrator may cancel it"};
+    refused = protocol::said_error("not_allowed", "tournament.cancel_not_allowed");
   } else {
     refused = it->second.t->cancel(clock_ms());
   }
   if (refuse(c, refused, re)) return;
   spdlog::info("tournament {} cancelled by {}", log_safe(t.name), log_safe(name));
-  reply_and_write(it->first, c, "tournament " + it->second.t->name() + " is cancelled", re);
+  reply_and_write(it->first, c, "tournament.cancelled", {{"name", it->second.t->name()}}, re);
 }
 
 void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const std::string& name,
@@ -308,11 +320,11 @@ void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const
   const auto it = tournament_named(t.name);
   std::optional<engine::error> refused;
   if (!(s->registered && is_admin(s->key))) {
-    refused = engine::error{"not_admin", "only administrators settle a pairing"};
+    refused = protocol::said_error("not_admin", "tournament.adjudicate_not_admin");
   } else if (it == tournaments_.end()) {
-    refused = engine::error{"unknown_tournament", "there is no tournament of that name"};
+    refused = protocol::said_error("unknown_tournament", "tournament.unknown");
   } else if (name_problem_of(t.table) || name_problem_of(t.winner)) {
-    refused = engine::error{"bad_command", "the table and the winner are names"};
+    refused = protocol::said_error("bad_command", "tournament.adjudicate_names");
   } else {
     refused = it->second.t->adjudicate(t.table, t.winner, t.reason, clock_ms(),
                                        [this] { return storage_->reserve_match_id(); });
@@ -324,8 +336,8 @@ void game_service::adjudicate_tournament(const std::shared_ptr<client>& c, const
   moderation_action a{"adjudicate", name, t.winner, t.table, t.name + ": " + t.reason};
   writer_->run([a](store& db) { db.record_moderation(a); });
   tournament_tables_.erase(t.table);
-  reply_and_write(it->first, c, "the pairing at " + t.table + " goes to " + t.winner + " (logged)",
-                  re);
+  reply_and_write(it->first, c, "tournament.adjudicated",
+                  {{"table", t.table}, {"winner", t.winner}}, re);
 }
 
 json game_service::local_tournaments(const json& elsewhere) {
@@ -349,17 +361,20 @@ json game_service::local_tournaments(const json& elsewhere) {
 
 void game_service::on_tournaments(const std::shared_ptr<client>& c, const std::optional<json>& re) {
   const auto answer = [c, re](const json& list) {
-    std::string text;
-    for (const auto& t : list)
-      text += "\n  " + t.value("name", "") + " - " + t.value("kind", "") + ", " +
-              t.value("status", "") + ", " + std::to_string(t.value("registered", 0)) +
-              " players, " +
-              (t.value("status", "") == "registering"
-                   ? "starts " + utc_text(t.value("start", std::int64_t{0}))
-                   : "round " + std::to_string(t.value("round", 0)));
-    text = list.empty() ? "no tournament yet" : "tournaments:" + text;
-    c->send(
-        info_frame("tournaments", std::move(text), json{{"tournaments", list}}, std::nullopt, re));
+    json msg{{"type", "info"}, {"topic", "tournaments"}};
+    if (list.empty()) {
+      i18n::with_say(msg, "tournament.list_empty");
+    } else {
+      // A list of separately-keyed lines, said in c's language here.
+      const std::string lang = c->lang();
+      std::string text = i18n::render(lang, "tournament.list_header");
+      for (const auto& t : list)
+        text += "\n  " + i18n::render(lang, "tournament.list_line", list_line_args(t));
+      msg["text"] = std::move(text);
+    }
+    msg["data"] = json{{"tournaments", list}};
+    if (re) msg["re"] = *re;
+    c->send(frame_of(msg));
   };
   if (!bus_) {
     answer(local_tournaments(json::array()));
@@ -370,8 +385,7 @@ void game_service::on_tournaments(const std::shared_ptr<client>& c, const std::o
     const auto self = weak.lock();
     if (!self) return;
     if (!others) {
-      self->send_error(c, "storage_error",
-                       "the tournaments could not be read: try again in a moment", re);
+      self->send_error(c, protocol::said_error("storage_error", "tournament.list_unreadable"), re);
       return;
     }
     // (On an I/O thread: the bus's thread takes no lock of the service.)
@@ -390,10 +404,9 @@ void game_service::on_register(const std::shared_ptr<client>& c, const std::stri
   std::optional<engine::error> refused;
   const std::int64_t now = clock_ms();
   if (it == tournaments_.end()) {
-    refused =
-        engine::error{"unknown_tournament", "there is no tournament of that name: /tournaments"};
+    refused = protocol::said_error("unknown_tournament", "tournament.unknown_see_list");
   } else if (bans_.of_name(name_key(name), now)) {
-    refused = engine::error{"banned", "a banned name cannot register"};
+    refused = protocol::said_error("banned", "tournament.banned_register");
   } else {
     const auto registered =
         std::count_if(tournaments_.begin(), tournaments_.end(), [&](const auto& e) {
@@ -403,19 +416,16 @@ void game_service::on_register(const std::shared_ptr<client>& c, const std::stri
     if (it->second.t->player(name) == nullptr &&
         static_cast<std::size_t>(registered) >= config_.max_registrations)
       refused =
-          engine::error{"too_many_registrations",
-                        "you are registered for as many open tournaments as one name may be (" +
-                            std::to_string(config_.max_registrations) + ")"};
+          protocol::said_error("too_many_registrations", "tournament.too_many_registrations",
+                               {{"count", static_cast<std::int64_t>(config_.max_registrations)}});
     else
       refused = it->second.t->enter(
           name, ratings_.of(name, it->second.t->terms().game_variant).value_or(1500.0), now);
   }
   if (refuse(c, refused, re)) return;
   const auto& t = *it->second.t;
-  reply_and_write(it->first, c,
-                  "you are registered for " + t.name() + "; it starts " +
-                      utc_text(t.terms().start_ms) + " (/withdraw " + t.name() + " to leave it)",
-                  re);
+  reply_and_write(it->first, c, "tournament.registered",
+                  {{"name", t.name()}, {"start", utc_text(t.terms().start_ms)}}, re);
 }
 
 void game_service::on_withdraw(const std::shared_ptr<client>& c, const std::string& name,
@@ -434,18 +444,18 @@ void game_service::on_withdraw(const std::shared_ptr<client>& c, const std::stri
     if (found > 1) {
       metrics_.error("bad_command");
       c->send(frame_of(protocol::error_message(
-          "bad_command", "you play in more than one tournament: /withdraw NAME", re)));
+          protocol::said_error("bad_command", "tournament.withdraw_which"), re)));
       return;
     }
   }
   std::optional<engine::error> refused;
   if (it == tournaments_.end())
-    refused = engine::error{"not_registered", "you are registered for no such tournament"};
+    refused = protocol::said_error("not_registered", "tournament.not_registered");
   else
     refused = it->second.t->withdraw(name, clock_ms());
   if (refuse(c, refused, re)) return;
   spdlog::info("tournament {}: {} withdrew", log_safe(it->second.t->name()), log_safe(name));
-  reply_and_write(it->first, c, "you are no longer in " + it->second.t->name(), re);
+  reply_and_write(it->first, c, "tournament.withdrawn", {{"name", it->second.t->name()}}, re);
 }
 
 void game_service::withdraw_banned(const std::string& name) {
@@ -517,8 +527,7 @@ void game_service::tournament_written(const std::string& key, write_result& r,
       tournaments_.erase(it);
       for (auto& [c, reply] : news->replies) {
         json e = protocol::error_message(
-            "table_moving", "that tournament is directed by another server now: try again",
-            std::nullopt);
+            protocol::said_error("table_moving", "tournament.directed_elsewhere"), std::nullopt);
         if (reply.contains("re")) e["re"] = reply["re"];
         c->send(frame_of(e));
       }
@@ -529,8 +538,8 @@ void game_service::tournament_written(const std::string& key, write_result& r,
       spdlog::error("tournament {}: its change could not be written: {}", log_safe(slot.t->name()),
                     r.error);
       for (auto& [c, reply] : news->replies) {
-        json e = protocol::error_message("storage_error",
-                                         "the server could not save that: try again", std::nullopt);
+        json e = protocol::error_message(
+            protocol::said_error("storage_error", "tournament.not_saved"), std::nullopt);
         if (reply.contains("re")) e["re"] = reply["re"];
         c->send(frame_of(e));
       }
@@ -555,14 +564,13 @@ void game_service::tournament_written(const std::string& key, write_result& r,
   for (const auto& p : news->seat)
     if (!p.black) {  // a bye: a win without a match (S6)
       const std::string name = news->message["tournament"]["name"];
-      tell_names({p.red},
-                 json{{"type", "tournament_pairing"},
-                      {"tournament", name},
-                      {"round", p.round},
-                      {"table", nullptr},
-                      {"bye", true},
-                      {"text", "tournament " + name + ", round " + std::to_string(p.round) +
-                                   ": you have a bye (a win); wait for the next round"}});
+      json bye{{"type", "tournament_pairing"},
+               {"tournament", name},
+               {"round", p.round},
+               {"table", nullptr},
+               {"bye", true}};
+      i18n::with_say(bye, "tournament.bye", {{"name", name}, {"round", p.round}});
+      tell_names({p.red}, bye);
     }
 }
 
@@ -843,10 +851,11 @@ void game_service::poll_tournament_results() {
 
 void game_service::answer_api_tournaments(std::string_view rest, http_callback& reply) {
   const auto unknown = [](http_callback& to) {
-    to(http_reply{
-        404, "application/json",
-        json{{"error", "unknown_tournament"}, {"message", "there is no tournament of that name"}}
-            .dump()});
+    to(http_reply{404, "application/json",
+                  json{{"error", "unknown_tournament"},
+                       {"message", i18n::english("tournament.unknown")},
+                       {"say", i18n::say("tournament.unknown")}}
+                      .dump()});
   };
   if (rest.empty()) {
     if (!bus_) {
@@ -860,8 +869,10 @@ void game_service::answer_api_tournaments(std::string_view rest, http_callback& 
           const auto self = weak.lock();
           if (!self || !others) {
             reply(http_reply{503, "application/json",
-                             R"({"error":"storage_error","message":"the tournaments could not )"
-                             R"(be read: try again in a moment"})"});
+                             json{{"error", "storage_error"},
+                                  {"message", i18n::english("tournament.list_unreadable")},
+                                  {"say", i18n::say("tournament.list_unreadable")}}
+                                 .dump()});
             return;
           }
           asio::post(self->io_, [self, reply, others = std::move(*others)]() mutable {
@@ -891,8 +902,10 @@ void game_service::answer_api_tournaments(std::string_view rest, http_callback& 
     } catch (const std::exception& e) {
       spdlog::error("tournament {}: its saved state cannot be read: {}", row, e.what());
       return to(http_reply{500, "application/json",
-                           R"({"error":"storage_error","message":"that tournament cannot be )"
-                           R"(read"})"});
+                           json{{"error", "storage_error"},
+                                {"message", i18n::english("tournament.unreadable")},
+                                {"say", i18n::say("tournament.unreadable")}}
+                               .dump()});
     }
     to(http_reply{200, "application/json", std::move(view)});
   });

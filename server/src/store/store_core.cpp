@@ -71,6 +71,7 @@ account account_of(const row& r) {
   a.password_hash = r.text(4);
   a.created_at = r.text(5);
   a.last_seen = r.text(6);
+  a.lang = r.text(7);
   return a;
 }
 

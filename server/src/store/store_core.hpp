@@ -77,7 +77,7 @@ class row {
 };
 
 /// An account (no standings yet) from a row of (id, name_key, name, kind,
-/// password_hash or "", created_at, last_seen or "").
+/// password_hash or "", created_at, last_seen or "", lang or "").
 [[nodiscard]] account account_of(const row& r);
 /// Sets `a`'s standing in the variant of a row of (variant, rating, experience, played,
 /// won); a row of an unknown variant is ignored.

@@ -204,12 +204,13 @@ void copy_analyses(source_db& src, pg::connection& dst, migration_report& report
 void copy_accounts(source_db& src, pg::connection& dst, migration_report& report) {
   std::int64_t last_account = 0;
   src.each_row(
-      "SELECT id, name_key, name, kind, password_hash, created_at, last_seen FROM accounts "
-      "ORDER BY id",
+      "SELECT id, name_key, name, kind, password_hash, created_at, last_seen, lang FROM "
+      "accounts ORDER BY id",
       [&](const std::vector<pg::param>& v) {
         dst.exec("copying account " + v[2].value_or(""),
                  "INSERT INTO accounts(id, name_key, name, kind, password_hash, created_at, "
-                 "last_seen) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7::timestamptz)",
+                 "last_seen, lang) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, "
+                 "$7::timestamptz, $8)",
                  v);
         last_account = std::stoll(v[0].value_or("0"));
         ++report.accounts;
@@ -403,9 +404,9 @@ void check_accounts(source_db& src, pg::connection& dst, const std::string& sqli
   report.accounts_checked = read_back(
       src, dst, sqlite_path, "accounts",
       "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " + iso_text("created_at") +
-          ", " + iso_text("last_seen") + " FROM accounts ORDER BY id",
+          ", " + iso_text("last_seen") + ", coalesce(lang, '') FROM accounts ORDER BY id",
       "SELECT id, name_key, name, kind, coalesce(password_hash, ''), created_at, "
-      "coalesce(last_seen, '') FROM accounts ORDER BY id",
+      "coalesce(last_seen, ''), coalesce(lang, '') FROM accounts ORDER BY id",
       [](const std::vector<std::string>& v) { return "account " + v[2]; });
   const auto ratings = dst.exec("reading the ratings back",
                                 "SELECT account_id, variant, rating, experience, played, won "

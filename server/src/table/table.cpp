@@ -7,6 +7,8 @@
 
 #include "bg/server/table/table.hpp"
 
+#include "bg/i18n/catalogue.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -22,17 +24,6 @@ using nlohmann::json;
 // The texts the families share (table_internal.hpp)
 
 namespace table_detail {
-
-namespace {
-
-/// The clock option as a sentence: "no clock" or "clock 5 min + 12 s delay" (S2).
-std::string clock_option_text(const protocol::clock_option& c) {
-  if (c.minutes == 0) return "no clock";
-  return "clock " + std::to_string(c.minutes) + " min + " + std::to_string(c.delay_seconds) +
-         " s delay";
-}
-
-}  // namespace
 
 json clock_option_json(const protocol::clock_option& c) {
   if (c.minutes == 0) return nullptr;
@@ -59,31 +50,30 @@ json options_json(const engine::match_options& o, bool tutor, const protocol::cl
   return j;
 }
 
-std::string options_text(const engine::match_options& o, bool tutor,
-                         const protocol::clock_option& clock) {
-  std::string match;
+void add_options_args(json& args, const engine::match_options& o, bool tutor,
+                      const protocol::clock_option& clock) {
   switch (o.kind) {
     case engine::match_kind::free_play:
-      match = "off (one game, no cube, scored by pip count)";
+      args["kind"] = "free";
       break;
     case engine::match_kind::basis:
-      match = "basis (cube, continue or stop after each game)";
+      args["kind"] = "basis";
       break;
     case engine::match_kind::points:
-      match = std::to_string(o.length) + " points";
+      args["kind"] = "points";
       break;
   }
-  return "match " + match + ", variant " + std::string(engine::to_string(o.game_variant)) +
-         ", tutor " + (tutor ? "on" : "off") + ", " + clock_option_text(clock);
+  args["length"] = o.length;
+  args["variant"] = engine::to_string(o.game_variant);
+  args["tutor"] = tutor ? "on" : "off";
+  args["clock_min"] = clock.minutes;
+  args["clock_delay"] = clock.delay_seconds;
 }
 
-std::string duration_text(std::int64_t ms) {
+void add_duration_args(json& args, const std::string& name, std::int64_t ms) {
   const std::int64_t seconds = std::max<std::int64_t>(0, ms) / 1000;
-  const std::int64_t minutes = seconds / 60;
-  const std::int64_t rest = seconds % 60;
-  if (minutes == 0) return std::to_string(rest) + " s";
-  if (rest == 0) return std::to_string(minutes) + " min";
-  return std::to_string(minutes) + " min " + std::to_string(rest) + " s";
+  args[name + "_min"] = seconds / 60;
+  args[name + "_s"] = seconds % 60;
 }
 
 std::string what_is_lost(engine::match_kind kind) {
@@ -114,6 +104,30 @@ table_outcome table::refuse(std::string code, std::string message) const {
   table_outcome o;
   o.refused = engine::make_error(std::move(code), std::move(message));
   return o;
+}
+
+table_outcome table::refuse(engine::error e) const {
+  table_outcome o;
+  o.refused = std::move(e);
+  return o;
+}
+
+table_outcome table::refuse(std::string code, std::string key, const json& args) const {
+  table_outcome o;
+  o.refused = protocol::said_error(std::move(code), std::move(key), args);
+  return o;
+}
+
+void table::event(table_outcome& o, json e, std::string key, json args) {
+  i18n::with_say(e, std::move(key), std::move(args));
+  event(o, std::move(e));
+}
+
+void table::said_info(table_outcome& o, std::string topic, std::string key, json args, json data) {
+  json j{{"type", "info"}, {"table", name_}, {"topic", std::move(topic)}};
+  i18n::with_say(j, std::move(key), std::move(args));
+  if (!data.is_null()) j["data"] = std::move(data);
+  o.out.push_back(delivery{delivery::audience::actor, std::move(j)});
 }
 
 void table::event(table_outcome& o, json e) {
@@ -249,17 +263,17 @@ table_outcome table::handle_impl(const std::string& who, const protocol::command
       return start(who, s);
     // The dice (table_play.cpp) and the clocks (table_clock.cpp).
     case k::seed:
-      if (!s) return refuse("not_seated", "only the players add seeds to the dice: /join first");
+      if (!s) return refuse("not_seated", "table.seed_not_seated", json::object());
       return seed(*s, c.text);
     case k::claim:
-      if (!s) return refuse("not_seated", "only a player can claim a game: /join first");
+      if (!s) return refuse("not_seated", "table.claim_not_seated", json::object());
       return claim(*s);
     default:
       break;
   }
   // Game commands (table_play.cpp): seated players only, during a match.
-  if (!s) return refuse("not_seated", "only the players can do that: /join to take a seat");
-  if (!match_) return refuse("wrong_phase", "no match is being played: /start first");
+  if (!s) return refuse("not_seated", "table.play_not_seated", json::object());
+  if (!match_) return refuse("wrong_phase", "table.no_match_yet", json::object());
   auto out = game_command(*s, c);
   if (!out.refused) actor_ = *s;  // S2: the side that acted (a new delay if it acts again)
   return out;
@@ -276,8 +290,7 @@ table_outcome merge(table_outcome first, table_outcome then) {
   if (!first.changed) return then;
   if (then.refused) {
     first.out.push_back(
-        delivery{delivery::audience::actor,
-                 protocol::error_message(then.refused->code, then.refused->message, std::nullopt)});
+        delivery{delivery::audience::actor, protocol::error_message(*then.refused, std::nullopt)});
     return first;
   }
   first.append(std::move(then));
@@ -334,11 +347,10 @@ table_outcome table::close(const std::string& by) {
 }
 table_outcome table::forfeit(side s) {
   const std::string lost = match_ ? table_detail::what_is_lost(match_->options().kind) : "game";
-  return bump(
-      forfeit_impl(s, "absent",
-                   match_ && match_->phase() == engine::match_phase::game_over
-                       ? player_name(s) + " did not come back: the session ends"
-                       : player_name(s) + " did not come back in time and forfeits the " + lost));
+  if (match_ && match_->phase() == engine::match_phase::game_over)
+    return bump(forfeit_impl(s, "absent", "table.session_abandoned", {{"name", player_name(s)}}));
+  return bump(forfeit_impl(s, "absent", "table.forfeit_absent",
+                           {{"name", player_name(s)}, {"lost", lost}}));
 }
 
 }  // namespace bg::server

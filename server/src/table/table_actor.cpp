@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "bg/bots/player.hpp"
+#include "bg/i18n/catalogue.hpp"
+#include "bg/server/api/analysis_view.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/players/ignore_list.hpp"
 #include "bg/server/players/names.hpp"
@@ -90,7 +92,7 @@ void table_actor::guard(pending_work& w) {
   host_.counters().error("internal_error");
   if (auto c = w.sender.lock())
     c->send(frame_of(protocol::error_message(
-        "internal_error", "the server failed to handle that; the table is as it was", w.re)));
+        protocol::said_error("internal_error", "table.internal_error"), w.re)));
   if (!writing_) reload();
 }
 
@@ -107,18 +109,17 @@ void table_actor::enter(const std::shared_ptr<client>& c, std::string name,
 void table_actor::close(const std::shared_ptr<client>& c, std::string by, std::optional<json> re) {
   asio::dispatch(strand_, [self = shared_from_this(), c, by = std::move(by), re = std::move(re)] {
     --self->pending;
-    self->run({[self, c, by, re] {
-                 auto o = self->table_->close(by);
-                 o.out.push_back(delivery{delivery::audience::actor,
-                                          json{{"type", "info"},
-                                               {"topic", "close"},
-                                               {"text", "table " + self->name() + " is closed"},
-                                               {"data", {{"table", self->name()}}}}});
-                 self->finish(c, o, re, false, nullptr);
-                 self->rearm();
-                 self->forget_if_idle();
-               },
-               c, re});
+    self->run(
+        {[self, c, by, re] {
+           auto o = self->table_->close(by);
+           json closed{{"type", "info"}, {"topic", "close"}, {"data", {{"table", self->name()}}}};
+           i18n::with_say(closed, "table.closed", {{"table", self->name()}});
+           o.out.push_back(delivery{delivery::audience::actor, std::move(closed)});
+           self->finish(c, o, re, false, nullptr);
+           self->rearm();
+           self->forget_if_idle();
+         },
+         c, re});
   });
 }
 
@@ -204,11 +205,11 @@ void table_actor::analysis_finished(std::int64_t match_id, bool done, std::strin
                         {"match_id", match_id}};
                  if (done) {
                    e["url"] = "/#analysis/" + id;
-                   e["text"] =
-                       "GNU Backgammon's analysis of match " + id + " is ready: /analysis " + id;
+                   i18n::with_say(e, "table.analysis_ready", {{"match_id", id}});
                  } else {
                    e["reason"] = reason;
-                   e["text"] = "GNU Backgammon could not analyse match " + id + ": " + reason;
+                   i18n::with_say(e, "table.analysis_failed",
+                                  {{"match_id", id}, {"reason", analysis_failure_say(reason)}});
                  }
                  const auto frame = frame_of(e);
                  outbox sends;
@@ -224,8 +225,8 @@ bool table_actor::backlog_full(const std::shared_ptr<client>& c, const std::opti
   if (!writing_ || backlog_.size() < host_.config().max_table_backlog) return false;
   --pending;
   host_.counters().error("table_busy");
-  c->send(frame_of(protocol::error_message(
-      "table_busy", "the table is busy with earlier messages: try again in a moment", re)));
+  c->send(frame_of(
+      protocol::error_message(protocol::said_error("table_busy", "table.table_busy"), re)));
   return true;
 }
 
@@ -336,9 +337,8 @@ void table_actor::failed(write_result& r, const std::shared_ptr<client>& sender,
     stale_ = true;  // table_ still holds the change that was not written
   }
   if (sender)
-    sender->send(frame_of(protocol::error_message(
-        "storage_error",
-        "the server could not save that change, so it did not happen: try again later", re)));
+    sender->send(frame_of(
+        protocol::error_message(protocol::said_error("storage_error", "table.storage_error"), re)));
   if (stale_) {
     reload_later();  // writing_ stays set: nothing goes on from the unwritten change
     return;
@@ -583,7 +583,8 @@ void table_actor::add_ratings(table_outcome& o, const std::array<rating_change, 
   for (auto& d : o.out) {
     if (d.message.value("event", "") != "match_over") continue;
     json ratings;
-    std::string text;
+    json args =
+        d.message.contains("say") ? d.message["say"].value("args", json::object()) : json::object();
     for (std::size_t i = 0; i < 2; ++i) {
       const auto& c = r[i];
       const double change = c.after - c.before;
@@ -593,11 +594,15 @@ void table_actor::add_ratings(table_outcome& o, const std::array<rating_change, 
                                            {"change", change},
                                            {"experience_before", c.experience_before},
                                            {"experience_after", c.experience_after}};
-      text += (i == 0 ? "; ratings: " : ", ") + c.name + " " + rating_text(c.after) + " (" +
-              change_text(change) + ")";
+      const std::string side = i == 0 ? "red" : "black";
+      args[side + "_name"] = c.name;
+      args[side + "_rating"] = rating_text(c.after);
+      args[side + "_change"] = change_text(change);
     }
     d.message["ratings"] = std::move(ratings);
-    d.message["text"] = d.message.value("text", "") + text;
+    // Only a match won is rated: its sentence with the ratings after it.
+    if (d.message.contains("say") && d.message["say"].value("key", "") == "table.match_won")
+      i18n::with_say(d.message, "table.match_won_rated", std::move(args));
   }
 }
 
@@ -695,7 +700,7 @@ void table_actor::finish(const std::shared_ptr<client>& actor, table_outcome& o,
   if (o.refused) {
     host_.counters().error(o.refused->code);
     auto sends = std::make_shared<outbox>();
-    sends->add(actor, frame_of(protocol::error_message(o.refused->code, o.refused->message, re)));
+    sends->add(actor, frame_of(protocol::error_message(*o.refused, re)));
     sends->deliver();
     if (answered_hook) answered_hook();
     return;
@@ -865,19 +870,18 @@ void table_actor::do_play_bot(const std::shared_ptr<client>& c, const std::strin
     // the rest did not.
     finish(c, o, no_re, true, nullptr);
     host_.counters().error(refused->code);
-    c->send(frame_of(protocol::error_message(refused->code, refused->message, re)));
+    c->send(frame_of(protocol::error_message(*refused, re)));
     return;
   }
   const auto bot_name = table_->seats()[0] && !table_->seats()[0]->bot.empty()
                             ? table_->seats()[0]->name
                             : (table_->seats()[1] ? table_->seats()[1]->name : std::string());
-  o.out.push_back(delivery{delivery::audience::actor,
-                           json{{"type", "info"},
-                                {"table", table_->name()},
-                                {"topic", "play"},
-                                {"text", "you play " + bot_name + " at table " + table_->name() +
-                                             ": the match has started"},
-                                {"data", {{"table", table_->name()}, {"bot", bot_name}}}}});
+  json started{{"type", "info"},
+               {"table", table_->name()},
+               {"topic", "play"},
+               {"data", {{"table", table_->name()}, {"bot", bot_name}}}};
+  i18n::with_say(started, "table.play_bot_started", {{"bot", bot_name}, {"table", table_->name()}});
+  o.out.push_back(delivery{delivery::audience::actor, std::move(started)});
   finish(c, o, re, true,
          [&host = host_, t0] { host.counters().command("play_bot", clock_type::now() - t0); });
 }
@@ -900,13 +904,16 @@ namespace {
 /// the table, the opponent and the side.
 json paired_info(const std::string& table, const std::string& opponent, const char* side,
                  const seek_terms& terms) {
-  return json{{"type", "info"},
-              {"table", table},
-              {"topic", "play"},
-              {"text", "your /seek found " + opponent + ": you play " + side + " at table " +
-                           table + ", a match to " + std::to_string(terms.length) +
-                           (terms.length == 1 ? " point" : " points") + "; it has started"},
-              {"data", {{"table", table}, {"opponent", opponent}, {"side", side}}}};
+  json m{{"type", "info"},
+         {"table", table},
+         {"topic", "play"},
+         {"data", {{"table", table}, {"opponent", opponent}, {"side", side}}}};
+  i18n::with_say(m, "table.seek_found",
+                 {{"opponent", opponent},
+                  {"side", side},
+                  {"table", table},
+                  {"length", static_cast<std::int64_t>(terms.length)}});
+  return m;
 }
 
 }  // namespace
@@ -959,8 +966,7 @@ void table_actor::do_seat_pair(const std::shared_ptr<client>& red, const std::st
     finish(red, o, no_re, true, nullptr);
     for (const auto& c : {red, black}) {
       host_.counters().error(next.second->code);
-      c->send(
-          frame_of(protocol::error_message(next.second->code, next.second->message, std::nullopt)));
+      c->send(frame_of(protocol::error_message(*next.second, std::nullopt)));
     }
     return;
   }
@@ -1006,10 +1012,12 @@ void table_actor::do_seat_tournament(const std::string& red, const std::string& 
     auto msg = pairing_message;
     msg["opponent"] = *opponent;
     msg["side"] = side;
-    msg["text"] = "tournament " + msg.value("tournament", std::string()) + ", round " +
-                  std::to_string(msg.value("round", 1)) + ": you play " + *opponent + " as " +
-                  side + " at table " + table_->name() +
-                  "; go to the table now (an absent player forfeits after the grace period)";
+    i18n::with_say(msg, "table.tournament_round",
+                   {{"tournament", msg.value("tournament", std::string())},
+                    {"round", msg.value("round", 1)},
+                    {"opponent", *opponent},
+                    {"side", side},
+                    {"table", table_->name()}});
     o.notices.emplace_back(*who, std::move(msg));
   }
   finish(nullptr, o, no_re, false, nullptr);
@@ -1036,7 +1044,7 @@ void table_actor::ask_bot_question(const bot_turn& turn, std::uint64_t seq, int 
   auto* bot = host_.bot_player(turn.level, turn.ask->game_variant);
   if (bot == nullptr) {
     bot_busy_ = false;
-    bot_gives_up(turn, "no computer player of that level plays here any more");
+    bot_gives_up(turn, {{"why", "gone"}});
     return;
   }
   spdlog::debug("table {}: {} is asked {} (seq {})", table_->name(), turn.name,
@@ -1074,12 +1082,12 @@ void table_actor::bot_answered(const bot_turn& turn, std::uint64_t seq, int atte
   }
   bot_waits_ = 0;
   if (!answer) {
-    bot_gives_up(turn, answer.err().message);
+    bot_gives_up(turn, {{"why", "error"}, {"reason", protocol::said_of(answer.err())}});
     return;
   }
   auto cmd = protocol::parse_line(*answer);
   if (!cmd) {
-    bot_gives_up(turn, "it answered \"" + answer->substr(0, 60) + "\"");
+    bot_gives_up(turn, {{"why", "answered"}, {"answer", answer->substr(0, 60)}});
     return;
   }
   bot_acts(turn, seq, attempt, *cmd);
@@ -1104,30 +1112,33 @@ void table_actor::bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt,
       ask_bot_question(turn, seq, attempt + 1);
       return;
     }
-    bot_gives_up(turn, "its answer was refused: " + o.refused->message);
+    bot_gives_up(turn, {{"why", "refused"}, {"reason", protocol::said_of(*o.refused)}});
     return;
   }
   finish(nullptr, o, no_re, false, nullptr);
 }
 
-void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
-  spdlog::warn("table {}: {} cannot answer: {}", table_->name(), turn.name, why);
+void table_actor::bot_gives_up(const bot_turn& turn, json why) {
+  spdlog::warn("table {}: {} cannot answer: {}", table_->name(), turn.name, why.dump());
   host_.counters().error("bot_failed");
   protocol::command instead;
-  std::string what;
+  std::string what;  // for the log; `why["what"]` selects it in the sentence
   const auto asked = turn.ask ? turn.ask->asked : bots::question::play;
   switch (asked) {
     case bots::question::double_or_roll:
       instead = protocol::command_of(protocol::command_kind::roll);
       what = "it rolls without doubling";
+      why["what"] = "roll";
       break;
     case bots::question::take_or_drop:
       instead = protocol::command_of(protocol::command_kind::drop);
       what = "it drops";
+      why["what"] = "drop";
       break;
     case bots::question::accept_or_reject:
       instead = protocol::command_of(protocol::command_kind::accept);
       what = "it accepts the resignation";
+      why["what"] = "accept";
       break;
     case bots::question::play: {
       // All the game could still cost it: a single game once a checker is off, else a
@@ -1139,6 +1150,8 @@ void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
                             : standard ? engine::win_kind::backgammon
                                        : engine::win_kind::gammon;
       what = "it resigns the game (" + std::string(engine::to_string(instead.resign_kind)) + ")";
+      why["what"] = "resign";
+      why["kind"] = engine::to_string(instead.resign_kind);
       break;
     }
   }
@@ -1148,14 +1161,14 @@ void table_actor::bot_gives_up(const bot_turn& turn, const std::string& why) {
                   o.refused->message);
     return;
   }
-  o.out.insert(o.out.begin(),
-               delivery{delivery::audience::everyone,
-                        json{{"type", "event"},
-                             {"table", table_->name()},
-                             {"event", "bot_failed"},
-                             {"name", turn.name},
-                             {"side", engine::to_string(turn.side)},
-                             {"text", turn.name + " cannot answer (" + why + "): " + what}}});
+  json e{{"type", "event"},
+         {"table", table_->name()},
+         {"event", "bot_failed"},
+         {"name", turn.name},
+         {"side", engine::to_string(turn.side)}};
+  why["name"] = turn.name;
+  i18n::with_say(e, "table.bot_gave_up", std::move(why));
+  o.out.insert(o.out.begin(), delivery{delivery::audience::everyone, std::move(e)});
   finish(nullptr, o, no_re, false, nullptr);
 }
 

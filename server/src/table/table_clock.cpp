@@ -9,7 +9,8 @@
 namespace bg::server {
 
 using engine::side;
-using table_detail::duration_text;
+using nlohmann::json;
+using table_detail::add_duration_args;
 using table_detail::what_is_lost;
 
 // ------------------------------------------------------------------------------------
@@ -57,15 +58,12 @@ table_outcome table::settle_clock() {
       m.phase() == engine::match_phase::game_over || m.options().kind == engine::match_kind::points
           ? what_is_lost(m.options().kind)
           : "game";
-  event(o, {{"event", "out_of_time"},
-            {"side", colour},
-            {"name", player_name(s)},
-            {"text", player_name(s) + " (" + colour + ") has no time left and loses the " + lost +
-                         " on time"}});
+  event(o, {{"event", "out_of_time"}, {"side", colour}, {"name", player_name(s)}},
+        "table.out_of_time", {{"name", player_name(s)}, {"side", colour}, {"lost", lost}});
   if (m.phase() == engine::match_phase::game_over) {
     // Between basis games: the one the session waited for ends it.
     (void)m.stop_session(s);
-    session_stopped(o, s, player_name(s) + " ran out of time: the session ends");
+    session_stopped(o, s, "table.session_out_of_time", {{"name", player_name(s)}});
     return o;
   }
   auto r = m.forfeit(s, engine::end_reason::time);
@@ -97,7 +95,7 @@ void table::resume_clock() {
 // Abandonment (S3)
 
 table_outcome table::claim(side claimer) {
-  if (!in_match()) return refuse("nothing_to_claim", "no match is being played at this table");
+  if (!in_match()) return refuse("nothing_to_claim", "table.nothing_to_claim", json::object());
   const side them = engine::opponent_of(claimer);
   const auto& st = seats_[static_cast<std::size_t>(engine::index_of(them))];
   const std::string name = player_name(them);
@@ -106,53 +104,50 @@ table_outcome table::claim(side claimer) {
   // A computer player is never claimed against (issue 25): it is present, and a slow
   // answer is the server's load (its queue), not the bot leaving the game.
   if (st && !st->bot.empty())
-    return refuse("bot_thinking", name +
-                                      " is a computer player: it answers as soon as GNU "
-                                      "Backgammon has room for its question, and its game "
-                                      "cannot be claimed");
+    return refuse("bot_thinking", "table.bot_not_claimable", {{"name", name}});
   if (st && !st->present) {
     const std::int64_t away = t - st->absent_since_ms;
-    if (away < hooks_.grace_period_ms)
-      return refuse("claim_too_early", name + " has been away for " + duration_text(away) +
-                                           "; the seat is kept for them for " +
-                                           duration_text(hooks_.grace_period_ms) +
-                                           " (the grace period): you can claim after that");
-    return forfeit_impl(them, "absent",
-                        name + " did not come back in time and forfeits the " + lost);
+    if (away < hooks_.grace_period_ms) {
+      json args{{"name", name}};
+      add_duration_args(args, "away", away);
+      add_duration_args(args, "grace", hooks_.grace_period_ms);
+      return refuse("claim_too_early", "table.claim_too_early_absent", args);
+    }
+    return forfeit_impl(them, "absent", "table.forfeit_absent", {{"name", name}, {"lost", lost}});
   }
   if (clock_ && clock_->is_timed())
-    return refuse("nothing_to_claim",
-                  "the clock is running: " + name + " loses on time if their bank runs out");
+    return refuse("nothing_to_claim", "table.claim_clock_running", {{"name", name}});
   if (waiting_on() != them)
-    return refuse("nothing_to_claim", waiting_on() == claimer
-                                          ? "it is your turn to act, not " + name + "'s"
-                                          : name + " is not the one the game waits for");
+    return refuse("nothing_to_claim",
+                  waiting_on() == claimer ? "table.claim_your_turn" : "table.claim_not_waited",
+                  {{"name", name}});
   const std::int64_t waited = clock_ ? clock_->waited(t) : 0;
-  if (waited < hooks_.idle_limit_ms)
-    return refuse("claim_too_early", name + " has had " + duration_text(waited) +
-                                         " to act; you can claim the game after " +
-                                         duration_text(hooks_.idle_limit_ms) +
-                                         " without an action (the idle limit)");
-  return forfeit_impl(them, "idle",
-                      name + " did not act for " + duration_text(waited) + ": " +
-                          player_name(claimer) + " claims the game, and " + name +
-                          " forfeits the " + lost);
+  json args{{"name", name}};
+  add_duration_args(args, "waited", waited);
+  if (waited < hooks_.idle_limit_ms) {
+    add_duration_args(args, "limit", hooks_.idle_limit_ms);
+    return refuse("claim_too_early", "table.claim_too_early_idle", args);
+  }
+  args["claimer"] = player_name(claimer);
+  args["lost"] = lost;
+  return forfeit_impl(them, "idle", "table.forfeit_idle", std::move(args));
 }
 
-table_outcome table::forfeit_impl(side s, const std::string& why, const std::string& text) {
+table_outcome table::forfeit_impl(side s, const std::string& why, const std::string& key,
+                                  const json& args) {
   table_outcome o;
   if (!in_match()) return o;
   auto& m = *match_;
   if (m.phase() == engine::match_phase::game_over) {
     // Between basis games a player who is gone (or idle) ends the session.
     (void)m.stop_session(s);
-    session_stopped(o, s, text);
+    session_stopped(o, s, key, args);
     return o;
   }
   auto r = m.forfeit(s);
   if (!r) return o;
   record({record_action::kind::forfeit, s, {}, {}, 0, r->result.kind});
-  event(o, {{"event", "forfeit"}, {"side", engine::to_string(s)}, {"why", why}, {"text", text}});
+  event(o, {{"event", "forfeit"}, {"side", engine::to_string(s)}, {"why", why}}, key, args);
   after_game(o, *r);
   return o;
 }

@@ -26,12 +26,16 @@ nlohmann::json clock_option_json(const protocol::clock_option& c);
 nlohmann::json options_json(const engine::match_options& o, bool tutor,
                             const protocol::clock_option& clock);
 
-/// The options as a sentence: "match 5 points, variant standard, tutor off, no clock".
-std::string options_text(const engine::match_options& o, bool tutor,
-                         const protocol::clock_option& clock);
+/// Adds the options to a sentence's `args`, as the sentences that write them
+/// ("match 5 points, variant standard, tutor off, no clock") select them: `kind`
+/// ("free", "basis", "points"), `length`, `variant`, `tutor` ("on"/"off"), `clock_min`
+/// (0: no clock) and `clock_delay`.
+void add_options_args(nlohmann::json& args, const engine::match_options& o, bool tutor,
+                      const protocol::clock_option& clock);
 
-/// "4 min 20 s", "45 s", "10 min" for a duration in ms (rounded down to the second).
-std::string duration_text(std::int64_t ms);
+/// Adds a duration in ms (rounded down to the second) to a sentence's `args` as
+/// `<name>_min` and `<name>_s`, which the sentence writes "4 min 20 s", "45 s", "10 min".
+void add_duration_args(nlohmann::json& args, const std::string& name, std::int64_t ms);
 
 /// "match", "session" or "game": what a forfeit or a loss on time loses (S2, S3).
 std::string what_is_lost(engine::match_kind kind);

@@ -2,15 +2,17 @@
 /// Moderation at the table (issue 13): the owner and its passing on, chat and its
 /// bounds, /kick, /invite and /uninvite, /option private, and an administrator's /close.
 
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/table/table.hpp"
+#include "players/name_errors.hpp"
 #include "table_internal.hpp"
 
 namespace bg::server {
 
 using engine::side;
 using nlohmann::json;
-using table_detail::duration_text;
+using table_detail::add_duration_args;
 
 void table::forget_presence(const std::string& who) {
   arrived_.erase(who);
@@ -23,9 +25,8 @@ bool table::at_table(const std::string& who) const {
 
 std::optional<table_outcome> table::unless_owner(const std::string& who) const {
   if (!owner_.empty() && owner_ == who) return std::nullopt;
-  return refuse("not_owner", owner_.empty()
-                                 ? "only the table's owner can do that"
-                                 : "only the table's owner (" + owner_ + ") can do that");
+  if (owner_.empty()) return refuse("not_owner", "table.not_owner", json::object());
+  return refuse("not_owner", "table.not_owner_named", {{"owner", owner_}});
 }
 
 void table::pass_ownership(table_outcome& o) {
@@ -49,35 +50,36 @@ void table::pass_ownership(table_outcome& o) {
   const std::string before = owner_;
   owner_ = next;
   if (next.empty()) return;
-  event(o, {{"event", "owner"},
-            {"name", next},
-            {"text", before.empty() ? next + " owns the table"
-                                    : next + " owns the table now (" + before + " left it)"}});
+  if (before.empty())
+    event(o, {{"event", "owner"}, {"name", next}}, "table.owner", {{"name", next}});
+  else
+    event(o, {{"event", "owner"}, {"name", next}}, "table.owner_changed",
+          {{"name", next}, {"before", before}});
 }
 
 table_outcome table::chat(const std::string& who, const std::string& typed) {
   if (typed.size() > hooks_.max_chat_bytes)
-    return refuse("too_long",
-                  "a chat line is at most " + std::to_string(hooks_.max_chat_bytes) + " bytes");
+    return refuse("too_long", "table.chat_too_long",
+                  {{"count", static_cast<std::int64_t>(hooks_.max_chat_bytes)}});
   // Bidirectional overrides and zero-width characters are taken out (they could make a
   // line read as something else); a line with nothing else is refused.
   const std::string text = strip_invisible(typed);
-  if (blank(text))
-    return refuse("empty_line",
-                  "that chat line holds only invisible or direction characters: nothing to say");
+  if (blank(text)) return refuse("empty_line", "table.chat_empty", json::object());
   const std::int64_t t = now();
   if (hooks_.chat_interval_ms > 0) {
     const auto last = last_chat_.find(who);
-    if (last != last_chat_.end() && t - last->second < hooks_.chat_interval_ms)
-      return refuse("chat_throttled", "one line every " + duration_text(hooks_.chat_interval_ms) +
-                                          " at a table: wait a moment");
+    if (last != last_chat_.end() && t - last->second < hooks_.chat_interval_ms) {
+      json args = json::object();
+      add_duration_args(args, "interval", hooks_.chat_interval_ms);
+      return refuse("chat_throttled", "table.chat_interval", args);
+    }
   }
   if (t - chat_window_start_ >= 60'000) {
     chat_window_start_ = t;
     chat_in_window_ = 0;
   }
   if (chat_in_window_ >= hooks_.chat_per_minute)
-    return refuse("chat_throttled", "this table's chat is busy: wait a moment and try again");
+    return refuse("chat_throttled", "table.chat_busy", json::object());
   ++chat_in_window_;
   last_chat_[who] = t;
   table_outcome o;
@@ -89,11 +91,10 @@ table_outcome table::chat(const std::string& who, const std::string& typed) {
 
 table_outcome table::kick(const std::string& who, const std::string& target) {
   if (auto refused = unless_owner(who)) return std::move(*refused);
-  if (const auto why = name_problem(target, hooks_.max_name_bytes))
-    return refuse("bad_name", "that is not a player's name: " + *why);
+  if (auto why = name_error(target, hooks_.max_name_bytes, "bad_name", name_use::player))
+    return refuse(std::move(*why));
   const std::string key = name_key(target);
-  if (key == name_key(who))
-    return refuse("bad_command", "you cannot kick yourself: /leave instead");
+  if (key == name_key(who)) return refuse("bad_command", "table.kick_self", json::object());
   // The name at the table as it is written there.
   std::string name;
   std::optional<side> seat;
@@ -106,12 +107,9 @@ table_outcome table::kick(const std::string& who, const std::string& target) {
   }
   for (const auto& spectator : spectators_)
     if (name.empty() && name_key(spectator) == key) name = spectator;
-  if (name.empty()) return refuse("not_here", "nobody called " + target + " is at this table");
+  if (name.empty()) return refuse("not_here", "table.not_here", {{"name", target}});
   const bool bot = seat && !seats_[static_cast<std::size_t>(engine::index_of(*seat))]->bot.empty();
-  if (seat && in_match())
-    return refuse("in_match", name +
-                                  " is playing a match: until it ends only spectators can be "
-                                  "sent away (an administrator can /close the table)");
+  if (seat && in_match()) return refuse("in_match", "table.kick_in_match", {{"name", name}});
   table_outcome o;
   if (seat) {
     seats_[static_cast<std::size_t>(engine::index_of(*seat))].reset();
@@ -122,9 +120,9 @@ table_outcome table::kick(const std::string& who, const std::string& target) {
   invited_.erase(key);
   json e{{"event", "kicked"}, {"name", name}, {"by", who}};
   if (seat) e["side"] = engine::to_string(*seat);
-  if (bot) {
-    e["text"] = who + " sends " + name + " (the computer) away from the table";
-  } else {
+  json args{{"by", who}, {"name", name}};
+  std::string said = "table.kicked_bot";
+  if (!bot) {
     // The bar: one more than max_kicked forgets the bar that ends first.
     kicked_[key] = kick_bar{name, now() + hooks_.kick_bar_ms};
     while (kicked_.size() > hooks_.max_kicked) {
@@ -134,11 +132,11 @@ table_outcome table::kick(const std::string& who, const std::string& target) {
       kicked_.erase(first);
     }
     e["seconds"] = hooks_.kick_bar_ms / 1000;
-    e["text"] = who + " sends " + name + " away from the table; " + name + " may come back in " +
-                duration_text(hooks_.kick_bar_ms);
+    said = "table.kicked";
+    add_duration_args(args, "bar", hooks_.kick_bar_ms);
     o.removed.push_back(name);
   }
-  event(o, std::move(e));
+  event(o, std::move(e), std::move(said), std::move(args));
   o.moderation.push_back(moderation_action{"kick", who, name, name_,
                                            std::to_string(hooks_.kick_bar_ms / 1000) + " s"});
   return o;
@@ -146,41 +144,32 @@ table_outcome table::kick(const std::string& who, const std::string& target) {
 
 table_outcome table::invite(const std::string& who, const std::string& target, bool on) {
   if (auto refused = unless_owner(who)) return std::move(*refused);
-  if (const auto why = name_problem(target, hooks_.max_name_bytes))
-    return refuse("bad_name", "that is not a player's name: " + *why);
+  if (auto why = name_error(target, hooks_.max_name_bytes, "bad_name", name_use::player))
+    return refuse(std::move(*why));
   const std::string key = name_key(target);
   table_outcome o;
   if (!on) {
     const auto it = invited_.find(key);
-    if (it == invited_.end())
-      return refuse("not_invited", target + " is not invited to this table");
+    if (it == invited_.end()) return refuse("not_invited", "table.not_invited", {{"name", target}});
     const std::string name = it->second;
     invited_.erase(it);
-    event(o, {{"event", "uninvited"},
-              {"name", name},
-              {"by", who},
-              {"text", who + " takes back the invitation of " + name +
-                           (at_table(name) ? " (who stays while here)" : "")}});
+    event(o, {{"event", "uninvited"}, {"name", name}, {"by", who}}, "table.uninvited",
+          {{"by", who}, {"name", name}, {"here", at_table(name) ? "yes" : "no"}});
     o.moderation.push_back(moderation_action{"uninvite", who, name, name_, ""});
     return o;
   }
-  if (key == name_key(who))
-    return refuse("bad_command", "you own this table: no invitation needed");
+  if (key == name_key(who)) return refuse("bad_command", "table.invite_self", json::object());
   if (invited_.count(key) == 0 && invited_.size() >= hooks_.max_invited)
-    return refuse("too_many_invited", "this table has as many invitations as it keeps (" +
-                                          std::to_string(hooks_.max_invited) +
-                                          "): /uninvite someone first");
+    return refuse("too_many_invited", "table.too_many_invited",
+                  {{"count", static_cast<std::int64_t>(hooks_.max_invited)}});
   invited_[key] = target;
   kicked_.erase(key);  // the owner asks them back
-  event(o, {{"event", "invited"},
-            {"name", target},
-            {"by", who},
-            {"text", who + " invites " + target + " to the table"}});
-  o.notices.emplace_back(target, json{{"type", "info"},
-                                      {"topic", "invitation"},
-                                      {"table", name_},
-                                      {"text", who + " invites you to table " + name_},
-                                      {"data", {{"table", name_}, {"by", who}}}});
+  event(o, {{"event", "invited"}, {"name", target}, {"by", who}}, "table.invited",
+        {{"by", who}, {"name", target}});
+  json notice{{"type", "info"}, {"topic", "invitation"}, {"table", name_}};
+  i18n::with_say(notice, "table.invitation", {{"by", who}, {"table", name_}});
+  notice["data"] = {{"table", name_}, {"by", who}};
+  o.notices.emplace_back(target, std::move(notice));
   o.moderation.push_back(moderation_action{"invite", who, target, name_, ""});
   return o;
 }
@@ -189,20 +178,16 @@ table_outcome table::option_private(const std::string& who, bool on) {
   if (auto refused = unless_owner(who)) return std::move(*refused);
   private_ = on;
   table_outcome o;
-  event(o, {{"event", "option"},
-            {"name", who},
-            {"option", "private"},
-            {"value", on},
-            {"text", on ? who + " makes the table private: it is not listed, and only the names "
-                                "invited may enter"
-                        : who + " makes the table public: it is listed and anyone may enter"}});
+  event(o, {{"event", "option"}, {"name", who}, {"option", "private"}, {"value", on}},
+        on ? "table.private_on" : "table.private_off", {{"name", who}});
   o.moderation.push_back(moderation_action{"private", who, "", name_, on ? "on" : "off"});
   return o;
 }
 
 table_outcome table::close_impl(const std::string& by) {
   table_outcome o;
-  std::string text = by + " (an administrator) closes the table";
+  std::string key = "table.closed_by_admin";
+  json args{{"by", by}};
   json e{{"event", "closed"}, {"by", by}};
   std::string detail;
   if (in_match() && record_) {
@@ -214,12 +199,12 @@ table_outcome table::close_impl(const std::string& by) {
       e["match_id"] = id;
       e["url"] = "/matches/" + std::to_string(id) + ".mat";
       detail = "match " + std::to_string(id);
-      text += ": the match ends unfinished (match " + std::to_string(id) + ")";
+      key = "table.closed_unfinished";
+      args["match_id"] = std::to_string(id);
     }
     if (match_dice_) e["dice_seed"] = record_->dice.seed;
   }
-  e["text"] = text;
-  event(o, std::move(e));
+  event(o, std::move(e), std::move(key), std::move(args));
   for (const auto& who : present()) o.removed.push_back(who);
   seats_ = {};
   spectators_.clear();

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "bg/i18n/catalogue.hpp"
 #include "bg/server/records/record_json.hpp"
 #include "table_internal.hpp"
 
@@ -29,9 +30,17 @@ std::string roll_text(engine::roll r) {
   return std::to_string(r.high()) + "-" + std::to_string(r.low());
 }
 
-/// "1 point", "2 points".
-std::string points_text(int n) {
-  return std::to_string(n) + (n == 1 ? " point" : " points");
+/// How a game was won, as table.game_over's `how` selects it: "free" (free play),
+/// "single", "gammon", "backgammon" or "dropped" (the double was dropped).
+std::string how_won(engine::match_kind kind, const engine::game_result& res) {
+  if (res.reason == engine::end_reason::dropped) return "dropped";
+  if (kind == engine::match_kind::free_play) return "free";
+  return std::string(engine::to_string(res.kind));
+}
+
+/// A score as text, `first` then `second`: "5-2".
+std::string score_text(int first, int second) {
+  return std::to_string(first) + "-" + std::to_string(second);
 }
 
 }  // namespace
@@ -88,7 +97,7 @@ table_outcome table::game_command(side s, const protocol::command& c) {
         return answer_resignation(s, yes);
       if (match_->phase() != engine::match_phase::cube_offered &&
           (c.kind == k::accept || c.kind == k::reject))
-        return refuse("no_offer", "there is no double or resignation to answer");
+        return refuse("no_offer", "table.no_offer", json::object());
       return yes ? take(s) : drop(s);
     }
     case k::resign:
@@ -98,14 +107,14 @@ table_outcome table::game_command(side s, const protocol::command& c) {
     case k::stop_session:
       return stop_session(s);
     default:
-      return refuse("unknown_command", "that command is not available here");
+      return refuse("unknown_command", "table.unknown_command", json::object());
   }
 }
 
 table_outcome table::opening_roll() {
   auto& m = *match_;
   auto r = m.roll_opening(dice_for_roll());
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record_rolls();
   if (record_ && !record_->games.empty()) {
     record_->games.back().first = r->first;
@@ -116,19 +125,20 @@ table_outcome table::opening_roll() {
   for (const auto& t : r->ties) ties.push_back({t.die1, t.die2});
   const std::string first(engine::to_string(r->first));
   table_outcome o;
-  event(o, {{"event", "opening_roll"},
-            {"red_die", r->red_die},
-            {"black_die", r->black_die},
-            {"ties", ties},
-            {"side", first},
-            {"dice", {m.current_game().dice().die1, m.current_game().dice().die2}},
-            {"text", "opening roll: red " + std::to_string(r->red_die) + ", black " +
-                         std::to_string(r->black_die) +
-                         (r->ties.empty() ? ""
-                                          : " (after " + std::to_string(r->ties.size()) +
-                                                (r->ties.size() == 1 ? " tie)" : " ties)")) +
-                         ": " + player_name(r->first) + " (" + first + ") plays " +
-                         roll_text(m.current_game().dice())}});
+  event(o,
+        {{"event", "opening_roll"},
+         {"red_die", r->red_die},
+         {"black_die", r->black_die},
+         {"ties", ties},
+         {"side", first},
+         {"dice", {m.current_game().dice().die1, m.current_game().dice().die2}}},
+        "table.opening_roll",
+        {{"red_die", std::to_string(r->red_die)},
+         {"black_die", std::to_string(r->black_die)},
+         {"ties", static_cast<std::int64_t>(r->ties.size())},
+         {"name", player_name(r->first)},
+         {"side", first},
+         {"dice", roll_text(m.current_game().dice())}});
   return o;
 }
 
@@ -136,19 +146,15 @@ table_outcome table::roll(side s) {
   const std::string me = player_name(s);
   const std::string colour(engine::to_string(s));
   auto r = match_->roll_dice(s, dice_for_roll());
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record_rolls();
   table_outcome o;
-  event(o, {{"event", "rolled"},
-            {"side", colour},
-            {"dice", {r->dice.die1, r->dice.die2}},
-            {"text", me + " (" + colour + ") rolls " + roll_text(r->dice)}});
+  event(o, {{"event", "rolled"}, {"side", colour}, {"dice", {r->dice.die1, r->dice.die2}}},
+        "table.rolled", {{"name", me}, {"side", colour}, {"dice", roll_text(r->dice)}});
   if (r->passed) {
     record({record_action::kind::pass, s, r->dice, {}, 0, engine::win_kind::single});
-    event(o, {{"event", "passed"},
-              {"side", colour},
-              {"dice", {r->dice.die1, r->dice.die2}},
-              {"text", me + " cannot move with " + roll_text(r->dice) + " and passes"}});
+    event(o, {{"event", "passed"}, {"side", colour}, {"dice", {r->dice.die1, r->dice.die2}}},
+          "table.passed", {{"name", me}, {"dice", roll_text(r->dice)}});
   }
   return o;
 }
@@ -159,14 +165,15 @@ table_outcome table::play(side s, const std::string& text) {
   const std::string colour(engine::to_string(s));
   const engine::roll dice = m.current_game().dice();
   auto r = m.make_play(s, text);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record({record_action::kind::play, s, dice, r->notation, 0, engine::win_kind::single});
   table_outcome o;
-  event(o, {{"event", "moved"},
-            {"side", colour},
-            {"dice", {dice.die1, dice.die2}},
-            {"play", r->notation},
-            {"text", me + " (" + colour + ") plays " + r->notation}});
+  event(o,
+        {{"event", "moved"},
+         {"side", colour},
+         {"dice", {dice.die1, dice.die2}},
+         {"play", r->notation}},
+        "table.moved", {{"name", me}, {"side", colour}, {"play", r->notation}});
   if (r->game_over) {
     const auto& res = m.results().back();
     engine::game_end end{res, m.score(), m.phase() == engine::match_phase::match_over,
@@ -180,13 +187,11 @@ table_outcome table::offer_double(side s) {
   const std::string me = player_name(s);
   const std::string colour(engine::to_string(s));
   auto r = match_->offer_double(s);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record({record_action::kind::double_offer, s, {}, {}, *r, engine::win_kind::single});
   table_outcome o;
-  event(o, {{"event", "doubled"},
-            {"side", colour},
-            {"value", *r},
-            {"text", me + " (" + colour + ") doubles to " + std::to_string(*r)}});
+  event(o, {{"event", "doubled"}, {"side", colour}, {"value", *r}}, "table.doubled",
+        {{"name", me}, {"side", colour}, {"value", std::to_string(*r)}});
   return o;
 }
 
@@ -194,13 +199,11 @@ table_outcome table::take(side s) {
   const std::string me = player_name(s);
   const std::string colour(engine::to_string(s));
   auto r = match_->take(s);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record({record_action::kind::take, s, {}, {}, *r, engine::win_kind::single});
   table_outcome o;
-  event(o, {{"event", "took"},
-            {"side", colour},
-            {"value", *r},
-            {"text", me + " (" + colour + ") takes: the cube is at " + std::to_string(*r)}});
+  event(o, {{"event", "took"}, {"side", colour}, {"value", *r}}, "table.took",
+        {{"name", me}, {"side", colour}, {"value", std::to_string(*r)}});
   return o;
 }
 
@@ -208,10 +211,11 @@ table_outcome table::drop(side s) {
   const std::string me = player_name(s);
   const std::string colour(engine::to_string(s));
   auto r = match_->drop(s);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record({record_action::kind::drop, s, {}, {}, 0, engine::win_kind::single});
   table_outcome o;
-  event(o, {{"event", "dropped"}, {"side", colour}, {"text", me + " (" + colour + ") drops"}});
+  event(o, {{"event", "dropped"}, {"side", colour}}, "table.dropped",
+        {{"name", me}, {"side", colour}});
   after_game(o, *r);
   return o;
 }
@@ -220,16 +224,16 @@ table_outcome table::offer_resignation(side s, engine::win_kind kind) {
   const std::string me = player_name(s);
   const std::string colour(engine::to_string(s));
   auto r = match_->offer_resignation(s, kind);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   record({record_action::kind::resign_offer, s, {}, {}, 0, kind});
   const std::string kind_name(engine::to_string(kind));
   table_outcome o;
-  event(o, {{"event", "resign_offered"},
-            {"side", colour},
-            {"kind", kind_name},
-            {"text", me + " (" + colour + ") offers to resign " +
-                         (kind == engine::win_kind::single ? "a single game" : "a " + kind_name) +
-                         ": /accept or /reject"}});
+  event(o, {{"event", "resign_offered"}, {"side", colour}, {"kind", kind_name}},
+        "table.resign_offered",
+        {{"name", me},
+         {"side", colour},
+         {"kind", kind_name},
+         {"variant", engine::to_string(match_->options().game_variant)}});
   return o;
 }
 
@@ -241,19 +245,17 @@ table_outcome table::answer_resignation(side s, bool accept) {
   if (accept) {
     const auto kind = m.pending_resignation()->kind;
     auto r = m.accept_resignation(s);
-    if (!r) return refuse(r.err().code, r.err().message);
+    if (!r) return refuse(r.err());
     record({record_action::kind::resign_accept, s, {}, {}, 0, kind});
-    event(o, {{"event", "resign_accepted"},
-              {"side", colour},
-              {"text", me + " accepts the resignation"}});
+    event(o, {{"event", "resign_accepted"}, {"side", colour}}, "table.resign_accepted",
+          {{"name", me}});
     after_game(o, *r);
   } else {
     auto r = m.reject_resignation(s);
-    if (!r) return refuse(r.err().code, r.err().message);
+    if (!r) return refuse(r.err());
     record({record_action::kind::resign_reject, s, {}, {}, 0, r->kind});
-    event(o, {{"event", "resign_rejected"},
-              {"side", colour},
-              {"text", me + " rejects the resignation; play goes on"}});
+    event(o, {{"event", "resign_rejected"}, {"side", colour}}, "table.resign_rejected",
+          {{"name", me}});
   }
   return o;
 }
@@ -261,20 +263,19 @@ table_outcome table::answer_resignation(side s, bool accept) {
 table_outcome table::continue_session(side s) {
   auto& m = *match_;
   auto r = m.continue_session(s);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   table_outcome o;
-  event(o, {{"event", "continued"},
-            {"side", engine::to_string(s)},
-            {"text", player_name(s) + " wants to continue"}});
+  event(o, {{"event", "continued"}, {"side", engine::to_string(s)}}, "table.continued",
+        {{"name", player_name(s)}});
   if (*r) {
     begin_game_record();
     // The same fields as every other game_started (PROTOCOL.md): a basis session
     // has no Crawford game, but the field is part of the event's contract.
-    event(o, {{"event", "game_started"},
-              {"game_number", m.game_number()},
-              {"crawford", m.is_crawford_game()},
-              {"text",
-               "game " + std::to_string(m.game_number()) + ": roll for the opening with /roll"}});
+    event(o,
+          {{"event", "game_started"},
+           {"game_number", m.game_number()},
+           {"crawford", m.is_crawford_game()}},
+          "table.game_started", {{"number", m.game_number()}, {"crawford", "no"}});
   }
   return o;
 }
@@ -283,15 +284,15 @@ table_outcome table::stop_session(side s) {
   auto& m = *match_;
   const std::string me = player_name(s);
   auto r = m.stop_session(s);
-  if (!r) return refuse(r.err().code, r.err().message);
+  if (!r) return refuse(r.err());
   table_outcome o;
-  session_stopped(o, s, me + " stops the session");
+  session_stopped(o, s, "table.stopped", {{"name", me}});
   return o;
 }
 
-void table::session_stopped(table_outcome& o, side s, std::string text) {
+void table::session_stopped(table_outcome& o, side s, std::string key, json args) {
   auto& m = *match_;
-  event(o, {{"event", "stopped"}, {"side", engine::to_string(s)}, {"text", std::move(text)}});
+  event(o, {{"event", "stopped"}, {"side", engine::to_string(s)}}, std::move(key), std::move(args));
   engine::game_end end{m.results().empty() ? engine::game_result{} : m.results().back(), m.score(),
                        true, false};
   after_game(o, end);  // only closes the match (no new game result)
@@ -310,15 +311,14 @@ void table::after_game(table_outcome& o, const engine::game_end& end) {
     finish_match(o);
   } else if (m.phase() == engine::match_phase::opening) {
     begin_game_record();
-    event(o, {{"event", "game_started"},
-              {"game_number", m.game_number()},
-              {"crawford", m.is_crawford_game()},
-              {"text", "game " + std::to_string(m.game_number()) +
-                           (m.is_crawford_game() ? " (Crawford game)" : "") +
-                           ": roll for the opening with /roll"}});
+    event(o,
+          {{"event", "game_started"},
+           {"game_number", m.game_number()},
+           {"crawford", m.is_crawford_game()}},
+          "table.game_started",
+          {{"number", m.game_number()}, {"crawford", m.is_crawford_game() ? "yes" : "no"}});
   } else if (m.phase() == engine::match_phase::game_over) {
-    event(o, {{"event", "continue_question"},
-              {"text", "continue? both type /continue to play on, or /stop to end the session"}});
+    event(o, {{"event", "continue_question"}}, "table.continue_question", json::object());
   }
 }
 
@@ -328,27 +328,21 @@ void table::announce_result(table_outcome& o, const engine::game_end& end) {
   record_->games.back().result = res;
   journal({{"op", "result"}, {"result", res}});
   const std::string winner(engine::to_string(res.winner));
-  std::string how;
-  if (m.options().kind == engine::match_kind::free_play) {
-    how = "wins";
-  } else if (res.kind == engine::win_kind::single) {
-    how = "wins a single game";
-  } else {
-    how = "wins a " + std::string(engine::to_string(res.kind));
-  }
-  if (res.reason == engine::end_reason::dropped) how = "wins: the double was dropped";
-  if (res.reason == engine::end_reason::resigned) how += " (resignation)";
-  if (res.reason == engine::end_reason::forfeit) how += " (forfeit)";
-  event(o, {{"event", "game_over"},
-            {"winner", winner},
-            {"kind", engine::to_string(res.kind)},
-            {"reason", engine::to_string(res.reason)},
-            {"points", res.points},
-            {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-            {"text", player_name(res.winner) + " (" + winner + ") " + how + ", " +
-                         points_text(res.points)}});
-  if (end.crawford_next)
-    event(o, {{"event", "crawford"}, {"text", "the next game is the Crawford game: no doubling"}});
+  event(o,
+        {{"event", "game_over"},
+         {"winner", winner},
+         {"kind", engine::to_string(res.kind)},
+         {"reason", engine::to_string(res.reason)},
+         {"points", res.points},
+         {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}}},
+        "table.game_over",
+        {{"name", player_name(res.winner)},
+         {"side", winner},
+         {"how", how_won(m.options().kind, res)},
+         {"reason", engine::to_string(res.reason)},
+         {"points", res.points},
+         {"variant", engine::to_string(m.options().game_variant)}});
+  if (end.crawford_next) event(o, {{"event", "crawford"}}, "table.crawford_next", json::object());
 }
 
 std::int64_t table::archive_match(table_outcome& o) {
@@ -373,21 +367,20 @@ void table::finish_match(table_outcome& o) {
   const auto& m = *match_;
   const std::int64_t id = archive_match(o);
   const auto winner = m.match_winner();
-  json e{
-      {"event", "match_over"},
-      {"winner", side_json(winner)},
-      {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}},
-      // The winner's score first ("alice (black) wins the match 5-2"); a basis
-      // session that ends gives red's first.
-      {"text",
-       winner
-           ? player_name(*winner) + " (" + std::string(engine::to_string(*winner)) +
-                 ") wins the match " +
-                 std::to_string(m.score()[static_cast<std::size_t>(engine::index_of(*winner))]) +
-                 "-" +
-                 std::to_string(m.score()[static_cast<std::size_t>(1 - engine::index_of(*winner))])
-           : "the session ends " + std::to_string(m.score()[0]) + "-" +
-                 std::to_string(m.score()[1]) + " (red-black)"}};
+  json e{{"event", "match_over"},
+         {"winner", side_json(winner)},
+         {"score", {{"red", m.score()[0]}, {"black", m.score()[1]}}}};
+  // The winner's score first ("alice (black) wins the match 5-2"); a basis
+  // session that ends gives red's first.
+  if (winner) {
+    const auto w = static_cast<std::size_t>(engine::index_of(*winner));
+    i18n::with_say(e, "table.match_won",
+                   {{"name", player_name(*winner)},
+                    {"side", engine::to_string(*winner)},
+                    {"score", score_text(m.score()[w], m.score()[1 - w])}});
+  } else {
+    i18n::with_say(e, "table.session_ended", {{"score", score_text(m.score()[0], m.score()[1])}});
+  }
   if (id > 0) {
     e["match_id"] = id;
     e["url"] = "/matches/" + std::to_string(id) + ".mat";
@@ -409,11 +402,8 @@ void table::free_absent_seats(table_outcome& o) {
     if (!st || st->present) continue;
     const std::string gone = st->name;
     st.reset();
-    event(o, {{"event", "left"},
-              {"name", gone},
-              {"side", engine::to_string(s)},
-              {"text",
-               gone + " is not here: the " + std::string(engine::to_string(s)) + " seat is free"}});
+    event(o, {{"event", "left"}, {"name", gone}, {"side", engine::to_string(s)}},
+          "table.seat_freed", {{"name", gone}, {"side", engine::to_string(s)}});
   }
 }
 
@@ -422,23 +412,17 @@ void table::free_absent_seats(table_outcome& o) {
 
 table_outcome table::seed(side s, const std::string& text) {
   if (!in_match() || !match_dice_)
-    return refuse("wrong_phase", "/seed works after /start, before the match's first roll");
-  if (match_dice_->rolling())
-    return refuse("seed_locked",
-                  "the dice of this match are already rolling: /seed works only between "
-                  "/start and the first roll");
+    return refuse("wrong_phase", "table.seed_wrong_phase", json::object());
+  if (match_dice_->rolling()) return refuse("seed_locked", "table.seed_locked", json::object());
   if (text.size() > hooks_.max_seed_bytes)
-    return refuse("too_long",
-                  "a seed is at most " + std::to_string(hooks_.max_seed_bytes) + " bytes");
+    return refuse("too_long", "table.seed_too_long",
+                  {{"count", static_cast<std::int64_t>(hooks_.max_seed_bytes)}});
   match_dice_->set_player_seed(s, text);
   if (record_) record_->dice.player_seeds[static_cast<std::size_t>(engine::index_of(s))] = text;
   journal({{"op", "seed"}, {"side", s}, {"text", text}});
   table_outcome o;
-  event(o, {{"event", "seeded"},
-            {"side", engine::to_string(s)},
-            {"seed", text},
-            {"text", player_name(s) + " (" + std::string(engine::to_string(s)) +
-                         ") adds their own seed to the dice: \"" + text + "\""}});
+  event(o, {{"event", "seeded"}, {"side", engine::to_string(s)}, {"seed", text}}, "table.seeded",
+        {{"name", player_name(s)}, {"side", engine::to_string(s)}, {"seed", text}});
   return o;
 }
 

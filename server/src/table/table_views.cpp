@@ -9,6 +9,7 @@
 #include "bg/engine/board.hpp"
 #include "bg/engine/notation.hpp"
 #include "bg/engine/position_id.hpp"
+#include "bg/protocol/help_pages.hpp"
 #include "bg/server/table/table.hpp"
 #include "table_internal.hpp"
 
@@ -407,48 +408,50 @@ table_outcome table::query(const protocol::command& c) {
           {"black", seats_[1] ? json(seats_[1]->name) : json(nullptr)},
           {"bots", bots_json()},
           {"spectators", json(std::vector<std::string>(spectators_.begin(), spectators_.end()))}};
+      // Who sits there: "free", "bot" (a computer player) or "person".
       const auto seated = [](const std::optional<seat>& st) {
-        if (!st) return std::string("free");
-        return st->bot.empty() ? st->name : st->name + " (computer)";
+        if (!st) return "free";
+        return st->bot.empty() ? "person" : "bot";
       };
       data["owner"] = owner_.empty() ? json(nullptr) : json(owner_);
-      std::string text = "red: " + seated(seats_[0]) + ", black: " + seated(seats_[1]);
-      text += ", watching: " + std::to_string(spectators_.size());
-      if (!owner_.empty()) text += ", owner: " + owner_;
-      info(o, "who", text, data);
+      json args{{"red", seats_[0] ? seats_[0]->name : std::string()},
+                {"red_seat", seated(seats_[0])},
+                {"black", seats_[1] ? seats_[1]->name : std::string()},
+                {"black_seat", seated(seats_[1])},
+                {"count", static_cast<std::int64_t>(spectators_.size())},
+                {"owner", owner_},
+                {"has_owner", owner_.empty() ? "no" : "yes"}};
+      said_info(o, "who", "table.who", std::move(args), data);
       return o;
     }
     case k::help: {
-      const auto text = protocol::help_text(c.text);
-      if (!text)
-        return refuse("unknown_command", "no help for \"" + c.text.substr(0, 20) + "\": try /help");
-      info(o, "help", *text);
+      const auto key = protocol::help_key(c.text);
+      if (!key)
+        return refuse("unknown_command", "table.no_help", {{"topic", c.text.substr(0, 20)}});
+      said_info(o, "help", std::string(*key), json::object());
       return o;
     }
     case k::option_show:
-      info(o, "options", table_detail::options_text(options_, tutor_, clock_option_),
-           table_detail::options_json(options_, tutor_, clock_option_));
+      said_info(o, "options", "table.options", options_args(""),
+                table_detail::options_json(options_, tutor_, clock_option_));
       return o;
     case k::export_match: {
-      if (last_match_id_ == 0) return refuse("no_match", "no match has finished at this table yet");
+      if (last_match_id_ == 0) return refuse("no_match", "table.no_match", json::object());
       const std::string url = "/matches/" + std::to_string(last_match_id_) + ".mat";
-      info(o, "export", "the last match as a .mat file: " + url,
-           json{{"match_id", last_match_id_}, {"url", url}});
+      said_info(o, "export", "table.export", {{"url", url}},
+                json{{"match_id", last_match_id_}, {"url", url}});
       return o;
     }
     case k::analysis: {
       // Issue 14: the analysis lives in storage; the host reads it and answers.
       std::int64_t id = last_match_id_;
       if (!c.text.empty()) id = std::stoll(c.text);  // the grammar allows 1..18 digits
-      if (id == 0)
-        return refuse("no_match",
-                      "no match has finished at this table yet: give a match id, e.g. "
-                      "/analysis 12");
+      if (id == 0) return refuse("no_match", "table.no_match_analysis", json::object());
       o.analysis_of = id;
       return o;
     }
     case k::tables:
-      return refuse("wrong_place", "/tables is answered by the lobby");
+      return refuse("wrong_place", "table.tables_in_lobby", json::object());
     default:
       return o;  // not a question: handle_impl sends none here
   }

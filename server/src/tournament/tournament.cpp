@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "bg/i18n/catalogue.hpp"
+#include "bg/protocol/codec.hpp"
 #include "bg/server/players/names.hpp"
 
 namespace bg::server {
@@ -71,11 +73,6 @@ std::optional<std::string> name_or_none(const json& j) {
   return j.is_string() ? std::optional(j.get<std::string>()) : std::nullopt;
 }
 
-/// "5 min + 12 s".
-std::string clock_words(const tournament_terms& t) {
-  return std::to_string(t.clock_minutes) + " min + " + std::to_string(t.clock_delay_seconds) + " s";
-}
-
 }  // namespace
 
 tournament::tournament(std::string name, std::string creator, tournament_terms terms,
@@ -105,24 +102,23 @@ const tournament_pairing* tournament::pairing_at(const std::string& table) const
 std::optional<engine::error> tournament::enter(const std::string& who, double rating,
                                                std::int64_t now) {
   if (status_ != tournament_status::registering)
-    return engine::make_error("tournament_started", "tournament " + name_ + " is " +
-                                                        std::string(to_string(status_)) +
-                                                        ": registration is closed");
+    return protocol::said_error("tournament_started", "tournament.registration_closed",
+                                {{"name", name_}, {"status", to_string(status_)}});
   if (player(who) != nullptr)
-    return engine::make_error("already_registered", "you are registered for " + name_ + " already");
+    return protocol::said_error("already_registered", "tournament.already_registered",
+                                {{"name", name_}});
   if (players_.size() >= static_cast<std::size_t>(terms_.max_players))
-    return engine::make_error(
-        "tournament_full",
-        "tournament " + name_ + " has its " + std::to_string(terms_.max_players) + " players");
+    return protocol::said_error("tournament_full", "tournament.full",
+                                {{"name", name_}, {"count", terms_.max_players}});
   players_.push_back(tournament_player{who, rating, false, {}, now});
   return std::nullopt;
 }
 
 std::optional<engine::error> tournament::withdraw(const std::string& who, std::int64_t now) {
-  if (!open()) return engine::make_error("tournament_over", "tournament " + name_ + " is over");
+  if (!open()) return protocol::said_error("tournament_over", "tournament.over", {{"name", name_}});
   auto* p = find(who);
   if (p == nullptr || p->withdrawn)
-    return engine::make_error("not_registered", "you are not playing in " + name_);
+    return protocol::said_error("not_registered", "tournament.not_playing", {{"name", name_}});
   if (status_ == tournament_status::registering) {
     const auto key = name_key(who);
     std::erase_if(players_, [&](const tournament_player& q) { return name_key(q.name) == key; });
@@ -144,7 +140,7 @@ std::optional<engine::error> tournament::withdraw(const std::string& who, std::i
 }
 
 std::optional<engine::error> tournament::cancel(std::int64_t now) {
-  if (!open()) return engine::make_error("tournament_over", "tournament " + name_ + " is over");
+  if (!open()) return protocol::said_error("tournament_over", "tournament.over", {{"name", name_}});
   status_ = tournament_status::cancelled;
   ended_ms_ = now;
   end_reason_ = "cancelled";
@@ -158,7 +154,7 @@ bool tournament::tick(std::int64_t now, const std::function<std::int64_t()>& res
       status_ = tournament_status::cancelled;
       ended_ms_ = now;
       end_reason_ =
-          "fewer than " + std::to_string(std::max(2, terms_.min_players)) + " players at the start";
+          i18n::english("tournament.too_few_players", {{"count", std::max(2, terms_.min_players)}});
       return true;
     }
     start(now, reserve_id);
@@ -284,12 +280,14 @@ std::optional<engine::error> tournament::adjudicate(
   auto it = std::find_if(pairings_.begin(), pairings_.end(),
                          [&](const tournament_pairing& p) { return p.table == table; });
   if (table.empty() || it == pairings_.end())
-    return engine::make_error("unknown_table", "no pairing of " + name_ + " plays at " + table);
+    return protocol::said_error("unknown_table", "tournament.no_pairing_at",
+                                {{"name", name_}, {"table", table}});
   if (it->winner || status_ != tournament_status::running)
-    return engine::make_error("pairing_over", "the pairing at " + table + " has its result");
+    return protocol::said_error("pairing_over", "tournament.pairing_over", {{"table", table}});
   const auto key = name_key(winner);
   if (name_key(it->red) != key && name_key(*it->black) != key)
-    return engine::make_error("not_registered", winner + " does not play at " + table);
+    return protocol::said_error("not_registered", "tournament.winner_not_at_table",
+                                {{"winner", winner}, {"table", table}});
   const std::string red = it->red;
   const std::string black = *it->black;
   settle(*it, name_key(it->red) == key ? it->red : *it->black, "adjudicated", win_kind::single);
@@ -493,29 +491,12 @@ tournament_pairing pairing_of(const json& j) {
   return p;
 }
 
-/// The rules in words, for the tournament page and /tournament NAME.
-std::string rules_text(const tournament_terms& t) {
-  std::string kind;
-  switch (t.kind) {
-    case tournament_kind::knockout:
-      kind = "A knockout: lose once and you are out; byes go to the top seeds";
-      break;
-    case tournament_kind::swiss:
-      kind = "A Swiss of " + std::to_string(t.rounds) +
-             " rounds: each round pairs equal scores, never the same opponent twice; standings "
-             "by wins, then Buchholz";
-      break;
-    case tournament_kind::arena:
-      kind = "An arena of " + std::to_string(t.minutes) +
-             " minutes: after each match you are paired again at once; a win scores 2, a "
-             "gammon 3, a backgammon 4, doubled after two wins in a row";
-      break;
-  }
-  return kind + ". Matches: " +
-         (t.game_variant == engine::variant::standard ? "backgammon" : "long backgammon") + ", " +
-         std::to_string(t.match_length) + (t.match_length == 1 ? " point" : " points") +
-         ", clock " + clock_words(t) + (t.rated ? ", rated" : ", unrated") +
-         ". A player absent at a round's start forfeits after the grace period.";
+/// The arguments of catalogue message tournament.rules (the rules in words) for `t`.
+json rules_args(const tournament_terms& t) {
+  return json{{"kind", to_string(t.kind)},      {"rounds", t.rounds},
+              {"minutes", t.minutes},           {"variant", engine::to_string(t.game_variant)},
+              {"length", t.match_length},       {"clock_minutes", t.clock_minutes},
+              {"delay", t.clock_delay_seconds}, {"rated", t.rated ? "yes" : "no"}};
 }
 
 }  // namespace
@@ -600,10 +581,15 @@ json tournament::summary() const {
 json tournament::view() const {
   json out = summary();
   out["terms"] = terms_json(terms_);
-  out["rules"] = rules_text(terms_);
+  // The rules in words, and their sentence for a client that says them itself.
+  out["rules"] = i18n::english("tournament.rules", rules_args(terms_));
+  out["rules_say"] = i18n::say("tournament.rules", rules_args(terms_));
   out["started"] = started_ms_;
   out["ended"] = ended_ms_;
   out["end_reason"] = end_reason_;
+  if (status_ == tournament_status::cancelled && end_reason_ != "cancelled")
+    out["end_reason_say"] =
+        i18n::say("tournament.too_few_players", {{"count", std::max(2, terms_.min_players)}});
   json names = json::array();
   json entrants = json::array();
   for (const auto& p : players_) {

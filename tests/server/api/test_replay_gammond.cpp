@@ -142,7 +142,9 @@ TEST_CASE(
   // And a match that does not exist has the analysis's 404 body
   const auto [status, body] = get_json(server, "/api/matches/999/replay");
   CHECK(status == 404);
-  CHECK(body == json{{"error", "unknown_match"}, {"message", "there is no match 999"}});
+  CHECK(body == json{{"error", "unknown_match"},
+                     {"message", "there is no match 999"},
+                     {"say", {{"key", "analysis.no_match"}, {"args", {{"id", "999"}}}}}});
   // And a path with no number in it is no match route
   CHECK(server.get("/api/matches/abc/replay").status == 404);
 }

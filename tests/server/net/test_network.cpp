@@ -540,7 +540,8 @@ TEST_CASE("a binary frame is answered with a binary_frame error and not passed o
   REQUIRE(answer);
   CHECK(*answer == json{{"type", "error"},
                         {"code", "binary_frame"},
-                        {"message", "send text frames with one JSON object each"}});
+                        {"message", "send text frames with one JSON object each"},
+                        {"say", {{"key", "service.binary_frame"}, {"args", json::object()}}}});
   CHECK(server.game().texts() == 0);
   c.send_text("after");
   CHECK(c.receive_text() == "after");
@@ -595,8 +596,10 @@ TEST_CASE(
   auto c = server.connect();
 
   for (int i = 0; i < 5; ++i) c.send_text("m" + std::to_string(i));
-  const json rate_limited{
-      {"type", "error"}, {"code", "rate_limited"}, {"message", "too many commands: slow down"}};
+  const json rate_limited{{"type", "error"},
+                          {"code", "rate_limited"},
+                          {"message", "too many commands: slow down"},
+                          {"say", {{"key", "service.rate_limited"}, {"args", json::object()}}}};
   CHECK(c.receive_text() == "m0");
   CHECK(c.receive_text() == "m1");
   CHECK(c.receive_text() == "m2");

@@ -745,6 +745,12 @@ TEST_CASE(
     const auto r = server.get(bad);
     CHECK(r.status == 400);
     CHECK(json::parse(r.body)["code"] == "bad_parameter");
+    CHECK(json::parse(r.body)["say"]["key"].is_string());  // a client says it in its language
+  }
+  {
+    const auto body = json::parse(server.get("/api/ratings?color=red").body);
+    CHECK(body["message"] == "unknown parameter: this route takes variant, limit, pr, sort");
+    CHECK(body["say"]["key"] == "service.api_unknown_parameter");
   }
   // GET /api/players/NAME/matches: one a page, newest first, then the next page
   const auto page1 = json::parse(server.get("/api/players/alice/matches?limit=5").body);

@@ -450,6 +450,7 @@ TEST_CASE("a gnubg that crashes fails one analysis and the queue goes on", "[ana
   const auto failed = alice.await_event("t1", "analysis_failed");
   CHECK(failed["match_id"] == first);
   CHECK_THAT(failed["reason"].get<std::string>(), Catch::Contains("crashed twice"));
+  CHECK(failed["say"]["args"]["reason"]["args"]["why"] == "crashed");  // said in each language
   const auto [status, body] = api(server, first);
   CHECK(body["status"] == "failed");
   CHECK_THAT(body["reason"].get<std::string>(), Catch::Contains("crashed twice"));
@@ -474,6 +475,8 @@ TEST_CASE("a full analysis queue refuses a match, says why, and counts it", "[an
   const auto refused = bob.await_event("t1", "analysis_failed");
   CHECK(refused["match_id"] == third);
   CHECK_THAT(refused["reason"].get<std::string>(), Catch::Contains("queue was full"));
+  CHECK(refused["say"]["args"]["reason"]["key"] == "analysis.failure_reason");
+  CHECK(refused["say"]["args"]["reason"]["args"]["why"] == "full");
   REQUIRE(api(server, third).second["status"] == "failed");
   CHECK_THAT(api(server, third).second["reason"].get<std::string>(),
              Catch::Contains("analysis queue was full"));

@@ -250,7 +250,13 @@ TEST_CASE("S6 tournament commands answer misuse with a code and a sentence",
         "/tournament create x swiss start 25:00", "/tournament create x swiss min 9 max 4",
         "/tournament adjudicate x t1 bob", "/tournament"})
     root.refused("", bad, "bad_command");
-  root.refused("", "/tournament create a:b swiss", "bad_tournament_name");
+  {
+    const auto bad = root.say("", "/tournament create a:b swiss");
+    CHECK(bad["code"] == "bad_tournament_name");
+    CHECK(bad["say"]["key"] == "tournament.bad_name_characters");
+    CHECK_THAT(bad["message"].get<std::string>(),
+               Catch::StartsWith("that tournament name cannot be used: a name may not hold"));
+  }
   root.ok("", "/tournament create small knockout max 2 start +600");
   root.refused("", "/tournament create SMALL swiss", "tournament_exists");
   root.ok("", "/tournament create other swiss start +600");

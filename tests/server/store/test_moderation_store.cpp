@@ -47,6 +47,7 @@ TEST_CASE("storage: a version 4 database gets the moderation tables and keeps it
               "ALTER TABLE analyses DROP COLUMN red_equity_lost; ALTER TABLE analyses DROP "
               "COLUMN red_decisions; ALTER TABLE analyses DROP COLUMN black_equity_lost; ALTER "
               "TABLE analyses DROP COLUMN black_decisions; "
+              "ALTER TABLE accounts DROP COLUMN lang; "
               "DROP TABLE sessions; DROP TABLE moderation; DROP TABLE bans; DROP TABLE ignores; "
               "ALTER TABLE matches DROP COLUMN unfinished; PRAGMA user_version = 4;") == SQLITE_OK);
   REQUIRE(raw_exec(path,
@@ -59,7 +60,7 @@ TEST_CASE("storage: a version 4 database gets the moderation tables and keeps it
   // Then it is at the current version, the old match is there and finished, and the new
   // tables are empty and usable
   CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
-  CHECK(sqlite_store::schema_version == 7);
+  CHECK(sqlite_store::schema_version == 8);
   CHECK(raw_query(path, "SELECT unfinished FROM matches WHERE id = 7") == "0");
   const auto loaded = db.load_match(7);
   REQUIRE(loaded);

@@ -602,6 +602,22 @@ TEMPLATE_TEST_CASE("accounts are created once per key, with 1500 and 0 per varia
   CHECK_THROWS_AS(db->set_password_hash("alice", ""), storage_error);
 }
 
+TEMPLATE_TEST_CASE("an account's language is kept until it is changed or cleared (/lang)",
+                   "[store][accounts][i18n]", sqlite_backend, postgres_backend) {
+  TestType backend;
+  auto db = backend.open();
+  REQUIRE(db->create_account("alice", "alice", account::kind::player, some_hash));
+  CHECK(db->find_account("alice")->lang.empty());  // none chosen yet
+  db->set_account_lang("alice", "fr");
+  db->set_account_lang("nobody", "ru");  // no-op
+  CHECK(db->find_account("alice")->lang == "fr");
+  db->set_account_lang("alice", "ru");
+  CHECK(db->find_account("alice")->lang == "ru");
+  db->set_account_lang("alice", "");
+  CHECK(db->find_account("alice")->lang.empty());
+  CHECK(backend.sql("SELECT count(*) FROM accounts WHERE lang IS NULL") == "1");
+}
+
 TEMPLATE_TEST_CASE(
     "a rated match is rated in the transaction that archives it (S1), and its record, the "
     "histories and the ratings list say the same",
@@ -1202,17 +1218,18 @@ TEMPLATE_TEST_CASE(
     id = rated_match(*db, "alice", "bob", "2026-03-01T09:00:00Z", 61);
     db->save_analysis(analysed(id, 0.5, 40, 0.1, 50));
   }
-  // Given the database as the schema before the sums left it (the columns gone, the
-  // version one back),
+  // Given the database as the schema before the sums left it (the columns gone, and the
+  // accounts' language that came after them, the version two back),
   for (const char* column :
        {"red_equity_lost", "red_decisions", "black_equity_lost", "black_decisions"})
     (void)backend.sql(std::string("ALTER TABLE analyses DROP COLUMN ") + column);
+  (void)backend.sql("ALTER TABLE accounts DROP COLUMN lang");
   if constexpr (std::is_same_v<TestType, sqlite_backend>) {
     (void)backend.sql("PRAGMA user_version = " +
-                      std::to_string(bg::server::sqlite_store::schema_version - 1));
+                      std::to_string(bg::server::sqlite_store::schema_version - 2));
   } else {
-    (void)backend.sql("DELETE FROM schema_version WHERE version = " +
-                      std::to_string(bg::server::postgres_store::schema_version));
+    (void)backend.sql("DELETE FROM schema_version WHERE version >= " +
+                      std::to_string(bg::server::postgres_store::schema_version - 1));
   }
   // when this build opens it, the done analysis has its sums again.
   auto db = backend.open();

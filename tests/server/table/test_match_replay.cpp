@@ -16,6 +16,8 @@
 #include "bg/engine/dice_source.hpp"
 #include "bg/engine/position.hpp"
 #include "bg/engine/position_id.hpp"
+#include "bg/i18n/catalogue.hpp"
+#include "bg/server/api/analysis_view.hpp"
 #include "bg/server/api/match_replay.hpp"
 #include "record_builder.hpp"
 
@@ -479,4 +481,25 @@ TEST_CASE(
     // (step 0 is the start: the odd steps are the offers)
     CHECK(r["games"][0]["steps"][19'999]["what"] == "resign_offer");
   }
+}
+
+TEST_CASE("a failed analysis's stored reason is said in the reader's language, the English kept",
+          "[server][analysis][i18n]") {
+  const std::string reasons[] = {
+      "GNU Backgammon crashed twice on this match (signal 11 (SIGSEGV))",
+      "GNU Backgammon took longer than the time limit (900 s) to analyse the match",
+      "its player had 3 matches waiting for analysis already when it ended",
+      "the analysis queue was full when the match ended",
+      "a reason this server version never wrote"};
+  for (const auto& reason : reasons) {
+    INFO(reason);
+    const auto say = bg::server::analysis_failure_say(reason);
+    CHECK(say["key"] == "analysis.failure_reason");
+    CHECK(bg::i18n::english(say["key"].get<std::string>(), say["args"]) == reason);
+  }
+  const auto crashed = bg::server::analysis_failure_say(reasons[0]);
+  CHECK(crashed["args"]["why"] == "crashed");
+  CHECK(bg::i18n::render("de", "analysis.failure_reason", crashed["args"]) ==
+        "GNU Backgammon ist bei diesem Match zweimal abgestürzt (signal 11 (SIGSEGV))");
+  CHECK(bg::server::analysis_failure_say(reasons[2])["args"]["count"] == 3);
 }

@@ -3,9 +3,11 @@
 // the state message of PROTOCOL.md, and snapshot/restore.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "bg/engine/dice_source.hpp"
+#include "bg/i18n/catalogue.hpp"
 #include "bg/protocol/command.hpp"
 #include "bg/server/table/table.hpp"
 
@@ -505,4 +507,50 @@ TEST_CASE("opening roll: one die each, the higher plays both (R2)", "[server][ta
   const auto st = t.state();
   CHECK(st["turn"] == "black");
   CHECK(st["dice"] == json::array({5, 2}));
+}
+
+TEST_CASE("issue 31: every sentence of a table is a table.* catalogue message",
+          "[server][table][i18n]") {
+  fixture f;
+  std::vector<json> said;
+  const auto keep = [&](const table_outcome& o) {
+    for (const auto& d : o.out)
+      if (d.message.value("type", "") != "chat") said.push_back(d.message);
+  };
+  keep(f.t.enter("alice"));
+  keep(f.t.enter("bob"));
+  keep(f.t.enter("carol"));
+  for (const auto& [who, line] :
+       std::vector<std::pair<std::string, std::string>>{{"alice", "/join red"},
+                                                        {"bob", "/join black"},
+                                                        {"alice", "/option match 3"},
+                                                        {"alice", "/option tutor on"},
+                                                        {"carol", "/who"},
+                                                        {"carol", "/options"},
+                                                        {"alice", "/start"},
+                                                        {"bob", "/roll"}})
+    keep(f.say(who, line));
+  std::mt19937 rng(3);
+  CHECK(said.size() >= 10);
+  for (const auto& m : said) {
+    INFO(m.dump());
+    REQUIRE(m.contains("say"));
+    const auto key = m["say"]["key"].get<std::string>();
+    CHECK(key.rfind("table.", 0) == 0);
+    CHECK(bg::i18n::catalogue::global().has("en", key));
+    CHECK(bg::i18n::english(key, m["say"]["args"]) == m["text"].get<std::string>());
+  }
+  // The sentences as they read: the options in one sentence, the seat with its side.
+  const auto said_text = [&](const std::string& text) {
+    return std::any_of(said.begin(), said.end(), [&](const json& m) { return m["text"] == text; });
+  };
+  CHECK(said_text("alice sits down as red"));
+  CHECK(said_text("alice sets match 3 points, variant standard, tutor off, no clock"));
+  CHECK(said_text("alice turns the tutor on"));
+  CHECK(said_text("red: alice, black: bob, watching: 1, owner: alice"));
+  // A refusal says its sentence too.
+  const auto o = f.say("carol", "/roll");
+  REQUIRE(o.refused);
+  CHECK(o.refused->key == "table.play_not_seated");
+  CHECK(o.refused->message == "only the players can do that: /join to take a seat");
 }

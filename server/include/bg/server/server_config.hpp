@@ -24,7 +24,9 @@ struct server_config {
   /// --db: a SQLite file (WAL), or a PostgreSQL URL (postgresql://USER@HOST/DB or
   /// postgres://...; database_url.hpp)
   std::string db = "gammond.db";
-  std::string static_dir;          ///< --static-dir: the web client (default: built-in path)
+  std::string static_dir;  ///< --static-dir: the web client (default: built-in path)
+  /// --lang-dir: DIR/<tag>/*.json catalogues added over the built-in ones ("" = none).
+  std::string lang_dir;
   std::string log_level = "info";  ///< --log-level: trace|debug|info|warn|error|off
   int threads = 2;                 ///< --threads: io_context threads
 

@@ -200,6 +200,11 @@ UPDATE analyses SET
     + CASE WHEN json_typeof(result #> '{players,black,cube,close}') = 'number' THEN (result #>> '{players,black,cube,close}')::double precision ELSE 0 END)::integer
 WHERE status = 'done' AND json_typeof(result) = 'object';
 )sql",
+    // 8 -> 9: each account's language (issue 31: /lang), a catalogue tag; NULL until the
+    // player chooses one (SQLite's version 8).
+    R"sql(
+ALTER TABLE accounts ADD COLUMN lang text;
+)sql",
 };
 
 }  // namespace

@@ -142,7 +142,7 @@ std::vector<statement> account_statements() {
       "a.name_key = $1 AND m.ended_at COLLATE \"C\" >= $2";
   static const std::string find_account_text =
       "SELECT id, name_key, name, kind, coalesce(password_hash, ''), " + iso_text("created_at") +
-      ", " + iso_text("last_seen") + " FROM accounts WHERE name_key = $1";
+      ", " + iso_text("last_seen") + ", coalesce(lang, '') FROM accounts WHERE name_key = $1";
   return {
       {insert_account_sql,
        "INSERT INTO accounts(name_key, name, kind, password_hash, created_at) VALUES ($1, $2, "
@@ -156,6 +156,7 @@ std::vector<statement> account_statements() {
        "UPDATE accounts SET password_hash = $2 WHERE name_key = $1 AND kind = 'player' "
        "RETURNING id"},
       {set_last_seen_sql, "UPDATE accounts SET last_seen = now() WHERE name_key = $1"},
+      {set_account_lang_sql, "UPDATE accounts SET lang = nullif($2, '') WHERE name_key = $1"},
       {account_keys_sql, "SELECT name_key FROM accounts ORDER BY id"},
       // FOR UPDATE: another gammond rating the same account waits for this archive.
       {rating_of_sql,

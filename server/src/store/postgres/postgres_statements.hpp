@@ -46,6 +46,7 @@ inline constexpr const char* find_account_sql = "find_account";
 inline constexpr const char* account_ratings_sql = "account_ratings";
 inline constexpr const char* set_password_sql = "set_password";
 inline constexpr const char* set_last_seen_sql = "set_last_seen";
+inline constexpr const char* set_account_lang_sql = "set_account_lang";
 inline constexpr const char* account_keys_sql = "account_keys";
 inline constexpr const char* rating_of_sql = "rating_of";
 inline constexpr const char* update_rating_sql = "update_rating";

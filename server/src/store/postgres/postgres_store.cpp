@@ -526,6 +526,15 @@ void postgres_store::set_last_seen(std::string_view key) {
   });
 }
 
+void postgres_store::set_account_lang(std::string_view key, const std::string& lang) {
+  const std::lock_guard lock(mutex_);
+  // Idempotent: safe to redo on a new connection.
+  (void)read([&] {
+    return db_->run("recording a player's language", set_account_lang_sql,
+                    {std::string(key), lang});
+  });
+}
+
 bool postgres_store::move_name_key(std::string_view from, std::string_view to) {
   const std::lock_guard lock(mutex_);
   begin();

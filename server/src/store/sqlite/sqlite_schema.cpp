@@ -157,6 +157,11 @@ UPDATE analyses SET
     + CASE WHEN json_type(result, '$.players.black.cube.close') IN ('integer', 'real') THEN json_extract(result, '$.players.black.cube.close') ELSE 0 END AS INTEGER)
 WHERE status = 'done' AND json_type(result) = 'object';
 )sql",
+    // 7 -> 8: each account's language (issue 31: /lang), a catalogue tag; NULL until the
+    // player chooses one.
+    R"sql(
+ALTER TABLE accounts ADD COLUMN lang TEXT;
+)sql",
 };
 
 }  // namespace

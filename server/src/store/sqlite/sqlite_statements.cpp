@@ -135,7 +135,7 @@ account_statements::account_statements(sqlite3* db)
                     "'long')"),
       find_account(db,
                    "SELECT id, name_key, name, kind, coalesce(password_hash, ''), created_at, "
-                   "coalesce(last_seen, '') FROM accounts WHERE name_key = ?1"),
+                   "coalesce(last_seen, ''), coalesce(lang, '') FROM accounts WHERE name_key = ?1"),
       account_ratings(db,
                       "SELECT variant, rating, experience, played, won FROM ratings WHERE "
                       "account_id = ?1"),
@@ -144,6 +144,7 @@ account_statements::account_statements(sqlite3* db)
                    "'player'"),
       set_last_seen(
           db, std::string("UPDATE accounts SET last_seen = ") + now_sql + " WHERE name_key = ?1"),
+      set_lang(db, "UPDATE accounts SET lang = nullif(?2, '') WHERE name_key = ?1"),
       account_keys(db, "SELECT name_key FROM accounts ORDER BY id"),
       rating_of(db,
                 "SELECT a.id, a.name, r.rating, r.experience FROM accounts a JOIN ratings r "

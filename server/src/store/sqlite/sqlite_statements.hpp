@@ -153,6 +153,7 @@ struct account_statements {
   prepared account_ratings;       ///< ?1 account id: store_core::add_standing's rows
   prepared set_password;          ///< ?1 key, ?2 hash (players only)
   prepared set_last_seen;         ///< ?1 key
+  prepared set_lang;              ///< ?1 key, ?2 language ("" = NULL)
   prepared account_keys;          ///< (name_key) in id order
   prepared rating_of;             ///< ?1 key, ?2 variant: (id, name, rating, experience)
   prepared update_rating;         ///< ?1 id, ?2 variant, ?3 rating, ?4 experience, ?5 won

@@ -499,6 +499,13 @@ void sqlite_store::set_last_seen(std::string_view key) {
   u.step("recording when a player was last seen");
 }
 
+void sqlite_store::set_account_lang(std::string_view key, const std::string& lang) {
+  const std::lock_guard lock(mutex_);
+  use u(stmts_->accounts.set_lang);
+  u.bind(1, key).bind(2, lang);
+  u.step("recording a player's language");
+}
+
 std::vector<std::string> sqlite_store::account_keys() {
   const std::lock_guard lock(mutex_);
   std::vector<std::string> keys;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -29,8 +30,12 @@ struct analysis_view {
   /// `errors` (the decisions gnubg marked bad or very bad, at most 50) and `url` (the
   /// web client's page) when done.
   nlohmann::json data;
-  /// The answer's `text`, for people (at most 20 errors listed).
+  /// The answer's `text`, for people (at most 20 errors listed): the done page in the
+  /// language asked for, else one English sentence that `say` names.
   std::string text;
+  /// When `text` is one sentence (no such match, unavailable, pending, failed): its
+  /// `say` ({"key", "args"}, i18n::say), for the answer to carry; else null.
+  nlohmann::json say;
 };
 
 /// A stored match in brief, as the analysis and the replay (match_replay.hpp) answer it:
@@ -39,18 +44,25 @@ struct analysis_view {
 /// "ended_at"}` (ISO 8601 UTC).
 [[nodiscard]] nlohmann::json match_summary_json(const match_record& m);
 
+/// The `say` {"key", "args"} of the English `reason` a failed analysis keeps (the
+/// analysis queue's and game_service's sentences, analysis_record::reason): catalogue
+/// message analysis.failure_reason, whose select says each known reason in the reader's
+/// language; an unknown one is kept as data.
+[[nodiscard]] nlohmann::json analysis_failure_say(const std::string& reason);
+
 /// The HTTP 404 body for a match `id` that is not stored (or is private to others):
-/// `{"error": "unknown_match", "message": "there is no match ID"}`.
+/// `{"error": "unknown_match", "message": "there is no match ID", "say": {...}}`.
 [[nodiscard]] nlohmann::json unknown_match_json(std::int64_t id);
 
 /// The answer about the analysis of match `id`: `match` as stored (nullopt: no such
 /// match), `analysis` its row (nullopt: never queued), `analysing` whether this server
 /// analyses matches now (--analysis-workers > 0 and gnubg found). A pending analysis on
 /// a server that does not analyse, a long nardy match (gnubg knows no long nardy) and a
-/// match never queued are "unavailable" with a reason. Throws nlohmann::json's
-/// exceptions when a stored result is not JSON.
+/// match never queued are "unavailable" with a reason (`reason` in English, `reason_say`
+/// its catalogue message). The text of a done analysis is in language `lang` (a
+/// catalogue tag). Throws nlohmann::json's exceptions when a stored result is not JSON.
 [[nodiscard]] analysis_view view_analysis(std::int64_t id, const std::optional<match_record>& match,
                                           const std::optional<analysis_record>& analysis,
-                                          bool analysing);
+                                          bool analysing, std::string_view lang = "en");
 
 }  // namespace bg::server

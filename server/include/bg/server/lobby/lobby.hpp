@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bg/engine/error.hpp"
+
 namespace bg::server {
 
 /// A table's lobby entry as the table wrote it (issue 15: text, not a tree, because it
@@ -43,11 +45,12 @@ class lobby {
   }
 
   /// Whether one more lobby chat line may go out now from a player whose last line
-  /// went at `last` (updated when it may): nullopt when it may, else the sentence of
-  /// the `chat_throttled` error. At most one line per `interval` per player, and
-  /// `per_minute` lines from everyone together in any one-minute window.
-  std::optional<std::string> allow_chat(clock_type::time_point& last, clock_type::time_point now,
-                                        std::chrono::seconds interval, std::size_t per_minute);
+  /// went at `last` (updated when it may): nullopt when it may, else the
+  /// `chat_throttled` error (its sentence from the catalogue, lobby.*). At most one line
+  /// per `interval` per player, and `per_minute` lines from everyone together in any
+  /// one-minute window.
+  std::optional<engine::error> allow_chat(clock_type::time_point& last, clock_type::time_point now,
+                                          std::chrono::seconds interval, std::size_t per_minute);
 
  private:
   std::map<std::string, std::string> summaries_;  // table::summary_text() by table

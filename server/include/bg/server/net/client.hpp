@@ -48,6 +48,18 @@ class client {
   virtual void strike(std::string_view why) = 0;
   /// A process-unique id, never reused.
   [[nodiscard]] virtual std::uint64_t id() const noexcept = 0;
+  /// Sets the player's language (a catalogue tag, "fr"): every message sent after this
+  /// call that carries `say` has its sentence rendered in it (i18n::say_in). Safe from
+  /// any thread; messages already queued keep their language. The default ignores it.
+  virtual void set_lang(std::string tag) { (void)tag; }
+  /// The language set last by set_lang() ("en" before). Safe from any thread.
+  [[nodiscard]] virtual std::string lang() const { return "en"; }
+  /// The WebSocket upgrade request's Accept-Language ("" when it had none), read once
+  /// when the connection opened.
+  [[nodiscard]] virtual const std::string& accept_language() const noexcept {
+    static const std::string none;
+    return none;
+  }
   /// The peer's address as text ("127.0.0.1"; the X-Forwarded-For client when the
   /// peer is the configured trusted proxy).
   [[nodiscard]] virtual const std::string& address() const noexcept = 0;

@@ -54,6 +54,11 @@ class http_session : public std::enable_shared_from_this<http_session> {
   /// unless it is a loopback client or has the --metrics-token.
   void serve_metrics(const boost::beast::http::request<boost::beast::http::string_body>& request,
                      const std::string& client_address);
+  /// `/i18n/languages.json` ([{tag, name}], English first) and `/i18n/<tag>.json` (that
+  /// language's whole catalogue: key → ICU message) for the web client (issue 31); 404
+  /// for an unknown language.
+  void serve_catalogue(const boost::beast::http::request<boost::beast::http::string_body>& request,
+                       std::string_view path);
   /// Writes `file` (a static file, its MIME type, no-cache) for a GET, its fields only for
   /// a HEAD. False, nothing written, when it cannot be opened or sized.
   bool serve_file(const boost::beast::http::request<boost::beast::http::string_body>& request,

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "bg/server/net/client.hpp"
@@ -103,6 +104,14 @@ class websocket_session final : public client,
   void strike(std::string_view why) override;
   /// client: a process-unique id (1, 2, ...), never reused.
   [[nodiscard]] std::uint64_t id() const noexcept override { return id_; }
+  /// client: the language of `say` sentences sent from now on (on the strand).
+  void set_lang(std::string tag) override;
+  /// client: the language set last (thread-safe).
+  [[nodiscard]] std::string lang() const override;
+  /// client: the upgrade request's Accept-Language.
+  [[nodiscard]] const std::string& accept_language() const noexcept override {
+    return accept_language_;
+  }
   /// client: the client's address as text.
   [[nodiscard]] const std::string& address() const noexcept override { return address_; }
 
@@ -116,6 +125,10 @@ class websocket_session final : public client,
   [[nodiscard]] bool take_token();
   void add_strike(std::string why, bool rate_limit);
   void start_hello_timer();
+  /// `frame` in the player's language: the same frame when it carries no `say` or the
+  /// language is English, else a copy with its sentence rendered in lang_.
+  [[nodiscard]] std::shared_ptr<const std::string> in_lang(
+      std::shared_ptr<const std::string> frame) const;
   /// Adds `frame` to the queue (false, and the connection closing, when over the bound).
   bool enqueue(std::shared_ptr<const std::string> frame);
   /// enqueue(), then starts writing when idle.
@@ -135,6 +148,10 @@ class websocket_session final : public client,
   session_registry::ticket ticket_;
   const std::uint64_t id_;
   const std::string address_;
+  std::string accept_language_;  // set in run(), before the session is shared
+  std::string lang_;             // on the strand: "" or "en" = as written
+  mutable std::mutex lang_mutex_;
+  std::string lang_set_ = "en";  // under lang_mutex_: what lang() answers
 
   // front() is in flight. A devector, not a std::deque: libstdc++'s deque allocates a
   // 512-byte node and its map even when empty, about 0.6 KiB on every idle connection

@@ -207,6 +207,7 @@ class game_service final : public service,
     std::string label;
     std::optional<account> found;
     std::vector<std::string> ignored;
+    bool hello_lang = false;  ///< the hello named a language (it wins over the account's)
   };
   /// on_login()'s checks under the mutex (held): a ban on `key` or `c`'s address
   /// (`banned`), the throttle (`login_locked`; a clean record picks the auth pool's clean
@@ -259,6 +260,12 @@ class game_service final : public service,
   void close_other_sessions(
       const std::shared_ptr<client>& c, const std::string& key, const char* why,
       const std::function<std::shared_ptr<const std::string>(const std::string&)>& answer_of);
+  /// /lang [TAG] of `c` (issue 31) in the lobby or at `table`: without TAG, its language
+  /// and the list; with one, the session's language (and a registered player's
+  /// account's); `unknown_lang` for a tag that is no language here.
+  void on_lang(const std::shared_ptr<client>& c, const protocol::command& cmd,
+               const std::optional<std::string>& table, const std::optional<nlohmann::json>& re,
+               std::chrono::steady_clock::time_point t0);
   /// /sessions and /signout [all|ID] of `c` (a registered player) in the lobby or at
   /// `table` (issue 27).
   void on_session_command(const std::shared_ptr<client>& c, const protocol::command& cmd,
@@ -586,11 +593,17 @@ class game_service final : public service,
                           const std::optional<nlohmann::json>& re,
                           std::chrono::steady_clock::time_point t0);
   /// The actor of table `name`, created when absent (limits checked); nullptr with
-  /// `why` set when refused.
+  /// `why` set (a catalogue sentence) when refused.
   std::shared_ptr<table_actor> table_for(const std::string& name, const players::session& s,
-                                         std::string& why_code, std::string& why);
+                                         engine::error& why);
   void send_error(const std::shared_ptr<client>& c, std::string_view code, std::string_view message,
                   const std::optional<nlohmann::json>& re);
+  /// Sends error `e` to `c` (its sentence in c's language when `e.key` is set).
+  void send_error(const std::shared_ptr<client>& c, const engine::error& e,
+                  const std::optional<nlohmann::json>& re);
+  /// The language of a hello or register `m` from `c`: its `lang` (a tag or a list),
+  /// else the upgrade's Accept-Language; a catalogue tag, English when none matches.
+  static std::string lang_of(const client& c, const protocol::client_message& m);
   /// Why `name` cannot be a player's or table's name (names.hpp), or nullopt.
   std::optional<std::string> name_problem_of(const std::string& name) const;
   /// The `tables` message: page `page` (from 1) of the lobby list, with `seeking`
@@ -671,9 +684,11 @@ class game_service final : public service,
   /// Answers `c` with `e` (counted in the metrics) when there is one; true then.
   bool refuse(const std::shared_ptr<client>& c, const std::optional<engine::error>& e,
               const std::optional<nlohmann::json>& re);
-  /// Queues `c`'s answer (an `info` topic "tournament" with `text` and the summary of
-  /// tournament `key`) and writes the tournament (write_tournament()). Under mutex_.
-  void reply_and_write(const std::string& key, const std::shared_ptr<client>& c, std::string text,
+  /// Queues `c`'s answer (an `info` topic "tournament" saying catalogue message
+  /// `say_key` with `args`, and the summary of tournament `key`) and writes the
+  /// tournament (write_tournament()). Under mutex_.
+  void reply_and_write(const std::string& key, const std::shared_ptr<client>& c,
+                       std::string say_key, nlohmann::json args,
                        const std::optional<nlohmann::json>& re);
   /// The summaries of the tournaments this node directs merged into `elsewhere` (other
   /// nodes' summaries, from the cluster bus), in name-key order; each with its `node`

@@ -36,6 +36,9 @@ struct account {
   std::string created_at;               ///< ISO 8601 UTC
   std::string last_seen;                ///< ISO 8601 UTC of the last login or logout ("" : never)
   std::array<standing, 2> standings{};  ///< [standard, long]
+  /// The player's language, a catalogue tag ("fr"), as /lang stored it; "" when none
+  /// was chosen (the hello's or the browser's language applies).
+  std::string lang;
 
   /// The standing in variant `v`.
   [[nodiscard]] const standing& in(engine::variant v) const noexcept {

@@ -111,7 +111,7 @@ class claim_lost : public fenced_write {
 class postgres_store final : public store {
  public:
   /// The schema version this build writes (the highest in `schema_version`).
-  static constexpr int schema_version = 8;
+  static constexpr int schema_version = 9;
 
   /// Connects to `url` and creates or upgrades the schema. Throws storage_error when
   /// PostgreSQL cannot be reached in `options.connect_timeout_s`, refuses the login,
@@ -165,6 +165,7 @@ class postgres_store final : public store {
   [[nodiscard]] std::optional<account> find_account(std::string_view key) override;
   bool set_password_hash(std::string_view key, const std::string& password_hash) override;
   void set_last_seen(std::string_view key) override;
+  void set_account_lang(std::string_view key, const std::string& lang) override;
   [[nodiscard]] std::vector<std::string> account_keys() override;
   bool move_name_key(std::string_view from, std::string_view to) override;
   [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,

@@ -81,7 +81,7 @@ struct sqlite_options {
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 7;
+  static constexpr int schema_version = 8;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).
@@ -124,6 +124,7 @@ class sqlite_store final : public store {
   [[nodiscard]] std::optional<account> find_account(std::string_view key) override;
   bool set_password_hash(std::string_view key, const std::string& password_hash) override;
   void set_last_seen(std::string_view key) override;
+  void set_account_lang(std::string_view key, const std::string& lang) override;
   [[nodiscard]] std::vector<std::string> account_keys() override;
   bool move_name_key(std::string_view from, std::string_view to) override;
   [[nodiscard]] std::vector<account_match> account_matches(std::string_view key,

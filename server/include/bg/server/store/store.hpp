@@ -204,6 +204,9 @@ class store {
   /// Records now as the last time `key` was seen (a login or a logout); no-op for an
   /// unknown key.
   virtual void set_last_seen(std::string_view key) = 0;
+  /// Records `lang` (a catalogue tag, "fr"; "" = none) as the language of account `key`
+  /// (/lang); no-op for an unknown key.
+  virtual void set_account_lang(std::string_view key, const std::string& lang) = 0;
   /// The key of every account (gammond keeps them in memory to refuse guests a
   /// registered name without a read per hello).
   [[nodiscard]] virtual std::vector<std::string> account_keys() = 0;

@@ -324,11 +324,24 @@ class table {
   [[nodiscard]] std::int64_t now() const;
   table_outcome bump(table_outcome o);
   table_outcome refuse(std::string code, std::string message) const;
+  /// Refuses with `e` (its catalogue sentence, when it has one, goes with it).
+  table_outcome refuse(engine::error e) const;
+  /// Refuses with `code` and catalogue sentence `key` with `args` (i18n/lang/en/server.json).
+  table_outcome refuse(std::string code, std::string key, const nlohmann::json& args) const;
   void event(table_outcome& o, nlohmann::json e);
+  /// An event whose `text` is catalogue sentence `key` with `args` (and `say`, so that
+  /// each reader gets it in their language).
+  void event(table_outcome& o, nlohmann::json e, std::string key, nlohmann::json args);
   void info(table_outcome& o, std::string topic, std::string text, nlohmann::json data = {});
+  /// An info whose `text` is catalogue sentence `key` with `args`.
+  void said_info(table_outcome& o, std::string topic, std::string key, nlohmann::json args,
+                 nlohmann::json data = {});
   [[nodiscard]] std::string player_name(engine::side s) const;
   [[nodiscard]] bool person_seated() const noexcept;
   [[nodiscard]] nlohmann::json bots_json() const;
+  /// The args of a sentence that writes the options (table.options_set, table.started,
+  /// table.options): `name` = `who`, and the options (table_detail::add_options_args).
+  [[nodiscard]] nlohmann::json options_args(const std::string& who) const;
 
   // table_seats.cpp: presence, seats, options and the start.
   table_outcome enter_impl(const std::string& who);
@@ -404,9 +417,9 @@ class table {
   /// `match_over`).
   table_outcome stop_session(engine::side s);
   /// A basis session just stopped by the player on `s` (R16; match::stop_session done):
-  /// event `stopped` with `text`, then the match closes (after_game with the last
-  /// result). Used by /stop, a loss on time and a forfeit between basis games.
-  void session_stopped(table_outcome& o, engine::side s, std::string text);
+  /// event `stopped` with sentence `key` and `args`, then the match closes (after_game with the
+  /// last result). Used by /stop, a loss on time and a forfeit between basis games.
+  void session_stopped(table_outcome& o, engine::side s, std::string key, nlohmann::json args);
   /// After a game ended (or a basis session stopped): its result, then the end of the
   /// match, the next game or the basis question.
   void after_game(table_outcome& o, const engine::game_end& end);
@@ -447,8 +460,9 @@ class table {
   table_outcome settle_clock();
   table_outcome claim(engine::side claimer);
   /// Forfeits `s` (S3): `why` is "absent" (the grace period) or "idle" (a /claim after
-  /// the idle limit); `text` is the event's sentence.
-  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& text);
+  /// the idle limit); `key` and `args` are the event's sentence.
+  table_outcome forfeit_impl(engine::side s, const std::string& why, const std::string& key,
+                             const nlohmann::json& args);
 
   // table_views.cpp: the state's sections and the questions that change nothing.
   /// `state.clock` (S2): the banks and the running action's delay left (ms) at `since`,

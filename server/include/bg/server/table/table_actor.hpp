@@ -217,10 +217,13 @@ class table_actor : public std::enable_shared_from_this<table_actor> {
                     const engine::result<std::string>& answer);
   /// The bot sends `cmd` at the table, as of the state numbered `seq`.
   void bot_acts(const bot_turn& turn, std::uint64_t seq, int attempt, const protocol::command& cmd);
-  /// The bot cannot answer (`why`): it does what needs no thought instead, with a
-  /// sentence at the table: its play becomes a resignation (of all the game could
-  /// still cost it), a double is dropped, a resignation accepted, a double not offered.
-  void bot_gives_up(const bot_turn& turn, const std::string& why);
+  /// The bot cannot answer: it does what needs no thought instead, with a sentence at
+  /// the table: its play becomes a resignation (of all the game could still cost it), a
+  /// double is dropped, a resignation accepted, a double not offered. `why` holds the
+  /// args of table.bot_gave_up that say why: {"why": "error"|"refused", "reason"} (the
+  /// error as protocol::said_of() gives it), {"why": "answered", "answer"} or
+  /// {"why": "gone"} (no computer player of its level any more).
+  void bot_gives_up(const bot_turn& turn, nlohmann::json why);
   /// Asks the bot again after `delay` (after a failed write, so a full disk is not
   /// hammered).
   void ask_bot_later(std::chrono::milliseconds delay);
