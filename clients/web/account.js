@@ -4,6 +4,7 @@
 // password typed in the login form is never stored (only the resume token is).
 
 import { getJson, pageLink } from './dom.js';
+import { formatDate, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -11,7 +12,7 @@ const $ = (id) => document.getElementById(id);
 function botMark() {
   const b = document.createElement('span');
   b.className = 'bot-mark';
-  b.textContent = 'computer';
+  b.textContent = t('web.account.computer');
   return b;
 }
 
@@ -25,7 +26,8 @@ export function ratingText(rating) {
  * "5.21 (advanced)"; '' when there is none (null: nothing analysed yet).
  */
 export function prText(pr, band) {
-  return typeof pr === 'number' ? `${pr.toFixed(2)}${band ? ` (${band})` : ''}` : '';
+  if (typeof pr !== 'number') return '';
+  return band ? t('web.account.pr', { pr: pr.toFixed(2), band: String(band).replace(/ /g, '_') }) : pr.toFixed(2);
 }
 
 /** A rating change with its sign ("+17.32", "-17.32"). */
@@ -63,7 +65,7 @@ export function ratingChanges(event) {
   for (const side of ['red', 'black']) {
     const r = event?.ratings?.[side];
     if (!r) continue;
-    out.push({ side, name: r.name, text: `${r.name} ${ratingText(r.before)} → ${ratingText(r.after)} (${changeText(r.change)})`, change: r.change });
+    out.push({ side, name: r.name, text: t('web.account.rating_change', { name: r.name, before: ratingText(r.before), after: ratingText(r.after), change: changeText(r.change) }), change: r.change });
   }
   return out;
 }
@@ -77,11 +79,12 @@ function cell(tr, text, cls = '') {
   return td;
 }
 
-const kindText = (m) => {
-  if (m.kind === 'points') return `match to ${m.length}`;
-  if (m.kind === 'basis') return 'basis session';
-  return 'free game';
-};
+/** When a player was last seen ("2026-11-27 20:00" in English), the player's way. */
+function lastSeenText(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return formatDate(d, { dateStyle: 'short', timeStyle: 'short' });
+}
 
 /**
  * Appends rows for `matches` (GET .../matches) of the player to the history table: date,
@@ -92,31 +95,31 @@ function addHistoryRows(body, matches, pages) {
   for (const m of matches) {
     const tr = document.createElement('tr');
     tr.dataset.match = m.match_id;
-    cell(tr, (m.ended_at ?? '').slice(0, 10));
+    cell(tr, m.ended_at ? formatDate(m.ended_at, { dateStyle: 'short' }) : '');
     cell(tr, nameWithRating(m.opponent, undefined, (name) => pages.player(name)));
-    cell(tr, `${kindText(m)}${m.variant === 'long' ? ', long' : ''}`);
+    cell(tr, t('web.account.history_match', { kind: m.kind, length: m.length ?? 0, variant: m.variant === 'long' ? 'long' : 'standard' }));
     const mine = m.score?.[m.side] ?? 0;
     const theirs = m.score?.[m.side === 'red' ? 'black' : 'red'] ?? 0;
-    cell(tr, `${m.won === true ? 'won' : m.won === false ? 'lost' : 'level'} ${mine}–${theirs}`);
+    cell(tr, t('web.account.result', { result: m.won === true ? 'won' : m.won === false ? 'lost' : 'level', mine: String(mine), theirs: String(theirs) }));
     if (m.rating) {
-      const td = cell(tr, `${ratingText(m.rating.after)} (${changeText(m.rating.change)})`, 'num');
+      const td = cell(tr, t('web.account.rating_after', { rating: ratingText(m.rating.after), change: changeText(m.rating.change) }), 'num');
       td.classList.add(m.rating.change >= 0 ? 'change-up' : 'change-down');
     } else {
-      cell(tr, 'unrated', 'muted');
+      cell(tr, t('web.account.unrated'), 'muted');
     }
     // S7: the player's PR in the match once GNU Backgammon has analysed it.
     if (typeof m.pr === 'number') cell(tr, prText(m.pr, m.pr_band), 'num pr');
     else cell(tr, '—', 'muted pr');
     const links = document.createElement('span');
     links.className = 'match-links';
-    links.append(pageLink(`/match/${m.match_id}`, 'replay', () => pages.replay(m.match_id), 'replay'));
+    links.append(pageLink(`/match/${m.match_id}`, t('web.account.replay'), () => pages.replay(m.match_id), 'replay'));
     if (m.variant !== 'long') {
-      links.append(' · ', pageLink(`/analysis/${m.match_id}`, 'analysis', () => pages.analysis(m.match_id), 'analysis'));
+      links.append(' · ', pageLink(`/analysis/${m.match_id}`, t('web.account.analysis'), () => pages.analysis(m.match_id), 'analysis'));
     }
     const a = document.createElement('a');
     a.href = m.url;
     a.textContent = '.mat';
-    a.title = 'the match for GNU Backgammon';
+    a.title = t('web.account.mat_title');
     links.append(' · ', a);
     cell(tr, links);
     body.appendChild(tr);
@@ -147,18 +150,18 @@ export async function showPlayer(name, pages) {
     const p = await getJson(path);
     $('player-name').textContent = p.name;
     if (!p.registered) {
-      $('player-status').textContent = 'a guest, online: guests have no rating nor history';
+      $('player-status').textContent = t('web.player.guest');
       page.dataset.loaded = p.name;
       return;
     }
     if (p.bot) {
       page.dataset.bot = 'true';
       $('player-status').textContent = p.online
-        ? 'a computer player, ready to play: "Play the computer" in the lobby'
-        : 'a computer player, not available on this server now';
+        ? t('web.player.bot_online')
+        : t('web.player.bot_offline');
     } else {
       delete page.dataset.bot;
-      $('player-status').textContent = p.online ? 'online' : p.last_seen ? `last seen ${p.last_seen.slice(0, 16).replace('T', ' ')}` : '';
+      $('player-status').textContent = p.online ? t('web.player.online') : p.last_seen ? t('web.player.last_seen', { when: lastSeenText(p.last_seen) }) : '';
     }
     const body = $('player-ratings').querySelector('tbody');
     for (const v of ['standard', 'long']) {
@@ -166,7 +169,7 @@ export async function showPlayer(name, pages) {
       if (!r) continue;
       const tr = document.createElement('tr');
       tr.dataset.variant = v;
-      cell(tr, v);
+      cell(tr, t('web.player.variant', { variant: v }));
       cell(tr, ratingText(r.rating), 'num rating-value');
       cell(tr, String(r.experience), 'num');
       cell(tr, String(r.played), 'num');
@@ -174,14 +177,14 @@ export async function showPlayer(name, pages) {
       body.appendChild(tr);
     }
     const prBody = $('player-pr').querySelector('tbody');
-    for (const [period, label] of [['last_30_days', 'last 30 days'], ['all_time', 'all time']]) {
+    for (const [period, label] of [['last_30_days', t('web.player.last_30_days')], ['all_time', t('web.player.all_time')]]) {
       const q = p.performance?.[period];
       if (!q) continue;
       const tr = document.createElement('tr');
       tr.dataset.period = period;
       cell(tr, label);
       if (typeof q.pr === 'number') cell(tr, prText(q.pr, q.pr_band), 'num pr-value');
-      else cell(tr, 'no analysed match', 'muted pr-value');
+      else cell(tr, t('web.player.no_analysed'), 'muted pr-value');
       cell(tr, String(q.matches ?? 0), 'num');
       prBody.appendChild(tr);
     }
@@ -241,7 +244,7 @@ export async function showLeaders(variant, openPlayer, sort = leadersSort) {
       if (typeof p.pr === 'number') cell(tr, prText(p.pr, p.pr_band), 'num pr-value');
       else cell(tr, '—', 'muted pr-value');
       cell(tr, String(p.experience), 'num');
-      cell(tr, `${p.won} / ${p.played}`, 'num');
+      cell(tr, t('web.leaders.won_played', { won: String(p.won), played: String(p.played) }), 'num');
       body.appendChild(tr);
     }
     $('leaders-empty').hidden = body.children.length > 0;

@@ -27,6 +27,7 @@ import { PlayAnimator } from './animate.js';
 import { BoardInput } from './boardinput.js';
 import { Sounds } from './sound.js';
 import { ChatLog } from './chatlog.js';
+import { lang, languages, onLanguage, sayText, setLanguage, startLanguage, storedLanguage, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const store = {
@@ -117,9 +118,17 @@ app.analysis = analysis;
 const chatLog = new ChatLog(document.getElementById('log'), (name, el) => tableNameMenu(name, el));
 app.logs = chatLog.logs; // table ('' = lobby) -> [{kind, text, from}] (the console, the tests)
 
-/** Adds a line to `table`'s log, shown at once when that log is on screen. */
-function addLog(table, kind, text, from = null) {
-  chatLog.add(table, kind, text, from, (app.table ?? '') === table && app.view !== 'login');
+/**
+ * Adds a line to `table`'s log, shown at once when that log is on screen. `say`: the
+ * server's {key, args} of the line, drawn again in the page's language when it changes.
+ */
+function addLog(table, kind, text, from = null, say = null) {
+  chatLog.add(table, kind, text, from, (app.table ?? '') === table && app.view !== 'login', say);
+}
+
+/** Adds server message `msg`'s sentence (its `say` when it has one) to `table`'s log. */
+function logSaid(table, kind, msg) {
+  addLog(table, kind, sayText(msg), null, msg?.say?.key ? msg.say : null);
 }
 
 /** Draws the log of the table on screen (or the lobby's). */
@@ -189,31 +198,41 @@ const conn = new Connection({
   onOpen: sayHello,
   onMessage: receive,
   onStatus: (s, why) => {
-    const el = $('status');
-    el.dataset.status = s;
-    el.textContent = {
-      connecting: 'connecting…',
-      open: 'online',
-      closed: 'offline, reconnecting…',
-      replaced: 'opened in another window',
-    }[s];
-    if (s === 'replaced') showError(`disconnected: ${why}. Reload to take this window back.`);
+    app.status = s;
+    drawStatus();
+    if (s === 'replaced') showError(t('web.status.disconnected', { why }));
   },
 });
 app.conn = conn;
 app.redraw = () => drawTable(); // the table on screen drawn again (the console, the tests)
 window.gammond = app; // for the console and the end-to-end test
 
+/** The header's connection status, in the page's language. */
+function drawStatus() {
+  const el = $('status');
+  const s = app.status;
+  if (!s) return;
+  el.dataset.status = s;
+  el.textContent = {
+    connecting: t('web.status.connecting'),
+    open: t('web.status.open'),
+    closed: t('web.status.closed'),
+    replaced: t('web.status.replaced'),
+  }[s];
+}
+
 // ---------------------------------------------------------------- connection
 
 /** The first message of a connection (session.js): a login, a resume, a remembered sign-in. */
 function sayHello() {
-  conn.send(helloFor(store.name, store.token, app.pending));
+  // The language goes with the hello when this browser chose one; else the server picks
+  // (the account's, then Accept-Language) and the welcome says it (onWelcome).
+  conn.send(helloFor(store.name, store.token, app.pending, storedLanguage() ? lang() : null));
 }
 
 function send(msg) {
   const id = conn.send(msg);
-  if (id === null) showError('not connected: trying again…');
+  if (id === null) showError(t('web.error.not_connected'));
   return id;
 }
 
@@ -247,6 +266,11 @@ function onWelcome(msg) {
   const loggedIn = app.pending;
   app.me = msg.name;
   app.pending = null;
+  // The server's choice of language (the account's, or the browser's Accept-Language)
+  // when this browser has made none.
+  if (msg.lang && msg.lang !== lang() && storedLanguage() === null && languages().some((l) => l.tag === msg.lang)) {
+    setLanguage(msg.lang, false);
+  }
   // A remembered sign-in is kept (or renewed); a login without "Stay signed in" forgets
   // an older one of this browser.
   if (msg.session) remember(msg.name, msg.session);
@@ -329,7 +353,7 @@ function onError(msg) {
     app.me = null;
     app.pending = null;
     if (msg.code === 'bad_session') remember(null); // signed out elsewhere, expired, new password
-    $('login-error').textContent = msg.message;
+    $('login-error').textContent = sayText(msg);
     if (msg.code === 'name_registered' || msg.code === 'bad_session') $('login-password').focus();
     show('login');
     // A new name with a password: say there is no such account and offer to create it
@@ -339,7 +363,7 @@ function onError(msg) {
   }
   if (TABLE_REFUSALS.includes(msg.code) && app.view === 'table' && !app.states.has(app.table)) {
     showLobby();
-    showError(msg.message);
+    showError(sayText(msg));
     return;
   }
   if (msg.code === 'bad_resume') {
@@ -359,12 +383,12 @@ function onError(msg) {
     $('line').value = app.lastLine.text;
     $('line').dataset.throttled = 'yes';
   }
-  showError(msg.message);
+  showError(sayText(msg));
 }
 
 /** An administrator's /broadcast: in the log on screen (table or lobby) and as a banner. */
 function onBroadcast(msg) {
-  const text = `${msg.from} (administrator): ${msg.text}`;
+  const text = t('web.broadcast', { from: msg.from, text: msg.text });
   addLog(app.table ?? '', 'broadcast', text);
   if (app.table) addLog('', 'broadcast', text);
   showError(text);
@@ -404,14 +428,14 @@ function onInfo(msg) {
   if (msg.topic === 'password' && typeof msg.data?.session === 'string') remember(app.me, msg.data.session);
   // /signout (the header's button or typed) that ended this browser's sign-in.
   if (msg.topic === 'signout' && (msg.data?.current || msg.data?.all)) {
-    finishSignOut(msg.text);
+    finishSignOut(sayText(msg));
     return;
   }
   // The answer to the tournament page's Register or Withdraw goes under its button too.
   if (msg.topic === 'tournament') tournamentPage.answered(msg);
   // Moderation answers and invitations (issue 13) carry no table: shown where we are.
   const here = ['ignore', 'ban', 'unban', 'close', 'invitation'].includes(msg.topic) ? app.table ?? '' : '';
-  addLog(msg.table ?? here, 'info', msg.text);
+  logSaid(msg.table ?? here, 'info', msg);
   app.seek?.update(msg); // "Play now": waiting, cancelled, or paired (topic "play")
   const table = playedTable(msg); // the answer to "Play the computer" or "Play now": go to its table
   if (table) {
@@ -428,9 +452,9 @@ async function offerNewAccount(name) {
   const exists = await accountExists(name);
   if (exists !== false || app.me || $('login-name').value.trim() !== name) return;
   $('login-error').textContent = '';
-  $('login-hint-text').textContent = `No account named ${name}: create it?`;
+  $('login-hint-text').textContent = t('web.login.no_account', { name });
   $('login-hint').hidden = false;
-  $('login-create').textContent = `Create the account ${name}`;
+  $('login-create').textContent = t('web.login.create_named', { name });
 }
 
 /** The header's "Sign out": ends this browser's remembered sign-in on the server first. */
@@ -460,7 +484,7 @@ function finishSignOut(text) {
   drawWho();
   $('nav').hidden = true;
   show('login');
-  $('login-error').textContent = text ? `${text}` : 'signed out';
+  $('login-error').textContent = text ? `${text}` : t('web.login.signed_out');
 }
 
 /** The header's name, with the account's standard rating. */
@@ -471,14 +495,14 @@ function drawWho() {
   if (!app.me) return;
   const registered = app.account?.registered;
   who.append(nameWithRating(app.me, registered ? app.account.rating?.standard : undefined));
-  who.title = registered ? 'your page: ratings and matches' : 'playing as a guest';
+  who.title = registered ? t('web.who.registered') : t('web.who.guest');
   who.dataset.registered = registered ? 'yes' : 'no';
 }
 
 /** Opens the page of player `name` (ratings and matches), /player/NAME. */
 function openPlayer(name, nav = {}) {
   address({ page: 'player', arg: name }, nav);
-  document.title = `${name} — gammond`;
+  document.title = t('web.title.player', { name });
   show('player');
   showPlayer(name, { player: (other) => openPlayer(other), replay: (id) => showReplay(id), analysis: (id) => showAnalysis(id) });
 }
@@ -486,7 +510,7 @@ function openPlayer(name, nav = {}) {
 /** Opens the ratings list of `variant`, /ratings/VARIANT. */
 function openLeaders(variant = 'standard', nav = {}) {
   address({ page: 'ratings', arg: variant }, nav);
-  document.title = 'ratings — gammond';
+  document.title = t('web.title.ratings');
   show('leaders');
   showLeaders(variant, (name) => openPlayer(name));
 }
@@ -495,7 +519,7 @@ function openLeaders(variant = 'standard', nav = {}) {
 function openTournaments(nav = {}) {
   leaveTable();
   address({ page: 'tournaments' }, nav);
-  document.title = 'tournaments — gammond';
+  document.title = t('web.title.tournaments');
   show('tournaments');
   tournamentList.show();
 }
@@ -504,7 +528,7 @@ function openTournaments(nav = {}) {
 function openTournament(name, nav = {}) {
   leaveTable();
   address({ page: 'tournament', arg: name }, nav);
-  document.title = `${name} — tournament — gammond`;
+  document.title = t('web.title.tournament', { name });
   show('tournament');
   tournamentPage.show(name);
 }
@@ -516,7 +540,8 @@ function openTournament(name, nav = {}) {
  * player is in the middle of a match at the table on screen (the notice says where to go).
  */
 function onPairing(msg) {
-  const text = msg.text ?? `tournament ${msg.tournament}: you play ${msg.opponent} at table ${msg.table}`;
+  const text = msg.text || msg.say ? sayText(msg)
+    : t('web.pairing.text', { tournament: msg.tournament, opponent: msg.opponent, table: msg.table });
   addLog('', 'info', text);
   sounds.play('turn');
   const st = app.table ? app.states.get(app.table) : null;
@@ -524,7 +549,7 @@ function onPairing(msg) {
     && !['waiting', 'match_over'].includes(st.phase);
   if (busy) {
     addLog(app.table, 'info', text);
-    showNotice(`${text} (finish here, then open table ${msg.table} from the lobby)`);
+    showNotice(t('web.pairing.busy', { text, table: msg.table }));
     return;
   }
   enterTable(msg.table);
@@ -581,8 +606,13 @@ function show(view) {
     askWho();
     app.whoTimer = setInterval(askWho, 15000);
   }
-  $('chat-title').textContent = view === 'table' && app.table ? `Table ${app.table}: chat and events` : 'Lobby chat';
+  drawChatTitle();
   drawLog();
+}
+
+/** The chat panel's title: the table's, or the lobby's. */
+function drawChatTitle() {
+  $('chat-title').textContent = app.view === 'table' && app.table ? t('web.chat.table_title', { table: app.table }) : t('web.chat.lobby_title');
 }
 
 /** The lobby, /. */
@@ -597,7 +627,7 @@ function showLobby(nav = {}) {
 function showAnalysis(id, nav = {}) {
   leaveTable();
   address({ page: 'analysis', arg: id }, nav);
-  document.title = `analysis of match ${id} — gammond`;
+  document.title = t('web.title.analysis', { id: String(id) });
   show('analysis');
   analysis.show(id);
 }
@@ -606,7 +636,7 @@ function showAnalysis(id, nav = {}) {
 function showReplay(id, nav = {}) {
   leaveTable();
   address({ page: 'replay', arg: id }, nav);
-  document.title = `match ${id} — gammond`;
+  document.title = t('web.title.replay', { id: String(id) });
   show('replay');
   replay.show(id);
 }
@@ -628,14 +658,14 @@ function enterTable(name, nav = {}) {
 // ---------------------------------------------------------------- events and state
 
 function onEvent(msg) {
-  addLog(msg.table, `event ${msg.event}`, msg.text);
+  logSaid(msg.table, `event ${msg.event}`, msg);
   // Sent away from a table (kicked, or closed by an administrator): back to the lobby.
   if ((msg.event === 'kicked' && msg.name === app.me && !msg.bot) || msg.event === 'closed') {
     app.states.delete(msg.table);
     if (app.table === msg.table && app.view === 'table') {
       closeNameMenu();
       showLobby();
-      showError(msg.text);
+      showError(sayText(msg));
     }
     return;
   }
@@ -653,7 +683,8 @@ function onEvent(msg) {
   if (msg.event === 'passed') {
     app.lastPass = {
       table: msg.table,
-      text: `no legal move: pass (${msg.side} rolled ${(msg.dice ?? []).join('-')})`,
+      side: msg.side,
+      dice: (msg.dice ?? []).join('-'),
       until: Date.now() + 4000,
     };
     setTimeout(() => app.table === msg.table && drawTable(), 4100);
@@ -671,7 +702,7 @@ function onEvent(msg) {
     }
   }
   if (msg.event === 'game_over' || msg.event === 'match_over') {
-    app.lastResult = { table: msg.table, text: msg.text, until: Date.now() + 5000 };
+    app.lastResult = { table: msg.table, msg, until: Date.now() + 5000 };
     setTimeout(() => app.table === msg.table && drawTable(), 5100);
   }
   if (msg.table === app.table) drawTable();
@@ -716,7 +747,7 @@ function setUpNewTable(st) {
     }
     if (wanted.joined) return; // the seat is on its way
     app.newTable = null;
-    showError(`table ${st.table} exists already: its options are its players'`);
+    showError(t('web.new_table.exists', { table: st.table }));
     return;
   }
   app.newTable = null;
@@ -732,7 +763,7 @@ function setupNewTableDialog() {
   let set = null;
   $('new-table-button').addEventListener('click', () => {
     set?.remove();
-    set = optionsFieldset(optionsOf(null), { privacy: true, legend: 'Options' });
+    set = optionsFieldset(optionsOf(null), { privacy: true, legend: t('web.new_table.options') });
     form.querySelector('.buttons').before(set);
     $('new-table-name').value = $('create-name').value.trim();
     dialog.showModal();
@@ -748,7 +779,77 @@ function setupNewTableDialog() {
   });
 }
 
+/**
+ * The header's language menu: one option per language gammond offers, in its own name.
+ * A choice is kept in this browser, redraws the page, and (connected) tells the server
+ * with `/lang TAG`, which keeps it in a registered player's account.
+ */
+function setupLanguageMenu() {
+  const menu = $('language-menu');
+  const fill = () => {
+    menu.replaceChildren(...languages().map((l) => {
+      const o = document.createElement('option');
+      o.value = l.tag;
+      o.textContent = l.name;
+      o.lang = l.tag;
+      return o;
+    }));
+    menu.value = lang();
+  };
+  languageReady.then(fill);
+  menu.addEventListener('change', async () => {
+    const tag = menu.value;
+    await setLanguage(tag);
+    if (conn.isOpen && app.me) sendLine(`/lang ${tag}`, null);
+  });
+  onLanguage(() => {
+    menu.value = lang();
+    redrawView();
+  });
+}
+
+/** Draws the page on screen again in the page's language (the table stays as it is). */
+function redrawView() {
+  drawStatus();
+  drawWho();
+  drawChatTitle();
+  drawLog();
+  const route = router.current();
+  switch (app.view) {
+    case 'table':
+      document.title = app.table ? `${app.table} — gammond` : 'gammond';
+      drawMoves();
+      app.relang = true;
+      drawTable();
+      app.relang = false;
+      break;
+    case 'lobby':
+      if (conn.isOpen) {
+        sendLine('/tables', null);
+        askWho();
+      }
+      break;
+    case 'player': return openPlayer(route.arg ?? app.me, { fromHistory: true });
+    case 'leaders': return openLeaders($('leaders').dataset.variant || 'standard', { fromHistory: true });
+    case 'tournaments':
+      document.title = t('web.title.tournaments');
+      return tournamentList.load();
+    case 'tournament':
+      document.title = t('web.title.tournament', { name: tournamentPage.name ?? '' });
+      return tournamentPage.draw();
+    case 'analysis':
+      document.title = t('web.title.analysis', { id: String(analysis.id ?? route.arg) });
+      return analysis.redraw();
+    case 'replay':
+      document.title = t('web.title.replay', { id: String(replay.id ?? route.arg) });
+      return replay.redraw();
+    default:
+  }
+  return undefined;
+}
+
 function setup() {
+  setupLanguageMenu();
   $('login-name').value = store.name ?? localStorage.getItem('gammond.name') ?? '';
   // Enter: a guest without a password, else a login; "Create an account": register.
   // The password goes in the one hello (or register) and is then forgotten.
@@ -757,7 +858,7 @@ function setup() {
     const password = $('login-password').value;
     if (!name) return;
     if (kind === 'register' && password.length < 8) {
-      $('login-error').textContent = 'choose a password of 8 characters or more to create an account';
+      $('login-error').textContent = t('web.login.password_short');
       return;
     }
     if (name !== store.name || password) store.token = null;
@@ -768,7 +869,8 @@ function setup() {
     $('login-error').textContent = '';
     $('login-hint').hidden = true;
     conn.stop();
-    conn.connect();
+    app.connectAsked = true;
+    languageReady.then(() => conn.connect());
   };
   $('login-form').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -857,16 +959,21 @@ function setup() {
   });
   // A page that reads the API only (a player, the ratings, an analysis, a replay) is
   // shown at once, signed in or not; the lobby and the tables wait for the welcome.
-  const first = router.current();
-  if (!['lobby', 'table'].includes(first.page)) showRoute(first, { replace: true });
-  else if (location.hash) router.go(first, { replace: true });
   // Keep the connection warm and notice a dead one.
   setInterval(() => conn.isOpen && conn.send({ type: 'ping' }), 25000);
-  // A remembered sign-in (or this tab's resume token) connects at once.
-  const kept = rememberedSignIn();
-  if (!store.name && kept) store.name = kept.name;
-  if (store.name) conn.connect();
-  else if (['lobby', 'table'].includes(first.page)) show('login');
+  languageReady.then(() => {
+    const first = router.current();
+    if (!['lobby', 'table'].includes(first.page)) showRoute(first, { replace: true });
+    else if (location.hash) router.go(first, { replace: true });
+    // A remembered sign-in (or this tab's resume token) connects at once.
+    const kept = rememberedSignIn();
+    if (!store.name && kept) store.name = kept.name;
+    if (store.name && !app.connectAsked) conn.connect();
+    else if (!store.name && ['lobby', 'table'].includes(first.page)) show('login');
+  });
 }
 
+// The page's language first (the catalogues): the controls work at once, and what is
+// drawn from JavaScript (the pages, the connection's answers) waits for it.
+const languageReady = startLanguage();
 setup();

@@ -12,6 +12,12 @@
 
 import { svg as el } from './dom.js';
 import { boardPlace } from './movelist.js';
+import { t as tr } from './i18n.js';
+
+/** The states of a place as one phrase ("can move, picked"). */
+function statesText(states) {
+  return states.reduce((a, b) => tr('web.board.list', { first: a, second: b }));
+}
 
 /** Sizes of the drawing, in SVG units. */
 const G = {
@@ -76,8 +82,8 @@ function checker(parent, side, x, y, extra = '') {
 
 /** "3 red checkers", "1 black checker", "no checker". */
 function checkersText(count, side) {
-  if (count === 0) return 'no checker';
-  return `${count} ${side} checker${count === 1 ? '' : 's'}`;
+  if (count === 0) return tr('web.board.no_checker');
+  return tr('web.board.checkers', { count, side });
 }
 
 /** Gives group `g` the accessible name `label` (one image to a screen reader). */
@@ -172,11 +178,12 @@ export function drawBoard(svg, v) {
     if (v.last?.from.has(b)) {
       el('circle', { cx: x, cy: stackY(top, Math.min(count, 4)), r: 20, class: 'last-mark from' }, g);
     }
-    const states = [sources.has(b) && 'can move', v.selected === b && 'picked', targets.has(b) && 'a destination',
-      v.cursor === b && 'the cursor is here', v.last?.from.has(b) && 'left by the last play', v.last?.to.has(b) && 'reached by the last play']
+    const states = [sources.has(b) && tr('web.board.can_move'), v.selected === b && tr('web.board.picked'), targets.has(b) && tr('web.board.destination'),
+      v.cursor === b && tr('web.board.cursor'), v.last?.from.has(b) && tr('web.board.last_from'), v.last?.to.has(b) && tr('web.board.last_to')]
       .filter(Boolean);
     // (a side's own numbering is its own inverse: boardPlace gives the number of board point b)
-    named(g, `point ${boardPlace(b, v.bottom, v.variant)}: ${checkersText(count, side)}${states.length ? `, ${states.join(', ')}` : ''}`);
+    const pointArgs = { point: String(boardPlace(b, v.bottom, v.variant)), checkers: checkersText(count, side) };
+    named(g, states.length ? tr('web.board.point_states', { ...pointArgs, states: statesText(states) }) : tr('web.board.point', pointArgs));
     if (v.tutor) {
       el('text', { x, y: top ? G.edge - 7 : G.H - 7, class: 'tutor', 'aria-hidden': 'true' }, svg, String(b));
     }
@@ -204,9 +211,10 @@ export function drawBoard(svg, v) {
     }
   }
 
-  const barStates = [sources.has('bar') && 'can move', v.selected === 'bar' && 'picked', v.cursor === 'bar' && 'the cursor is here',
-    v.last?.hits.size && 'a checker was hit by the last play'].filter(Boolean);
-  named(barG, `the bar: ${checkersText(v.board.bar.red, 'red')}, ${checkersText(v.board.bar.black, 'black')}${barStates.length ? `, ${barStates.join(', ')}` : ''}`);
+  const barStates = [sources.has('bar') && tr('web.board.can_move'), v.selected === 'bar' && tr('web.board.picked'), v.cursor === 'bar' && tr('web.board.cursor'),
+    v.last?.hits.size && tr('web.board.hit_last')].filter(Boolean);
+  const barArgs = { red: checkersText(v.board.bar.red, 'red'), black: checkersText(v.board.bar.black, 'black') };
+  named(barG, barStates.length ? tr('web.board.bar_states', { ...barArgs, states: statesText(barStates) }) : tr('web.board.bar', barArgs));
 
   // Off trays: borne-off checkers as slabs; the mover's tray can be a destination.
   for (const side of ['red', 'black']) {
@@ -227,9 +235,10 @@ export function drawBoard(svg, v) {
     if (count > 0) {
       el('text', { x: x0 + G.tray / 2, y: t.top ? y0 + h - 6 : y0 + 14, class: 'tray-count' }, g, String(count));
     }
-    const trayStates = [side === v.mover && targets.has('off') && 'a destination', side === v.mover && v.cursor === 'off' && 'the cursor is here']
+    const trayStates = [side === v.mover && targets.has('off') && tr('web.board.destination'), side === v.mover && v.cursor === 'off' && tr('web.board.cursor')]
       .filter(Boolean);
-    named(g, `${side}'s borne-off checkers: ${count}${trayStates.length ? `, ${trayStates.join(', ')}` : ''}`);
+    named(g, trayStates.length ? tr('web.board.tray_states', { side, count: String(count), states: statesText(trayStates) })
+      : tr('web.board.tray', { side, count: String(count) }));
   }
 
   // Dice: on the right half when the bottom side rolled, on the left half otherwise.
@@ -239,7 +248,8 @@ export function drawBoard(svg, v) {
     const g = el('g', { class: `dice ${v.diceClass ?? ''}`, 'data-side': v.diceSide }, svg);
     die(g, cx - 26, G.mid, v.dice[0], v.diceSide);
     die(g, cx + 26, G.mid, v.dice[1], v.diceSide);
-    named(g, `${v.diceSide}'s dice: ${v.dice[0]} and ${v.dice[1]}${v.diceClass === 'played' ? ', played' : ''}`);
+    const diceArgs = { side: v.diceSide, first: String(v.dice[0]), second: String(v.dice[1]) };
+    named(g, v.diceClass === 'played' ? tr('web.board.dice_played', diceArgs) : tr('web.board.dice', diceArgs));
   }
 
   // The cube: in the middle when centred, at the owner's edge of the bar when owned,
@@ -263,8 +273,8 @@ export function drawBoard(svg, v) {
     }, svg);
     el('rect', { x: x - 21, y: y - 21, width: 42, height: 42, rx: 6 }, g);
     el('text', { x, y: y + 1 }, g, String(shown));
-    named(g, v.cube.offered_by ? `the cube, offered at ${shown} by ${v.cube.offered_by}`
-      : v.cube.owner === 'red' || v.cube.owner === 'black' ? `the cube at ${v.cube.value}, owned by ${v.cube.owner}`
-        : `the cube in the middle at ${v.cube.value}`);
+    named(g, v.cube.offered_by ? tr('web.board.cube_offered', { value: String(shown), side: v.cube.offered_by })
+      : v.cube.owner === 'red' || v.cube.owner === 'black' ? tr('web.board.cube_owned', { value: String(v.cube.value), side: v.cube.owner })
+        : tr('web.board.cube_middle', { value: String(v.cube.value) }));
   }
 }

@@ -8,6 +8,7 @@
 
 import { SPEEDS, showOwnStep } from './animate.js';
 import { settings } from './settings.js';
+import { t } from './i18n.js';
 
 /** The input on `svg` (the table's board) for the page's state `app`. */
 export class BoardInput {
@@ -87,12 +88,12 @@ export class BoardInput {
   status(dice) {
     const app = this.app;
     if (!app.input) return '';
-    if (app.pendingPlay !== null) return `play ${app.pendingPlay}: Enter confirms, Backspace undoes`;
-    const name = (p) => (p === 'bar' ? 'the bar' : p === 'off' ? 'off the board' : `point ${p}`);
-    const at = app.cursor != null ? name(app.cursor) : 'nothing';
+    if (app.pendingPlay !== null) return t('web.input.pending', { play: app.pendingPlay });
+    const name = (p) => (p === 'bar' ? t('web.input.bar') : p === 'off' ? t('web.input.off') : t('web.input.point', { point: String(p) }));
+    const at = app.cursor != null ? name(app.cursor) : t('web.input.nothing');
     return app.selected != null
-      ? `${name(app.selected)} picked; to ${at}? arrows choose, Enter moves, Escape puts it back`
-      : `your move ${(dice ?? []).join('-')}: ${at}; arrows choose a checker, Enter picks it`;
+      ? t('web.input.picked', { place: name(app.selected), at })
+      : t('web.input.turn', { dice: (dice ?? []).join('-'), at });
   }
 
   /**

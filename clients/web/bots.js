@@ -3,6 +3,8 @@
 // table (an `info` with topic "play": protocol/PROTOCOL.md, Computer players).
 
 /** The levels the server's computer players have, weakest first (gnubg's names). */
+import { t } from './i18n.js';
+
 export const LEVELS = ['beginner', 'intermediate', 'advanced', 'expert', 'worldclass'];
 
 /**
@@ -25,7 +27,7 @@ export function playedTable(msg) {
 
 /** The label a seat's strip shows for a computer player of `level` (null: a person). */
 export function botLabel(level) {
-  return level ? `computer · ${level}` : null;
+  return level ? t('web.bot.label', { level }) : null;
 }
 
 /**

@@ -2,6 +2,8 @@
 // and the lobby's, kept in memory (500 a table) and in the tab's sessionStorage (the last
 // 200 a table), so that a reload shows them again. A chat line's speaker opens its menu.
 
+import { sayText } from './i18n.js';
+
 /** Lines kept a table in memory, and over a reload. */
 const KEPT = 500;
 const SAVED = 200;
@@ -53,15 +55,17 @@ export class ChatLog {
 
   /**
    * Adds a line of `kind` ('chat', 'info', 'event moved', ...) to `table`'s log, shown at
-   * once when `shown` (that log is on screen); `from` is a chat line's speaker.
+   * once when `shown` (that log is on screen); `from` is a chat line's speaker; `say`
+   * the server's {key, args} of the line (drawn again in the page's language).
    */
-  add(table, kind, text, from = null, shown = false) {
+  add(table, kind, text, from = null, shown = false, say = null) {
     if (!this.logs.has(table)) this.logs.set(table, []);
     const log = this.logs.get(table);
-    log.push({ kind, text, from });
+    const item = say ? { kind, text, from, say } : { kind, text, from };
+    log.push(item);
     if (log.length > KEPT) log.splice(0, log.length - KEPT);
     this.save();
-    if (shown) this.append({ kind, text, from });
+    if (shown) this.append(item);
   }
 
   /** Appends one line to the panel, keeping it scrolled to the end when it was. */
@@ -83,7 +87,7 @@ export class ChatLog {
       });
       li.append(who, item.text.slice(item.from.length));
     } else {
-      li.textContent = item.text;
+      li.textContent = item.say ? sayText({ say: item.say, text: item.text }) : item.text;
     }
     const atEnd = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 30;
     this.list.appendChild(li);

@@ -5,6 +5,8 @@
 // delay is spent first, then the bank. No rule is decided here: the server says who
 // runs out and when.
 
+import { t } from './i18n.js';
+
 /** Under this many ms left the clock shows its warning. */
 export const WARNING_MS = 10_000;
 
@@ -55,18 +57,19 @@ export function clockElement(clock, side, now = Date.now()) {
 /** Redraws one clock element at `now`. */
 function updateClock(el, clock, now) {
   const c = clockAt(clock, el.dataset.side, now);
-  const text = formatClock(c.left) + (c.delay > 0 ? ` +${Math.ceil(c.delay / 1000)}s` : '');
+  const text = c.delay > 0 ? t('web.clock.time_delay', { time: formatClock(c.left), seconds: String(Math.ceil(c.delay / 1000)) }) : formatClock(c.left);
   if (el.textContent !== text) el.textContent = text;
   // Its accessible name says whose clock it is and whether it runs (role timer: read
   // when asked, not at every second).
-  const label = `${el.dataset.side}'s clock: ${text}${c.running ? ', running' : ''}`;
+  const label = t('web.clock.label', { side: el.dataset.side, time: text, running: c.running ? 'yes' : 'no' });
   if (el.getAttribute('aria-label') !== label) el.setAttribute('aria-label', label);
   el.dataset.ms = String(c.left);
   el.classList.toggle('running', c.running);
   el.classList.toggle('warning', c.warning);
+  const side = el.dataset.side;
   el.title = c.running
-    ? `${el.dataset.side}'s clock is running${c.delay > 0 ? ` (delay ${Math.ceil(c.delay / 1000)} s, then the bank)` : ''}`
-    : `${el.dataset.side}'s time bank`;
+    ? c.delay > 0 ? t('web.clock.running_delay', { side, seconds: String(Math.ceil(c.delay / 1000)) }) : t('web.clock.running', { side })
+    : t('web.clock.bank', { side });
 }
 
 /** Redraws every clock element under `root` from `clock` at `now` (a timer calls it). */

@@ -2,6 +2,8 @@
 // only (the resign dialog, the table's options): a titled <form> with the content, a
 // submit button and a Cancel that Escape presses too.
 
+import { t } from './i18n.js';
+
 /**
  * Fills `el` (the board's dialog box) with a form: an <h2> `title` (id `id`-title, the
  * box's accessible name), the nodes of `content`, then the buttons `submit` ({label,
@@ -27,7 +29,7 @@ export function formDialog(el, { id, title, content, submit, onSubmit, onCancel,
   const no = document.createElement('button');
   no.type = 'button';
   no.dataset.cmd = `${id}-cancel`;
-  no.textContent = 'Cancel';
+  no.textContent = t('web.common.cancel');
   no.addEventListener('click', onCancel);
   buttons.append(yes, no);
   form.append(...content, buttons);

@@ -5,6 +5,8 @@
 // localhost. Nothing here trusts the server: the seed, the commitment and every roll
 // are recomputed.
 
+import { t } from './i18n.js';
+
 const TAG = new TextEncoder().encode('gammond-dice-v1');
 const REJECT_FROM = 252; // bytes 252..255 are skipped: 252 = 42 x 6
 
@@ -64,11 +66,12 @@ export async function deriveRoll(subtle, key, redSeed, blackSeed, game, k) {
 
 const rollText = (d) => `${d[0]}-${d[1]}`;
 const sameDice = (a, b) => (a[0] === b[0] && a[1] === b[1]) || (a[0] === b[1] && a[1] === b[0]);
-const rollName = (i, r) => `roll ${i + 1} (game ${r.game}, k ${r.k})`;
+/** The arguments naming roll `i` (its index, game and k) in a sentence. */
+const rollArgs = (i, r) => ({ index: String(i + 1), game: String(r.game), k: String(r.k) });
 
 /** Step 5 for one game (see verifyDice): its rolls against its opening, plays and passes. */
 function checkGame(game, rolls) {
-  const g = `game ${game.number}`;
+  const g = { game: String(game.number) };
   let next = 0;
   let opening = null;
   while (next < rolls.length) {
@@ -79,35 +82,36 @@ function checkGame(game, rolls) {
     }
   }
   if (!opening) {
-    if (game.opening) return `${g}: the record has an opening roll but no opening throw among the rolls`;
-    if (rolls.length) return `${g}: its rolls are all ties, yet the record has no opening roll`;
+    if (game.opening) return t('web.dice.no_opening_throw', g);
+    if (rolls.length) return t('web.dice.all_ties', g);
     return null;
   }
   const first = opening[0] > opening[1] ? 'red' : 'black';
-  if (!game.opening) return `${g}: the opening throw is missing from the record`;
+  if (!game.opening) return t('web.dice.opening_missing', g);
   if (!sameDice(game.opening, opening) || game.first !== first) {
-    return `${g}: the record's opening roll ${rollText(game.opening)} for ${game.first} is not the throw red ${opening[0]}, black ${opening[1]}`;
+    return t('web.dice.opening_differs', { ...g, roll: rollText(game.opening), side: game.first, red: String(opening[0]), black: String(opening[1]) });
   }
   let openingUsed = false;
   let turn = 0;
   for (const a of game.actions ?? []) {
     if (a.what !== 'play' && a.what !== 'pass') continue;
     turn += 1;
-    const which = `${g}, turn ${turn} (${a.who} ${a.what === 'play' ? `plays ${a.play}` : 'passes'})`;
     const dice = a.dice ?? [0, 0];
+    const which = { ...g, turn: String(turn), who: a.who, action: a.what, play: a.play ?? '', dice: rollText(dice) };
     if (!openingUsed) {
       openingUsed = true;
-      if (!sameDice(dice, opening)) return `${which}: played with ${rollText(dice)} but the opening roll was ${rollText(opening)}`;
+      if (!sameDice(dice, opening)) return t('web.dice.turn_opening', { ...which, opening: rollText(opening) });
       continue;
     }
-    if (next >= rolls.length) return `${which}: played with ${rollText(dice)} but the record has no roll for it`;
+    if (next >= rolls.length) return t('web.dice.turn_no_roll', which);
     const r = rolls[next];
     if (dice[0] !== r.roll.dice[0] || dice[1] !== r.roll.dice[1]) {
-      return `${which}: played with ${rollText(dice)} but ${rollName(r.index, r.roll)} was ${rollText(r.roll.dice)}`;
+      const named = rollArgs(r.index, r.roll);
+      return t('web.dice.turn_differs', { ...which, index: named.index, roll_game: named.game, k: named.k, roll: rollText(r.roll.dice) });
     }
     next += 1;
   }
-  if (rolls.length - next > 1) return `${g}: ${rolls.length - next} rolls at its end were never played (at most one can be)`;
+  if (rolls.length - next > 1) return t('web.dice.unplayed', { ...g, count: rolls.length - next });
   return null;
 }
 
@@ -120,15 +124,15 @@ function checkGame(game, rolls) {
  */
 export async function verifyDice(record, subtle = globalThis.crypto?.subtle) {
   const fail = (rolls, problem) => ({ verified: false, rolls, problem });
-  if (!subtle) return fail(0, 'this page cannot compute SHA-256 (WebCrypto needs https or 127.0.0.1): use gammon-tool verify-dice');
+  if (!subtle) return fail(0, t('web.dice.no_crypto'));
   const d = record?.dice;
-  if (!d || !d.commitment) return fail(0, 'this match has no verifiable dice');
-  if (!d.seed) return fail(0, 'the seed is not revealed: the match is not over');
+  if (!d || !d.commitment) return fail(0, t('web.dice.none'));
+  if (!d.seed) return fail(0, t('web.dice.not_revealed'));
   const seed = fromHex(d.seed);
-  if (!seed) return fail(0, 'the revealed seed is not 64 hex digits');
+  if (!seed) return fail(0, t('web.dice.bad_seed'));
   const committed = hex(await subtle.digest('SHA-256', seed));
   if (committed !== String(d.commitment).toLowerCase()) {
-    return fail(0, `the seed does not match the commitment: SHA-256 of the seed is ${committed}, the match committed to ${d.commitment}`);
+    return fail(0, t('web.dice.commitment', { committed, commitment: String(d.commitment) }));
   }
   const key = await hmacKey(subtle, seed);
   const [redSeed, blackSeed] = d.player_seeds ?? ['', ''];
@@ -139,11 +143,11 @@ export async function verifyDice(record, subtle = globalThis.crypto?.subtle) {
     const prev = rolls[i - 1];
     const newGame = i === 0 || r.game !== prev.game;
     if (r.game < 1 || (i > 0 && r.game < prev.game) || (newGame && r.k !== 0) || (!newGame && r.k !== prev.k + 1)) {
-      return fail(i, `${rollName(i, r)} is out of order: rolls are numbered from k 0 in each game, one after another`);
+      return fail(i, t('web.dice.out_of_order', rollArgs(i, r)));
     }
     const derived = await deriveRoll(subtle, key, redSeed, blackSeed, r.game, r.k);
     if (derived[0] !== r.dice[0] || derived[1] !== r.dice[1]) {
-      return fail(i, `${rollName(i, r)}: the record says ${rollText(r.dice)} but the seed gives ${rollText(derived)}`);
+      return fail(i, t('web.dice.derived_differs', { ...rollArgs(i, r), recorded: rollText(r.dice), derived: rollText(derived) }));
     }
     if (!byGame.has(r.game)) byGame.set(r.game, []);
     byGame.get(r.game).push({ index: i, roll: r });
@@ -153,6 +157,6 @@ export async function verifyDice(record, subtle = globalThis.crypto?.subtle) {
     if (why) return fail(rolls.length, why);
     byGame.delete(game.number);
   }
-  if (byGame.size) return fail(rolls.length, `the rolls of game ${[...byGame.keys()][0]} belong to no game of the record`);
+  if (byGame.size) return fail(rolls.length, t('web.dice.orphan', { game: String([...byGame.keys()][0]) }));
   return { verified: true, rolls: rolls.length, problem: '' };
 }

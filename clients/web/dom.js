@@ -2,6 +2,8 @@
 // (analysis.js, replay.js): h() for HTML and svg() for SVG. Texts go in as text, never
 // as markup, so that a name or a play from the server cannot become an element.
 
+import { sayText, t } from './i18n.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 
 /**
@@ -64,8 +66,11 @@ export async function getJson(url) {
   try {
     body = await res.json();
   } catch {
-    throw new Error(`the server answered ${res.status}`);
+    throw new Error(t('web.server_answered', { status: String(res.status) }));
   }
-  if (!res.ok) throw new Error(body?.message ?? `the server answered ${res.status}`);
+  if (!res.ok) {
+    const said = body?.message || body?.say ? sayText({ ...body, type: 'error' }) : '';
+    throw new Error(said || t('web.server_answered', { status: String(res.status) }));
+  }
   return body;
 }

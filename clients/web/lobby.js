@@ -4,6 +4,7 @@
 
 import { nameWithRating } from './account.js';
 import { button } from './dom.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,25 +17,25 @@ export function drawTables(tables, pages) {
   const body = $('tables').querySelector('tbody');
   body.replaceChildren();
   $('no-tables').hidden = tables.length > 0;
-  for (const t of tables) {
+  for (const row of tables) {
     const tr = document.createElement('tr');
-    tr.dataset.table = t.name;
+    tr.dataset.table = row.name;
     const name = document.createElement('td');
-    name.append(button(t.name, () => pages.enterTable(t.name), 'link table-link'));
+    name.append(button(row.name, () => pages.enterTable(row.name), 'link table-link'));
     tr.appendChild(name);
     for (const side of ['red', 'black']) {
       const td = document.createElement('td');
       td.dataset.side = side;
-      const who = t.players?.[side];
-      if (who) td.append(nameWithRating(who, t.ratings?.[side] ?? undefined, (name) => pages.openPlayer(name)));
+      const who = row.players?.[side];
+      if (who) td.append(nameWithRating(who, row.ratings?.[side] ?? undefined, (name) => pages.openPlayer(name)));
       else td.textContent = '—';
       tr.appendChild(td);
     }
     const cells = [
-      optionsText(t.options),
-      `${t.score?.red ?? 0}–${t.score?.black ?? 0}`,
-      String(t.spectators ?? 0),
-      t.phase ?? '',
+      optionsText(row.options),
+      t('web.lobby.score', { red: String(row.score?.red ?? 0), black: String(row.score?.black ?? 0) }),
+      String(row.spectators ?? 0),
+      row.phase ? t('web.lobby.phase', { phase: row.phase }) : '',
     ];
     cells.forEach((c, i) => {
       const td = document.createElement('td');
@@ -43,7 +44,7 @@ export function drawTables(tables, pages) {
       tr.appendChild(td);
     });
     const td = document.createElement('td');
-    const b = button(t.players?.red && t.players?.black ? 'watch' : 'enter', () => pages.enterTable(t.name));
+    const b = button(row.players?.red && row.players?.black ? t('web.lobby.watch') : t('web.lobby.enter'), () => pages.enterTable(row.name));
     b.dataset.cmd = 'enter';
     td.appendChild(b);
     tr.appendChild(td);
@@ -55,14 +56,15 @@ export function drawTables(tables, pages) {
 export function optionsText(o) {
   if (!o) return '';
   const m = o.match;
-  const parts = [];
-  if (m === 'basis') parts.push('basis');
-  else if (!m || m === 'off' || m === 0) parts.push('free play');
-  else parts.push(`match to ${o.match_length ?? m}`);
-  if (o.variant && o.variant !== 'standard') parts.push(o.variant);
-  if (o.tutor) parts.push('tutor');
-  if (o.clock?.minutes) parts.push(`clock ${o.clock.minutes} min + ${o.clock.delay} s`);
-  return parts.join(', ');
+  return t('web.lobby.options', {
+    match: m === 'basis' ? 'basis' : !m || m === 'off' || m === 0 ? 'free' : 'points',
+    length: String(o.match_length ?? m),
+    variant: o.variant === 'long' ? 'long' : 'standard',
+    tutor: o.tutor ? 'yes' : 'no',
+    clock: o.clock?.minutes ? 'yes' : 'no',
+    minutes: String(o.clock?.minutes ?? ''),
+    delay: String(o.clock?.delay ?? ''),
+  });
 }
 
 /**
@@ -79,11 +81,11 @@ export function drawOnline(data, me, openPlayer) {
     list.append(li);
   }
   const total = Number(data.total ?? list.children.length);
-  $('online-count').textContent = `(${total})`;
+  $('online-count').textContent = t('web.lobby.online_count', { count: total });
   if (total > list.children.length) {
     const li = document.createElement('li');
     li.className = 'muted';
-    li.textContent = `and ${total - list.children.length} more`;
+    li.textContent = t('web.lobby.more', { count: total - list.children.length });
     list.append(li);
   }
 }

@@ -3,6 +3,8 @@
 // the owner's controls (private on/off, invite a name). The server does the work: the
 // menu and the controls only send the commands a player could type.
 
+import { t } from './i18n.js';
+
 /**
  * Opens the menu of `name` under `anchor`. `ctx`: {me, owner (the table's owner or
  * null), atTable (name is at the table on screen), ignored (Set of lower-case names),
@@ -27,11 +29,11 @@ export function openNameMenu(name, anchor, ctx) {
     });
     menu.append(b);
   };
-  item('profile', 'Player page', () => ctx.openPlayer(name));
+  item('profile', t('web.menu.profile'), () => ctx.openPlayer(name));
   if (name !== ctx.me) {
-    if (ctx.ignored.has(name.toLowerCase())) item('unignore', 'Unignore', () => ctx.send(`/unignore ${name}`));
-    else item('ignore', 'Ignore (hide their chat)', () => ctx.send(`/ignore ${name}`));
-    if (ctx.owner === ctx.me && ctx.atTable) item('kick', 'Kick from the table', () => ctx.send(`/kick ${name}`));
+    if (ctx.ignored.has(name.toLowerCase())) item('unignore', t('web.menu.unignore'), () => ctx.send(`/unignore ${name}`));
+    else item('ignore', t('web.menu.ignore'), () => ctx.send(`/ignore ${name}`));
+    if (ctx.owner === ctx.me && ctx.atTable) item('kick', t('web.menu.kick'), () => ctx.send(`/kick ${name}`));
   }
   document.body.append(menu);
   const r = anchor.getBoundingClientRect();
@@ -71,20 +73,20 @@ export function drawOwnerControls(el, st, me, send) {
   const toggle = document.createElement('button');
   toggle.type = 'button';
   toggle.dataset.cmd = 'private';
-  toggle.textContent = priv ? 'Make public' : 'Make private';
-  toggle.title = priv ? 'list the table and let anyone in' : 'hide the table from the list; only invited names may enter';
+  toggle.textContent = priv ? t('web.owner.make_public') : t('web.owner.make_private');
+  toggle.title = priv ? t('web.owner.public_title') : t('web.owner.private_title');
   toggle.addEventListener('click', () => send(`/option private ${priv ? 'off' : 'on'}`));
   const form = document.createElement('form');
   form.className = 'invite';
   const input = document.createElement('input');
   input.id = 'invite-name';
-  input.placeholder = 'name to invite';
+  input.placeholder = t('web.owner.invite_placeholder');
   input.autocomplete = 'off';
   input.maxLength = 24;
   const go = document.createElement('button');
   go.type = 'submit';
   go.dataset.cmd = 'invite';
-  go.textContent = 'Invite';
+  go.textContent = t('web.owner.invite');
   form.append(input, go);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -95,7 +97,7 @@ export function drawOwnerControls(el, st, me, send) {
   const label = document.createElement('span');
   label.className = 'hint';
   label.textContent = priv
-    ? `private table${st.invited?.length ? ` · invited: ${st.invited.join(', ')}` : ''}`
-    : 'you own this table';
+    ? st.invited?.length ? t('web.owner.private_invited', { names: st.invited.join(', ') }) : t('web.owner.private')
+    : t('web.owner.yours');
   el.append(label, toggle, form);
 }

@@ -4,6 +4,8 @@
 // plays are the server's (`moved` events, in the mover's own numbering); this module
 // only turns their notation into board places, as the board's numbers do.
 
+import { t } from './i18n.js';
+
 const MAX_GAMES = 30; // games kept a table (older ones drop off)
 const MAX_LINES = 600; // lines kept a game
 
@@ -98,40 +100,41 @@ export class MoveList {
 
   /** Takes in one event of the server; true when the list changed. */
   onEvent(msg) {
-    const t = msg.table;
-    const add = (side, text) => {
-      const g = this.current(t);
-      g.lines.push({ side, text });
+    const table = msg.table;
+    // A line keeps its message and arguments: its text is drawn in the page's language.
+    const add = (side, [key, args = {}]) => {
+      const g = this.current(table);
+      g.lines.push({ side, key, args, get text() { return t(this.key, this.args); } });
       if (g.lines.length > MAX_LINES) g.lines.shift();
       return true;
     };
     switch (msg.event) {
       case 'started':
-        this.tables.set(t, []);
+        this.tables.set(table, []);
         return true;
       case 'game_started':
-        this.current(t, msg.game_number ?? null);
+        this.current(table, msg.game_number ?? null);
         return true;
       case 'opening_roll':
-        return add(msg.side, `opening roll ${msg.red_die}-${msg.black_die}`);
+        return add(msg.side, ['web.moves.opening', { red: String(msg.red_die), black: String(msg.black_die) }]);
       case 'moved':
-        return add(msg.side, `${diceText(msg.dice)}: ${msg.play}`);
+        return add(msg.side, ['web.moves.played', { dice: diceText(msg.dice), play: msg.play }]);
       case 'passed':
-        return add(msg.side, `${diceText(msg.dice)}: no play`);
+        return add(msg.side, ['web.moves.passed', { dice: diceText(msg.dice) }]);
       case 'doubled':
-        return add(msg.side, `doubles to ${msg.value}`);
+        return add(msg.side, ['web.moves.doubles', { value: String(msg.value) }]);
       case 'took':
-        return add(msg.side, 'takes');
+        return add(msg.side, ['web.moves.takes']);
       case 'dropped':
-        return add(msg.side, 'drops');
+        return add(msg.side, ['web.moves.drops']);
       case 'resign_offered':
-        return add(msg.side, `offers to resign a ${msg.kind}`);
+        return add(msg.side, ['web.moves.resign_offered', { kind: msg.kind }]);
       case 'resign_accepted':
-        return add(msg.side, 'accepts the resignation');
+        return add(msg.side, ['web.moves.resign_accepted']);
       case 'resign_rejected':
-        return add(msg.side, 'rejects the resignation');
+        return add(msg.side, ['web.moves.resign_rejected']);
       case 'game_over':
-        return add(msg.winner, `wins ${msg.points} point${msg.points === 1 ? '' : 's'}`);
+        return add(msg.winner, ['web.moves.wins', { points: msg.points }]);
       default:
         return false;
     }
@@ -148,20 +151,20 @@ export class MoveList {
     if (!games.length) {
       const p = document.createElement('p');
       p.className = 'muted small';
-      p.textContent = 'The plays of this table show here once a game starts.';
+      p.textContent = t('web.moves.empty');
       el.append(p);
       return;
     }
     for (const g of games) {
       const h = document.createElement('h2'); // under the page's h1 (headings in order)
-      h.textContent = `Game ${g.game}`;
+      h.textContent = t('web.moves.game', { number: String(g.game) });
       const ol = document.createElement('ol');
       ol.className = 'move-lines';
       for (const line of g.lines) {
         const li = document.createElement('li');
         li.className = `move-line ${line.side ?? ''}`;
         li.dataset.side = line.side ?? '';
-        li.textContent = `${names?.[line.side] ?? line.side ?? ''}: ${line.text}`;
+        li.textContent = t('web.moves.line', { name: names?.[line.side] ?? line.side ?? '', text: line.text });
         ol.append(li);
       }
       el.append(h, ol);

@@ -47,12 +47,16 @@ export class Connection {
     this.onStatus('connecting');
     const ws = new WebSocket(this.url);
     this.ws = ws;
+    // A socket replaced by a later connect() (a new sign-in while the page's first
+    // hello was on its way) is heard no more: its answers belong to the old attempt.
     ws.onopen = () => {
+      if (this.ws !== ws) return;
       this.attempt = 0;
       this.onStatus('open');
       this.onOpen();
     };
     ws.onmessage = (e) => {
+      if (this.ws !== ws) return;
       let msg;
       try {
         msg = JSON.parse(e.data);

@@ -4,6 +4,8 @@
 // into the chat commands a player could type (`/option match 7`, …), and the server
 // checks each as it always does (seated, before /start; privacy: the owner).
 
+import { t } from './i18n.js';
+
 /** What a table starts with (PROTOCOL.md `state.options`). */
 export const DEFAULT_OPTIONS = { variant: 'standard', match: 'off', clock: null, tutor: false, private: false };
 
@@ -78,17 +80,17 @@ function checkbox(name, checked) {
  * <fieldset>; read them back with readOptions(). `privacy`: show the private switch
  * (the owner's).
  */
-export function optionsFieldset(current, { privacy = true, legend = 'Table options' } = {}) {
+export function optionsFieldset(current, { privacy = true, legend = t('web.options.title') } = {}) {
   const o = optionsOf(current);
   const set = document.createElement('fieldset');
   set.className = 'table-options';
   const lg = document.createElement('legend');
   lg.textContent = legend;
   set.append(lg);
-  set.append(labelled('game', select('variant', [['standard', 'backgammon'], ['long', 'long backgammon']], o.variant)));
-  const lengths = [['off', 'free play (one game, no cube)'], ['basis', 'basis session']];
-  for (let n = 1; n <= 25; n += 1) lengths.push([n, `match to ${n}`]);
-  set.append(labelled('match', select('match', lengths, o.match)));
+  set.append(labelled(t('web.options.game'), select('variant', [['standard', t('web.variant.standard')], ['long', t('web.variant.long')]], o.variant)));
+  const lengths = [['off', t('web.options.free')], ['basis', t('web.options.basis')]];
+  for (let n = 1; n <= 25; n += 1) lengths.push([n, t('web.options.match_to', { length: String(n) })]);
+  set.append(labelled(t('web.options.match'), select('match', lengths, o.match)));
   const clockOn = checkbox('clock', Boolean(o.clock));
   const minutes = number('clock-minutes', o.clock?.minutes ?? 5, 1, 240);
   const delay = number('clock-delay', o.clock?.delay ?? 12, 0, 120);
@@ -100,10 +102,10 @@ export function optionsFieldset(current, { privacy = true, legend = 'Table optio
   sync();
   const clockRow = document.createElement('div');
   clockRow.className = 'clock-row';
-  clockRow.append(labelled('clock', clockOn), labelled('minutes each', minutes), labelled('delay (s)', delay));
+  clockRow.append(labelled(t('web.options.clock'), clockOn), labelled(t('web.options.minutes'), minutes), labelled(t('web.options.delay'), delay));
   set.append(clockRow);
-  set.append(labelled('tutor (point numbers)', checkbox('tutor', o.tutor)));
-  if (privacy) set.append(labelled('private (invited names only)', checkbox('private', o.private)));
+  set.append(labelled(t('web.options.tutor'), checkbox('tutor', o.tutor)));
+  if (privacy) set.append(labelled(t('web.options.private'), checkbox('private', o.private)));
   return set;
 }
 

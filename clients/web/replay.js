@@ -9,32 +9,37 @@ import { drawBoard } from './board.js';
 import { h, svg } from './dom.js';
 import { SKILL, decisionText, equityChart, signed } from './analysis.js';
 import { playPlaces } from './movelist.js';
+import { formatDate, sayText, t, tNodes } from './i18n.js';
+
+/** "No analysis: …" for an analysis that is unavailable or failed, with the server's reason when it gave one. */
+function noAnalysisText(body) {
+  const reason = body.reason_say ? sayText({ say: body.reason_say, text: body.reason }) : body.reason;
+  return t('web.analysis.none', { made: reason == null ? 'no' : 'yes', reason: reason ?? '' });
+}
 
 /** What a step says, in words: "alice 31: 8/5 6/5", "bob doubles to 2", ... */
 export function stepText(step, players) {
   const who = players?.[step.who] ?? step.who;
   const dice = Array.isArray(step.dice) ? step.dice.join('') : '';
   switch (step.what) {
-    case 'start': return dice ? `${who} starts with ${dice}` : 'the starting position';
-    case 'play': return `${who} ${dice}: ${step.play}`;
-    case 'pass': return `${who} ${dice}: no legal play`;
-    case 'double': return `${who} doubles to ${step.cube?.value ?? ''}`;
-    case 'take': return `${who} takes`;
-    case 'drop': return `${who} drops`;
-    case 'resign_offer': return `${who} offers to resign a ${step.resign ?? 'single game'}`;
-    case 'resign_accept': return `${who} accepts the resignation`;
-    case 'resign_reject': return `${who} rejects the resignation`;
-    case 'forfeit': return `${who} forfeits the game`;
-    default: return `${who} ${step.what}`;
+    case 'start': return dice ? t('web.step.start', { name: who, dice }) : t('web.step.start_position');
+    case 'play': return t('web.step.play', { name: who, dice, play: step.play });
+    case 'pass': return t('web.step.pass', { name: who, dice });
+    case 'double': return t('web.step.double', { name: who, value: String(step.cube?.value ?? '') });
+    case 'take': return t('web.step.take', { name: who });
+    case 'drop': return t('web.step.drop', { name: who });
+    case 'resign_offer': return t('web.step.resign_offer', { name: who, kind: step.resign ?? 'none' });
+    case 'resign_accept': return t('web.step.resign_accept', { name: who });
+    case 'resign_reject': return t('web.step.resign_reject', { name: who });
+    case 'forfeit': return t('web.step.forfeit', { name: who });
+    default: return t('web.step.other', { name: who, what: step.what });
   }
 }
 
 /** "alice wins a gammon (2 points)" for a game's result. */
 function resultText(result, players) {
-  if (!result) return 'not finished';
-  const kind = { single: 'a single game', gammon: 'a gammon', backgammon: 'a backgammon' }[result.kind] ?? result.kind;
-  const by = { dropped: ', the cube dropped', resigned: ' by resignation', forfeit: ' by forfeit', time: ' on time' }[result.reason] ?? '';
-  return `${players?.[result.winner] ?? result.winner} wins ${kind}${by} (${result.points} point${result.points === 1 ? '' : 's'})`;
+  if (!result) return t('web.replay.not_finished');
+  return t('web.replay.result', { name: players?.[result.winner] ?? result.winner, kind: result.kind, reason: result.reason ?? '', points: result.points });
 }
 
 /**
@@ -106,7 +111,7 @@ export class ReplayPage {
     this.id = id;
     this.data = null;
     this.decisions = null;
-    this.message('loading', `Loading match ${id}…`);
+    this.message('loading', t('web.replay.loading', { id: String(id) }));
     document.addEventListener('keydown', this.onKey);
     let body = null;
     let status = 0;
@@ -119,7 +124,7 @@ export class ReplayPage {
     }
     if (this.id !== id) return; // another page meanwhile
     if (status === 404 || !body?.games) {
-      this.message(status === 404 ? 'missing' : 'error', body?.message ?? `Match ${id} could not be read.`);
+      this.message(status === 404 ? 'missing' : 'error', (body?.message || body?.say ? sayText({ ...body, type: 'error' }) : null) ?? t('web.replay.unreadable', { id: String(id) }));
       return;
     }
     this.data = body;
@@ -127,6 +132,16 @@ export class ReplayPage {
     this.at = Math.max(0, Math.min(this.steps.length - 1, at));
     this.draw();
     this.loadAnalysis(id);
+  }
+
+  /** Draws the page again (a new language), at the same step, with the chart. */
+  redraw() {
+    if (!this.data) {
+      if (this.id !== null) this.message('loading', t('web.replay.loading', { id: String(this.id) }));
+      return;
+    }
+    this.draw();
+    if (this.id !== null) this.loadAnalysis(this.id);
   }
 
   /** Leaves the page: the keys are the table's again. */
@@ -145,8 +160,8 @@ export class ReplayPage {
       body = null;
     }
     if (this.id !== id || body?.status !== 'done' || !Array.isArray(body.decisions)) {
-      this.setAnalysisNote(body?.status === 'pending' ? 'GNU Backgammon is still analysing this match.'
-        : body?.status === 'unavailable' || body?.status === 'failed' ? `No analysis: ${body.reason ?? 'none was made'}.` : '');
+      this.setAnalysisNote(body?.status === 'pending' ? t('web.replay.still_analysing')
+        : body?.status === 'unavailable' || body?.status === 'failed' ? noAnalysisText(body) : '');
       return;
     }
     this.decisions = body.decisions;
@@ -155,7 +170,7 @@ export class ReplayPage {
     const box = this.root.querySelector('.replay-chart');
     if (box) {
       box.replaceChildren(
-        h('h3', { text: 'The match, decision by decision' }),
+        h('h3', { text: t('web.analysis.by_decision') }),
         equityChart(this.decisions, body.players, (n) => this.stepOf.has(n) && this.go(this.stepOf.get(n))),
       );
     }
@@ -173,27 +188,27 @@ export class ReplayPage {
   }
 
   head() {
-    const back = h('button', { type: 'button', class: 'link', 'data-cmd': 'back', text: '← back' });
+    const back = h('button', { type: 'button', class: 'link', 'data-cmd': 'back', text: t('web.common.back') });
     back.addEventListener('click', () => this.onBack());
     const m = this.data?.match;
-    const title = h('h2', { text: m ? `${m.players.red} – ${m.players.black}` : `Match ${this.id}` });
+    const title = h('h2', { text: m ? t('web.replay.title', { red: m.players.red, black: m.players.black }) : t('web.analysis.title', { id: String(this.id) }) });
     const parts = [];
     if (m) {
-      parts.push(m.length > 0 ? `${m.length}-point match` : 'no target score');
-      if (m.variant === 'long') parts.push('long backgammon');
-      parts.push(`final score ${m.score.red}–${m.score.black}`);
-      if (m.ended_at) parts.push(`ended ${String(m.ended_at).slice(0, 16).replace('T', ' ')}`);
+      parts.push(m.length > 0 ? t('web.analysis.length', { length: m.length }) : t('web.replay.no_target'));
+      if (m.variant === 'long') parts.push(t('web.variant.long'));
+      parts.push(t('web.replay.final_score', { red: String(m.score.red), black: String(m.score.black) }));
+      if (m.ended_at) parts.push(t('web.replay.ended', { when: formatDate(m.ended_at, { dateStyle: 'short', timeStyle: 'short' }) }));
     }
     const links = h('span', { class: 'replay-links' });
     if (m && m.variant !== 'long') {
-      const a = h('a', { href: `/analysis/${this.id}`, 'data-cmd': 'analysis', text: 'analysis' });
+      const a = h('a', { href: `/analysis/${this.id}`, 'data-cmd': 'analysis', text: t('web.account.analysis') });
       a.addEventListener('click', (e) => {
         e.preventDefault();
         this.onAnalysis(this.id);
       });
       links.append(a, ' · ');
     }
-    links.append(h('a', { href: `/matches/${encodeURIComponent(this.id)}.mat${this.query()}`, text: 'the match (.mat)' }));
+    links.append(h('a', { href: `/matches/${encodeURIComponent(this.id)}.mat${this.query()}`, text: t('web.analysis.mat') }));
     return h('div', { class: 'analysis-head' }, back, title, h('span', { class: 'muted', text: parts.join(' · ') }), links);
   }
 
@@ -201,9 +216,9 @@ export class ReplayPage {
     const n = this.steps.length;
     const section = h('section', { class: 'card replay', 'data-status': 'ready', 'data-steps': n });
     section.append(this.head());
-    const board = svg('svg', { class: 'board', id: 'replay-board', role: 'img', 'aria-label': 'the board at this step' });
+    const board = svg('svg', { class: 'board', id: 'replay-board', role: 'img', 'aria-label': t('web.replay.board') });
     const slider = h('input', { type: 'range', min: 0, max: Math.max(0, n - 1), value: this.at, id: 'replay-slider',
-      'aria-label': 'step', 'aria-valuetext': '' });
+      'aria-label': t('web.replay.step'), 'aria-valuetext': '' });
     slider.addEventListener('input', () => this.go(Number(slider.value)));
     const button = (cmd, text, label, to) => {
       const b = h('button', { type: 'button', 'data-cmd': cmd, 'aria-label': label, title: label, text });
@@ -211,21 +226,22 @@ export class ReplayPage {
       return b;
     };
     const controls = h('div', { class: 'replay-controls' },
-      button('replay-first', '«', 'first step', () => 0),
-      button('replay-back', '◀', 'step back (←)', () => this.at - 1),
+      button('replay-first', '«', t('web.replay.first'), () => 0),
+      button('replay-back', '◀', t('web.replay.back'), () => this.at - 1),
       slider,
-      button('replay-forward', '▶', 'step forward (→)', () => this.at + 1),
-      button('replay-last', '»', 'last step', () => n - 1));
+      button('replay-forward', '▶', t('web.replay.forward'), () => this.at + 1),
+      button('replay-last', '»', t('web.replay.last'), () => n - 1));
     const games = h('ol', { class: 'replay-games' });
     for (const g of this.data.games) {
       const b = h('button', { type: 'button', class: 'link', 'data-game': g.number,
-        text: `Game ${g.number} (${g.score_before.red}–${g.score_before.black}${g.crawford ? ', Crawford' : ''}): ${resultText(g.result, this.data.match.players)}` });
+        text: t('web.replay.game', { number: String(g.number), red: String(g.score_before.red), black: String(g.score_before.black),
+          crawford: g.crawford ? 'yes' : 'no', result: resultText(g.result, this.data.match.players) }) });
       b.addEventListener('click', () => this.go(this.steps.findIndex((s) => s.game === g.number)));
       const li = h('li', {}, b);
       if (g.problem) li.append(h('span', { class: 'error', text: ` (${g.problem})` }));
       games.append(li);
     }
-    if (this.data.truncated) games.append(h('li', { class: 'muted', text: 'the rest is too long to replay here' }));
+    if (this.data.truncated) games.append(h('li', { class: 'muted', text: t('web.replay.truncated') }));
     section.append(
       h('div', { class: 'replay-body' },
         h('div', { class: 'replay-board-wrap' }, board),
@@ -233,10 +249,10 @@ export class ReplayPage {
           h('p', { class: 'replay-where', id: 'replay-where' }),
           h('p', { class: 'replay-step', id: 'replay-step', 'aria-live': 'polite' }),
           controls,
-          h('p', { class: 'muted small', text: 'Keys: ← and → step, Home and End go to the first and last step.' }),
+          h('p', { class: 'muted small', text: t('web.replay.keys') }),
           h('div', { class: 'replay-verdict', id: 'replay-verdict' }),
           h('p', { class: 'muted replay-analysis-note' }),
-          h('h3', { text: 'Games' }),
+          h('h3', { text: t('web.replay.games') }),
           games)),
       h('div', { class: 'replay-chart' }));
     this.root.replaceChildren(section);
@@ -284,17 +300,23 @@ export class ReplayPage {
       last: step.what === 'play' ? playPlaces(step.play, step.who, m.variant) : null,
     });
     const game = this.data.games.find((g) => g.number === step.game);
-    const score = game ? `${names.red} ${game.score_before.red} – ${names.black} ${game.score_before.black}` : '';
-    const cube = step.cube ? ` · cube ${step.cube.value}${step.cube.owner && step.cube.owner !== 'center' ? ` (${names[step.cube.owner]})` : ''}` : '';
-    const pips = step.pips ? ` · pips ${step.pips.red}–${step.pips.black}` : '';
-    this.root.querySelector('#replay-where').textContent = `Game ${step.game}, step ${step.index + 1} of ${game?.steps.length ?? '?'} · ${score}${cube}${pips}`;
-    const last = game && step.index === game.steps.length - 1 && game.result ? ` — ${resultText(game.result, names)}` : '';
-    this.root.querySelector('#replay-step').textContent = `${stepText(step, names)}${last}`;
+    const cube = step.cube ? step.cube.owner && step.cube.owner !== 'center' ? 'owned' : 'center' : 'none';
+    this.root.querySelector('#replay-where').textContent = t('web.replay.where', {
+      number: String(step.game), step: String(step.index + 1), steps: String(game?.steps.length ?? '?'),
+      scored: game ? 'yes' : 'no', red: names.red, black: names.black,
+      red_score: String(game?.score_before.red ?? ''), black_score: String(game?.score_before.black ?? ''),
+      cube, value: String(step.cube?.value ?? ''), owner: cube === 'owned' ? names[step.cube.owner] : '',
+      pips: step.pips ? 'yes' : 'no', red_pips: String(step.pips?.red ?? ''), black_pips: String(step.pips?.black ?? ''),
+    });
+    // The game's result after its last step: a sentence of its own, in its own element.
+    const last = game && step.index === game.steps.length - 1 && game.result
+      ? [' — ', h('span', { class: 'replay-result', text: resultText(game.result, names) })] : [];
+    this.root.querySelector('#replay-step').replaceChildren(stepText(step, names), ...last);
     section.dataset.at = this.at;
     section.dataset.game = step.game;
     const slider = this.root.querySelector('#replay-slider');
     slider.value = this.at;
-    slider.setAttribute('aria-valuetext', `step ${this.at + 1} of ${this.steps.length}: ${stepText(step, names)}`);
+    slider.setAttribute('aria-valuetext', t('web.replay.step_value', { step: String(this.at + 1), steps: String(this.steps.length), text: stepText(step, names) }));
     for (const b of this.root.querySelectorAll('.replay-games button')) {
       b.setAttribute('aria-current', String(Number(b.dataset.game) === step.game));
     }
@@ -311,14 +333,13 @@ export class ReplayPage {
       for (const e of this.root.querySelectorAll(`.replay-chart [data-n="${d.n}"]`)) e.classList.add('selected');
       const skill = SKILL[d.skill];
       const lost = typeof d.equity_lost === 'number' ? signed(-d.equity_lost) : '—';
-      const best = d.best && d.best !== d.played ? `best ${d.best}` : d.kind === 'move' ? 'the best play' : 'the right decision';
+      const best = d.best && d.best !== d.played ? 'play' : d.kind === 'move' ? 'best_play' : 'right_decision';
       box.append(h('p', { class: `verdict ${skill?.cls ?? 'fine'}`, 'data-n': d.n },
-        h('strong', { text: 'GNU Backgammon: ' }),
-        `${decisionText(d, this.analysisPlayers)} — ${best} · equity lost ${lost}`,
+        ...tNodes('web.replay.verdict', { gnubg: h('strong', { text: 'GNU Backgammon' }), decision: decisionText(d, this.analysisPlayers), best, play: d.best ?? '', lost }),
         skill ? h('span', { class: `skill ${skill.cls}`, text: ` ${skill.word}` }) : null));
     }
     if (!found.length && this.decisions && (step.what === 'play' || step.what === 'double' || step.what === 'take' || step.what === 'drop')) {
-      box.append(h('p', { class: 'muted', text: 'GNU Backgammon has no verdict on this step (a forced or unanalysed decision).' }));
+      box.append(h('p', { class: 'muted', text: t('web.replay.no_verdict') }));
     }
   }
 }

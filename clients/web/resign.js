@@ -4,6 +4,7 @@
 // allowed now is the server's (phase roll or move, PROTOCOL.md `/resign`).
 
 import { formDialog } from './dialogs.js';
+import { t } from './i18n.js';
 
 /**
  * What each resignation would cost `mine` ('red'|'black') at table state `st`:
@@ -17,18 +18,19 @@ export function resignChoices(st, mine) {
   const them = mine === 'red' ? 'black' : 'red';
   const long = st.variant === 'long';
   const kinds = long
-    ? [['single', 'a single game (oyn)', 1], ['gammon', 'a mars', 2]]
-    : [['single', 'a single game', 1], ['gammon', 'a gammon', 2], ['backgammon', 'a backgammon', 3]];
+    ? [['single', t('web.resign.single_long'), 1], ['gammon', t('web.resign.mars'), 2]]
+    : [['single', t('web.resign.single'), 1], ['gammon', t('web.resign.gammon'), 2], ['backgammon', t('web.resign.backgammon'), 3]];
   return kinds.map(([kind, label, value]) => {
     const points = value * cube;
     const theirs = (st.score?.[them] ?? 0) + points;
     const length = st.match_length ?? 0;
-    let text = `${points} point${points === 1 ? '' : 's'}`;
-    if (cube > 1) text += ` (${value} × the cube at ${cube})`;
-    if (length > 0 && theirs >= length) text += ': you lose the match';
-    else if (length > 0 || st.options?.match === 'basis') {
-      text += `: the score becomes ${st.score?.[mine] ?? 0}–${theirs}`;
-    }
+    // One whole sentence per case: with the cube or not, then the match lost, the
+    // score it leaves, or nothing.
+    const args = { points, value: String(value), cube: String(cube), mine: String(st.score?.[mine] ?? 0), theirs: String(theirs) };
+    let text;
+    if (length > 0 && theirs >= length) text = cube > 1 ? t('web.resign.cost_cube_loses', args) : t('web.resign.cost_loses', args);
+    else if (length > 0 || st.options?.match === 'basis') text = cube > 1 ? t('web.resign.cost_cube_score', args) : t('web.resign.cost_score', args);
+    else text = cube > 1 ? t('web.resign.cost_cube', args) : t('web.resign.cost', args);
     return { kind, label, points, text };
   });
 }
@@ -41,7 +43,7 @@ export function resignChoices(st, mine) {
 export function drawResignDialog(el, st, mine, { send, close }) {
   const set = document.createElement('fieldset');
   const legend = document.createElement('legend');
-  legend.textContent = 'offer to lose';
+  legend.textContent = t('web.resign.legend');
   set.append(legend);
   for (const [i, c] of resignChoices(st, mine).entries()) {
     const label = document.createElement('label');
@@ -62,12 +64,12 @@ export function drawResignDialog(el, st, mine, { send, close }) {
   }
   const note = document.createElement('p');
   note.className = 'muted small';
-  note.textContent = 'Your opponent may accept (the game ends) or reject (play goes on).';
+  note.textContent = t('web.resign.note');
   formDialog(el, {
     id: 'resign',
-    title: 'Resign this game?',
+    title: t('web.resign.title'),
     content: [set, note],
-    submit: { label: 'Resign', cmd: 'resign-confirm', className: 'danger' },
+    submit: { label: t('web.resign.submit'), cmd: 'resign-confirm', className: 'danger' },
     onSubmit: (form) => {
       const kind = form.querySelector('input[name="resign-kind"]:checked')?.value ?? 'single';
       close();

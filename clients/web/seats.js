@@ -5,6 +5,7 @@
 import { nameWithRating } from './account.js';
 import { botLabel } from './bots.js';
 import { clockElement } from './clock.js';
+import { t, tNodes } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,41 +13,45 @@ const $ = (id) => document.getElementById(id);
 function ownerMark() {
   const s = document.createElement('span');
   s.className = 'owner-mark';
-  s.title = 'owns the table';
+  s.title = t('web.seat.owner');
   s.textContent = '♔';
   return s;
 }
 
 /**
- * "watching: carol 1500.00, dave" with each registered spectator's rating; a name
- * calls `onName(name, element)` (its menu).
+ * "watching: carol 1500.00, dave" with each registered spectator's rating (one message
+ * around the list of names); a name calls `onName(name, element)` (its menu).
  */
 export function drawSpectators(st, onName) {
   const el = $('spectators');
   el.replaceChildren();
   const names = st.spectators ?? [];
   if (!names.length) return;
-  el.append('watching: ');
+  const list = document.createDocumentFragment();
   names.forEach((n, i) => {
-    if (i > 0) el.append(', ');
+    if (i > 0) list.append(', ');
     const b = nameWithRating(n, st.ratings?.[n], onName);
     if (n === st.owner) b.append(' ', ownerMark());
-    el.append(b);
+    list.append(b);
   });
+  el.append(...tNodes('web.seat.watching_names', { count: names.length, names: list }));
 }
 
-/** "match to 5 · long backgammon · clock 5 min + 12 s · game 2 · Crawford game". */
+/** "match to 5 · long backgammon · clock 5 min + 12 s · game 2 · Crawford game": one message. */
 export function matchText(st) {
   const o = st.options ?? {};
-  let t;
-  if (o.match === 'basis') t = 'basis session';
-  else if (st.match_length > 0) t = `match to ${st.match_length}`;
-  else t = 'free play';
-  if (st.variant === 'long') t += ' · long backgammon';
-  if (o.clock?.minutes) t += ` · clock ${o.clock.minutes} min + ${o.clock.delay} s`;
-  if (st.game_number > 0) t += ` · game ${st.game_number}`;
-  if (st.crawford) t += ' · Crawford game';
-  return t;
+  const match = o.match === 'basis' ? 'basis' : st.match_length > 0 ? 'points' : 'free';
+  return t('web.match.title', {
+    match,
+    length: st.match_length ?? 0,
+    variant: st.variant === 'long' ? 'long' : 'standard',
+    clock: o.clock?.minutes ? 'yes' : 'no',
+    minutes: String(o.clock?.minutes ?? ''),
+    delay: String(o.clock?.delay ?? ''),
+    game: st.game_number > 0 ? 'yes' : 'no',
+    number: String(st.game_number ?? ''),
+    crawford: st.crawford ? 'yes' : 'no',
+  });
 }
 
 /** The side whose move or decision is awaited, for the turn mark. */
@@ -79,26 +84,26 @@ export function drawStrip(el, st, side, me, onName) {
     el.appendChild(n);
     if (name === st.owner) el.appendChild(ownerMark());
   } else {
-    span('name', `${side}: free seat`);
+    span('name', t('web.seat.free', { side }));
   }
   const bot = botLabel(st.bots?.[side]);
   if (name && bot) span('bot', bot);
-  if (name && st.present && st.present[side] === false) span('away', 'away');
-  if (name === me) span('you', 'you');
-  span('pips', `pips ${st.pips?.[side] ?? '—'}`);
-  const score = span('score', `score ${st.score?.[side] ?? 0}`);
+  if (name && st.present && st.present[side] === false) span('away', t('web.seat.away'));
+  if (name === me) span('you', t('web.seat.you'));
+  span('pips', t('web.seat.pips', { pips: String(st.pips?.[side] ?? '—') }));
+  const score = span('score', t('web.seat.score', { score: String(st.score?.[side] ?? 0) }));
   score.dataset.score = st.score?.[side] ?? 0;
   const clock = clockElement(st.clock, side);
   if (clock) el.appendChild(clock);
   const fish = span('fish', '');
   fish.innerHTML = fishSvg(side);
-  fish.title = active ? `${side} to play` : '';
+  fish.title = active ? t('web.seat.to_play', { side }) : '';
   fish.hidden = !active;
 }
 
 /** Seed 000's "fish eye": a fish whose eye takes the colour of the player to act. */
 function fishSvg(side) {
-  return `<svg viewBox="0 0 48 28" width="42" height="24" aria-label="${side} to act">
+  return `<svg viewBox="0 0 48 28" width="42" height="24" aria-label="${t('web.seat.to_act', { side })}">
     <path d="M4 14 C12 2 30 2 38 14 C30 26 12 26 4 14 Z" class="fish-body"/>
     <path d="M36 14 L47 5 L47 23 Z" class="fish-body"/>
     <circle cx="14" cy="12" r="5" class="fish-eye ${side}"/></svg>`;

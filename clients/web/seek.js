@@ -6,6 +6,8 @@
 // lobby sees how many players wait per variant (`seeking` of the `lobby` and `tables`
 // messages).
 
+import { onLanguage, t } from './i18n.js';
+
 /**
  * The command line for a /seek.
  * @param {{variant: string, match: string}} choice variant: 'standard' or 'long';
@@ -31,11 +33,6 @@ export function windowAt(seconds) {
   return tens >= 7 ? null : Math.min(400, 100 + 50 * tens);
 }
 
-/** "±150", or "any rating" for no bound. */
-export function windowText(window) {
-  return window === null || window === undefined ? 'any rating' : `rating ±${window}`;
-}
-
 /**
  * The lobby's line of players waiting: "3 waiting for backgammon, 1 for long
  * backgammon", "Nobody is waiting for a game now".
@@ -44,8 +41,8 @@ export function windowText(window) {
 export function seekingText(seeking) {
   const standard = seeking?.standard ?? 0;
   const long = seeking?.long ?? 0;
-  if (!standard && !long) return 'Nobody is waiting for a game now';
-  return `${standard} waiting for backgammon, ${long} for long backgammon`;
+  if (!standard && !long) return t('web.seek.nobody');
+  return t('web.seek.waiting_count', { standard: String(standard), long: String(long) });
 }
 
 /**
@@ -60,16 +57,19 @@ export function setupSeek({ form, variant, match, status, text, cancel, count, s
   let since = null; // when the request began waiting (ms), null when none waits
   let data = null;
   let timer = null;
+  let seeking = null; // the last count of players waiting
+  onLanguage(() => {
+    draw();
+    if (seeking && count) count.textContent = seekingText(seeking);
+  });
   const draw = () => {
     if (since === null || !data) return;
-    const game = data.variant === 'long' ? 'long backgammon' : 'backgammon';
     const others = Math.max(0, (data.waiting?.[data.variant] ?? 1) - 1);
     const waited = (now() - since) / 1000 + data.waited;
     // The server's window while it is the one it sent; from then on as S5 widens it.
     const window = Math.floor(waited / 10) === Math.floor(data.waited / 10) ? data.window : windowAt(waited);
-    text.textContent = `Looking for an opponent (${game}, ${data.lengths.join(', ')} points) · ` +
-      `${waitedText(waited)} · ${windowText(window)}` +
-      (others ? ` · ${others} other${others === 1 ? '' : 's'} waiting` : '');
+    const args = { variant: data.variant, lengths: data.lengths.join(', '), waited: waitedText(waited), any_rating: window === null || window === undefined ? 'yes' : 'no', window: String(window ?? ''), others };
+    text.textContent = others ? t('web.seek.looking_others', args) : t('web.seek.looking', args);
   };
   const stop = () => {
     since = null;
@@ -89,6 +89,7 @@ export function setupSeek({ form, variant, match, status, text, cancel, count, s
     update(msg) {
       // Everyone's count of players waiting: pushed (`lobby`) and in every `tables` answer.
       if ((msg?.type === 'lobby' || msg?.type === 'tables') && msg.seeking && count) {
+        seeking = msg.seeking;
         count.textContent = seekingText(msg.seeking);
         count.hidden = false;
         return;

@@ -37,17 +37,21 @@ export function canSignIn(name) {
 /**
  * The first message of a connection: a registration or login being made (`pending`:
  * {kind, password, remember}), else a resume with this tab's `token`, else the
- * remembered sign-in of `name`, else a guest's hello.
+ * remembered sign-in of `name`, else a guest's hello. `lang`: the language chosen in
+ * this browser (issue 31), or null to let the server choose (the account's, else the
+ * browser's Accept-Language; the welcome says which).
  */
-export function helloFor(name, token, pending) {
+export function helloFor(name, token, pending, lang = null) {
   if (pending) {
     const m = pending.kind === 'register'
       ? { type: 'register', name, password: pending.password }
       : { type: 'hello', name, password: pending.password };
     if (pending.remember) Object.assign(m, { remember: true, label: 'browser' });
+    if (lang) m.lang = lang;
     return m;
   }
   const hello = { type: 'hello', name };
+  if (lang) hello.lang = lang;
   // The tab's resume token first: it gives the name and its seats back the way a
   // reconnection must (in a cluster it also finds the seat's node while a dead one is
   // taken over). A token is forgotten once its name holds no seat and has no connection;

@@ -17,6 +17,7 @@ import { button, pageLink } from './dom.js';
 import { settings } from './settings.js';
 import { optionLines, optionsFieldset, readOptions } from './options.js';
 import { drawSpectators, drawStrip, matchText, other, sideOf } from './seats.js';
+import { sayText, t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -101,7 +102,7 @@ export function createTableView(ctx) {
     }
     if (!input) app.cursor = null;
     const said = st ? boardInput().status(st.dice) : '';
-    $('board').setAttribute('aria-label', said ? `backgammon board: ${said}` : 'backgammon board');
+    $('board').setAttribute('aria-label', said ? t('web.board.label_said', { said }) : t('web.board.label'));
     if ($('board-status').textContent !== said) $('board-status').textContent = said;
 
     drawStrip($('strip-top'), st, other(bottom), app.me, tableNameMenu);
@@ -130,7 +131,7 @@ export function createTableView(ctx) {
   /** The tab's title: the table, and "your turn" first when a move or answer is ours. */
   function drawTitle(st, mine) {
     const myTurn = Boolean(mine) && st.to_act === mine && !['waiting', 'match_over'].includes(st.phase);
-    document.title = `${myTurn ? '● your turn — ' : ''}${st.table} — gammond`;
+    document.title = myTurn ? t('web.table.title_turn', { table: st.table }) : t('web.table.title', { table: st.table });
     notifyTurn(st, myTurn);
   }
 
@@ -146,9 +147,9 @@ export function createTableView(ctx) {
     sounds.play('turn');
     if (!settings.notify || !document.hidden) return;
     if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
-    const what = st.phase === 'cube_offered' ? 'you are doubled' : st.phase === 'resign_offered' ? 'a resignation is offered' : 'your turn';
+    const what = st.phase === 'cube_offered' ? t('web.notify.doubled') : st.phase === 'resign_offered' ? t('web.notify.resign') : t('web.notify.turn');
     try {
-      const n = new Notification(`gammond: ${what}`, { body: `at table ${st.table}`, tag: `gammond-${st.table}` });
+      const n = new Notification(what, { body: t('web.notify.body', { table: st.table }), tag: `gammond-${st.table}` });
       n.onclick = () => window.focus();
     } catch {
       // Notifications refused by the browser: the title still says it.
@@ -168,23 +169,23 @@ export function createTableView(ctx) {
     let kind = '';
     const now = Date.now();
     if (app.lastPass && app.lastPass.table === st.table && app.lastPass.until > now) {
-      text = app.lastPass.text;
+      text = t('web.banner.pass', { side: app.lastPass.side, dice: app.lastPass.dice });
       kind = 'pass';
     } else if (app.lastResult && app.lastResult.table === st.table && app.lastResult.until > now && st.phase !== 'match_over') {
-      text = app.lastResult.text;
+      text = sayText(app.lastResult.msg);
       kind = 'result';
     } else if (st.phase === 'move' && (st.legal ?? []).length === 1) {
-      text = `forced play: ${st.legal[0]}`;
+      text = t('web.banner.forced', { play: st.legal[0] });
       kind = 'forced';
     } else if (st.phase === 'cube_offered' && st.to_act !== mine) {
-      text = `${st.cube.offered_by} doubles to ${st.cube.value * 2}: ${st.to_act} to take or drop`;
+      text = t('web.banner.doubles', { side: st.cube.offered_by, value: st.cube.value * 2, to_act: st.to_act });
       kind = 'wait';
     } else if (st.phase === 'resign_offered' && st.to_act !== mine && st.resign) {
-      text = `${st.resign.by} offers to resign (${st.resign.kind}): ${st.to_act} to answer`;
+      text = t('web.banner.resign', { side: st.resign.by, kind: st.resign.kind, to_act: st.to_act });
       kind = 'wait';
     } else if (st.bot_thinking && st.to_act && st.to_act !== mine) {
       // state.bot_thinking: the computer player's answer is on the way, however long.
-      text = `${st.players?.[st.to_act] ?? 'the computer'} is thinking…`;
+      text = t('web.banner.thinking', { named: st.players?.[st.to_act] == null ? 'no' : 'yes', name: st.players?.[st.to_act] ?? '' });
       kind = 'wait';
     }
     el.hidden = !text;
@@ -197,8 +198,9 @@ export function createTableView(ctx) {
     const el = $('dialog');
     // A form being filled in (resign, options) is not rebuilt by a new state: what was
     // chosen stays until it is sent or cancelled.
-    if (app.optionsOpen && el.dataset.kind === 'options' && !el.hidden && (st.phase === 'waiting' || st.phase === 'match_over')) return;
-    if (app.resignOpen && el.dataset.kind === 'resign-choice' && !el.hidden && (st.phase === 'roll' || st.phase === 'move')) return;
+    // A new language draws them again (app.relang), with the choices of the state.
+    if (!app.relang && app.optionsOpen && el.dataset.kind === 'options' && !el.hidden && (st.phase === 'waiting' || st.phase === 'match_over')) return;
+    if (!app.relang && app.resignOpen && el.dataset.kind === 'resign-choice' && !el.hidden && (st.phase === 'roll' || st.phase === 'move')) return;
     el.replaceChildren();
     let kind = null;
     const add = (tag, text, cls = '') => {
@@ -233,21 +235,21 @@ export function createTableView(ctx) {
     } else if (st.phase === 'cube_offered' && mine && st.to_act === mine) {
       kind = 'cube';
       add('div', String(st.cube.value * 2), 'dialog-cube');
-      add('p', `${st.players[st.cube.offered_by]} (${st.cube.offered_by}) doubles to ${st.cube.value * 2}.`);
-      add('p', `Take, and play on for ${st.cube.value * 2} with the cube on your side, or drop and lose ${st.cube.value}.`, 'muted');
+      add('p', t('web.dialog.doubles', { name: st.players[st.cube.offered_by], side: st.cube.offered_by, value: st.cube.value * 2 }));
+      add('p', t('web.dialog.take_or_drop', { value: st.cube.value * 2, cube: st.cube.value }), 'muted');
       const r = row();
-      r.append(cmdButton('take', 'Take'), cmdButton('drop', 'Drop'));
+      r.append(cmdButton('take', t('web.cmd.take')), cmdButton('drop', t('web.cmd.drop')));
     } else if (st.phase === 'resign_offered' && mine && st.to_act === mine && st.resign) {
       kind = 'resign';
-      add('p', `${st.players[st.resign.by]} (${st.resign.by}) offers to resign a ${st.resign.kind}.`);
+      add('p', t('web.dialog.resign_offer', { name: st.players[st.resign.by], side: st.resign.by, kind: st.resign.kind }));
       const r = row();
-      r.append(cmdButton('accept', 'Accept'), cmdButton('reject', 'Reject'));
+      r.append(cmdButton('accept', t('web.cmd.accept')), cmdButton('reject', t('web.cmd.reject')));
     } else if (st.phase === 'game_over' && mine && !(st.continuing?.[mine])) {
       kind = 'continue';
       if (st.last_result) add('p', resultText(st), 'muted');
-      add('p', 'Continue?', 'question');
+      add('p', t('web.dialog.continue'), 'question');
       const r = row();
-      r.append(cmdButton('continue', 'Continue'), cmdButton('stop', '✕ Stop'));
+      r.append(cmdButton('continue', t('web.cmd.continue')), cmdButton('stop', t('web.cmd.stop_x')));
     } else if (st.phase === 'match_over' && !boxClosed) {
       kind = 'match-over';
       // The box closes to show the final position; the controls' "Match result" reopens it.
@@ -256,17 +258,17 @@ export function createTableView(ctx) {
         drawTable();
       }, 'close-box');
       x.dataset.cmd = 'close-box';
-      x.setAttribute('aria-label', 'close: show the final position');
+      x.setAttribute('aria-label', t('web.dialog.close_match_box'));
       el.appendChild(x);
       add('h3', matchOverText(st));
-      add('p', `score: red ${st.score.red} – black ${st.score.black}`, 'final-score');
+      add('p', t('web.dialog.final_score', { red: String(st.score.red), black: String(st.score.black) }), 'final-score');
       if (st.last_result?.reason === 'time') {
         const loser = other(st.last_result.winner);
-        add('p', `${st.players[loser] ?? loser} (${loser}) ran out of time`, 'muted on-time');
+        add('p', t('web.dialog.out_of_time', { name: st.players[loser] ?? loser, side: loser }), 'muted on-time');
       }
       if (st.last_match_id && st.dice_commitment) {
         const check = diceCheck(st.last_match_id);
-        const p = add('p', check.text, `dice-check ${check.state}`);
+        const p = add('p', t(check.key, check.args), `dice-check ${check.state}`);
         p.id = 'dice-check';
         p.dataset.state = check.state;
       }
@@ -283,17 +285,17 @@ export function createTableView(ctx) {
         links.className = 'links';
         const a = document.createElement('a');
         a.href = `/matches/${encodeURIComponent(st.last_match_id)}.mat${tokenQuery()}`;
-        a.textContent = 'download the match (.mat)';
+        a.textContent = t('web.dialog.download_mat');
         const id = st.last_match_id;
-        links.append(pageLink(`/match/${id}`, 'replay the match', () => showReplay(id), 'replay'), ' · ');
+        links.append(pageLink(`/match/${id}`, t('web.dialog.replay'), () => showReplay(id), 'replay'), ' · ');
         if (st.variant !== 'long') {
           // GNU Backgammon analyses standard matches only (PROTOCOL.md, Match analysis).
-          links.append(pageLink(`/analysis/${id}`, 'GNU Backgammon’s analysis', () => showAnalysis(id), 'analysis'), ' · ');
+          links.append(pageLink(`/analysis/${id}`, t('web.dialog.analysis'), () => showAnalysis(id), 'analysis'), ' · ');
         }
         links.append(a);
         el.appendChild(links);
       }
-      if (mine && st.players.red && st.players.black) row().append(cmdButton('start', 'Play again'));
+      if (mine && st.players.red && st.players.black) row().append(cmdButton('start', t('web.cmd.play_again')));
     }
     el.hidden = kind === null;
     el.dataset.kind = kind ?? '';
@@ -308,16 +310,16 @@ export function createTableView(ctx) {
   /** The options dialog of a seated player (the owner also sets the privacy). */
   function drawOptionsDialog(el, st) {
     const owner = st.owner === app.me;
-    const set = optionsFieldset(st.options, { privacy: owner, legend: 'for the next match' });
+    const set = optionsFieldset(st.options, { privacy: owner, legend: t('web.options.next_match') });
     const close = () => {
       app.optionsOpen = false;
       drawTable();
     };
     formDialog(el, {
       id: 'options',
-      title: 'Table options',
+      title: t('web.options.title'),
       content: [set],
-      submit: { label: 'Apply', cmd: 'options-apply' },
+      submit: { label: t('web.options.apply'), cmd: 'options-apply' },
       onSubmit: () => {
         const lines = optionLines(st.options, readOptions(set), { withPrivacy: owner });
         app.optionsOpen = false;
@@ -335,33 +337,35 @@ export function createTableView(ctx) {
   function diceCheck(id) {
     const known = app.diceChecks.get(id);
     if (known) return known;
-    const pending = { state: 'checking', text: 'checking the dice against the revealed seed…' };
+    // The sentence is drawn from {key, args} each time (the page's language may change).
+    const pending = { state: 'checking', key: 'web.dice.checking', args: {} };
     app.diceChecks.set(id, pending);
-    const done = (state, text) => {
-      app.diceChecks.set(id, { state, text });
+    const done = (state, key, args) => {
+      app.diceChecks.set(id, { state, key, args });
       drawTable();
     };
     fetch(`/api/matches/${encodeURIComponent(id)}${tokenQuery()}`)
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`the server answered ${r.status}`))))
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(t('web.server_answered', { status: String(r.status) })))))
       .then((record) => verifyDice(record))
       .then((v) => (v.verified
-        ? done('verified', `✓ dice verified: all ${v.rolls} rolls re-derived from the revealed seed`)
-        : done('failed', `✗ the dice do not check out: ${v.problem}`)))
-      .catch((e) => done('failed', `the dice could not be checked: ${e.message}`));
+        ? done('verified', 'web.dice.verified', { rolls: v.rolls })
+        : done('failed', 'web.dice.failed', { problem: v.problem })))
+      .catch((e) => done('failed', 'web.dice.error', { error: e.message }));
     return pending;
   }
 
   function resultText(st) {
     const r = st.last_result;
     if (!r) return '';
-    return `${st.players[r.winner] ?? r.winner} (${r.winner}) wins ${r.kind === 'single' ? 'a single game' : `a ${r.kind}`}, ${r.points} point${r.points === 1 ? '' : 's'}`;
+    return t('web.result.text', { name: st.players[r.winner] ?? r.winner, side: r.winner, kind: r.kind, points: r.points });
   }
 
   function matchOverText(st) {
     const { red, black } = st.score;
-    if (red === black && st.match_length === 0) return 'The session ends level';
+    if (red === black && st.match_length === 0) return t('web.result.session_level');
     const w = red > black ? 'red' : 'black';
-    return `${st.players[w] ?? w} (${w}) wins the ${st.match_length > 0 ? 'match' : 'session'} ${Math.max(red, black)}–${Math.min(red, black)}`;
+    return t('web.result.match_won', { name: st.players[w] ?? w, side: w, kind: st.match_length > 0 ? 'match' : 'session',
+      high: String(Math.max(red, black)), low: String(Math.min(red, black)) });
   }
 
   /** A button that sends `/<cmd>` to the table. */
@@ -378,32 +382,32 @@ export function createTableView(ctx) {
     const p = st.phase;
     const seated = mine !== null;
     const both = Boolean(st.players?.red && st.players?.black);
-    if (!seated && (!st.players?.red || !st.players?.black)) el.append(cmdButton('join', 'Join'));
+    if (!seated && (!st.players?.red || !st.players?.black)) el.append(cmdButton('join', t('web.cmd.join')));
     // One of Start / Play again at a time: after a match, "Play again" is in the
     // end-of-match box, and here only while that box is closed (with "Match result").
     const boxClosed = p === 'match_over' && app.closedMatchBox.get(st.table) === (st.last_match_id ?? 'none');
-    if (seated && both && p === 'waiting') el.append(cmdButton('start', 'Start'));
-    if (seated && both && p === 'match_over' && boxClosed) el.append(cmdButton('start', 'Play again'));
+    if (seated && both && p === 'waiting') el.append(cmdButton('start', t('web.cmd.start')));
+    if (seated && both && p === 'match_over' && boxClosed) el.append(cmdButton('start', t('web.cmd.play_again')));
     if (boxClosed) {
-      const reopen = button('Match result', () => {
+      const reopen = button(t('web.cmd.match_result'), () => {
         app.closedMatchBox.delete(st.table);
         drawTable();
       });
       reopen.dataset.cmd = 'reopen-box';
       el.append(reopen);
     }
-    if (seated && (p === 'opening' || (p === 'roll' && st.turn === mine))) el.append(cmdButton('roll', 'Roll'));
-    if (seated && p === 'roll' && st.turn === mine && st.may_double) el.append(cmdButton('double', 'Double'));
-    if (seated && p === 'cube_offered' && st.to_act === mine) el.append(cmdButton('take', 'Take'), cmdButton('drop', 'Drop'));
-    if (seated && p === 'resign_offered' && st.to_act === mine) el.append(cmdButton('accept', 'Accept'), cmdButton('reject', 'Reject'));
-    if (seated && p === 'game_over' && !(st.continuing?.[mine])) el.append(cmdButton('continue', 'Continue'), cmdButton('stop', 'Stop'));
+    if (seated && (p === 'opening' || (p === 'roll' && st.turn === mine))) el.append(cmdButton('roll', t('web.cmd.roll')));
+    if (seated && p === 'roll' && st.turn === mine && st.may_double) el.append(cmdButton('double', t('web.cmd.double')));
+    if (seated && p === 'cube_offered' && st.to_act === mine) el.append(cmdButton('take', t('web.cmd.take')), cmdButton('drop', t('web.cmd.drop')));
+    if (seated && p === 'resign_offered' && st.to_act === mine) el.append(cmdButton('accept', t('web.cmd.accept')), cmdButton('reject', t('web.cmd.reject')));
+    if (seated && p === 'game_over' && !(st.continuing?.[mine])) el.append(cmdButton('continue', t('web.cmd.continue')), cmdButton('stop', t('web.cmd.stop')));
     if (input) {
       if (app.pendingPlay !== null) {
-        const confirm = button(`Confirm ${app.pendingPlay}`, () => boardInput().confirm(), 'primary');
+        const confirm = button(t('web.cmd.confirm', { play: app.pendingPlay }), () => boardInput().confirm(), 'primary');
         confirm.dataset.cmd = 'confirm';
         el.append(confirm);
       }
-      const undo = button('Undo', () => {
+      const undo = button(t('web.cmd.undo'), () => {
         app.input = app.input.undo();
         app.pendingPlay = null;
         app.selected = null;
@@ -414,13 +418,13 @@ export function createTableView(ctx) {
       el.append(undo);
       const hint = document.createElement('span');
       hint.className = 'hint';
-      if (app.pendingPlay !== null) hint.textContent = 'confirm the play, or undo';
-      else hint.textContent = app.selected != null ? 'now pick where it goes' : 'pick a checker to move';
+      if (app.pendingPlay !== null) hint.textContent = t('web.hint.confirm');
+      else hint.textContent = app.selected != null ? t('web.hint.pick_target') : t('web.hint.pick_checker');
       el.append(hint);
     }
     // Resign opens a dialog (what to offer, what it costs); its own button sends it.
     if (seated && (p === 'roll' || p === 'move') && !app.resignOpen) {
-      const resign = button('Resign…', () => {
+      const resign = button(t('web.cmd.resign'), () => {
         app.resignOpen = true;
         drawTable();
       }, 'quiet');
@@ -429,7 +433,7 @@ export function createTableView(ctx) {
       el.append(resign);
     }
     if (seated && (p === 'waiting' || p === 'match_over') && !app.optionsOpen) {
-      const opts = button('Table options…', () => {
+      const opts = button(t('web.cmd.options'), () => {
         app.optionsOpen = true;
         drawTable();
       });
@@ -437,12 +441,12 @@ export function createTableView(ctx) {
       opts.setAttribute('aria-haspopup', 'dialog');
       el.append(opts);
     }
-    if (seated && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('leave', 'Leave seat'));
+    if (seated && (p === 'waiting' || p === 'match_over')) el.append(cmdButton('leave', t('web.cmd.leave')));
     for (const b of el.querySelectorAll('button[data-cmd="roll"]')) b.classList.add('primary');
     if (!seated && !el.children.length) {
       const s = document.createElement('span');
       s.className = 'hint';
-      s.textContent = 'watching';
+      s.textContent = t('web.hint.watching');
       el.append(s);
     }
   }

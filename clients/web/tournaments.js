@@ -9,23 +9,22 @@
 // decides everything: this module only draws the view it sends.
 
 import { getJson, h, pageLink } from './dom.js';
+import { formatDate, sayText, t, tNodes } from './i18n.js';
 
 /** "knockout", "Swiss", "arena". */
 export function kindText(kind) {
-  return kind === 'swiss' ? 'Swiss' : String(kind ?? '');
+  return kind ? t('web.tournament.kind', { kind }) : '';
 }
 
 /** The matches of a tournament in words: "backgammon, 3 points". */
-export function gameText(t) {
-  const game = t.variant === 'long' ? 'long backgammon' : 'backgammon';
-  return `${game}, ${t.match} point${t.match === 1 ? '' : 's'}`;
+export function gameText(tm) {
+  return t('web.tournament.game', { variant: tm.variant === 'long' ? 'long' : 'standard', points: tm.match });
 }
 
 /** A time as the page shows it: "27 Nov, 20:00" in the browser's time zone. */
 export function timeText(ms) {
   if (!Number.isFinite(ms) || ms <= 0) return '';
-  const d = new Date(ms);
-  return d.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return formatDate(ms, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 }
 
 /** The tournaments of a list in the page's three groups, each in its order. */
@@ -43,25 +42,27 @@ export function groupTournaments(list) {
 }
 
 /** The status of a tournament in words ("registering: starts 27 Nov, 20:00"). */
-export function statusText(t) {
-  switch (t.status) {
-    case 'registering': return `registering: starts ${timeText(t.start)}`;
-    case 'running': return t.round > 0 ? `running: round ${t.round}` : 'running';
-    case 'finished': return 'finished';
-    case 'cancelled': return t.end_reason && t.end_reason !== 'cancelled' ? `cancelled: ${t.end_reason}` : 'cancelled';
-    default: return String(t.status ?? '');
+export function statusText(tm) {
+  switch (tm.status) {
+    case 'registering': return t('web.tournament.status_registering', { when: timeText(tm.start) });
+    case 'running': return tm.round > 0 ? t('web.tournament.status_round', { round: String(tm.round) }) : t('web.tournament.status_running');
+    case 'finished': return t('web.tournament.status_finished');
+    case 'cancelled': return tm.end_reason && tm.end_reason !== 'cancelled'
+      ? t('web.tournament.status_cancelled_why', { reason: sayText({ say: tm.end_reason_say, text: tm.end_reason }) }) : t('web.tournament.status_cancelled');
+    default: return String(tm.status ?? '');
   }
 }
 
 /** The result of a pairing in words: "alice won", "in play", "bye", ... */
 export function pairingResult(p) {
-  if (p.how === 'bye' || p.black === null || p.black === undefined) return 'bye';
-  if (p.how === 'unfinished') return 'unfinished: an administrator settles it';
-  if (!p.winner) return 'in play';
-  const kind = p.won_by && p.won_by !== 'single' ? ` (${p.won_by})` : '';
-  if (p.how === 'withdrawn') return `${p.winner} won: the opponent withdrew`;
-  if (p.how === 'adjudicated') return `${p.winner} won by adjudication${p.reason ? `: ${p.reason}` : ''}`;
-  return `${p.winner} won${kind}`;
+  if (p.how === 'bye' || p.black === null || p.black === undefined) return t('web.tournament.bye');
+  if (p.how === 'unfinished') return t('web.tournament.unfinished');
+  if (!p.winner) return t('web.tournament.in_play');
+  if (p.how === 'withdrawn') return t('web.tournament.won_withdrew', { name: p.winner });
+  if (p.how === 'adjudicated') {
+    return p.reason ? t('web.tournament.won_adjudication_why', { name: p.winner, reason: p.reason }) : t('web.tournament.won_adjudication', { name: p.winner });
+  }
+  return p.won_by && p.won_by !== 'single' ? t('web.tournament.won_by', { name: p.winner, by: p.won_by }) : t('web.tournament.won', { name: p.winner });
 }
 
 /**
@@ -82,10 +83,10 @@ export function registrationOf(view, me) {
 export function knockoutRoundName(round, players) {
   const total = players > 1 ? Math.ceil(Math.log2(players)) : 1;
   const left = total - round;
-  if (left === 0) return 'Final';
-  if (left === 1) return 'Semi-finals';
-  if (left === 2) return 'Quarter-finals';
-  return `Round ${round}`;
+  if (left === 0) return t('web.tournament.final');
+  if (left === 1) return t('web.tournament.semi_finals');
+  if (left === 2) return t('web.tournament.quarter_finals');
+  return t('web.tournament.round', { round: String(round) });
 }
 
 /** A cell of `tr` holding `content` (text or a node). */
@@ -134,16 +135,16 @@ export class TournamentList {
   }
 
   draw(list, error = '') {
-    const back = h('button', { class: 'link back', type: 'button', text: '← back' });
+    const back = h('button', { class: 'link back', type: 'button', text: t('web.common.back') });
     back.addEventListener('click', () => this.pages.back());
     const groups = groupTournaments(list);
     const section = h('section', { class: 'card page tournaments-page' },
-      h('div', { class: 'page-head' }, back, h('h2', { text: 'Tournaments' })));
-    const titles = { upcoming: 'Upcoming', running: 'Running', ended: 'Ended' };
+      h('div', { class: 'page-head' }, back, h('h2', { text: t('web.tournaments.title') })));
+    const titles = { upcoming: t('web.tournaments.upcoming'), running: t('web.tournaments.running'), ended: t('web.tournaments.ended') };
     const empty = {
-      upcoming: 'No tournament is open for registration.',
-      running: 'No tournament is being played.',
-      ended: 'No tournament has ended yet.',
+      upcoming: t('web.tournaments.none_upcoming'),
+      running: t('web.tournaments.none_running'),
+      ended: t('web.tournaments.none_ended'),
     };
     for (const [group, items] of Object.entries(groups)) {
       const id = `tournaments-${group}`;
@@ -152,24 +153,26 @@ export class TournamentList {
         section.append(h('p', { class: 'muted', id, text: empty[group] }));
         continue;
       }
-      const when = group === 'upcoming' ? 'starts' : group === 'running' ? 'round' : 'result';
+      const when = group === 'upcoming' ? t('web.tournaments.col_starts') : group === 'running' ? t('web.tournaments.col_round') : t('web.tournaments.col_result');
+      const cols = [t('web.tournaments.col_tournament'), t('web.tournaments.col_kind'), t('web.tournaments.col_matches'), t('web.tournaments.col_players'), when];
       const table = h('table', { class: 'list', id, 'aria-labelledby': `${id}-title` },
-        h('thead', {}, h('tr', {}, ...['tournament', 'kind', 'matches', 'players', when].map((t) => h('th', { scope: 'col', text: t })))));
+        h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col', text: c })))));
       const body = h('tbody');
-      for (const t of items) {
-        const tr = h('tr', { 'data-name': t.name, 'data-status': t.status });
-        cell(tr, pageLink(`/tournament/${encodeURIComponent(t.name)}`, t.name, () => this.pages.tournament(t.name), 'tournament'));
-        cell(tr, kindText(t.kind));
-        cell(tr, gameText(t));
-        cell(tr, `${t.registered}${t.max ? ` / ${t.max}` : ''}`, 'num');
-        cell(tr, group === 'upcoming' ? timeText(t.start) : group === 'running' ? String(t.round) : t.status);
+      for (const tm of items) {
+        const tr = h('tr', { 'data-name': tm.name, 'data-status': tm.status });
+        cell(tr, pageLink(`/tournament/${encodeURIComponent(tm.name)}`, tm.name, () => this.pages.tournament(tm.name), 'tournament'));
+        cell(tr, kindText(tm.kind));
+        cell(tr, gameText(tm));
+        cell(tr, tm.max ? t('web.tournaments.registered_max', { registered: String(tm.registered), max: String(tm.max) })
+          : t('web.tournaments.registered', { registered: String(tm.registered) }), 'num');
+        cell(tr, group === 'upcoming' ? timeText(tm.start) : group === 'running' ? String(tm.round)
+          : t('web.tournaments.ended_status', { status: tm.status }));
         body.append(tr);
       }
       table.append(body);
       section.append(h('div', { class: 'table-scroll' }, table));
     }
-    section.append(h('p', { class: 'muted small', text: 'Register on a tournament\'s page (or type /register NAME). '
-      + 'When a round starts you are taken to your table; a player absent past the grace period forfeits.' }));
+    section.append(h('p', { class: 'muted small', text: t('web.tournaments.about') }));
     section.append(h('p', { class: 'error', role: 'alert', text: error }));
     this.root.replaceChildren(section);
     this.root.dataset.loaded = 'yes';
@@ -243,7 +246,7 @@ export class TournamentPage {
   answered(msg) {
     if (this.sent === null || msg.re !== this.sent) return false;
     this.sent = null;
-    this.note = msg.type === 'error' ? msg.message : msg.text;
+    this.note = sayText(msg);
     this.noteError = msg.type === 'error';
     this.draw();
     return true;
@@ -254,7 +257,7 @@ export class TournamentPage {
     const id = this.env.sendLine(`/${what} ${this.view?.name ?? this.name}`);
     if (id !== null) {
       this.sent = id;
-      this.note = what === 'register' ? 'registering…' : 'withdrawing…';
+      this.note = what === 'register' ? t('web.tournament.registering') : t('web.tournament.withdrawing');
       this.noteError = false;
       this.draw();
     }
@@ -262,7 +265,7 @@ export class TournamentPage {
 
   draw(error = '') {
     const v = this.view;
-    const back = h('button', { class: 'link back', type: 'button', text: '← back' });
+    const back = h('button', { class: 'link back', type: 'button', text: t('web.common.back') });
     back.addEventListener('click', () => this.env.back());
     const head = h('div', { class: 'page-head' }, back, h('h2', { id: 'tournament-name', text: v?.name ?? this.name ?? '' }));
     if (v) head.append(h('span', { id: 'tournament-status', class: 'muted', 'data-status': v.status, text: statusText(v) }));
@@ -270,16 +273,16 @@ export class TournamentPage {
     this.root.replaceChildren(section);
     this.root.dataset.loaded = v ? v.name : '';
     if (!v) {
-      section.append(h('p', { class: error ? 'error' : 'muted', role: error ? 'alert' : null, text: error || 'loading…' }));
+      section.append(h('p', { class: error ? 'error' : 'muted', role: error ? 'alert' : null, text: error || t('web.tournament.loading') }));
       return;
     }
     this.root.dataset.status = v.status;
-    section.append(h('p', { id: 'tournament-rules', class: 'rules', text: v.rules ?? '' }));
+    section.append(h('p', { id: 'tournament-rules', class: 'rules', text: sayText({ say: v.rules_say, text: v.rules ?? '' }) }));
     section.append(this.facts(v));
     section.append(this.registration(v));
     if (v.status === 'finished' && v.standings?.length) {
       const first = v.standings.find((s) => s.rank === 1);
-      if (first) section.append(h('p', { id: 'tournament-winner', class: 'winner', text: `${first.name} wins the tournament.` }));
+      if (first) section.append(h('p', { id: 'tournament-winner', class: 'winner', text: t('web.tournament.winner', { name: first.name }) }));
     }
     if (v.standings?.length && v.status !== 'registering') section.append(...this.standings(v));
     if (v.kind === 'knockout' && (v.bracket ?? v.rounds)?.length) section.append(...this.bracket(v));
@@ -289,16 +292,21 @@ export class TournamentPage {
 
   /** The terms: kind, matches, clock, start, size, creator. */
   facts(v) {
-    const t = v.terms ?? {};
+    const terms = v.terms ?? {};
     const dl = h('dl', { class: 'facts' });
     const add = (term, text) => dl.append(h('dt', { text: term }), h('dd', { text }));
-    add('kind', kindText(v.kind) + (v.kind === 'swiss' && t.rounds ? `, ${t.rounds} rounds` : '')
-      + (v.kind === 'arena' && t.minutes ? `, ${t.minutes} minutes` : ''));
-    add('matches', `${gameText(v)}${t.clock ? `, ${t.clock.minutes} min + ${t.clock.delay} s a move` : ''}${t.rated === false ? ', unrated' : ', rated'}`);
-    add(v.status === 'registering' ? 'starts' : 'started', timeText(v.status === 'registering' ? v.start : v.started || v.start));
-    if (v.ended) add('ended', timeText(v.ended));
-    add('players', `${v.registered}${v.max ? ` of at most ${v.max}` : ''}${t.min ? ` (at least ${t.min} to start)` : ''}`);
-    add('created by', v.creator ?? '');
+    let kind = kindText(v.kind);
+    if (v.kind === 'swiss' && terms.rounds) kind = t('web.tournament.kind_rounds', { kind: v.kind, rounds: terms.rounds });
+    if (v.kind === 'arena' && terms.minutes) kind = t('web.tournament.kind_minutes', { kind: v.kind, minutes: terms.minutes });
+    add(t('web.tournament.fact_kind'), kind);
+    add(t('web.tournament.fact_matches'), t('web.tournament.matches', { variant: v.variant === 'long' ? 'long' : 'standard', points: v.match, clock: terms.clock ? 'yes' : 'no',
+      minutes: String(terms.clock?.minutes ?? ''), delay: String(terms.clock?.delay ?? ''), rated: terms.rated === false ? 'no' : 'yes' }));
+    add(v.status === 'registering' ? t('web.tournament.fact_starts') : t('web.tournament.fact_started'),
+      timeText(v.status === 'registering' ? v.start : v.started || v.start));
+    if (v.ended) add(t('web.tournament.fact_ended'), timeText(v.ended));
+    add(t('web.tournament.fact_players'), t('web.tournament.players_count', { registered: String(v.registered),
+      max: v.max ? String(v.max) : 'none', min: terms.min ? String(terms.min) : 'none' }));
+    add(t('web.tournament.fact_creator'), v.creator ?? '');
     return dl;
   }
 
@@ -308,18 +316,18 @@ export class TournamentPage {
     const me = this.env.me();
     const can = registrationOf(v, me);
     if (!me && v.status === 'registering') {
-      const sign = h('button', { type: 'button', 'data-cmd': 'sign-in', text: 'Sign in to register' });
+      const sign = h('button', { type: 'button', 'data-cmd': 'sign-in', text: t('web.tournament.sign_in') });
       sign.addEventListener('click', () => this.env.signIn());
-      box.append(sign, ' ', h('span', { class: 'muted', text: 'as a guest or with your account' }));
+      box.append(sign, ' ', h('span', { class: 'muted', text: t('web.tournament.sign_in_how') }));
     } else if (can) {
       const b = h('button', { type: 'button', class: can === 'register' ? 'primary' : '', 'data-cmd': can,
-        text: can === 'register' ? 'Register' : 'Withdraw' });
+        text: can === 'register' ? t('web.tournament.register') : t('web.tournament.withdraw') });
       b.addEventListener('click', () => this.act(can));
       box.append(b);
       if (can === 'withdraw') {
         box.append(' ', h('span', { class: 'muted', text: v.status === 'running'
-          ? 'you are playing: withdrawing forfeits the rest of your matches'
-          : 'you are registered' }));
+          ? t('web.tournament.playing')
+          : t('web.tournament.registered') }));
       }
     }
     box.append(h('p', { id: 'tournament-answer', role: 'status', class: this.noteError ? 'error' : 'muted', text: this.note }));
@@ -329,8 +337,9 @@ export class TournamentPage {
   /** The standings table (final results once finished). */
   standings(v) {
     const arena = v.kind === 'arena';
-    const title = h('h3', { id: 'tournament-standings-title', text: v.status === 'finished' ? 'Final results' : 'Standings' });
-    const cols = ['rank', 'player', 'wins', 'points', 'Buchholz', ...(arena ? ['streak'] : [])];
+    const title = h('h3', { id: 'tournament-standings-title', text: v.status === 'finished' ? t('web.tournament.final_results') : t('web.tournament.standings') });
+    const cols = [t('web.tournament.col_rank'), t('web.tournament.col_player'), t('web.tournament.col_wins'), t('web.tournament.col_points'),
+      t('web.tournament.col_buchholz'), ...(arena ? [t('web.tournament.col_streak')] : [])];
     const table = h('table', { class: 'list', id: 'tournament-standings', 'aria-labelledby': 'tournament-standings-title' },
       h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col', text: c })))));
     const body = h('tbody');
@@ -354,9 +363,9 @@ export class TournamentPage {
   links(p) {
     const span = h('span', { class: 'match-links' });
     if (p.table && !p.winner && p.how !== 'bye' && p.how !== 'unfinished') {
-      span.append(pageLink(`/table/${encodeURIComponent(p.table)}`, `watch ${p.table}`, () => this.env.openTable(p.table), 'watch'));
+      span.append(pageLink(`/table/${encodeURIComponent(p.table)}`, t('web.tournament.watch', { table: p.table }), () => this.env.openTable(p.table), 'watch'));
     } else if (p.match_id && p.how === 'played') {
-      span.append(pageLink(`/match/${p.match_id}`, 'replay', () => this.env.openReplay(p.match_id), 'replay'));
+      span.append(pageLink(`/match/${p.match_id}`, t('web.tournament.replay'), () => this.env.openReplay(p.match_id), 'replay'));
     }
     return span;
   }
@@ -372,23 +381,24 @@ export class TournamentPage {
       for (const p of pairings) {
         const who = (name) => h('span', { class: name && name === p.winner ? 'won' : '', text: name ?? '—' });
         matches.append(h('li', { class: 'bracket-match', 'data-table': p.table ?? '' },
-          who(p.red), p.black ? ' vs ' : ' ', p.black ? who(p.black) : '',
+          ...(p.black ? tNodes('web.tournament.pairing', { red: who(p.red), black: who(p.black) }) : [who(p.red), ' ']),
           h('span', { class: 'muted result', text: ` · ${pairingResult(p)}` }), ' ', this.links(p)));
       }
       list.append(h('li', {}, h('h4', { text: title }), matches));
     });
-    return [h('h3', { id: 'tournament-bracket-title', text: 'Bracket' }), list];
+    return [h('h3', { id: 'tournament-bracket-title', text: t('web.tournament.bracket') }), list];
   }
 
   /** Each round's pairings (Swiss, arena), newest first. */
   rounds(v) {
-    const out = [h('h3', { text: v.kind === 'arena' ? 'Matches' : 'Rounds' })];
+    const out = [h('h3', { text: v.kind === 'arena' ? t('web.tournament.matches_title') : t('web.tournament.rounds') })];
     for (let i = v.rounds.length - 1; i >= 0; i -= 1) {
       const id = `tournament-round-${i + 1}`;
-      if (v.kind !== 'arena') out.push(h('h4', { id: `${id}-title`, text: `Round ${i + 1}` }));
+      if (v.kind !== 'arena') out.push(h('h4', { id: `${id}-title`, text: t('web.tournament.round', { round: String(i + 1) }) }));
       const table = h('table', { class: 'list pairings', id, 'aria-labelledby': v.kind !== 'arena' ? `${id}-title` : null,
-        'aria-label': v.kind === 'arena' ? 'matches' : null },
-        h('thead', {}, h('tr', {}, ...['table', 'red', 'black', 'result', 'links'].map((c) => h('th', { scope: 'col', text: c })))));
+        'aria-label': v.kind === 'arena' ? t('web.tournament.matches_label') : null },
+        h('thead', {}, h('tr', {}, ...[t('web.tournament.col_table'), t('web.side.red'), t('web.side.black'), t('web.tournament.col_result'),
+          t('web.tournament.col_links')].map((c) => h('th', { scope: 'col', text: c })))));
       const body = h('tbody');
       for (const p of [...v.rounds[i]].reverse()) {
         const tr = h('tr', { 'data-table': p.table ?? '' });
@@ -415,10 +425,10 @@ export class TournamentPage {
       name.addEventListener('click', () => this.env.openPlayer(e.name));
       li.append(name);
       if (typeof e.rating === 'number') li.append(' ', h('span', { class: 'rating', text: e.rating.toFixed(0) }));
-      if (e.withdrawn) li.append(' ', h('span', { class: 'muted', text: '(withdrew)' }));
+      if (e.withdrawn) li.append(' ', h('span', { class: 'muted', text: t('web.tournament.withdrew') }));
       list.append(li);
     }
-    if (entrants.length === 0) list.append(h('li', { class: 'muted', text: 'Nobody has registered yet.' }));
-    return [h('h3', { id: 'tournament-players-title', text: `Players (${v.registered})` }), list];
+    if (entrants.length === 0) list.append(h('li', { class: 'muted', text: t('web.tournament.nobody') }));
+    return [h('h3', { id: 'tournament-players-title', text: t('web.tournament.players', { count: v.registered }) }), list];
   }
 }

@@ -2,14 +2,10 @@
 // the line it sends and the answer it follows to the new table. Run: node --test
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { loadWeb } from './webmodules.mjs';
 
 // clients/web has no package.json (the server serves it as is): load it from its text.
-const source = readFileSync(fileURLToPath(new URL('../../clients/web/bots.js', import.meta.url)), 'utf8');
-const { LEVELS, playBotLine, playedTable, botLabel } = await import(
-  `data:text/javascript;base64,${Buffer.from(source).toString('base64')}`
-);
+const { LEVELS, playBotLine, playedTable, botLabel } = await loadWeb('bots.js');
 
 test('issue 14: the form sends /play bot with the level, the variant and the match', () => {
   assert.equal(playBotLine({ level: 'expert', variant: 'standard', match: '3' }), '/play bot expert standard match 3');

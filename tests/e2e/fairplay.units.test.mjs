@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { loadWeb } from './webmodules.mjs';
 
 // clients/web has no package.json (the server serves it as is): load the modules from
 // their text as ES modules.
 async function load(file) {
-  const source = readFileSync(fileURLToPath(new URL(`../../clients/web/${file}`, import.meta.url)), 'utf8');
-  return import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`);
+  return loadWeb(file);
 }
 const { clockAt, formatClock, WARNING_MS } = await load('clock.js');
 const { verifyDice, deriveRoll, hmacKey } = await load('dice.js');

@@ -3,11 +3,9 @@
 // nardy), and the list built from the server's events. Run: node --test
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { loadWeb } from './webmodules.mjs';
 
-const source = readFileSync(fileURLToPath(new URL('../../clients/web/movelist.js', import.meta.url)), 'utf8');
-const { boardPlace, playPlaces, MoveList } = await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`);
+const { boardPlace, playPlaces, MoveList } = await loadWeb('movelist.js');
 
 const sorted = (set) => [...set].map(String).sort();
 

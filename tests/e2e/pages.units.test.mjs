@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { englishCatalogue } from './webmodules.mjs';
 
 const web = fileURLToPath(new URL('../../clients/web/', import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'gammond-web-'));
@@ -17,6 +18,9 @@ cpSync(web, dir, { recursive: true, filter: (f) => !/\.(png|svg|webmanifest)$/.t
 writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const { routeOf, pathOf, sameRoute, Router } = await import(pathToFileURL(path.join(dir, 'router.js')));
+// The copy's i18n.js in English: the sentences compared are the English ones.
+const messages = englishCatalogue();
+(await import(pathToFileURL(path.join(dir, 'i18n.js')))).useCatalogues('en', messages, messages);
 const { stepText, matchDecisions } = await import(pathToFileURL(path.join(dir, 'replay.js')));
 const { groupTournaments, pairingResult, registrationOf, knockoutRoundName, statusText } =
   await import(pathToFileURL(path.join(dir, 'tournaments.js')));

@@ -3,15 +3,13 @@
 // Run: node --test
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { loadWeb } from './webmodules.mjs';
 
 // clients/web has no package.json (the server serves it as is): load the module's text.
 // Its drawing's import of dialogs.js (a relative URL a data: module cannot resolve) is
 // left out: what is tested here is resignChoices() alone.
-const source = readFileSync(fileURLToPath(new URL('../../clients/web/resign.js', import.meta.url)), 'utf8')
-  .replace(/^import \{ formDialog \} from '\.\/dialogs\.js';$/m, 'const formDialog = null;');
-const { resignChoices } = await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`);
+const { resignChoices } = await loadWeb('resign.js',
+  (s) => s.replace(/^import \{ formDialog \} from '\.\/dialogs\.js';$/m, 'const formDialog = null;'));
 
 const state = (over) => ({
   variant: 'standard',
