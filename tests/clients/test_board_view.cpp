@@ -9,6 +9,7 @@
 #include "bg/term/board_view.hpp"
 #include "bg/term/screen.hpp"
 #include "bg/term/script_writer.hpp"
+#include "bg/term/term_options.hpp"
 
 using bg::term::board_view;
 using bg::term::screen;
@@ -378,4 +379,42 @@ TEST_CASE("S5 script mode prints the lobby's pushed count of players waiting as 
   const script_writer w{{false, "erin"}};
   CHECK(w.message(json::parse(R"({"type":"lobby","seeking":{"standard":2,"long":0}})")) ==
         "SEEKING standard=2 long=0\n");
+}
+
+TEST_CASE("gammon-term's language: --lang, else LC_ALL, LC_MESSAGES, LANG, else English",
+          "[clients][term][i18n]") {
+  using bg::term::term_options;
+  // The locale's text alone decides: "ru_RU.UTF-8" need not be an installed locale
+  CHECK(term_options::language_of("", nullptr, nullptr, "ru_RU.UTF-8") == "ru");
+  CHECK(term_options::language_of("fr", nullptr, nullptr, "ru_RU.UTF-8") == "fr");
+  CHECK(term_options::language_of("", "de_DE.UTF-8", "fr_FR", "ru_RU.UTF-8") == "de");
+  CHECK(term_options::language_of("", "", "fr_FR", "ru_RU.UTF-8") == "fr");
+  CHECK(term_options::language_of("", nullptr, nullptr, "C.UTF-8") == "en");
+  CHECK(term_options::language_of("", nullptr, nullptr, nullptr) == "en");
+  CHECK(term_options::language_of("xx", nullptr, nullptr, "ru_RU.UTF-8") == "en");
+}
+
+TEST_CASE("the side panel is drawn in the viewer's language, the board's numbers kept",
+          "[clients][term][i18n]") {
+  const json st = state_with(standard_start);
+  const board_view english{{false, "alice"}};
+  const board_view russian{{false, "alice", {}, "ru"}};
+  std::string en;
+  for (const auto& line : english.render(st)) en += line + "\n";
+  std::string ru;
+  for (const auto& line : russian.render(st)) ru += line + "\n";
+  CHECK(en.find("cube 1 centred") != std::string::npos);
+  CHECK(ru.find("куб 1 в центре") != std::string::npos);
+  CHECK(ru.find("счёт: красные 0, чёрные 0") != std::string::npos);
+  CHECK(ru.find("cube") == std::string::npos);
+  // The board itself (its borders and numbers) is the same drawing
+  CHECK(ru.find(" +-------------------+---+-------------------+") != std::string::npos);
+  CHECK(ru.find(" 13 14 15 16 17 18") != std::string::npos);
+  // The protocol's words (the phase) are said in the language too, kept in English.
+  const board_view french{{false, "alice", {}, "fr"}};
+  std::string fr;
+  for (const auto& line : french.render(st)) fr += line + "\n";
+  REQUIRE(st["phase"] == "move");
+  CHECK(en.find("phase move") != std::string::npos);
+  CHECK(fr.find("phase jouer") != std::string::npos);
 }

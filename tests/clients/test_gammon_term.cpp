@@ -47,8 +47,9 @@ class term {
   /// `state_home` names one (a restart that must find the token).
   term(const std::string& url, const std::string& name, const std::string& table)
       : name_{name},
-        process_{{GAMMON_TERM_BINARY, "--url", url, "--name", name, "--table", table},
-                 {"XDG_STATE_HOME=" + fresh_state_home().string()}} {}
+        process_{
+            {GAMMON_TERM_BINARY, "--url", url, "--name", name, "--table", table, "--lang", "en"},
+            {"XDG_STATE_HOME=" + fresh_state_home().string()}} {}
   /// The same with `extra` arguments after the others (e.g. "--password-file", path).
   term(const std::string& url, const std::string& name, const std::string& table,
        const std::vector<std::string>& extra, const std::filesystem::path& state_home = {})
@@ -180,7 +181,8 @@ class term {
   static std::vector<std::string> with(const std::string& url, const std::string& name,
                                        const std::string& table,
                                        const std::vector<std::string>& extra) {
-    std::vector<std::string> argv{GAMMON_TERM_BINARY, "--url", url, "--name", name};
+    // English whatever the locale of the machine running the tests: they read its sentences.
+    std::vector<std::string> argv{GAMMON_TERM_BINARY, "--url", url, "--name", name, "--lang", "en"};
     if (!table.empty()) {
       argv.emplace_back("--table");
       argv.push_back(table);
@@ -408,7 +410,7 @@ TEST_CASE(
   }
   {
     // A guest may not take the registered name: exit 1 with the server's sentence
-    piped_process guest{{GAMMON_TERM_BINARY, "--url", url, "--name", "alice"}};
+    piped_process guest{{GAMMON_TERM_BINARY, "--url", url, "--name", "alice", "--lang", "en"}};
     std::string out;
     while (auto line = guest.read_line(deadline)) out += *line + "\n";
     CHECK(guest.wait(10s) == 1);

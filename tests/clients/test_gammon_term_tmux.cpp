@@ -47,7 +47,7 @@ std::string quoted(const std::string& text) {
 class tmux_session {
  public:
   explicit tmux_session(const std::string& command)
-      : tmux_{"tmux -L gammon-term-test-" + std::to_string(::getpid()) + " "} {
+      : tmux_{"tmux -u -L gammon-term-test-" + std::to_string(::getpid()) + " "} {
     start(command);
   }
   ~tmux_session() { std::system((tmux_ + "kill-server >/dev/null 2>&1").c_str()); }
@@ -57,8 +57,14 @@ class tmux_session {
   /// Starts `command` in a new 120x50 window (the session's old window, if any, ends).
   void start(const std::string& command) {
     std::system((tmux_ + "kill-session -t t >/dev/null 2>&1").c_str());
-    const int rc =
-        std::system((tmux_ + "new-session -d -s t -x 120 -y 50 " + quoted(command)).c_str());
+    // The old window's end may take the tmux server down while the new session is
+    // asked for ("server exited unexpectedly"): asked again, a new server starts.
+    int rc = -1;
+    for (int attempt = 0; attempt < 10 && rc != 0; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(100ms);
+      rc = std::system(
+          (tmux_ + "new-session -d -s t -x 120 -y 50 " + quoted(command) + " 2>/dev/null").c_str());
+    }
     REQUIRE(rc == 0);
     std::system((tmux_ + "set-option -w -t t remain-on-exit on >/dev/null").c_str());
   }
@@ -124,8 +130,8 @@ TEST_CASE(
   std::filesystem::remove_all(home);
   std::filesystem::create_directories(home);
   const std::string command = "env XDG_STATE_HOME=" + quoted(home.string()) + " " +
-                              quoted(GAMMON_TERM_BINARY) + " --no-color --name termtester --url " +
-                              quoted(url);
+                              quoted(GAMMON_TERM_BINARY) +
+                              " --no-color --lang en --name termtester --url " + quoted(url);
   const auto deadline = std::chrono::steady_clock::now() + 50s;
   INFO("gammond log:\n" << server.log());
   // Given bob seated at table t1 (a scripted gammon-term)
@@ -202,4 +208,68 @@ TEST_CASE(
   tmux.end_input();
   bob.close_stdin();
   std::filesystem::remove_all(home);
+}
+
+namespace {
+
+/// The screen of a gammon-term started in tmux with `environment` ("NAME=value ...")
+/// and `options`, at table `table` of a new gammond, once it shows `wanted` and the
+/// table's board.
+std::string term_screen_at_table(const std::string& environment, const std::string& options,
+                                 const std::string& table, const std::string& wanted) {
+  REQUIRE(std::system("command -v tmux >/dev/null") == 0);
+  gammond_process server{{"--dice-seed", "8"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto home =
+      std::filesystem::temp_directory_path() / ("gammon-term-lang-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(home);
+  std::filesystem::create_directories(home);
+  // LC_ALL and LC_MESSAGES emptied: the locale is LANG's (env leaves the rest as it is).
+  const std::string command = "env LC_ALL= LC_MESSAGES= XDG_STATE_HOME=" + quoted(home.string()) +
+                              " " + environment + " " + quoted(GAMMON_TERM_BINARY) +
+                              " --no-color --name lena --table " + quoted(table) + " --url " +
+                              quoted(url) + " " + options;
+  INFO("gammond log:\n" << server.log());
+  tmux_session tmux{command};
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  // The board's border: the table's state has come (not only "no state yet").
+  std::string s = tmux.wait_for(
+      [&](const std::string& x) {
+        return x.find(wanted) != std::string::npos && x.find(" +----") != std::string::npos;
+      },
+      deadline, "'" + wanted + "' and the board");
+  tmux.end_input();
+  std::filesystem::remove_all(home);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "in tmux under LANG=ru_RU.UTF-8 (no such locale needed), the side panel and the status "
+    "line are in Russian",
+    "[clients][term][tmux][i18n]") {
+  // Given a player whose locale is Russian, at table t1
+  // When the table's board comes on screen
+  const std::string s =
+      term_screen_at_table("LANG=ru_RU.UTF-8", "", "t1", "\n-- lena за столом t1");
+  // Then the panel's words are Russian: the score, the pip count, the cube, the sides
+  CHECK(s.find("счёт: красные 0, чёрные 0") != std::string::npos);
+  CHECK(s.find("пипсы") != std::string::npos);
+  CHECK(s.find("куб 1 в центре") != std::string::npos);
+  CHECK(s.find("стол t1") != std::string::npos);
+  // And no English word of the panel is left
+  CHECK(s.find("score red") == std::string::npos);
+  CHECK(s.find("cube 1") == std::string::npos);
+  CHECK(s.find("pips ") == std::string::npos);
+}
+
+TEST_CASE("in tmux, --lang fr wins over LANG=ru_RU.UTF-8", "[clients][term][tmux][i18n]") {
+  // Given a Russian locale and --lang fr
+  const std::string s = term_screen_at_table("LANG=ru_RU.UTF-8", "--lang fr", "t1", "videau 1");
+  // Then the panel is French, not Russian
+  CHECK(s.find("score rouge 0 noir 0") != std::string::npos);
+  CHECK(s.find("sortis") != std::string::npos);
+  CHECK(s.find("куб") == std::string::npos);
+  CHECK(s.find("счёт") == std::string::npos);
 }

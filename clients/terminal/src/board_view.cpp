@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "bg/i18n/catalogue.hpp"
+
 namespace bg::term {
 namespace {
 
@@ -56,12 +58,14 @@ std::int64_t bank_left(const json& c, const std::string& side, std::int64_t now_
 
 /// `text` right-aligned in `width` columns.
 std::string right(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+  const std::size_t n = columns(text);
+  return n >= width ? text : std::string(width - n, ' ') + text;
 }
 
 /// `text` left-aligned in `width` columns.
 std::string left(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+  const std::size_t n = columns(text);
+  return n >= width ? text : text + std::string(width - n, ' ');
 }
 
 /// The board as the drawing needs it: checkers per board point (positive = red).
@@ -90,12 +94,149 @@ board_counts counts_of(const json& state) {
   return b;
 }
 
+/// `text` in ANSI colour `code` when `colour`.
+std::string painted(bool colour, std::string_view code, const std::string& text) {
+  return colour ? std::string{code} + text + std::string{ansi_reset} : text;
+}
+
+/// The panel's line of a side: its letter, name, pips, checkers off and on the bar.
+std::string side_line(const json& state, const board_counts& b, const std::string& side,
+                      const std::string& you, bool colour, std::string_view lang) {
+  const json players = state.value("players", json::object());
+  const json pips = state.value("pips", json::object());
+  std::string name = text_field(players, side.c_str());
+  if (name.empty()) name = tr(lang, "term.panel.free_seat");
+  const bool red = side == "red";
+  // The sides' names in one column, at least 6 wide, a space after the longer.
+  const std::size_t label = std::max<std::size_t>(
+      6, 1 + std::max(columns(tr(lang, "term.panel.side", {{"side", "red"}})),
+                      columns(tr(lang, "term.panel.side", {{"side", "black"}}))));
+  std::string line = painted(colour, red ? ansi_red : ansi_black, red ? "R" : "B") + " " +
+                     left(tr(lang, "term.panel.side", {{"side", side}}), label) + left(name, 14) +
+                     tr(lang, "term.panel.counts",
+                        {{"pips", right(std::to_string(number_of(pips, side.c_str())), 3)},
+                         {"off", right(std::to_string(red ? b.off_red : b.off_black), 2)},
+                         {"bar", std::to_string(red ? b.bar_red : b.bar_black)}});
+  if (side == you) line += painted(colour, ansi_bold, "  " + tr(lang, "term.panel.you"));
+  return line;
+}
+
+/// The panel's score line: the score and what is played (a match, basis, free play).
+std::string score_line(const json& state, std::string_view lang) {
+  const json score = state.value("score", json::object());
+  const json options = state.value("options", json::object());
+  const long match_length = number_of(state, "match_length");
+  std::string kind = "free";
+  if (match_length > 0) {
+    kind = state.value("crawford", false) ? "crawford" : "match";
+  } else if (options.is_object() && options.value("match", json()) == "basis") {
+    kind = "basis";
+  }
+  return tr(lang, "term.panel.score",
+            {{"red", std::to_string(number_of(score, "red"))},
+             {"black", std::to_string(number_of(score, "black"))},
+             {"kind", kind},
+             {"length", match_length}});
+}
+
+/// The panel's cube line: its value, owner, an offer, and whether the side on turn may
+/// double.
+std::string cube_line(const json& state, std::string_view lang) {
+  const json cube = state.value("cube", json::object());
+  const std::string owner = text_field(cube, "owner");
+  const std::string offered = text_field(cube, "offered_by");
+  return tr(lang, "term.panel.cube",
+            {{"value", std::to_string(number_of(cube, "value", 1))},
+             {"owner", owner.empty() || owner == "center" ? "center" : owner},
+             {"offered", offered.empty() ? "none" : offered},
+             {"may_double", state.value("may_double", false) ? "yes" : "no"},
+             {"turn", text_field(state, "turn")}});
+}
+
+/// The panel's lines about the game: phase, turn, dice.
+void game_lines(const json& state, bool colour, const std::string& you, std::string_view lang,
+                std::vector<std::string>& panel) {
+  const std::string turn = text_field(state, "turn");
+  const std::string to_act = text_field(state, "to_act");
+  panel.push_back(tr(lang, "term.panel.game",
+                     {{"game", std::to_string(number_of(state, "game_number"))},
+                      {"variant", text_field(state, "variant") == "long" ? "long" : "standard"},
+                      {"phase", text_field(state, "phase")}}));
+  const std::string acting = tr(lang, "term.panel.turn",
+                                {{"turn", turn.empty() ? "-" : turn},
+                                 {"to_act", to_act.empty() ? "none" : to_act},
+                                 {"you", !to_act.empty() && to_act == you ? "yes" : "no"}});
+  panel.push_back(to_act.empty() ? acting : painted(colour, ansi_bold, acting));
+  std::string dice;
+  if (state.contains("dice") && state["dice"].is_array()) {
+    for (const auto& d : state["dice"]) {
+      if (!d.is_number_integer()) continue;
+      if (!dice.empty()) dice += "-";
+      dice += std::to_string(d.get<int>());
+    }
+  }
+  panel.push_back(tr(lang, "term.panel.dice", {{"dice", dice.empty() ? "-" : dice}}));
+}
+
+/// The panel beside the board: the sides, score, game, turn, dice, clock, cube, an
+/// offer to resign, the last result and the directions of play.
+std::vector<std::string> panel_lines(const json& state, const board_counts& b,
+                                     const std::string& you, bool colour, std::string_view lang,
+                                     std::int64_t now) {
+  const bool is_long = text_field(state, "variant") == "long";
+  std::vector<std::string> panel;
+  panel.push_back(side_line(state, b, "red", you, colour, lang));
+  panel.push_back(side_line(state, b, "black", you, colour, lang));
+  panel.push_back(score_line(state, lang));
+  game_lines(state, colour, you, lang, panel);
+  if (auto clock = board_view::clock_line(state, now, lang); !clock.empty()) {
+    // The running side under 10 s is drawn as a warning.
+    const json& c = state["clock"];
+    const std::string running = text_field(c, "running");
+    const bool low = !running.empty() && bank_left(c, running, now) < 10'000;
+    panel.push_back(low ? painted(colour, ansi_red, clock) : clock);
+  }
+  panel.push_back(cube_line(state, lang));
+  if (state.contains("resign") && state["resign"].is_object()) {
+    panel.push_back(tr(lang, "term.panel.resign",
+                       {{"side", text_field(state["resign"], "by")},
+                        {"kind", text_field(state["resign"], "kind")}}));
+  }
+  if (state.contains("last_result") && state["last_result"].is_object()) {
+    const json& r = state["last_result"];
+    panel.push_back(tr(lang, "term.panel.last_game",
+                       {{"winner", text_field(r, "winner")},
+                        {"points", number_of(r, "points")},
+                        {"kind", text_field(r, "kind")},
+                        {"reason", text_field(r, "reason")}}));
+  }
+  if (is_long) {
+    panel.push_back(tr(lang, "term.panel.long_both"));
+    panel.push_back(tr(lang, "term.panel.long_black"));
+    panel.push_back(tr(lang, "term.panel.long_red"));
+  } else {
+    panel.push_back(tr(lang, "term.panel.standard_black"));
+    panel.push_back(tr(lang, "term.panel.standard_red"));
+  }
+  return panel;
+}
+
 }  // namespace
 
 std::string text_field(const json& j, const char* key) {
   if (!j.is_object()) return {};
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+std::string tr(std::string_view lang, std::string_view key, const json& args) {
+  return i18n::render(lang, key, args);
+}
+
+std::size_t columns(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+  }));
 }
 
 std::string board_view::side_of(const json& state, const std::string& name) {
@@ -106,7 +247,7 @@ std::string board_view::side_of(const json& state, const std::string& name) {
   return {};
 }
 
-std::string board_view::clock_line(const json& state, std::int64_t now_ms) {
+std::string board_view::clock_line(const json& state, std::int64_t now_ms, std::string_view lang) {
   if (!state.is_object()) return {};
   const auto it = state.find("clock");
   if (it == state.end() || !it->is_object()) return {};
@@ -115,15 +256,13 @@ std::string board_view::clock_line(const json& state, std::int64_t now_ms) {
   const auto since = static_cast<std::int64_t>(number_of(c, "since", now_ms));
   const auto delay = static_cast<std::int64_t>(number_of(c, "delay_ms"));
   const auto elapsed = std::max<std::int64_t>(0, now_ms - since);
-  std::string line = "clock";
-  for (const char* side : {"red", "black"})
-    line += std::string(" ") + side + " " + clock_text(bank_left(c, side, now_ms));
-  if (!running.empty()) {
-    line += " - " + running + " running";
-    if (delay > elapsed)
-      line += " (delay " + std::to_string((delay - elapsed + 999) / 1000) + " s)";
-  }
-  return line;
+  const bool delayed = !running.empty() && delay > elapsed;
+  return tr(lang, "term.panel.clock",
+            {{"red", clock_text(bank_left(c, "red", now_ms))},
+             {"black", clock_text(bank_left(c, "black", now_ms))},
+             {"running", running.empty() ? "none" : running},
+             {"delayed", delayed ? "yes" : "no"},
+             {"delay", std::to_string((delay - elapsed + 999) / 1000)}});
 }
 
 int board_view::own_point(bool long_variant, const std::string& side, int board_point) {
@@ -207,7 +346,9 @@ std::vector<std::string> board_view::render(const json& state,
   const json options = state.value("options", json::object());
   const bool tutor = options.is_object() && options.value("tutor", json(false)) == true;
   const bool own_labels = !you.empty() && (!tutor || own_point(is_long, you, 1) != 1);
-  if (own_labels) board.push_back(label_row(top, true) + "   " + paint(ansi_dim, "(your numbers)"));
+  const std::string& lang = style_.lang;
+  const std::string own_mark = paint(ansi_dim, tr(lang, "term.board.your_numbers"));
+  if (own_labels) board.push_back(label_row(top, true) + "   " + own_mark);
   if (tutor) board.push_back(label_row(top, false));
   board.push_back(border);
   for (int r = 0; r < stack_rows; ++r) {
@@ -221,89 +362,14 @@ std::vector<std::string> board_view::render(const json& state,
   }
   board.push_back(border);
   if (tutor) board.push_back(label_row(bottom, false));
-  if (own_labels)
-    board.push_back(label_row(bottom, true) + "   " + paint(ansi_dim, "(your numbers)"));
+  if (own_labels) board.push_back(label_row(bottom, true) + "   " + own_mark);
 
   // The panel to the right of the board.
-  const json players = state.value("players", json::object());
-  const json pips = state.value("pips", json::object());
-  const json score = state.value("score", json::object());
-  const json cube = state.value("cube", json::object());
-  const std::string turn = text_field(state, "turn");
-  const std::string to_act = text_field(state, "to_act");
-  const auto who = [&](const std::string& side) {
-    std::string name = text_field(players, side.c_str());
-    if (name.empty()) name = "(free seat)";
-    std::string line = letter(side == "red" ? 1 : -1) + " " + left(side, 6) + left(name, 14) +
-                       "pips " + right(std::to_string(number_of(pips, side.c_str())), 3) +
-                       "  off " +
-                       right(std::to_string(side == "red" ? b.off_red : b.off_black), 2) +
-                       "  bar " + std::to_string(side == "red" ? b.bar_red : b.bar_black);
-    if (side == you) line += paint(ansi_bold, "  (you)");
-    return line;
-  };
-  std::vector<std::string> panel;
-  panel.push_back(who("red"));
-  panel.push_back(who("black"));
-  const long match_length = number_of(state, "match_length");
-  std::string kind = "free play (scored by pip count)";
-  if (match_length > 0) {
-    kind = "match to " + std::to_string(match_length);
-    if (state.value("crawford", false)) kind += ", Crawford game";
-  } else if (options.is_object() && options.value("match", json()) == "basis") {
-    kind = "basis session";
-  }
-  panel.push_back("score red " + std::to_string(number_of(score, "red")) + " black " +
-                  std::to_string(number_of(score, "black")) + " - " + kind);
-  panel.push_back("game " + std::to_string(number_of(state, "game_number")) + " - " +
-                  (is_long ? "long nardy" : "standard") + " - phase " + text_field(state, "phase"));
-  std::string acting = "turn " + (turn.empty() ? std::string{"-"} : turn);
-  if (!to_act.empty()) {
-    acting += " - to act " + to_act;
-    if (to_act == you) acting += " (you)";
-  }
-  panel.push_back(to_act.empty() ? acting : paint(ansi_bold, acting));
-  std::string dice = "dice -";
-  if (state.contains("dice") && state["dice"].is_array() && !state["dice"].empty()) {
-    dice = "dice ";
-    for (const auto& d : state["dice"]) {
-      if (!d.is_number_integer()) continue;
-      if (dice.size() > 5) dice += "-";
-      dice += std::to_string(d.get<int>());
-    }
-  }
-  panel.push_back(dice);
   const auto now = style_.now_ms ? style_.now_ms()
                                  : std::chrono::duration_cast<std::chrono::milliseconds>(
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count();
-  if (auto clock = clock_line(state, now); !clock.empty()) {
-    // The running side under 10 s is drawn as a warning.
-    const json& c = state["clock"];
-    const std::string running = text_field(c, "running");
-    const bool low = !running.empty() && bank_left(c, running, now) < 10'000;
-    panel.push_back(low ? paint(ansi_red, clock) : clock);
-  }
-  std::string cube_line = "cube " + std::to_string(number_of(cube, "value", 1));
-  const std::string owner = text_field(cube, "owner");
-  cube_line += owner.empty() || owner == "center" ? " centred" : " owned by " + owner;
-  const std::string offered = text_field(cube, "offered_by");
-  if (!offered.empty()) cube_line += ", offered by " + offered;
-  if (state.value("may_double", false)) cube_line += " - " + turn + " may double";
-  panel.push_back(cube_line);
-  if (state.contains("resign") && state["resign"].is_object()) {
-    panel.push_back(text_field(state["resign"], "by") + " offers to resign (" +
-                    text_field(state["resign"], "kind") + ")");
-  }
-  if (state.contains("last_result") && state["last_result"].is_object()) {
-    const json& r = state["last_result"];
-    panel.push_back("last game: " + text_field(r, "winner") + " won " +
-                    std::to_string(number_of(r, "points")) + " (" + text_field(r, "kind") + ", " +
-                    text_field(r, "reason") + ")");
-  }
-  panel.push_back(is_long ? "both move counter-clockwise:" : "black 24->1, home 1-6");
-  panel.push_back(is_long ? "black 1->24 (home 19-24)" : "red 1->24, home 19-24");
-  if (is_long) panel.push_back("red 13->24->1->12 (home 7-12)");
+  std::vector<std::string> panel = panel_lines(state, b, you, colour, lang, now);
   panel.insert(panel.end(), extra.begin(), extra.end());
 
   // Attach the panel beside the board, from the line after the top labels.
@@ -317,7 +383,7 @@ std::vector<std::string> board_view::render(const json& state,
     }
   }
   const std::string title = text_field(state, "table");
-  if (!title.empty()) board.insert(board.begin(), "table " + title);
+  if (!title.empty()) board.insert(board.begin(), tr(lang, "term.board.title", {{"table", title}}));
   return board;
 }
 

@@ -4,6 +4,8 @@
 
 #include "bg/term/connection.hpp"
 
+#include "bg/term/board_view.hpp"
+
 #include <algorithm>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -129,12 +131,16 @@ void connection::attempt() {
   s->resolver.async_resolve(
       settings_.host, settings_.port,
       [this, s](beast::error_code ec, const tcp::resolver::results_type& results) {
-        if (ec) return on_ended(s, "cannot resolve " + settings_.host + ": " + ec.message());
+        if (ec)
+          return on_ended(s, tr(settings_.lang, "term.link.cannot_resolve",
+                                {{"host", settings_.host}, {"why", ec.message()}}));
         auto& socket = beast::get_lowest_layer(s->ws);
         socket.expires_after(10s);
         socket.async_connect(results, [this, s](beast::error_code ec2,
                                                 const tcp::resolver::results_type::endpoint_type&) {
-          if (ec2) return on_ended(s, "cannot connect: " + ec2.message());
+          if (ec2)
+            return on_ended(
+                s, tr(settings_.lang, "term.link.cannot_connect", {{"why", ec2.message()}}));
           beast::get_lowest_layer(s->ws).expires_never();
           websocket::stream_base::timeout t{};
           t.handshake_timeout = 10s;
@@ -146,11 +152,13 @@ void connection::attempt() {
           }));
           s->ws.read_message_max(4U * 1024U * 1024U);
           s->ws.text(true);
-          s->ws.async_handshake(settings_.host + ":" + settings_.port, target_,
-                                [this, s](beast::error_code ec3) {
-                                  if (ec3) return on_ended(s, "handshake: " + ec3.message());
-                                  on_connected(s);
-                                });
+          s->ws.async_handshake(
+              settings_.host + ":" + settings_.port, target_, [this, s](beast::error_code ec3) {
+                if (ec3)
+                  return on_ended(s, tr(settings_.lang, "term.link.handshake_failed",
+                                        {{"why", ec3.message()}}));
+                on_connected(s);
+              });
         });
       });
 }
@@ -163,6 +171,7 @@ void connection::on_connected(const std::shared_ptr<stream_holder>& s) {
   }
   report(status::connected, "ws://" + settings_.host + ":" + settings_.port + target_);
   nlohmann::json hello{{"type", "hello"}, {"name", settings_.name}, {"id", "hello"}};
+  if (!settings_.lang.empty()) hello["lang"] = settings_.lang;
   if (!resume_.empty()) {
     hello["resume"] = resume_;
   } else if (!session_.empty()) {
@@ -189,7 +198,7 @@ void connection::read_next(const std::shared_ptr<stream_holder>& s) {
       std::uint16_t code = 0;
       if (ec == websocket::error::closed) {
         const std::string reason{s->ws.reason().reason.c_str()};
-        why = reason.empty() ? "closed by the server" : reason;
+        why = reason.empty() ? tr(settings_.lang, "term.link.closed_by_server") : reason;
         code = s->ws.reason().code;
       }
       return on_ended(s, why, code);
@@ -305,7 +314,7 @@ void connection::on_ended(const std::shared_ptr<stream_holder>& s, const std::st
   if (why == "replaced by a new connection") {
     stopping_ = true;
     done_ = true;
-    report(status::failed, why);
+    report(status::failed, tr(settings_.lang, "term.link.replaced"));
     close_now();
     return;
   }
@@ -354,7 +363,8 @@ void connection::write_next(const std::shared_ptr<stream_holder>& s) {
   s->writing = true;
   s->ws.async_write(net::buffer(s->writes.front()), [this, s](beast::error_code ec, std::size_t) {
     s->writing = false;
-    if (ec) return on_ended(s, "write: " + ec.message());
+    if (ec)
+      return on_ended(s, tr(settings_.lang, "term.link.write_failed", {{"why", ec.message()}}));
     s->writes.pop_front();
     write_next(s);
     check_finished();
@@ -390,8 +400,9 @@ void connection::close_now() {
   if (stream_ && !stream_->ended) {
     auto s = stream_;
     if (s->open) {
-      s->ws.async_close(websocket::close_code::normal,
-                        [this, s](beast::error_code) { on_ended(s, "closed"); });
+      s->ws.async_close(websocket::close_code::normal, [this, s](beast::error_code) {
+        on_ended(s, tr(settings_.lang, "term.link.ended"));
+      });
     } else {
       s->resolver.cancel();
       beast::get_lowest_layer(s->ws).cancel();  // the pending step ends in on_ended

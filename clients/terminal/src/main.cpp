@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "bg/term/board_view.hpp"
 #include "bg/term/connection.hpp"
 #include "bg/term/password_source.hpp"
 #include "bg/term/replay_text.hpp"
@@ -36,8 +37,8 @@ using bg::term::connection;
 /// `/go TABLE` and `/lobby` change the table followed, `/go` alone enters the table of
 /// the newest invitation (`invited()`, "" = none); `/replay MATCH [STEP]` calls
 /// `replay(match, step)` (the client's own command: it reads the server's replay over
-/// HTTP); `say` prints a misuse.
-void send_lines(std::string& buffer, connection& link,
+/// HTTP); `say` prints a misuse, in language `lang`.
+void send_lines(std::string& buffer, connection& link, const std::string& lang,
                 const std::function<void(const std::string&)>& say,
                 const std::function<std::string()>& invited,
                 const std::function<void(const std::string&, const std::string&)>& replay) {
@@ -60,17 +61,14 @@ void send_lines(std::string& buffer, connection& link,
                w.find_first_not_of("0123456789") == std::string::npos;
       };
       if (!digits(table, 18) || (!extra.empty() && !digits(extra, 9))) {
-        say("ERROR usage: /replay MATCH lists every step of finished match MATCH (its number, "
-            "as /history and the end of a match give it) and draws the last; /replay MATCH "
-            "STEP draws the board after step STEP\n");
+        say("ERROR usage: " + bg::term::tr(lang, "term.usage.replay") + "\n");
       } else {
         replay(table, extra);
       }
     } else if (command == "/go") {
       if (table.empty()) table = invited();
       if (table.empty() || !extra.empty()) {
-        say("ERROR usage: /go TABLE enters one table (see /tables), /go alone the table you "
-            "were invited to; /lobby returns\n");
+        say("ERROR usage: " + bg::term::tr(lang, "term.usage.go") + "\n");
       } else {
         link.go(table);
       }
@@ -92,7 +90,9 @@ int main(int argc, char** argv) {
   if (o.forget) {
     for (const auto& file : {token_file, session_file}) {
       if (file && !bg::term::forget_token(*file)) {
-        std::cerr << "gammon-term: cannot remove " << file->string() << "\n";
+        std::cerr << "gammon-term: "
+                  << bg::term::tr(o.lang, "term.error.cannot_remove", {{"file", file->string()}})
+                  << "\n";
         return 1;
       }
     }
@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   std::string password;
   if ((o.login && kept_session.empty()) || o.register_account) {
     auto got = o.password_file.empty()
-                   ? bg::term::password_from_terminal(o.name, o.register_account, std::cerr)
-                   : bg::term::password_from_file(o.password_file, std::cerr);
+                   ? bg::term::password_from_terminal(o.name, o.register_account, std::cerr, o.lang)
+                   : bg::term::password_from_file(o.password_file, std::cerr, o.lang);
     if (!got) return 2;
     password = std::move(*got);
   }
@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
   std::mutex out_mutex;
   std::atomic<bool> over{false};
   std::atomic<int> exit_code{0};
-  bg::term::script_writer writer{{o.board, o.name}};
-  bg::term::screen view{{o.colour, ::isatty(STDOUT_FILENO) == 1, o.name, o.table, 12}};
+  bg::term::script_writer writer{{o.board, o.name, o.lang}};
+  bg::term::screen view{{o.colour, ::isatty(STDOUT_FILENO) == 1, o.name, o.table, 12, o.lang}};
   const auto print = [&](const std::string& text) {
     if (text.empty()) return;
     const std::lock_guard lock{out_mutex};
@@ -168,7 +168,9 @@ int main(int argc, char** argv) {
     if (token.empty()) {
       bg::term::forget_token(*token_file);
     } else if (!bg::term::save_token(*token_file, token)) {
-      print("gammon-term: cannot keep the resume token in " + token_file->string() + "\n");
+      print("gammon-term: " +
+            bg::term::tr(o.lang, "term.error.cannot_keep_token", {{"file", token_file->string()}}) +
+            "\n");
     }
   };
   handlers.on_session = [&](const std::string& credential) {
@@ -176,7 +178,10 @@ int main(int argc, char** argv) {
     if (credential.empty()) {
       bg::term::forget_token(*session_file);
     } else if (!bg::term::save_token(*session_file, credential)) {
-      print("gammon-term: cannot keep the sign-in in " + session_file->string() + "\n");
+      print("gammon-term: " +
+            bg::term::tr(o.lang, "term.error.cannot_keep_session",
+                         {{"file", session_file->string()}}) +
+            "\n");
     }
   };
   handlers.on_view = [&](const std::string& table) {
@@ -210,23 +215,24 @@ int main(int argc, char** argv) {
   };
 
   boost::asio::io_context io;
-  connection link{io,
-                  {o.host, o.port, o.target, o.name, o.table, o.max_backoff, password,
-                   o.register_account, kept_token, kept_session, o.login || o.register_account},
-                  handlers};
+  connection link{
+      io,
+      {o.host, o.port, o.target, o.name, o.table, o.max_backoff, password, o.register_account,
+       kept_token, kept_session, o.login || o.register_account, o.lang},
+      handlers};
   link.start();
   std::thread io_thread{[&] {
     try {
       io.run();
     } catch (const std::exception& e) {
-      print(std::string{"FAILED internal error: "} + e.what() + "\n");
+      print("FAILED " + bg::term::tr(o.lang, "term.error.internal", {{"what", e.what()}}) + "\n");
       exit_code = 1;
     }
     over = true;
   }};
 
   // /replay MATCH [STEP]: the match's steps read over HTTP and printed (replay_text.hpp).
-  const bg::term::board_view replay_board{{o.colour && !o.script, o.name, {}}};
+  const bg::term::board_view replay_board{{o.colour && !o.script, o.name, {}, o.lang}};
   const auto replay = [&](const std::string& match, const std::string& step) {
     std::string target = "/api/matches/" + match + "/replay";
     {
@@ -234,14 +240,15 @@ int main(int argc, char** argv) {
       if (!current_token.empty()) target += "?token=" + current_token;
     }
     std::string error;
-    const auto body = bg::term::http_get(o.host, o.port, target, error);
+    const auto body = bg::term::http_get(o.host, o.port, target, error, o.lang);
     if (!body) {
       print("ERROR unknown_match: " + error + "\n");
       return;
     }
     const auto parsed = nlohmann::json::parse(*body, nullptr, false);
     if (!parsed.is_object()) {
-      print("ERROR bad_replay: the server's replay of match " + match + " is not JSON\n");
+      print("ERROR bad_replay: " +
+            bg::term::tr(o.lang, "term.error.bad_replay", {{"match", match}}) + "\n");
       return;
     }
     std::optional<std::size_t> at;
@@ -268,11 +275,11 @@ int main(int argc, char** argv) {
       break;
     }
     buffer.append(chunk, static_cast<std::size_t>(n));
-    send_lines(buffer, link, print, invited, replay);
+    send_lines(buffer, link, o.lang, print, invited, replay);
   }
   if (input_ended) {
     buffer += "\n";
-    send_lines(buffer, link, print, invited, replay);
+    send_lines(buffer, link, o.lang, print, invited, replay);
     for (auto waited = std::chrono::milliseconds{0}; waited < o.linger && !over;
          waited += std::chrono::milliseconds{20}) {
       std::this_thread::sleep_for(std::chrono::milliseconds{20});

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "bg/term/board_view.hpp"
+
 namespace bg::term {
 
 namespace {
@@ -31,41 +33,42 @@ std::optional<std::string> read_hidden_line() {
 
 }  // namespace
 
-std::optional<std::string> password_from_file(const std::string& path, std::ostream& err) {
+std::optional<std::string> password_from_file(const std::string& path, std::ostream& err,
+                                              std::string_view lang) {
   std::ifstream in{path};
   std::string line;
   if (!in || !std::getline(in, line)) {
-    err << "gammon-term: cannot read a password from " << path << "\n";
+    err << "gammon-term: " << tr(lang, "term.password.unreadable", {{"file", path}}) << "\n";
     return std::nullopt;
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.empty()) {
-    err << "gammon-term: the first line of " << path << " is empty: it should be the password\n";
+    err << "gammon-term: " << tr(lang, "term.password.empty_file", {{"file", path}}) << "\n";
     return std::nullopt;
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0)
-    err << "gammon-term: warning: other users can read " << path << " (chmod 600 it)\n";
+    err << "gammon-term: " << tr(lang, "term.password.readable", {{"file", path}}) << "\n";
   return line;
 }
 
 std::optional<std::string> password_from_terminal(const std::string& name, bool confirm,
-                                                  std::ostream& err) {
+                                                  std::ostream& err, std::string_view lang) {
   if (::isatty(STDIN_FILENO) != 1) {
-    err << "gammon-term: no terminal to ask the password on: use --password-file FILE\n";
+    err << "gammon-term: " << tr(lang, "term.password.no_terminal") << "\n";
     return std::nullopt;
   }
-  err << "password for " << name << ": " << std::flush;
+  err << tr(lang, "term.password.prompt", {{"name", name}}) << " " << std::flush;
   auto first = read_hidden_line();
   if (!first || first->empty()) {
-    err << "gammon-term: no password given\n";
+    err << "gammon-term: " << tr(lang, "term.password.none") << "\n";
     return std::nullopt;
   }
   if (!confirm) return first;
-  err << "the same password again: " << std::flush;
+  err << tr(lang, "term.password.again") << " " << std::flush;
   const auto second = read_hidden_line();
   if (!second || *second != *first) {
-    err << "gammon-term: the two passwords differ\n";
+    err << "gammon-term: " << tr(lang, "term.password.differ") << "\n";
     return std::nullopt;
   }
   return first;

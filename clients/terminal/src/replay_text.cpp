@@ -60,7 +60,8 @@ json state_of(const json& replay, const json& game, const json& step) {
 }  // namespace
 
 std::optional<std::string> http_get(const std::string& host, const std::string& port,
-                                    const std::string& target, std::string& error) {
+                                    const std::string& target, std::string& error,
+                                    std::string_view lang) {
   try {
     net::io_context io;
     net::ip::tcp::resolver resolver{io};
@@ -71,6 +72,7 @@ std::optional<std::string> http_get(const std::string& host, const std::string& 
     req.set(http::field::host, host + ":" + port);
     req.set(http::field::user_agent, "gammon-term/" GAMMOND_VERSION);
     req.set(http::field::accept, "application/json");
+    req.set(http::field::accept_language, std::string{lang});
     http::write(stream, req);
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
@@ -81,32 +83,42 @@ std::optional<std::string> http_get(const std::string& host, const std::string& 
     stream.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
     if (res.result() == http::status::ok) return std::move(res.body());
     const auto body = json::parse(res.body(), nullptr, false);
-    error = body.is_object() && body.contains("message") && body["message"].is_string()
-                ? body["message"].get<std::string>()
-                : "the server answered " + std::to_string(res.result_int());
+    error =
+        body.is_object() && body.contains("message") && body["message"].is_string()
+            ? body["message"].get<std::string>()
+            : tr(lang, "term.replay.http_status", {{"status", std::to_string(res.result_int())}});
   } catch (const std::exception& e) {
-    error = std::string{"the server could not be asked: "} + e.what();
+    error = tr(lang, "term.replay.http_failed", {{"why", e.what()}});
   }
   return std::nullopt;
 }
 
-std::string replay_step_text(const json& step, const json& players) {
+std::string replay_step_text(const json& step, const json& players, std::string_view lang) {
   const std::string side = text_or_number(step, "who");
   std::string who = text_or_number(players, side.c_str());
   if (who.empty()) who = side;
   const std::string what = text_or_number(step, "what");
   const std::string dice = dice_text(step);
-  if (what == "start") return dice.empty() ? "the starting position" : who + " starts with " + dice;
+  const json args{{"who", who}, {"dice", dice}};
+  if (what == "start") {
+    return dice.empty() ? tr(lang, "term.replay.starting_position")
+                        : tr(lang, "term.replay.starts", args);
+  }
   if (what == "play") return who + " " + dice + ": " + text_or_number(step, "play");
-  if (what == "pass") return who + " " + dice + ": no legal play";
-  if (what == "double")
-    return who + " doubles to " + text_or_number(step.value("cube", json::object()), "value");
-  if (what == "take") return who + " takes";
-  if (what == "drop") return who + " drops";
-  if (what == "resign_offer") return who + " offers to resign a " + text_or_number(step, "resign");
-  if (what == "resign_accept") return who + " accepts the resignation";
-  if (what == "resign_reject") return who + " rejects the resignation";
-  if (what == "forfeit") return who + " forfeits the game";
+  if (what == "pass") return tr(lang, "term.replay.pass", args);
+  if (what == "double") {
+    return tr(
+        lang, "term.replay.double",
+        {{"who", who}, {"value", text_or_number(step.value("cube", json::object()), "value")}});
+  }
+  if (what == "take") return tr(lang, "term.replay.take", args);
+  if (what == "drop") return tr(lang, "term.replay.drop", args);
+  if (what == "resign_offer")
+    return tr(lang, "term.replay.resign_offer",
+              {{"who", who}, {"kind", text_or_number(step, "resign")}});
+  if (what == "resign_accept") return tr(lang, "term.replay.resign_accept", args);
+  if (what == "resign_reject") return tr(lang, "term.replay.resign_reject", args);
+  if (what == "forfeit") return tr(lang, "term.replay.forfeit", args);
   return who + " " + what;
 }
 
@@ -129,13 +141,16 @@ std::string replay_lines(std::int64_t id, const json& replay, std::optional<std:
       " length=" + text_or_number(match, "length") + " score=" + text_or_number(score, "red") +
       "-" + text_or_number(score, "black") + "\n";
   if (step && (*step == 0 || *step > all.size())) {
-    return out + "ERROR bad_step: match " + std::to_string(id) + " has steps 1 to " +
-           std::to_string(all.size()) + "\n";
+    return out + "ERROR bad_step: " +
+           tr(board.lang(), "term.replay.bad_step",
+              {{"match", std::to_string(id)}, {"count", all.size()}}) +
+           "\n";
   }
   const auto line = [&](const char* keyword, std::size_t k) {
     const auto& [g, s] = all[k - 1];
     return std::string{keyword} + " " + std::to_string(k) +
-           " game=" + text_or_number(*g, "number") + " " + replay_step_text(*s, players) + "\n";
+           " game=" + text_or_number(*g, "number") + " " +
+           replay_step_text(*s, players, board.lang()) + "\n";
   };
   if (!step) {
     for (std::size_t k = 1; k <= all.size(); ++k) out += line("STEP", k);
@@ -146,7 +161,8 @@ std::string replay_lines(std::int64_t id, const json& replay, std::optional<std:
     const auto& [g, s] = all[shown - 1];
     for (const auto& l : board.render(state_of(replay, *g, *s))) out += "  " + l + "\n";
   }
-  if (replay.value("truncated", false)) out += "INFO - replay: the rest is too long to replay\n";
+  if (replay.value("truncated", false))
+    out += "INFO - replay: " + tr(board.lang(), "term.replay.truncated") + "\n";
   return out + "END REPLAY " + std::to_string(id) + "\n";
 }
 

@@ -53,7 +53,7 @@ std::string per_line(const std::string& prefix, const std::string& text) {
 }  // namespace
 
 script_writer::script_writer(style s)
-    : style_{std::move(s)}, board_{board_view::style{false, style_.viewer}} {}
+    : style_{std::move(s)}, board_{board_view::style{false, style_.viewer, {}, style_.lang}} {}
 
 std::string script_writer::status(connection::status st, const std::string& detail) const {
   switch (st) {

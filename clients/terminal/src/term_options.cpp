@@ -8,85 +8,25 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "bg/i18n/catalogue.hpp"
+#include "bg/term/board_view.hpp"
+
 namespace bg::term {
 namespace {
 
 namespace po = boost::program_options;
 
-/// The part of --help after the option list: how to use it and what scripts read.
-constexpr const char* usage_notes = R"(
-Every line typed is sent to the table as a chat line or a command, exactly as typed
-(see /help): /join, /start, /roll, /move 24/18 13/11, /double, /take, /drop, ...
-Accounts: /whois NAME, /ratings [standard|long], /history [NAME], /password OLD NEW.
-Without a password you play as a guest. --register creates the account --name and
---login logs in to it; the password is the first line of --password-file FILE, or is
-asked on the terminal without echo (never given on the command line).
-End of input (Ctrl-D) waits for the replies to the lines sent, then quits.
-The connection is resumed with the server's token when it drops (the seat is kept).
-The token is kept in $XDG_STATE_HOME/gammon-term/HOST_PORT/NAME.token (mode 0600;
-~/.local/state by default), so a restarted gammon-term resumes the seat; --forget
-removes it (and a kept sign-in) and exits 0. --login and --register also keep a
-remembered sign-in of the account in NAME.session beside it (mode 0600): the next
-gammon-term --name NAME logs in with it, without the password, until /signout, a
-/password change or its expiry. /go TABLE follows another table, /go alone the table of the
-newest invitation, /lobby returns; when the server seats you at a new table
-(/play bot), gammon-term follows it. The lobby view draws the tables (refreshed every
-5 s), who is online, your rating, how many players wait for a game per variant (/seek)
-and your own /seek while it waits (time waited, rating window); the prompt says where
-you are. /replay MATCH lists
-every step of a finished match and draws its last position, /replay MATCH STEP the
-board after that step (read from the server's GET /api/matches/MATCH/replay).
-
-Script mode (stdin is not a terminal, or --script): one plain-text line per message,
-never coloured, in this format:
-  CONNECTED <url>                  the WebSocket is open (hello sent)
-  DISCONNECTED <reason>            the connection ended; a reconnect follows
-  RECONNECT <ms>                   the wait before the next attempt
-  WELCOME <name> resumed=<yes|no> tables=<t1,t2|->
-  ACCOUNT registered=<yes|no> admin=<yes|no> rating_standard=R rating_long=R
-          experience_standard=N experience_long=N     (after WELCOME; R as 1500.00)
-  STATE <table> seq=N game=N variant=standard|long phase=P turn=S to_act=S you=S
-        dice=6-3 cube=N owner=center|red|black offered_by=S may_double=yes|no
-        resign=S:kind red=NAME black=NAME score_red=N score_black=N match_length=N
-        crawford=yes|no pips_red=N pips_black=N last_match=ID
-                                   (one line; "-" when none; last_match: the table's
-                                   last finished match, for /replay)
-    <the text board, every line indented by two spaces; --no-board leaves it out>
-  CLOCK red=MS black=MS delay_ms=MS running=S since=MS
-        (only with a clock: the banks at `since`, server time in ms; PROTOCOL.md)
-  RESULT winner=S kind=K reason=R points=N          (only after a finished game)
-  LEGAL <play>|<play>|...          every legal play of the side on turn (may be empty)
-  END <table>                      the end of the STATE block
-  EVENT <table> <event>: <text>    e.g. EVENT t1 rolled: black rolls 6-3
-  CHAT <table|-> <from>: <text>
-  INFO <table|-> <topic>: <text>   one line per line of text
-  TABLES total=N page=N pages=N   the answer to /tables, then one TABLE row a table:
-  TABLE <name> phase=P red=NAME black=NAME score_red=N score_black=N spectators=N
-        variant=standard|long match=N|basis|off
-  TABLE <table|->                  (the name alone) the table followed changed:
-                                   /go, /lobby, the server seated you, or a
-                                   tournament paired you ("-": lobby)
-  TOURNAMENT <name> kind=K status=S round=N registered=N
-                                   a tournament's news (/tournament NAME, and every
-                                   change while you play in it), then its standings:
-  STANDING <rank> <name> wins=N points=N buchholz=N
-  PAIRING <tournament> round=N table=T opponent=NAME side=S: <text>
-                                   a tournament paired you: gammon-term enters table
-                                   T at once (a TABLE line follows)
-  REPLAY <id> <red>-<black> steps=N games=N variant=V length=N score=R-B
-                                   the answer to /replay MATCH [STEP], then:
-  STEP <k> game=N <what it did>    every step (without STEP), e.g. STEP 2 game=1 alice 31: 8/5 6/5
-  AT <k> game=N <what it did>      the step drawn (STEP's, or the last), then its board
-                                   (lines indented by two spaces) and END REPLAY <id>
-  SEEKING standard=N long=N        players waiting for a game (/seek) per variant,
-                                   pushed by the server when it changes
-  ERROR <code>: <message>          e.g. ERROR illegal_play: point 5 is blocked
-  CLOSED                           the client is done
-S is a side (red, black) or "-". Any other message: MESSAGE <json>.
-
-Exit status: 0 after the end of input, 1 when the server refuses the name or the
-connection is taken over, 2 on a bad command line.
-)";
+/// The language --lang names in `argv` ("" : none), read before the options are
+/// parsed, since their descriptions are in it.
+std::string lang_flag(int argc, const char* const* argv) {
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--lang" && i + 1 < argc) out = argv[i + 1];
+    if (arg.rfind("--lang=", 0) == 0) out = arg.substr(7);
+  }
+  return out;
+}
 
 bool is_terminal(int fd) {
   return ::isatty(fd) == 1;
@@ -127,39 +67,53 @@ bool term_options::set_url(const std::string& text) {
   return true;
 }
 
+std::string term_options::language_of(const std::string& flag, const char* lc_all,
+                                      const char* lc_messages, const char* lang_env) {
+  const auto& cat = i18n::catalogue::global();
+  if (!flag.empty()) {
+    const std::string tag = cat.supported(flag);
+    return tag.empty() ? std::string{i18n::source_language} : tag;
+  }
+  // POSIX: the first variable that is set decides, even when it names no language here.
+  for (const char* v : {lc_all, lc_messages, lang_env}) {
+    if (v == nullptr || *v == '\0') continue;
+    const std::string tag = cat.supported(v);
+    return tag.empty() ? std::string{i18n::source_language} : tag;
+  }
+  return std::string{i18n::source_language};
+}
+
 term_options term_options::parse(int argc, const char* const* argv, std::ostream& out,
                                  std::ostream& err) {
   term_options o;
-  po::options_description desc{
-      "Usage: gammon-term --name NAME [--table TABLE] [--url ws://HOST:PORT/ws]\n\n"
-      "The terminal client of gammond: draws a table's board, its event log and chat,\n"
-      "and sends every line typed to the table.\n\nOptions"};
+  o.lang = language_of(lang_flag(argc, argv), std::getenv("LC_ALL"), std::getenv("LC_MESSAGES"),
+                       std::getenv("LANG"));
+  const std::string& lang = o.lang;
+  po::options_description desc{tr(lang, "term.help.usage")};
   std::string url;
   long reply_ms = 0;
   long linger_ms = 0;
   long backoff_ms = 0;
   // clang-format off
   desc.add_options()
-    ("help,h", "show this help and exit")
-    ("version", "show the version and exit")
-    ("url", po::value(&url)->default_value(o.url), "the server's WebSocket URL")
-    ("name,n", po::value(&o.name), "your player name (required)")
-    ("table,t", po::value(&o.table), "the table to play or watch (none: the lobby)")
-    ("login", "log in to the registered account --name (asks for its password)")
-    ("register", "create the account --name and log in (asks for a password)")
-    ("password-file", po::value(&o.password_file),
-       "read the account's password from the first line of this file")
-    ("forget",
-     "remove the kept resume token and sign-in of --name on this server and exit 0")
-    ("script", "plain-text lines for scripts even when stdin is a terminal")
-    ("no-board", "script mode: leave the text board out of STATE blocks")
-    ("no-color", "no colours (also when NO_COLOR is set or stdout is not a terminal)")
+    ("help,h", tr(lang, "term.help.help").c_str())
+    ("version", tr(lang, "term.help.version").c_str())
+    ("url", po::value(&url)->default_value(o.url), tr(lang, "term.help.url").c_str())
+    ("name,n", po::value(&o.name), tr(lang, "term.help.name").c_str())
+    ("table,t", po::value(&o.table), tr(lang, "term.help.table").c_str())
+    ("lang", po::value<std::string>(), tr(lang, "term.help.lang").c_str())
+    ("login", tr(lang, "term.help.login").c_str())
+    ("register", tr(lang, "term.help.register").c_str())
+    ("password-file", po::value(&o.password_file), tr(lang, "term.help.password_file").c_str())
+    ("forget", tr(lang, "term.help.forget").c_str())
+    ("script", tr(lang, "term.help.script").c_str())
+    ("no-board", tr(lang, "term.help.no_board").c_str())
+    ("no-color", tr(lang, "term.help.no_color").c_str())
     ("reply-timeout", po::value(&reply_ms)->default_value(10'000),
-       "at the end of input, wait at most this many ms for the replies")
-    ("linger", po::value(&linger_ms)->default_value(0),
-       "at the end of input, keep printing this many ms before quitting")
+       tr(lang, "term.help.reply_timeout").c_str())
+    ("linger", po::value(&linger_ms)->default_value(0), tr(lang, "term.help.linger").c_str())
     ("max-backoff", po::value(&backoff_ms)->default_value(8'000),
-       "the longest wait between reconnection attempts, in ms");
+       tr(lang, "term.help.max_backoff").c_str());
   // clang-format on
   po::variables_map vm;
   try {
@@ -169,12 +123,12 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
     po::store(po::command_line_parser(argc, argv).options(desc).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    err << "gammon-term: " << e.what() << "\nTry 'gammon-term --help'.\n";
+    err << "gammon-term: " << e.what() << "\n" << tr(lang, "term.error.try_help") << "\n";
     o.exit_now = 2;
     return o;
   }
   if (vm.count("help") != 0U) {
-    out << desc << usage_notes;
+    out << desc << "\n" << tr(lang, "term.help.notes") << "\n";
     o.exit_now = 0;
     return o;
   }
@@ -184,24 +138,23 @@ term_options term_options::parse(int argc, const char* const* argv, std::ostream
     return o;
   }
   const auto fail = [&](const std::string& why) {
-    err << "gammon-term: " << why << "\nTry 'gammon-term --help'.\n";
+    err << "gammon-term: " << why << "\n" << tr(lang, "term.error.try_help") << "\n";
     o.exit_now = 2;
     return o;
   };
-  if (o.name.empty()) return fail("--name is required");
-  if (!o.set_url(url)) return fail("--url must look like ws://host:port/ws");
-  if (reply_ms < 0 || linger_ms < 0 || backoff_ms < 100) {
-    return fail("--reply-timeout and --linger must be >= 0, --max-backoff >= 100");
-  }
+  if (o.name.empty()) return fail(tr(lang, "term.error.name_required"));
+  if (!o.set_url(url)) return fail(tr(lang, "term.error.bad_url"));
+  if (reply_ms < 0 || linger_ms < 0 || backoff_ms < 100)
+    return fail(tr(lang, "term.error.bad_times"));
   o.reply_timeout = std::chrono::milliseconds{reply_ms};
   o.linger = std::chrono::milliseconds{linger_ms};
   o.max_backoff = std::chrono::milliseconds{backoff_ms};
   o.register_account = vm.count("register") != 0U;
   o.login = !o.register_account && (vm.count("login") != 0U || !o.password_file.empty());
   if (vm.count("register") != 0U && vm.count("login") != 0U)
-    return fail("--register and --login exclude each other");
+    return fail(tr(lang, "term.error.register_and_login"));
   if ((o.login || o.register_account) && o.password_file.empty() && !is_terminal(STDIN_FILENO)) {
-    return fail("--login and --register need --password-file FILE when stdin is not a terminal");
+    return fail(tr(lang, "term.error.password_file_needed"));
   }
   o.forget = vm.count("forget") != 0U;
   o.script = vm.count("script") != 0U || !is_terminal(STDIN_FILENO);

@@ -26,10 +26,12 @@
 ///   for (const auto& line : view.render(state)) std::cout << line << '\n';
 /// @endcode
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bg::term {
@@ -44,6 +46,8 @@ class board_view {
     /// The time the clocks are drawn at, in ms since the Unix epoch (state.clock's time
     /// line); empty: the system clock. Tests fix it.
     std::function<std::int64_t()> now_ms{};
+    /// The language of the words drawn (a catalogue tag, i18n/lang/<tag>/term.json).
+    std::string lang = "en";
   };
 
   /// A view drawing with `s`.
@@ -57,13 +61,17 @@ class board_view {
   [[nodiscard]] std::vector<std::string> render(const nlohmann::json& state,
                                                 const std::vector<std::string>& extra) const;
 
+  /// The language of the words drawn.
+  [[nodiscard]] const std::string& lang() const { return style_.lang; }
+
   /// The side ("red" or "black") where `name` sits in `state`, or "" when not seated.
   [[nodiscard]] static std::string side_of(const nlohmann::json& state, const std::string& name);
 
   /// The panel line of state.clock at `now_ms`: "clock red 4:32  black 5:00 - red to
   /// act (delay 8 s)"; "" when the state has no clock. The running side's bank is
   /// what is left after its delay (PROTOCOL.md); m:ss, tenths under 10 s.
-  [[nodiscard]] static std::string clock_line(const nlohmann::json& state, std::int64_t now_ms);
+  [[nodiscard]] static std::string clock_line(const nlohmann::json& state, std::int64_t now_ms,
+                                              std::string_view lang = "en");
 
   /// The number a side uses in its own plays for `board_point` (1..24), as PROTOCOL.md
   /// and RULES.md define the numberings: standard black = board, standard red =
@@ -77,5 +85,12 @@ class board_view {
 /// The string at `key` of the object `j`: "" when `j` is no object or the field is
 /// missing or not a string.
 std::string text_field(const nlohmann::json& j, const char* key);
+
+/// Message `key` of gammon-term's catalogue (i18n/lang/<lang>/term.json) with `args`.
+std::string tr(std::string_view lang, std::string_view key,
+               const nlohmann::json& args = nlohmann::json::object());
+
+/// How many terminal columns `text` takes (UTF-8: one per character).
+std::size_t columns(const std::string& text);
 
 }  // namespace bg::term

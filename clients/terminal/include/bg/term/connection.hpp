@@ -59,6 +59,8 @@ class connection {
     std::string session;
     /// A password login or registration asks for a remembered sign-in (`remember`).
     bool remember = false;
+    /// The player's language, sent as `lang` in every hello ("" : none sent).
+    std::string lang;
   };
 
   /// What the link reports about itself (besides the server's messages).

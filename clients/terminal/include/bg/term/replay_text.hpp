@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "bg/term/board_view.hpp"
 
@@ -25,19 +26,24 @@ namespace bg::term {
 /// The body of an HTTP GET of `target` (e.g. "/api/matches/12/replay?token=...") from
 /// host:port, when it answers 200; else nullopt with `error` set to a sentence (the
 /// server's `message` when its answer is JSON, e.g. "there is no match 99"). A second
-/// connection of its own (the WebSocket's is not used); waits at most 10 s.
+/// connection of its own (the WebSocket's is not used); waits at most 10 s. Asks for
+/// language `lang` (Accept-Language), in which `error` is written.
 std::optional<std::string> http_get(const std::string& host, const std::string& port,
-                                    const std::string& target, std::string& error);
+                                    const std::string& target, std::string& error,
+                                    std::string_view lang = "en");
 
 /// What a replay step did, in words: "alice 31: 8/5 6/5", "bob doubles to 2", "alice
-/// starts with 42"; `players` is the replay's match.players {red, black}.
+/// starts with 42"; `players` is the replay's match.players {red, black}; in language
+/// `lang`.
 [[nodiscard]] std::string replay_step_text(const nlohmann::json& step,
-                                           const nlohmann::json& players);
+                                           const nlohmann::json& players,
+                                           std::string_view lang = "en");
 
 /// The lines (each ending in '\n') of replay `replay` (the route's JSON) for match `id`,
 /// as the file comment shows: every step and the last drawn, or only step `step`
 /// (1-based) drawn; a step past the end is an "ERROR bad_step: ..." line. `board` draws
-/// the positions (seen by its viewer when they played).
+/// the positions (seen by its viewer when they played), in its language, which the
+/// steps' words are also in.
 [[nodiscard]] std::string replay_lines(std::int64_t id, const nlohmann::json& replay,
                                        std::optional<std::size_t> step, const board_view& board);
 

@@ -40,6 +40,7 @@ class screen {
     std::string viewer;          ///< this client's player name
     std::string table;           ///< the table drawn ("" = the lobby: log only)
     std::size_t log_lines = 12;  ///< how many log lines are shown under the board
+    std::string lang = "en";     ///< the language of the words drawn (term.json)
   };
 
   /// A screen drawing with `s`.
@@ -66,18 +67,26 @@ class screen {
   void log(std::string line);
   [[nodiscard]] std::string redraw() const;
   [[nodiscard]] std::string hints() const;
+  /// The hint of the viewer's move: "your move: /move <play>, one of:" and the plays.
+  [[nodiscard]] std::string move_hint() const;
+  /// The lobby view's line of the viewer's waiting /seek.
+  [[nodiscard]] std::string seek_line() const;
+  /// The lobby view's line of who is online.
+  [[nodiscard]] std::string online_line() const;
+  /// Takes in a `welcome`: the viewer's ratings and a line in the log.
+  void welcome(const nlohmann::json& m);
 
   style style_;
   board_view board_;
   nlohmann::json state_;         ///< the newest state of the table
   std::deque<std::string> log_;  ///< events, chat, errors and info, oldest first
-  std::string link_ = "connecting";
-  nlohmann::json tables_;         ///< the newest `tables` message (null: none yet)
-  nlohmann::json online_;         ///< `/who`'s `data` (null: none yet)
-  nlohmann::json tournament_;     ///< the newest `tournament` message's view (null: none)
-  std::string rating_ = "guest";  ///< the viewer's ratings, from `welcome.account`
-  nlohmann::json seeking_;        ///< players waiting per variant (null: not told yet)
-  nlohmann::json seek_;           ///< the viewer's waiting /seek (`info` "seek" data), or null
+  std::string link_;             ///< the state of the link, as shown (set by the constructor)
+  nlohmann::json tables_;        ///< the newest `tables` message (null: none yet)
+  nlohmann::json online_;        ///< `/who`'s `data` (null: none yet)
+  nlohmann::json tournament_;    ///< the newest `tournament` message's view (null: none)
+  std::string rating_;           ///< the viewer's ratings, from `welcome.account`
+  nlohmann::json seeking_;       ///< players waiting per variant (null: not told yet)
+  nlohmann::json seek_;          ///< the viewer's waiting /seek (`info` "seek" data), or null
   std::chrono::steady_clock::time_point seek_seen_;  ///< when seek_ came
   long long seek_drawn_ = -1;                        ///< the seconds waited last drawn (tick())
 };

@@ -23,8 +23,9 @@ class script_writer {
  public:
   /// What to print.
   struct style {
-    bool board = true;   ///< draw the text board inside STATE blocks
-    std::string viewer;  ///< this client's player name (for `you=` and the board)
+    bool board = true;        ///< draw the text board inside STATE blocks
+    std::string viewer;       ///< this client's player name (for `you=` and the board)
+    std::string lang = "en";  ///< the language of the board's words (the lines' are fixed)
   };
 
   /// A writer printing with `s`.

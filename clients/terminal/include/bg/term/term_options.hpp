@@ -44,6 +44,9 @@ struct term_options {
   std::chrono::milliseconds linger{0};
   /// The longest wait between two reconnection attempts.
   std::chrono::milliseconds max_backoff{8'000};
+  /// The language of everything shown, sent in `hello` as `lang`: --lang, else the
+  /// locale (LC_ALL, LC_MESSAGES, LANG), else English (language_of()).
+  std::string lang = "en";
 
   /// Set when the run ends at once: after --help or --version (0) or a bad command
   /// line (2). The text to show has then been written to `out` (help, version) or `err`.
@@ -52,6 +55,13 @@ struct term_options {
   /// Parses `argv`. Reads NO_COLOR and whether stdin/stdout are terminals.
   [[nodiscard]] static term_options parse(int argc, const char* const* argv, std::ostream& out,
                                           std::ostream& err);
+
+  /// The language for --lang `flag` ("" : not given) and the locale variables
+  /// `lc_all`, `lc_messages`, `lang_env` (nullptr or "" : unset): the first of them that
+  /// names a language of the catalogue ("ru_RU.UTF-8" → "ru"), else "en". Only the
+  /// text is read: the locale need not be installed.
+  [[nodiscard]] static std::string language_of(const std::string& flag, const char* lc_all,
+                                               const char* lc_messages, const char* lang_env);
 
   /// Splits a `ws://host[:port][/target]` URL into host, port and target. Returns
   /// false (and leaves the fields unchanged) when it is not such a URL.
