@@ -38,15 +38,18 @@ void add_pr(json& j, const std::optional<pr_sums>& sums) {
 /// S7: adds the PR of `sums` to `args` as `prefix`+"pr" ("5.21"), `prefix`+"band" (the
 /// band's code, "world_class"; "" without a PR) and `prefix`+"has_pr" (yes/no).
 void add_pr_args(json& args, const std::string& prefix, const std::optional<pr_sums>& sums) {
-  const auto shown = sums ? shown_pr(*sums) : std::nullopt;
-  args[prefix + "has_pr"] = shown ? "yes" : "no";
+  // (A plain double read once, not the optional: g++ 12 under -fsanitize=thread warns
+  // that the optional's value "may be used uninitialized" on the second read.)
+  const std::optional<double> shown = sums ? shown_pr(*sums) : std::nullopt;
+  args[prefix + "has_pr"] = shown.has_value() ? "yes" : "no";
   std::string pr;
   std::string band;
-  if (shown) {
+  if (shown.has_value()) {
+    const double value = shown.value();
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", *shown);
+    std::snprintf(buf, sizeof buf, "%.2f", value);
     pr = buf;
-    band = pr_band(*shown);
+    band = pr_band(value);
     for (auto& ch : band)
       if (ch == ' ') ch = '_';
   }
