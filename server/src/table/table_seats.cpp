@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "bg/protocol/codec.hpp"
 #include "bg/server/players/names.hpp"
 #include "bg/server/table/table.hpp"
 #include "table_internal.hpp"
