@@ -198,8 +198,7 @@ bool game_service::claim_for_registration(const std::shared_ptr<client>& c,
   auto claimed = players_.begin_claim(c->id(), m.name, true, config_.max_name_bytes);
   if (!claimed) {
     const auto& code = claimed.err().code;
-    metrics_.error(code);
-    c->send(frame_of(protocol::error_message(claimed.err(), m.id)));
+    send_error(c, claimed.err(), m.id);
     if (code == "name_taken" || code == "name_confusable") c->strike("name taken");
     return false;
   }
@@ -416,8 +415,7 @@ bool game_service::password_change_may_try(const std::shared_ptr<client>& c,
   out.had_session = s->login_session != 0;
   out.session_label = s->session_label;
   if (const auto bad = password_problem(cmd.new_password, s->name, config_.max_password_bytes)) {
-    metrics_.error(bad->code);
-    c->send(frame_of(protocol::error_message(*bad, re)));
+    send_error(c, *bad, re);
     return false;
   }
   // Counted as a failure now, before any hashing, until it succeeds.

@@ -1364,8 +1364,7 @@ void game_service::on_table_message(const std::shared_ptr<client>& c, const std:
       engine::error why;
       actor = table_for(*m.table, *s, why);
       if (!actor) {
-        metrics_.error(why.code);
-        c->send(frame_of(protocol::error_message(why, m.id)));
+        send_error(c, why, m.id);
         return;
       }
       s->tables.insert(*m.table);
@@ -1589,8 +1588,7 @@ void game_service::on_play_bot(const std::shared_ptr<client>& c, const std::stri
     engine::error why;
     actor = table_for(table, *s, why);  // bounded like any table creation
     if (!actor) {
-      metrics_.error(why.code);
-      c->send(frame_of(protocol::error_message(why, re)));
+      send_error(c, why, re);
       return;
     }
     s->tables.insert(table);

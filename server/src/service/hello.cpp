@@ -286,8 +286,7 @@ void game_service::refuse_hello(const std::shared_ptr<client>& c, const protocol
       "hello of {} from {} refused: {} (a resume token: {}, found in the "
       "cluster's sessions: {})",
       log_safe(m.name), c->address(), code, !m.resume.empty(), adopted);
-  metrics_.error(code);
-  c->send(frame_of(protocol::error_message(why, m.id)));
+  send_error(c, why, m.id);
   // A refused hello is a strike (issue 11.6): guessing tokens or names costs.
   if (code == "bad_resume") c->strike("bad resume token");
   if (code == "bad_name") c->strike("refused name");
@@ -465,8 +464,7 @@ bool game_service::login_may_try(const std::shared_ptr<client>& c,
   if (verdict.clean) lane = auth_pool::lane::clean;
   auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
   if (!claimed) {
-    metrics_.error(claimed.err().code);
-    c->send(frame_of(protocol::error_message(claimed.err(), m.id)));
+    send_error(c, claimed.err(), m.id);
     return false;
   }
   return true;
@@ -575,8 +573,7 @@ void game_service::on_session_login(const std::shared_ptr<client>& c,
     }
     auto claimed = players_.begin_claim(c->id(), m.name, false, config_.max_name_bytes);
     if (!claimed) {
-      metrics_.error(claimed.err().code);
-      c->send(frame_of(protocol::error_message(claimed.err(), m.id)));
+      send_error(c, claimed.err(), m.id);
       return;
     }
   }
