@@ -52,6 +52,14 @@ TEST_CASE("a client that says lang fr gets errors and events in French", "[i18n]
   const auto who = alice.ok("", "/who");
   CHECK(who["text"] == "1 en ligne\u00a0: alice");
   CHECK(who["say"]["key"] == "service.who_online_names");
+  // And a table's event is in French: dave, second to sit, takes black
+  alice.ok("t1", "/join");
+  player dave(server.port(), "dave");
+  dave.ok("t1", "/join");
+  const auto joined = alice.await_event("t1", "joined");
+  CHECK(joined["text"] == "dave s’assoit côté noir");
+  CHECK(joined["say"]["key"] == "table.joined");
+  CHECK(joined["name"] == "dave");
   // And a refused login says why in French too
   const auto bad = first_answer(
       server, {{"type", "hello"}, {"name", "bob"}, {"password", "nope nope"}, {"lang", "fr-CH"}});
@@ -68,6 +76,13 @@ TEST_CASE("a client that says lang ru gets errors and events in Russian", "[i18n
   CHECK(refusal(alice, "/nosuch", "unknown_command")["message"] ==
         "/nosuch — не команда: наберите /help");
   CHECK(alice.ok("", "/who")["text"] == "в сети: 1: alice");
+  // And so is a table's event: dave, second to sit, takes black
+  alice.ok("t1", "/join");
+  player dave(server.port(), "dave");
+  dave.ok("t1", "/join");
+  const auto joined = alice.await_event("t1", "joined");
+  CHECK(joined["text"] == "dave садится за чёрных");
+  CHECK(joined["say"]["key"] == "table.joined");
   const auto bad = first_answer(
       server, {{"type", "hello"}, {"name", "bob"}, {"password", "nope nope"}, {"lang", "ru"}});
   CHECK(bad["code"] == "bad_login");
