@@ -248,7 +248,10 @@ function receive(msg) {
     case 'welcome': return onWelcome(msg);
     case 'state': return onState(msg);
     case 'event': return onEvent(msg);
-    case 'chat': return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
+    case 'chat':
+      // A private message (/tell, or a FIBS client's tell): in the lobby's log, marked.
+      if (msg.to) return addLog('', 'chat private', `${msg.from} → ${msg.to}: ${msg.text}`, msg.from);
+      return addLog(msg.table ?? '', 'chat', `${msg.from}: ${msg.text}`, msg.from);
     case 'broadcast': return onBroadcast(msg);
     case 'info': return onInfo(msg);
     case 'tables':
@@ -435,7 +438,9 @@ function onInfo(msg) {
   if (msg.topic === 'tournament') tournamentPage.answered(msg);
   // Moderation answers and invitations (issue 13) carry no table: shown where we are.
   const here = ['ignore', 'ban', 'unban', 'close', 'invitation'].includes(msg.topic) ? app.table ?? '' : '';
-  logSaid(msg.table ?? here, 'info', msg);
+  // An invitation names the table it is to (`table`), but is for the invited player
+  // wherever they are: shown there, not in the log of a table they have not entered.
+  logSaid(msg.topic === 'invitation' ? here : msg.table ?? here, 'info', msg);
   app.seek?.update(msg); // "Play now": waiting, cancelled, or paired (topic "play")
   const table = playedTable(msg); // the answer to "Play the computer" or "Play now": go to its table
   if (table) {

@@ -38,6 +38,7 @@ command_place place_of(command_kind k) noexcept {
     case command_kind::broadcast:
     case command_kind::close_table:
     case command_kind::lang:
+    case command_kind::tell:
       return command_place::service;
     case command_kind::chat:
     case command_kind::who:
@@ -182,6 +183,8 @@ std::string_view to_string(command_kind k) noexcept {
       return "withdraw";
     case command_kind::lang:
       return "lang";
+    case command_kind::tell:
+      return "tell";
   }
   return "chat";
 }
@@ -207,7 +210,7 @@ struct help_entry {
   std::string_view text;
 };
 
-constexpr std::array<help_entry, 54> help_entries{{
+constexpr std::array<help_entry, 55> help_entries{{
     {"join", "/join [red|black]", "take a seat (the free one, or the colour you name)"},
     {"leave", "/leave", "give up your seat before a match starts and watch instead"},
     {"start", "/start", "start the match once both seats are taken"},
@@ -271,6 +274,8 @@ constexpr std::array<help_entry, 54> help_entries{{
      "id, kind, last used, expiry"},
     {"signout", "/signout [all|ID]",
      "end this remembered sign-in (all: every one of your account's; ID: that one)"},
+    {"tell", "/tell NAME TEXT",
+     "a private message to NAME, wherever they are (not to one who ignores you)"},
     {"lang", "/lang [TAG]",
      "the language of the server's sentences (en, fr, de, ru...; kept with your account); "
      "alone: your language and the ones there are"},
@@ -755,6 +760,21 @@ engine::result<command> parse_line(std::string_view line) {
         return usage();
       c.ban_hours = hours;
     }
+    return c;
+  }
+  if (name == "tell") {
+    if (args < 2)
+      return bad("/tell takes a name and a message, e.g. /tell alice good game",
+                 "protocol.tell_usage");
+    c.kind = command_kind::tell;
+    c.text = std::string(words[1]);
+    // The message as typed: from the first blank after the name.
+    std::string_view rest = line.substr(1);
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_of(" \t")));
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_of(" \t")));
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    c.message = std::string(rest);
     return c;
   }
   if (name == "broadcast") {

@@ -51,6 +51,7 @@ constexpr std::array help_topics{
     help_topic{"password", "help.password"},
     help_topic{"sessions", "help.sessions"},
     help_topic{"signout", "help.signout"},
+    help_topic{"tell", "help.tell"},
     help_topic{"lang", "help.lang"},
     help_topic{"bot", "help.bot"},
     help_topic{"play", "help.play"},

@@ -531,6 +531,25 @@ TEST_CASE("two scripted clients meet at a table through /go from the lobby",
   CHECK(bob.finish() == 0);
 }
 
+TEST_CASE("a private message (/tell) reaches the other scripted client as TELL FROM TO: TEXT, "
+          "and the sender reads its own copy",
+          "[clients][term][tell]") {
+  gammond_process server{
+      {"--dice-seed", "6", "--commands-per-second", "1000", "--command-burst", "1000"}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";
+  const auto deadline = clock_type::now() + 30s;
+  INFO("gammond log:\n" << server.log());
+  term alice{url, "alice", "", {"--no-board"}};
+  term bob{url, "bob", "", {"--no-board"}};
+  alice.line_starting("WELCOME alice", deadline);
+  bob.line_starting("WELCOME bob", deadline);
+  alice.type("/tell bob  see you at table t1");
+  CHECK(bob.line_starting("TELL ", deadline) == "TELL alice bob: see you at table t1");
+  CHECK(alice.line_starting("TELL ", deadline) == "TELL alice bob: see you at table t1");
+  CHECK(alice.finish() == 0);
+  CHECK(bob.finish() == 0);
+}
+
 TEST_CASE(
     "an invitation to a private table is entered with /go alone, /go with no "
     "invitation is a usage error that sends nothing",

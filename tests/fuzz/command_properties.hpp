@@ -31,7 +31,7 @@ inline bool same_command(const protocol::command& a, const protocol::command& b)
          a.clock == b.clock && a.new_password == b.new_password && a.ban_hours == b.ban_hours &&
          a.lengths == b.lengths && a.any_clock == b.any_clock &&
          a.bot_after_seconds == b.bot_after_seconds && a.tournament == b.tournament &&
-         a.with_pr == b.with_pr && a.by_pr == b.by_pr;
+         a.with_pr == b.with_pr && a.by_pr == b.by_pr && a.message == b.message;
 }
 
 /// The /tournament line of `t`, in the grammar's canonical spelling.
@@ -197,6 +197,8 @@ inline std::string canonical_line(const protocol::command& c) {
       return c.text.empty() ? "/withdraw" : "/withdraw " + c.text;
     case command_kind::lang:
       return c.text.empty() ? "/lang" : "/lang " + c.text;
+    case command_kind::tell:
+      return "/tell " + c.text + " " + c.message;
     case command_kind::kick:
       return "/kick " + c.text;
     case command_kind::invite:
@@ -310,9 +312,11 @@ inline void check_command_line(std::string_view line) {
           a.kind == k::uninvite || a.kind == k::ignore || a.kind == k::unignore ||
           a.kind == k::ban || a.kind == k::unban || a.kind == k::broadcast ||
           a.kind == k::close_table || a.kind == k::register_tournament ||
-          a.kind == k::withdraw_tournament) {
+          a.kind == k::withdraw_tournament || a.kind == k::tell) {
         a.text = ascii_case(a.text, false);
         b.text = ascii_case(b.text, false);
+        a.message = ascii_case(a.message, false);
+        b.message = ascii_case(b.message, false);
         a.new_password = ascii_case(a.new_password, false);
         b.new_password = ascii_case(b.new_password, false);
       }

@@ -183,6 +183,8 @@ std::string screen::message(const json& m) {
     if (table == style_.table) state_ = m;
   } else if (type == "event") {
     log(where + m.value("text", ""));
+  } else if (type == "chat" && m.contains("to")) {  // a private message (/tell)
+    log("<" + text_field(m, "from") + " -> " + text_field(m, "to") + "> " + m.value("text", ""));
   } else if (type == "chat") {
     log(where + "<" + text_field(m, "from") + "> " + m.value("text", ""));
   } else if (type == "info") {

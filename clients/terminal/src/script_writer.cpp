@@ -78,6 +78,9 @@ std::string script_writer::message(const json& m) const {
   if (type == "event") {
     return "EVENT " + table + " " + word(m, "event") + ": " + m.value("text", "") + "\n";
   }
+  if (type == "chat" && m.contains("to")) {  // a private message (/tell)
+    return per_line("TELL " + word(m, "from") + " " + word(m, "to") + ": ", m.value("text", ""));
+  }
   if (type == "chat") {
     return per_line("CHAT " + table + " " + word(m, "from") + ": ", m.value("text", ""));
   }

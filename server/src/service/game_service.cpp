@@ -1434,6 +1434,9 @@ void game_service::on_service_command(const std::shared_ptr<client>& c, const st
       on_moderation_command(c, name, cmd, re);
       metrics_.command(protocol::to_string(cmd.kind), clock_type::now() - t0);
       return;
+    case protocol::command_kind::tell:
+      if (tell(c, name, cmd, re)) metrics_.command("tell", clock_type::now() - t0);
+      return;
     default:  // the account's commands: counted when answered
       on_account_command(c, name, cmd, table, re, t0);
       return;
@@ -1564,6 +1567,58 @@ bool game_service::say_in_lobby(const std::shared_ptr<client>& c, const std::str
     }
   }
   for (auto& other : all) other->send(frame);
+  return true;
+}
+
+bool game_service::tell(const std::shared_ptr<client>& c, const std::string& name,
+                        const protocol::command& cmd, const std::optional<json>& re) {
+  // FIBS's `tell` (issue 32): one line to one name, bounded and filtered like lobby chat.
+  if (cmd.message.size() > config_.max_chat_bytes) {
+    send_error(c, protocol::said_error("too_long", "service.chat_too_long"), re);
+    return false;
+  }
+  const std::string text = strip_invisible(cmd.message);
+  if (blank(text)) {
+    send_error(c, protocol::said_error("empty_line", "service.chat_invisible"), re);
+    return false;
+  }
+  if (auto why = name_error(cmd.text, config_.max_name_bytes, "bad_name", name_use::player)) {
+    send_error(c, *why, re);
+    return false;
+  }
+  const std::string to_key = name_key(cmd.text);
+  std::vector<std::shared_ptr<client>> to;
+  const std::string& to_name = cmd.text;
+  {
+    std::lock_guard lock(mutex_);
+    auto* me = players_.find(c->id());
+    if (me == nullptr) return false;
+    if (to_key == me->key) {
+      send_error(c, protocol::said_error("bad_command", "service.tell_self"), re);
+      return false;
+    }
+    if (const auto why =
+            lobby_.allow_chat(me->last_lobby_chat, clock_type::now(), config_.lobby_chat_interval,
+                              config_.lobby_chat_per_minute)) {
+      metrics_.error("chat_throttled");
+      c->send(frame_of(protocol::error_message(*why, re)));
+      return false;
+    }
+    to = players_.connections_of(to_key);
+    if (to.empty()) {
+      send_error(
+          c, protocol::said_error("not_online", "service.tell_offline", {{"name", cmd.text}}), re);
+      return false;
+    }
+    // One who ignores the sender hears nothing; the sender is told nothing different.
+    if (const auto ignores = players_.ignores_of(to_key); ignores && ignores->ignores(me->key))
+      to.clear();
+  }
+  json message{{"type", "chat"}, {"from", name}, {"to", to_name}, {"text", text}};
+  const auto frame = frame_of(message);
+  for (auto& other : to) other->send(frame);
+  if (re) message["re"] = *re;
+  c->send(frame_of(message));
   return true;
 }
 

@@ -169,6 +169,21 @@ table_outcome table::invite(const std::string& who, const std::string& target, b
   json notice{{"type", "info"}, {"topic", "invitation"}, {"table", name_}};
   i18n::with_say(notice, "table.invitation", {{"by", who}, {"table", name_}});
   notice["data"] = {{"table", name_}, {"by", who}};
+  // The match it is for (issue 32: FIBS says "wants to play a 5 point match"): the
+  // `match` option as /option writes it, N, "basis" or "off".
+  switch (options_.kind) {
+    case engine::match_kind::free_play:
+      notice["data"]["match"] = "off";
+      break;
+    case engine::match_kind::basis:
+      notice["data"]["match"] = "basis";
+      break;
+    case engine::match_kind::points:
+      notice["data"]["match"] = options_.length;
+      break;
+  }
+  notice["data"]["variant"] =
+      options_.game_variant == engine::variant::long_nardy ? "long" : "standard";
   o.notices.emplace_back(target, std::move(notice));
   o.moderation.push_back(moderation_action{"invite", who, target, name_, ""});
   return o;

@@ -80,6 +80,8 @@ enum class command_kind : unsigned char {
   withdraw_tournament,  ///< /withdraw [NAME]: `text` is the name as typed, or ""
   // Languages (issue 31).
   lang,  ///< /lang [TAG]: `text` is the tag in lower case, or "" (ask which, and the list)
+  // Private messages (issue 32: FIBS's `tell`).
+  tell,  ///< /tell NAME TEXT: `text` is NAME as typed, `message` the rest of the line
 };
 
 /// The longest ban /ban takes, in hours (ten years); without HOURS a ban lasts until
@@ -143,6 +145,8 @@ struct command {
   clock_option clock;                                        ///< /option clock
   /// /password: the new password, as typed (its case kept). Never logged nor echoed.
   std::string new_password;
+  /// /tell: the private message, as typed (the rest of the line after the name).
+  std::string message;
   /// /ban: the ban's length in hours (decimals allowed: 0.5 is 30 minutes), above 0 and
   /// at most max_ban_hours; 0 when no HOURS was given (the ban lasts until /unban).
   double ban_hours = 0.0;

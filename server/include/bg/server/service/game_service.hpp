@@ -582,6 +582,13 @@ class game_service final : public service,
   /// was refused (`too_long`, `empty_line`, `chat_throttled`) or `c` is gone.
   bool say_in_lobby(const std::shared_ptr<client>& c, const std::string& name, std::string text,
                     const std::optional<nlohmann::json>& re);
+  /// /tell NAME TEXT (issue 32, FIBS's `tell`): `chat` with `to` to NAME's connections
+  /// on this node (none to one who ignores `name`, which the sender is not told), and the
+  /// same message with `re` to the sender. Refused with `not_online`, `chat_throttled`
+  /// (the lobby chat's bounds), `too_long`, `empty_line`, `bad_name`, or `bad_command`
+  /// (oneself). Returns whether it was sent.
+  bool tell(const std::shared_ptr<client>& c, const std::string& name, const protocol::command& cmd,
+            const std::optional<nlohmann::json>& re);
   /// `c` (called `name`) leaves table `table` (an `exit` message): no longer counted
   /// there, and the table's actor told when the table is here.
   void on_exit_table(const std::shared_ptr<client>& c, const std::string& name,
