@@ -28,6 +28,7 @@
 
 #include "bg/bots/bot_names.hpp"
 #include "bg/i18n/catalogue.hpp"
+#include "bg/server/fibs/clip_gateway.hpp"
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
 #include "bg/server/net/file_limit.hpp"
@@ -483,7 +484,10 @@ int serve(const bg::server::server_config& config) {
   net::io_context io{config.threads};
   std::shared_ptr<bg::server::service> game;
   if (const auto exit_code = build_game_service(config, counters, io, game)) return *exit_code;
-  bg::server::network_server server{io, config, game, counters};
+  // The FIBS port (issue 32): a gateway in front of the same game service.
+  std::shared_ptr<bg::server::service> fibs;
+  if (config.fibs_port >= 0) fibs = bg::server::fibs::make_clip_gateway(game, config, io);
+  bg::server::network_server server{io, config, game, counters, fibs};
   // The signals are caught before the server starts (and writes --port-file): a
   // SIGTERM sent as soon as the port is known stops it gracefully, not by default.
   net::signal_set signals{io, SIGINT, SIGTERM};

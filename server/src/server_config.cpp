@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -819,6 +820,53 @@ std::vector<setting> moderation_settings() {
   };
 }
 
+/// The FIBS (CLIP) listener (issue 32).
+std::vector<setting> fibs_settings() {
+  return {
+      {"fibs-port", "N|off",
+       "plain TCP port for FIBS clients (CLIP, protocol/FIBS.md) on --bind; 0 picks a free one",
+       [](const server_config& c) {
+         return c.fibs_port < 0 ? std::string{"off"} : std::to_string(c.fibs_port);
+       },
+       [](std::string_view v, server_config& c) -> problem {
+         if (v == "off") {
+           c.fibs_port = -1;
+           return std::nullopt;
+         }
+         const auto value = parse_integer<int>(v);
+         if (!value || *value < 0 || *value > 65535) return "is not off or a port from 0 to 65535";
+         c.fibs_port = *value;
+         return std::nullopt;
+       }},
+      {"fibs-port-file", "PATH", "write the bound FIBS port here (written atomically)",
+       show_text(&server_config::fibs_port_file),
+       [](std::string_view v, server_config& c) -> problem {
+         c.fibs_port_file = std::string{v};
+         return std::nullopt;
+       }},
+      {"fibs-login-timeout", "SECONDS",
+       "close a FIBS connection that has not logged in within this",
+       show_number(&server_config::fibs_login_timeout),
+       seconds_field(&server_config::fibs_login_timeout, 1, 3600)},
+      {"fibs-idle-timeout", "SECONDS", "log out a FIBS connection that sends nothing for this long",
+       show_number(&server_config::fibs_idle_timeout),
+       seconds_field(&server_config::fibs_idle_timeout, 1, one_year_seconds)},
+      {"fibs-max-line-bytes", "BYTES", "the longest line a FIBS client may send",
+       show_number(&server_config::fibs_max_line_bytes),
+       integer_field(&server_config::fibs_max_line_bytes, 64, 64 * 1024)},
+      {"fibs-who-interval", "SECONDS",
+       "how often a FIBS session looks at who is online (its who-list's login and logout lines)",
+       show_number(&server_config::fibs_who_interval),
+       seconds_field(&server_config::fibs_who_interval, 1, 3600)},
+      {"motd-file", "PATH", "the message of the day FIBS clients get at login (at most 4 KiB)",
+       show_text(&server_config::motd_file),
+       [](std::string_view v, server_config& c) -> problem {
+         c.motd_file = std::string{v};
+         return std::nullopt;
+       }},
+  };
+}
+
 /// --bot-queue (issue 14): the computer players' questions waiting, for GNU Backgammon
 /// and for the long nardy bot.
 setting bot_queue_setting() {
@@ -836,7 +884,8 @@ std::vector<setting> settings() {
   for (const section part :
        {&server_settings, &connection_settings, &table_settings, &http_settings, &match_settings,
         &storage_settings, &cluster_settings, &websocket_settings, &analysis_settings,
-        &account_settings, &login_settings, &api_settings, &bot_settings, &moderation_settings}) {
+        &account_settings, &login_settings, &api_settings, &bot_settings, &moderation_settings,
+        &fibs_settings}) {
     auto settings_of_part = part();
     all.insert(all.end(), std::make_move_iterator(settings_of_part.begin()),
                std::make_move_iterator(settings_of_part.end()));
@@ -941,6 +990,39 @@ std::optional<int> check_cluster(server_config& config, std::ostream& err) {
 
 }  // namespace
 
+namespace {
+
+/// Reads --motd-file into config.motd: at most 4 KiB and 40 lines, control characters
+/// (but the line breaks) taken out. 2, with a line on `err`, when it cannot be read.
+std::optional<int> read_motd(server_config& config, std::ostream& err) {
+  if (config.motd_file.empty()) return std::nullopt;
+  std::ifstream in{config.motd_file, std::ios::binary};
+  if (!in) {
+    err << "gammond: --motd-file: cannot read " << config.motd_file << '\n';
+    return 2;
+  }
+  std::string text(4096, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string kept;
+  int lines = 0;
+  for (const char ch : text) {
+    if (ch == '\n') {
+      if (++lines >= 40) break;
+      kept += ch;
+    } else if (static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f) {
+      kept += ch;
+    } else if (ch == '\t') {
+      kept += ' ';
+    }
+  }
+  while (!kept.empty() && kept.back() == '\n') kept.pop_back();
+  config.motd = std::move(kept);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<int> parse_config(std::span<const char* const> args,
                                 const environment_lookup& environment, server_config& config,
                                 std::ostream& out, std::ostream& err) {
@@ -970,6 +1052,7 @@ std::optional<int> parse_config(std::span<const char* const> args,
     return 0;
   }
   if (auto exit_code = apply_settings(table, flags, environment, config, err)) return exit_code;
+  if (auto exit_code = read_motd(config, err)) return exit_code;
   if (config.cluster()) return check_cluster(config, err);
   return std::nullopt;
 }

@@ -117,6 +117,14 @@ void gammond_process::start() {
     args.emplace_back("--db");
     args.push_back(db());
   }
+  // The FIBS port (issue 32): where it was asked for, its port file is ours too.
+  const auto fibs_port_file = dir_ / "fibs-port";
+  const bool fibs = has_flag(flags_, "--fibs-port");
+  if (fibs) {
+    std::filesystem::remove(fibs_port_file, ec);
+    args.emplace_back("--fibs-port-file");
+    args.push_back(fibs_port_file.string());
+  }
   if (!has_flag(flags_, "--log-level")) {
     args.emplace_back("--log-level");
     args.emplace_back("debug");
@@ -190,6 +198,13 @@ void gammond_process::start() {
     unsigned port = 0;
     if (in >> port && port > 0 && port < 65536) {
       port_ = static_cast<std::uint16_t>(port);
+      fibs_port_ = 0;
+      if (fibs) {
+        // gammond writes the FIBS port file before the HTTP one (network_server::start).
+        std::ifstream fibs_in{fibs_port_file};
+        unsigned fp = 0;
+        if (fibs_in >> fp && fp > 0 && fp < 65536) fibs_port_ = static_cast<std::uint16_t>(fp);
+      }
       return;
     }
     std::this_thread::sleep_for(10ms);

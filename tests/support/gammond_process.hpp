@@ -67,6 +67,9 @@ class gammond_process {
 
   /// The port gammond listens on (127.0.0.1), valid while running.
   [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+  /// The FIBS port (issue 32) when the flags have --fibs-port (gammond_process adds
+  /// --fibs-port-file itself), else 0; valid while running.
+  [[nodiscard]] std::uint16_t fibs_port() const noexcept { return fibs_port_; }
   /// "127.0.0.1".
   [[nodiscard]] static std::string host() { return "127.0.0.1"; }
   /// True until stop() (or the process ending on its own, as seen by waitpid).
@@ -120,6 +123,7 @@ class gammond_process {
   std::chrono::milliseconds startup_timeout_;
   pid_t pid_ = 0;
   std::uint16_t port_ = 0;
+  std::uint16_t fibs_port_ = 0;
 };
 
 }  // namespace bg::test

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "bg/server/net/fibs_session.hpp"
 #include "bg/server/net/http_session.hpp"
 #include "bg/server/net/session_registry.hpp"
 
@@ -48,10 +49,12 @@ std::string address_text(const tcp::endpoint& endpoint) {
 /// instead of a reset.
 class refusal : public std::enable_shared_from_this<refusal> {
  public:
-  explicit refusal(tcp::socket&& socket) : stream_{std::move(socket)} {}
+  refusal(tcp::socket&& socket, bool fibs) : stream_{std::move(socket)}, fibs_{fibs} {}
 
   void run() {
-    static constexpr std::string_view answer =
+    static constexpr std::string_view fibs_answer =
+        "** Too many connections. Please try again later.\r\n";
+    static constexpr std::string_view http_answer =
         "HTTP/1.1 503 Service Unavailable\r\n"
         "Content-Type: text/plain; charset=utf-8\r\n"
         "Content-Length: 21\r\n"
@@ -62,6 +65,7 @@ class refusal : public std::enable_shared_from_this<refusal> {
         "Connection: close\r\n"
         "\r\n"
         "too many connections\n";
+    const std::string_view answer = fibs_ ? fibs_answer : http_answer;
     stream_.expires_after(1s);
     net::async_write(stream_, net::buffer(answer.data(), answer.size()),
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -80,6 +84,7 @@ class refusal : public std::enable_shared_from_this<refusal> {
   }
 
   beast::tcp_stream stream_;
+  bool fibs_;
   std::array<char, 1024> discard_{};
 };
 
@@ -102,26 +107,32 @@ void write_port_file(const std::string& path, std::uint16_t port) {
 
 }  // namespace
 
-listener::listener(net::io_context& io, std::shared_ptr<const server_context> context)
+listener::listener(net::io_context& io, std::shared_ptr<const server_context> context, bool fibs)
     : io_{io},
       context_{std::move(context)},
+      fibs_{fibs},
       strand_{net::make_strand(io)},
       acceptor_{strand_},
       retry_timer_{strand_} {}
 
 void listener::open() {
   const auto& config = context_->config;
-  const tcp::endpoint endpoint{net::ip::make_address(config.bind), config.port};
+  const auto port = fibs_ ? static_cast<std::uint16_t>(config.fibs_port) : config.port;
+  const tcp::endpoint endpoint{net::ip::make_address(config.bind), port};
   acceptor_.open(endpoint.protocol());
   close_on_exec(acceptor_.native_handle());
   acceptor_.set_option(net::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(net::socket_base::max_listen_connections);
   port_ = acceptor_.local_endpoint().port();
-  if (!config.port_file.empty()) write_port_file(config.port_file, port_);
+  const std::string& port_file = fibs_ ? config.fibs_port_file : config.port_file;
+  if (!port_file.empty()) write_port_file(port_file, port_);
   const auto address = endpoint.address();
-  spdlog::info("listening on http://{}:{}/",
-               address.is_v6() ? "[" + address.to_string() + "]" : address.to_string(), port_);
+  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  if (fibs_)
+    spdlog::info("listening for FIBS clients on {}:{}", host, port_);
+  else
+    spdlog::info("listening on http://{}:{}/", host, port_);
 }
 
 void listener::run() {
@@ -161,14 +172,21 @@ void listener::on_accept(beast::error_code ec, tcp::socket socket) {
     if (!ec) {
       std::string address = address_text(peer);
       const auto& config = context_->config;
-      const bool via_proxy = !config.trusted_proxy.empty() && address == config.trusted_proxy;
+      const bool via_proxy =
+          !fibs_ && !config.trusted_proxy.empty() && address == config.trusted_proxy;
       if (auto ticket = context_->registry->admit(address, !via_proxy)) {
-        std::make_shared<http_session>(std::move(socket), context_, std::move(*ticket),
-                                       std::move(address))
-            ->run();
+        if (fibs_) {
+          std::make_shared<fibs_session>(std::move(socket), context_, std::move(*ticket),
+                                         std::move(address))
+              ->run();
+        } else {
+          std::make_shared<http_session>(std::move(socket), context_, std::move(*ticket),
+                                         std::move(address))
+              ->run();
+        }
       } else {
         spdlog::warn("refused a connection from {}: too many connections", address);
-        std::make_shared<refusal>(std::move(socket))->run();
+        std::make_shared<refusal>(std::move(socket), fibs_)->run();
       }
     }
   } catch (const std::exception& e) {

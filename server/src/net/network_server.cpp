@@ -28,25 +28,38 @@ constexpr auto settle_time = 100ms;
 }  // namespace
 
 network_server::network_server(net::io_context& io, server_config config,
-                               std::shared_ptr<service> game, metrics& counters)
+                               std::shared_ptr<service> game, metrics& counters,
+                               std::shared_ptr<service> fibs)
     : registry_{std::make_shared<session_registry>(config.max_connections,
                                                    config.max_connections_per_address)},
       game_{game ? std::move(game)
                  : throw std::invalid_argument("network_server: no game service")},
+      fibs_{std::move(fibs)},
       context_{std::make_shared<const server_context>([&config, this, &counters] {
         auto reads = std::make_shared<read_throttle>(
             static_cast<double>(config.api_reads_per_second),
             static_cast<double>(config.api_read_burst), config.api_clients);
-        return server_context{std::move(config), *game_, counters, registry_, std::move(reads)};
+        server_context context{std::move(config), *game_, counters, registry_, std::move(reads)};
+        context.fibs = fibs_.get();
+        return context;
       }())},
       listener_{std::make_shared<listener>(io, context_)},
+      fibs_listener_{fibs_ ? std::make_shared<listener>(io, context_, true) : nullptr},
       flush_timer_{io} {}
 
 network_server::~network_server() = default;
 
 void network_server::start() {
+  // The FIBS port first: --port-file, which tests and scripts wait for, is written
+  // once both listen.
+  if (fibs_listener_) fibs_listener_->open();
   listener_->open();
+  if (fibs_listener_) fibs_listener_->run();
   listener_->run();
+}
+
+std::uint16_t network_server::fibs_port() const noexcept {
+  return fibs_listener_ ? fibs_listener_->port() : 0;
 }
 
 std::uint16_t network_server::port() const noexcept {
@@ -58,6 +71,7 @@ bool network_server::shutdown(std::chrono::milliseconds flush, std::function<voi
   net::post(flush_timer_.get_executor(), [this, flush, done = std::move(done)]() mutable {
     spdlog::info("shutting down: {} WebSocket connection(s) open", registry_->open_sessions());
     listener_->stop();
+    if (fibs_listener_) fibs_listener_->stop();
     // The tables save themselves on the I/O threads, so this one must not wait for them:
     // the sessions close once the service says every table is saved (exactly once, even
     // if the service fails after saying so).

@@ -281,6 +281,27 @@ struct server_config {
   std::size_t max_bans = 100'000;  ///< --max-bans: bans in force (names and addresses)
   /// --remembered-addresses: names whose last address gammond remembers, for /ban
   std::size_t remembered_addresses = 100'000;
+
+  // The FIBS (CLIP) listener (issue 32, protocol/FIBS.md).
+  /// --fibs-port: a plain TCP port where FIBS clients (CLIP 1008/1009) log in, on
+  /// --bind; -1 (the default, "off") opens none; 0 picks a free one (tests).
+  int fibs_port = -1;
+  std::string fibs_port_file;  ///< --fibs-port-file: write the bound FIBS port here (tests)
+  /// --fibs-login-timeout: a FIBS connection that has not logged in within this is closed
+  std::chrono::seconds fibs_login_timeout{60};
+  /// --fibs-idle-timeout: a logged-in FIBS connection that sends nothing for this long
+  /// is logged out (FIBS's own idle logout is an hour)
+  std::chrono::seconds fibs_idle_timeout{3600};
+  /// --fibs-max-line-bytes: the longest line a FIBS client may send (longer: refused)
+  std::size_t fibs_max_line_bytes = 1024;
+  /// --fibs-who-interval: how often a FIBS session looks at who is online, for its
+  /// who-list's 5, 7 and 8 lines
+  std::chrono::seconds fibs_who_interval{5};
+  /// --motd-file: the host's message of the day (FIBS's lines between 3 and 4): at most
+  /// 4 KiB and 40 lines of it are read at start; "" = none
+  std::string motd_file;
+  /// The message of the day read from motd_file by parse_config (not a flag).
+  std::string motd;
 };
 
 /// `origin` ("HTTPS://Bg.Example.org:443/") in the form --allowed-origins keeps and the

@@ -19,8 +19,12 @@ namespace bg::server {
 /// accept is pending (shared_from_this).
 class listener : public std::enable_shared_from_this<listener> {
  public:
-  /// Nothing is opened yet; see open(). `context` must not be null.
-  listener(boost::asio::io_context& io, std::shared_ptr<const server_context> context);
+  /// Nothing is opened yet; see open(). `context` must not be null. With `fibs` it is
+  /// the FIBS listener (issue 32): it binds config.fibs_port, writes
+  /// config.fibs_port_file and hands each connection to a fibs_session (context->fibs
+  /// must then not be null); both listeners count toward the same connection limits.
+  listener(boost::asio::io_context& io, std::shared_ptr<const server_context> context,
+           bool fibs = false);
 
   /// Opens, binds to config.bind:config.port and listens; writes the bound port to
   /// config.port_file (if set) atomically (a temporary file, then rename) and logs
@@ -41,6 +45,7 @@ class listener : public std::enable_shared_from_this<listener> {
 
   boost::asio::io_context& io_;
   std::shared_ptr<const server_context> context_;
+  bool fibs_ = false;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer retry_timer_;  // pause after EMFILE and the like

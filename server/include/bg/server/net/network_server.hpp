@@ -28,9 +28,10 @@ struct server_context;
 class network_server {
  public:
   /// Nothing listens yet; see start(). `game` must not be null; `counters` must
-  /// outlive this object.
+  /// outlive this object. With `fibs` (the FIBS gateway, issue 32) a second listener
+  /// on config.fibs_port hands its connections to it.
   network_server(boost::asio::io_context& io, server_config config, std::shared_ptr<service> game,
-                 metrics& counters);
+                 metrics& counters, std::shared_ptr<service> fibs = nullptr);
   ~network_server();
   network_server(const network_server&) = delete;
   network_server& operator=(const network_server&) = delete;
@@ -40,6 +41,8 @@ class network_server {
   void start();
   /// The bound port, after start().
   [[nodiscard]] std::uint16_t port() const noexcept;
+  /// The bound FIBS port, after start(); 0 without the FIBS listener.
+  [[nodiscard]] std::uint16_t fibs_port() const noexcept;
   /// The connections and open WebSocket sessions.
   [[nodiscard]] session_registry& registry() noexcept { return *registry_; }
 
@@ -57,8 +60,10 @@ class network_server {
 
   std::shared_ptr<session_registry> registry_;
   std::shared_ptr<service> game_;
+  std::shared_ptr<service> fibs_;  // null without --fibs-port
   std::shared_ptr<const server_context> context_;
   std::shared_ptr<listener> listener_;
+  std::shared_ptr<listener> fibs_listener_;  // null without --fibs-port
   boost::asio::steady_timer flush_timer_;
   std::atomic<bool> shutting_down_{false};
 };

@@ -26,6 +26,9 @@ struct server_context {
   std::shared_ptr<session_registry> registry;  ///< connection counts, sessions (never null)
   /// The HTTP reads' token buckets per address (--api-reads-per-second; never null).
   std::shared_ptr<read_throttle> reads;
+  /// The FIBS gateway FIBS sessions talk to (issue 32); null without --fibs-port. Owned,
+  /// like `game`, by network_server.
+  service* fibs = nullptr;
 };
 
 }  // namespace bg::server

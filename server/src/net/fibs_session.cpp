@@ -1,0 +1,314 @@
+// One FIBS connection: telnet-style lines in, CLIP text out (fibs_session.hpp).
+
+#include "bg/server/net/fibs_session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include "bg/server/net/service.hpp"
+
+namespace bg::server {
+namespace {
+
+namespace net = boost::asio;
+
+/// Ids of FIBS sessions: counted down from the top, so they never meet the WebSocket
+/// sessions' (counted up from 1) in the game service's maps.
+std::atomic<std::uint64_t> next_fibs_id{~std::uint64_t{0}};
+
+constexpr unsigned char iac = 255;
+constexpr unsigned char sb = 250;
+constexpr unsigned char se = 240;
+constexpr unsigned char will = 251;
+constexpr unsigned char dont = 254;
+
+bool quiet_end(boost::system::error_code ec) {
+  return ec == net::error::operation_aborted || ec == net::error::eof ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+}
+
+}  // namespace
+
+fibs_session::fibs_session(net::ip::tcp::socket&& socket,
+                           std::shared_ptr<const server_context> context,
+                           session_registry::ticket ticket, std::string address)
+    : socket_{std::move(socket)},
+      deadline_{socket_.get_executor()},
+      context_{std::move(context)},
+      ticket_{std::move(ticket)},
+      id_{next_fibs_id.fetch_sub(1)},
+      address_{std::move(address)} {}
+
+fibs_session::~fibs_session() = default;
+
+void fibs_session::run() {
+  net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+    self->tokens_ = static_cast<double>(self->context_->config.command_burst);
+    self->refilled_ = clock::now();
+    self->opened_ = true;
+    self->arm_deadline();
+    try {
+      self->context_->fibs->on_open(self);
+    } catch (const std::exception& e) {
+      spdlog::error("fibs client {}: gateway on_open failed: {}", self->id_, e.what());
+    }
+    self->do_read();
+  });
+}
+
+void fibs_session::do_read() {
+  socket_.async_read_some(net::buffer(read_buffer_),
+                          [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
+                            self->on_read(ec, n);
+                          });
+}
+
+void fibs_session::on_read(boost::system::error_code ec, std::size_t bytes) {
+  if (ec) {
+    if (!quiet_end(ec)) spdlog::debug("fibs client {}: read failed: {}", id_, ec.message());
+    return finish();
+  }
+  if (!closing_) {
+    arm_deadline();
+    take_bytes(read_buffer_.data(), bytes);
+  }
+  if (!finished_) do_read();
+}
+
+void fibs_session::take_bytes(const char* data, std::size_t size) {
+  const std::size_t bound = context_->config.fibs_max_line_bytes;
+  for (std::size_t i = 0; i < size && !closing_; ++i) {
+    const auto ch = static_cast<unsigned char>(data[i]);
+    // Telnet commands (RFC 854): IAC IAC is a data byte 255, IAC WILL/WONT/DO/DONT
+    // take one option byte, IAC SB ... IAC SE a subnegotiation; none is answered.
+    if (telnet_ == 1) {  // after IAC
+      if (ch == iac)
+        telnet_ = 0;  // an escaped 255: not text a player types
+      else if (ch >= will && ch <= dont)
+        telnet_ = 2;
+      else if (ch == sb)
+        telnet_ = 3;
+      else
+        telnet_ = 0;
+      continue;
+    }
+    if (telnet_ == 2) {  // the option byte
+      telnet_ = 0;
+      continue;
+    }
+    if (telnet_ == 3 || telnet_ == 4) {  // inside a subnegotiation
+      if (telnet_ == 4 && ch == se)
+        telnet_ = 0;
+      else
+        telnet_ = ch == iac ? 4 : 3;
+      continue;
+    }
+    if (ch == iac) {
+      telnet_ = 1;
+      continue;
+    }
+    if (after_cr_) {
+      after_cr_ = false;
+      if (ch == '\n' || ch == '\0') continue;
+    }
+    if (ch == '\n' || ch == '\r') {
+      after_cr_ = ch == '\r';
+      end_line();
+      continue;
+    }
+    if (ch < 0x20 || ch == 0x7f) continue;  // other control bytes: dropped
+    if (overlong_) continue;
+    if (line_.size() >= bound) {
+      overlong_ = true;
+      line_.clear();
+      continue;
+    }
+    line_.push_back(static_cast<char>(ch));
+  }
+}
+
+void fibs_session::end_line() {
+  if (overlong_) {
+    overlong_ = false;
+    queue(std::make_shared<const std::string>("** Your line was too long: at most " +
+                                              std::to_string(context_->config.fibs_max_line_bytes) +
+                                              " bytes.\r\n"));
+    add_strike("line too long");
+    return;
+  }
+  std::string line = std::move(line_);
+  line_.clear();
+  on_line(std::move(line));
+}
+
+void fibs_session::on_line(std::string line) {
+  if (!take_token()) {
+    queue(std::make_shared<const std::string>("** Too many commands: please slow down.\r\n"));
+    add_strike("rate limit");
+    return;
+  }
+  try {
+    context_->fibs->on_text(shared_from_this(), std::move(line));
+  } catch (const std::exception& e) {
+    spdlog::error("fibs client {}: gateway on_text failed: {}", id_, e.what());
+  }
+}
+
+bool fibs_session::take_token() {
+  const auto& config = context_->config;
+  const auto now = clock::now();
+  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
+  refilled_ = now;
+  tokens_ = std::min(static_cast<double>(config.command_burst),
+                     tokens_ + elapsed * config.commands_per_second);
+  if (tokens_ < 1.0) return false;
+  tokens_ -= 1.0;
+  return true;
+}
+
+void fibs_session::add_strike(std::string_view why) {
+  if (closing_ || finished_) return;
+  const auto& config = context_->config;
+  const auto now = clock::now();
+  if (strikes_ == 0) {
+    strikes_decayed_ = now;
+  } else {
+    const auto forgiven = (now - strikes_decayed_) / config.strike_decay;
+    if (forgiven >= strikes_) {
+      strikes_ = 0;
+      strikes_decayed_ = now;
+    } else {
+      strikes_ -= static_cast<int>(forgiven);
+      strikes_decayed_ += forgiven * config.strike_decay;
+    }
+  }
+  if (++strikes_ >= config.rate_limit_strikes) {
+    spdlog::info("fibs client {} ({}): closed after {} strikes ({})", id_, address_, strikes_, why);
+    begin_close("** Too many refused lines (" + std::string(why) + "). Goodbye.");
+  }
+}
+
+void fibs_session::arm_deadline() {
+  const auto& config = context_->config;
+  deadline_.expires_after(identified_ ? config.fibs_idle_timeout : config.fibs_login_timeout);
+  deadline_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    if (ec) return;
+    const auto self = weak.lock();
+    if (!self || self->closing_) return;
+    self->begin_close(self->identified_ ? "** You have been idle for too long. Goodbye."
+                                        : "** You did not log in in time. Goodbye.");
+  });
+}
+
+void fibs_session::send(std::shared_ptr<const std::string> text) {
+  if (!text) return;
+  net::post(socket_.get_executor(), [self = shared_from_this(), text = std::move(text)]() mutable {
+    if (!self->closing_) self->queue(std::move(text));
+  });
+}
+
+void fibs_session::send(std::vector<std::shared_ptr<const std::string>> texts) {
+  for (auto& t : texts) send(std::move(t));
+}
+
+void fibs_session::close(std::string reason) {
+  net::post(socket_.get_executor(), [self = shared_from_this(), reason = std::move(reason)] {
+    self->begin_close(reason == "goodbye" ? std::string{} : "** " + reason);
+  });
+}
+
+void fibs_session::close_for_policy(std::string reason) {
+  close(std::move(reason));
+}
+
+void fibs_session::close_with_code(std::uint16_t /*code*/, std::string reason) {
+  close(std::move(reason));
+}
+
+void fibs_session::identified() {
+  net::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->identified_) return;
+    self->identified_ = true;
+    self->arm_deadline();
+  });
+}
+
+void fibs_session::strike(std::string_view why) {
+  net::post(socket_.get_executor(),
+            [self = shared_from_this(), why = std::string(why)] { self->add_strike(why); });
+}
+
+void fibs_session::queue(std::shared_ptr<const std::string> text) {
+  if (finished_) return;
+  if (queued_bytes_ + text->size() > context_->config.write_queue_bytes && !queue_.empty()) {
+    spdlog::info("fibs client {} ({}): too slow, {} bytes unsent; closed", id_, address_,
+                 queued_bytes_);
+    queue_.clear();
+    queued_bytes_ = 0;
+    closing_ = true;
+    boost::system::error_code ignored;
+    socket_.shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    return;
+  }
+  queued_bytes_ += text->size();
+  queue_.push_back(std::move(text));
+  if (!writing_) do_write();
+}
+
+void fibs_session::do_write() {
+  if (queue_.empty()) {
+    writing_ = false;
+    if (closing_) {
+      boost::system::error_code ignored;
+      socket_.shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+      socket_.close(ignored);
+    }
+    return;
+  }
+  writing_ = true;
+  net::async_write(socket_, net::buffer(*queue_.front()),
+                   [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+                     if (ec) {
+                       self->queue_.clear();
+                       self->queued_bytes_ = 0;
+                       self->writing_ = false;
+                       boost::system::error_code ignored;
+                       self->socket_.close(ignored);
+                       return;
+                     }
+                     self->queued_bytes_ -= self->queue_.front()->size();
+                     self->queue_.pop_front();
+                     self->do_write();
+                   });
+}
+
+void fibs_session::begin_close(std::string line) {
+  if (closing_) return;
+  if (!line.empty()) queue(std::make_shared<const std::string>(line + "\r\n"));
+  closing_ = true;
+  deadline_.cancel();
+  if (!writing_) do_write();
+}
+
+void fibs_session::finish() {
+  if (finished_) return;
+  finished_ = true;
+  closing_ = true;
+  deadline_.cancel();
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+  if (!opened_) return;
+  try {
+    context_->fibs->on_close(shared_from_this());
+  } catch (const std::exception& e) {
+    spdlog::error("fibs client {}: gateway on_close failed: {}", id_, e.what());
+  }
+}
+
+}  // namespace bg::server
