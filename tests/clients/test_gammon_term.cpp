@@ -531,9 +531,10 @@ TEST_CASE("two scripted clients meet at a table through /go from the lobby",
   CHECK(bob.finish() == 0);
 }
 
-TEST_CASE("a private message (/tell) reaches the other scripted client as TELL FROM TO: TEXT, "
-          "and the sender reads its own copy",
-          "[clients][term][tell]") {
+TEST_CASE(
+    "a private message (/tell) reaches the other scripted client as TELL FROM TO: TEXT, "
+    "and the sender reads its own copy",
+    "[clients][term][tell]") {
   gammond_process server{
       {"--dice-seed", "6", "--commands-per-second", "1000", "--command-burst", "1000"}};
   const std::string url = "ws://127.0.0.1:" + std::to_string(server.port()) + "/ws";

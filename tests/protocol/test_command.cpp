@@ -448,6 +448,19 @@ TEST_CASE(
   CHECK(code_of("/tournaments now") == "bad_command");
 }
 
+TEST_CASE("/tell takes a name and the message as typed, and is answered by the service",
+          "[command]") {
+  const auto t = ok("/TELL Bob  see you  at t1 ");
+  CHECK(t.kind == command_kind::tell);
+  CHECK(t.text == "Bob");                // the name as typed: the server folds it
+  CHECK(t.message == "see you  at t1");  // the words as typed, blanks within kept
+  CHECK(code_of("/tell") == "bad_command");
+  CHECK(code_of("/tell bob") == "bad_command");
+  CHECK(place_of(command_kind::tell) == command_place::service);
+  CHECK(to_string(command_kind::tell) == "tell");
+  CHECK(help_text("tell").has_value());
+}
+
 TEST_CASE("/lang takes one language tag, alone it asks, and is answered by the service",
           "[command][i18n]") {
   const auto ask = ok("/lang");
@@ -467,11 +480,26 @@ TEST_CASE(
     "every refusal of the command grammar names its catalogue sentence, and the English "
     "catalogue says what the message says",
     "[command][i18n]") {
-  for (const std::string_view line :
-       {"", "/", "/nosuch", "/join red black", "/join blue", "/tables 0", "/start now",
-        "/seek match 1,1", "/seek bot after 9999", "/seek sideways", "/option clock 999",
-        "/option foo", "/ban mallory -1", "/lang fr de", "/kick", "/ratings sideways",
-        "/play bot sideways", "/signout maybe", "/password one"}) {
+  for (const std::string_view line : {"",
+                                      "/",
+                                      "/nosuch",
+                                      "/join red black",
+                                      "/join blue",
+                                      "/tables 0",
+                                      "/start now",
+                                      "/seek match 1,1",
+                                      "/seek bot after 9999",
+                                      "/seek sideways",
+                                      "/option clock 999",
+                                      "/option foo",
+                                      "/ban mallory -1",
+                                      "/lang fr de",
+                                      "/kick",
+                                      "/ratings sideways",
+                                      "/play bot sideways",
+                                      "/signout maybe",
+                                      "/password one",
+                                      "/tell bob"}) {
     const auto r = parse_line(line);
     REQUIRE_FALSE(r.ok());
     INFO(line);

@@ -145,8 +145,10 @@ std::string board_line(const json& state, std::string_view side, bool you) {
   f.push_back(can_move(state, me));
   f.push_back(0);  // forced move: FIBS says not to use it
   const bool crawford_now = at(state, "crawford").is_boolean() && at(state, "crawford").get<bool>();
+  // A side at length - 1 got there by winning a game, after which came the Crawford
+  // game (R15); in a 1-point match both start there and there is none.
   const bool post_crawford =
-      length > 0 && !crawford_now && phase != "waiting" &&
+      length > 1 && !crawford_now && phase != "waiting" &&
       (int_at(score, "red") == length - 1 || int_at(score, "black") == length - 1);
   f.push_back(post_crawford ? 1 : 0);
   f.push_back(0);  // redoubles: no limit is kept (no beavers)

@@ -168,7 +168,7 @@ TEST_CASE(
 
 TEST_CASE(
     "the board: line in the Crawford game says no one may double, and after it that the "
-    "Crawford game was played; a spectator's line names the player watched",
+    "Crawford game was played, a spectator's line names the player watched",
     "[fibs][board][R15]") {
   json s = state_of(start_points(), "roll", "black", json::array());
   s["score"] = {{"red", 2}, {"black", 0}};
@@ -183,6 +183,11 @@ TEST_CASE(
   CHECK(f[38] == "1");
   CHECK(f[39] == "1");
   CHECK(f[51] == "1");
+  // A 1-point match has no Crawford game: both sides start at length - 1.
+  s["match_length"] = 1;
+  s["score"] = {{"red", 0}, {"black", 0}};
+  f = fields(board_line(s, "black", true));
+  CHECK(f[51] == "0");
   // A spectator watching rosa: rosa's name, not "You"; a match without a target is 9999.
   s["match_length"] = 0;
   f = fields(board_line(s, "red", false));

@@ -80,7 +80,7 @@ bool has_line(const clip_actions& a, const std::string& line) {
 }  // namespace
 
 TEST_CASE(
-    "CLIP login: the login line becomes a hello with the password; gammond's welcome "
+    "CLIP login: the login line becomes a hello with the password, gammond's welcome "
     "becomes lines 1, 2 (own info), 3, the message of the day and 4, then a who poll",
     "[fibs][clip]") {
   clip_translator t{clip_options{"Line one.\nLine two.", "10.0.0.7", "0.1.0", 20}};
@@ -127,7 +127,7 @@ TEST_CASE("a refused login says why and shows the login prompt again", "[fibs][c
 }
 
 TEST_CASE(
-    "FIBS's guest login registers a name: guest, name NAME, the password twice; two "
+    "FIBS's guest login registers a name: guest, name NAME, the password twice, two "
     "different passwords are asked again",
     "[fibs][clip]") {
   clip_translator t{clip_options{}};
@@ -151,7 +151,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the who-list: the first poll lists everyone (5 lines, then 6); later polls add 7 for "
+    "the who-list: the first poll lists everyone (5 lines, then 6), later polls add 7 for "
     "a login and 8 for a logout",
     "[fibs][clip]") {
   clip_translator t{clip_options{}};
@@ -204,7 +204,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "invite NAME N makes a table, sits down, sets the match and invites NAME; the match "
+    "invite NAME N makes a table, sits down, sets the match and invites NAME, the match "
     "starts when NAME sits down, and the opening roll is rolled at once",
     "[fibs][clip]") {
   auto t = logged_in();
@@ -234,7 +234,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "FIBS rolls for a player who may not double, and waits for one who may; a play typed "
+    "FIBS rolls for a player who may not double, and waits for one who may, a play typed "
     "by red in FIBS's numbering is sent in red's own",
     "[fibs][clip][R14]") {
   auto t = logged_in();
@@ -299,7 +299,7 @@ TEST_CASE(
 
 TEST_CASE(
     "talking: tell, say, kibitz, whisper and shout go to gammond's private, table and "
-    "lobby chat, echoed as CLIP 16-19; what others say comes as 12, 13 and 15",
+    "lobby chat, echoed as CLIP 16-19, what others say comes as 12, 13 and 15",
     "[fibs][clip]") {
   auto t = logged_in();
   const auto tell = t.on_line("tell bob hi there", now);
@@ -330,7 +330,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "toggle and set answer as FIBS does; toggle double off makes FIBS roll for a player "
+    "toggle and set answer as FIBS does, toggle double off makes FIBS roll for a player "
     "who could double",
     "[fibs][clip]") {
   auto t = logged_in();

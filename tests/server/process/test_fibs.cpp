@@ -120,7 +120,7 @@ std::string board_mismatch(const std::string& line, const json& s, const std::st
   want[49] = std::to_string(can_move);
   want[50] = "0";
   const bool post =
-      length > 0 && !s.value("crawford", false) &&
+      length > 1 && !s.value("crawford", false) &&
       (num(s["score"], "red") == length - 1 || num(s["score"], "black") == length - 1);
   want[51] = post ? "1" : "0";
   want[52] = "0";
@@ -259,7 +259,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "FIBS's guest registration makes an account: guest, name, the password twice; the name "
+    "FIBS's guest registration makes an account: guest, name, the password twice, the name "
     "then logs in on FIBS and over WebSocket",
     "[fibs][process]") {
   gammond_process server{flags()};
@@ -289,7 +289,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a wrong password is refused with a line and the login prompt; the right one then "
+    "a wrong password is refused with a line and the login prompt, the right one then "
     "logs in on the same connection",
     "[fibs][process]") {
   gammond_process server{flags()};
@@ -359,6 +359,31 @@ TEST_CASE(
   expect_board(alice, after, alice_side);
 }
 
+TEST_CASE(
+    "a WebSocket player's /invite reaches a FIBS client as FIBS's invitation, and join "
+    "NAME sits it down at that table and starts the match",
+    "[fibs][process]") {
+  gammond_process server{flags()};
+  register_account(server, "alice", "alice-password");
+  player bob{server.port(), "bob"};
+  clip_client alice{server.fibs_port()};
+  login(alice, "alice", "alice-password");
+  alice.wait_line([](const std::string& l) { return l == "6"; });
+  bob.ok("den", "/join");
+  bob.ok("den", "/option match 3");
+  bob.ok("den", "/invite alice");
+  alice.wait_prefix("bob wants to play a 3 point match with you.");
+  alice.wait_prefix("Type 'join bob' to accept.");
+  alice.send("join carol");
+  alice.wait_prefix("** carol didn't invite you.");
+  alice.send("join bob");
+  const json started = bob.await_event("den", "started");
+  CHECK(started["name"].is_string());
+  alice.wait_prefix("** You are now playing a 3 point match with bob");
+  const json s = bob.await_state("den", [](const json& n) { return n["phase"] != "waiting"; });
+  CHECK((s["players"]["red"] == "alice" || s["players"]["black"] == "alice"));
+}
+
 TEST_CASE("a FIBS client watches a match by a player's name and sees that player's board",
           "[fibs][process]") {
   gammond_process server{flags()};
@@ -384,7 +409,7 @@ TEST_CASE("a FIBS client watches a match by a player's name and sees that player
 
 TEST_CASE(
     "talking: tell, shout and say reach WebSocket players and come back as CLIP 12, 13 "
-    "and 16-17; an ignoring player hears nothing; the who-list shows logins and logouts",
+    "and 16-17, an ignoring player hears nothing, the who-list shows logins and logouts",
     "[fibs][process]") {
   gammond_process server{flags({"--lobby-chat-interval", "0", "--table-chat-interval", "0"})};
   register_account(server, "alice", "alice-password");
@@ -459,8 +484,10 @@ TEST_CASE(
   CHECK(server.get("/healthz").status == 200);
 }
 
-TEST_CASE("--max-connections counts the FIBS and the WebSocket connections together",
-          "[fibs][process]") {
+TEST_CASE(
+    "the connection bound, --max-connections, counts the FIBS and the WebSocket connections "
+    "together",
+    "[fibs][process]") {
   gammond_process server{flags({"--max-connections", "2"})};
   clip_client one{server.fibs_port()};
   one.wait_text("login: ");
