@@ -169,10 +169,15 @@ void clip_translator::command(clip_actions& a, std::string_view verb, std::strin
       a.line("** watch whom? Type 'watch NAME'.");
       return;
     }
-    if (who.size() > 40) {
+    if (!watch_search_.empty()) {
+      a.line("** Please wait: still looking for " + watch_search_ + ".");
+      return;
+    }
+    if (who.size() > 30) {
       a.line("** There is no one called " + who + ".");
       return;
     }
+    watch_search_ = who;
     send_line(a, "", "/tables", "watch", who);
     return;
   }

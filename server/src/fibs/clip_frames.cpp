@@ -141,6 +141,7 @@ void clip_translator::on_error(clip_actions& a, const json& m, std::string_view 
     }
     return;
   }
+  if (kind == "watch") watch_search_.clear();
   if (kind == "auto" || kind == "who") return;  // our own steps: nothing to tell
   if (stage_ != stage::ready) return;
   a.line("** " + message);
@@ -245,15 +246,17 @@ void clip_translator::on_tables(clip_actions& a, const json& m, std::string_view
       shown_seq_.erase(watching_);
       send(a, json{{"type", "enter"}, {"table", watching_}});
       a.line("You're now watching " + n + ".");
+      watch_search_.clear();
       return;
     }
   }
   const auto page = int_at(m, "page", 1);
   const auto pages = int_at(m, "pages", 1);
-  if (page < pages && page < 50) {
+  if (page < pages && page < max_watch_pages) {
     send_line(a, "", "/tables " + std::to_string(page + 1), "watch", extra);
     return;
   }
+  watch_search_.clear();
   a.line("** " + std::string(extra) + " is not playing.");
 }
 

@@ -19,10 +19,6 @@ namespace {
 
 namespace net = boost::asio;
 
-/// Messages waiting for the game service on one connection, at most (a client sends
-/// lines at the session's rate; each makes a handful).
-constexpr std::size_t max_waiting = 256;
-
 std::int64_t unix_now() {
   return static_cast<std::int64_t>(std::time(nullptr));
 }
@@ -34,13 +30,15 @@ std::int64_t unix_now() {
 /// service sends from any thread.
 class clip_connection final : public client, public std::enable_shared_from_this<clip_connection> {
  public:
+  /// `max_waiting`: messages that may wait for the game service (--fibs-queue).
   clip_connection(std::shared_ptr<client> outer, service& game, clip_options options,
-                  net::io_context& io, std::chrono::seconds who_interval)
+                  net::io_context& io, std::chrono::seconds who_interval, std::size_t max_waiting)
       : outer_{std::move(outer)},
         game_{game},
         translator_{std::move(options)},
         timer_{net::make_strand(io)},
-        who_interval_{who_interval} {}
+        who_interval_{who_interval},
+        max_waiting_{max_waiting} {}
 
   void start() {
     try {
@@ -101,7 +99,7 @@ class clip_connection final : public client, public std::enable_shared_from_this
       clip_actions a = step(translator_);
       if (!a.out.empty()) outer_->send(std::make_shared<const std::string>(std::move(a.out)));
       for (auto& m : a.to_service) {
-        if (queue_.size() >= max_waiting) {
+        if (queue_.size() >= max_waiting_) {
           spdlog::warn("fibs client {}: too many requests waiting; closing", outer_->id());
           outer_->close("too many requests");
           return;
@@ -171,6 +169,7 @@ class clip_connection final : public client, public std::enable_shared_from_this
   bool close_pending_ = false;     // under mutex_: on_close waits for the drainer
   net::steady_timer timer_;
   std::chrono::seconds who_interval_;
+  std::size_t max_waiting_;
 };
 
 class clip_gateway final : public service {
@@ -183,8 +182,9 @@ class clip_gateway final : public service {
     options.motd = config_.motd;
     options.address = c->address();
     options.version = GAMMOND_VERSION;
-    auto connection = std::make_shared<clip_connection>(c, *game_, std::move(options), io_,
-                                                        config_.fibs_who_interval);
+    options.max_invitations = config_.fibs_invitations;
+    auto connection = std::make_shared<clip_connection>(
+        c, *game_, std::move(options), io_, config_.fibs_who_interval, config_.fibs_queue);
     {
       std::lock_guard lock{mutex_};
       connections_[c->id()] = connection;

@@ -74,7 +74,8 @@ void fibs_session::on_read(boost::system::error_code ec, std::size_t bytes) {
     return finish();
   }
   if (!closing_) {
-    arm_deadline();
+    // The login timeout counts from the connection; the idle one from the last line.
+    if (identified_) arm_deadline();
     take_bytes(read_buffer_.data(), bytes);
   }
   if (!finished_) do_read();
@@ -200,8 +201,9 @@ void fibs_session::arm_deadline() {
     if (ec) return;
     const auto self = weak.lock();
     if (!self || self->closing_) return;
+    // Before the login a prompt ("login: ") may wait on the line: a line end first.
     self->begin_close(self->identified_ ? "** You have been idle for too long. Goodbye."
-                                        : "** You did not log in in time. Goodbye.");
+                                        : "\r\n** You did not log in in time. Goodbye.");
   });
 }
 
@@ -265,9 +267,11 @@ void fibs_session::do_write() {
   if (queue_.empty()) {
     writing_ = false;
     if (closing_) {
+      // A lingering close: the sending side is shut and what the peer still sends is
+      // read and dropped (on_read) until it closes too or the deadline drops it, so that
+      // the last lines are not lost to a reset.
       boost::system::error_code ignored;
-      socket_.shutdown(net::ip::tcp::socket::shutdown_both, ignored);
-      socket_.close(ignored);
+      socket_.shutdown(net::ip::tcp::socket::shutdown_send, ignored);
     }
     return;
   }
@@ -292,7 +296,15 @@ void fibs_session::begin_close(std::string line) {
   if (closing_) return;
   if (!line.empty()) queue(std::make_shared<const std::string>(line + "\r\n"));
   closing_ = true;
-  deadline_.cancel();
+  // A peer that does not read what is left gets --http-timeout to, then is dropped.
+  deadline_.expires_after(context_->config.http_timeout);
+  deadline_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    if (ec) return;
+    if (const auto self = weak.lock()) {
+      boost::system::error_code ignored;
+      self->socket_.close(ignored);
+    }
+  });
   if (!writing_) do_write();
 }
 

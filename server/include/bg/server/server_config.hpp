@@ -297,6 +297,12 @@ struct server_config {
   /// --fibs-who-interval: how often a FIBS session looks at who is online, for its
   /// who-list's 5, 7 and 8 lines
   std::chrono::seconds fibs_who_interval{5};
+  /// --fibs-invitations: invitations one FIBS connection keeps (the newest), and matches
+  /// it left with `leave` to come back to with `join`
+  std::size_t fibs_invitations = 20;
+  /// --fibs-queue: messages one FIBS connection may have waiting for the game service
+  /// (each line makes a handful); over it the connection is closed
+  std::size_t fibs_queue = 256;
   /// --motd-file: the host's message of the day (FIBS's lines between 3 and 4): at most
   /// 4 KiB and 40 lines of it are read at start; "" = none
   std::string motd_file;

@@ -105,7 +105,10 @@ class clip_translator {
   std::string invited_name_;   // the key of the name invited there
   int invited_length_ = 0;     // its length (0 = unlimited)
   std::string watching_;       // the table watched
-  std::string watched_side_;   // the side whose view the watcher gets
+  std::string watch_search_;   // the name `watch` is looking for ("" = none)
+  /// The pages of the table list `watch` looks through at most (100 tables a page).
+  static constexpr std::int64_t max_watch_pages = 10;
+  std::string watched_side_;                        // the side whose view the watcher gets
   std::map<std::string, nlohmann::json> states_;    // the last state of those tables
   std::map<std::string, std::uint64_t> acted_seq_;  // the seq an automatic step was sent at
   std::map<std::string, std::uint64_t> shown_seq_;  // the seq a board was printed for

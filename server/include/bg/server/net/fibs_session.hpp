@@ -30,9 +30,11 @@ namespace bg::server {
 /// config.rate_limit_strikes strikes (one forgiven per config.strike_decay) the
 /// connection is closed. Every other line goes to the gateway's on_text, in order.
 ///
-/// Timeouts: a connection not identified() within config.fibs_login_timeout is told so
-/// and closed; afterwards one that sends nothing for config.fibs_idle_timeout is logged
-/// out the same way (FIBS's idle logout).
+/// Timeouts: a connection not identified() within config.fibs_login_timeout of its
+/// start (whatever it sends) is told so and closed; afterwards one that sends nothing
+/// for config.fibs_idle_timeout is logged out the same way (FIBS's idle logout). A
+/// closing connection whose peer does not read the rest within config.http_timeout is
+/// dropped.
 ///
 /// Outgoing: send() queues CLIP text as it is; one write in flight; more than
 /// config.write_queue_bytes unsent closes the connection. close() sends what is queued,
