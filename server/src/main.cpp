@@ -486,7 +486,7 @@ int serve(const bg::server::server_config& config) {
   if (const auto exit_code = build_game_service(config, counters, io, game)) return *exit_code;
   // The FIBS port (issue 32): a gateway in front of the same game service.
   std::shared_ptr<bg::server::service> fibs;
-  if (config.fibs_port >= 0) fibs = bg::server::fibs::make_clip_gateway(game, config, io);
+  if (config.fibs_port >= 0) fibs = bg::server::fibs::make_clip_gateway(game, config, io, counters);
   bg::server::network_server server{io, config, game, counters, fibs};
   // The signals are caught before the server starts (and writes --port-file): a
   // SIGTERM sent as soon as the port is known stops it gracefully, not by default.

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "bg/server/fibs/clip_translator.hpp"
+#include "bg/server/metrics.hpp"
 
 namespace bg::server::fibs {
 namespace {
@@ -177,6 +178,19 @@ class clip_gateway final : public service {
   clip_gateway(std::shared_ptr<service> game, const server_config& config, net::io_context& io)
       : game_{std::move(game)}, config_{config}, io_{io} {}
 
+  /// /metrics: the FIBS connections open now (logged in or not).
+  [[nodiscard]] std::string metrics_text() {
+    std::size_t open = 0;
+    {
+      std::lock_guard lock{mutex_};
+      open = connections_.size();
+    }
+    return "# HELP gammond_fibs_connections FIBS (CLIP) connections open\n"
+           "# TYPE gammond_fibs_connections gauge\n"
+           "gammond_fibs_connections " +
+           std::to_string(open) + "\n";
+  }
+
   void on_open(const std::shared_ptr<client>& c) override {
     clip_options options;
     options.motd = config_.motd;
@@ -228,8 +242,13 @@ class clip_gateway final : public service {
 }  // namespace
 
 std::shared_ptr<service> make_clip_gateway(std::shared_ptr<service> game,
-                                           const server_config& config, net::io_context& io) {
-  return std::make_shared<clip_gateway>(std::move(game), config, io);
+                                           const server_config& config, net::io_context& io,
+                                           metrics& counters) {
+  auto gateway = std::make_shared<clip_gateway>(std::move(game), config, io);
+  counters.add_section([weak = std::weak_ptr<clip_gateway>(gateway)] {
+    const auto self = weak.lock();
+    return self ? self->metrics_text() : std::string();
+  });
+  return gateway;
 }
-
 }  // namespace bg::server::fibs

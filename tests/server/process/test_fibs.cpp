@@ -417,6 +417,7 @@ TEST_CASE(
   clip_client alice{server.fibs_port()};
   login(alice, "alice", "alice-password");
   alice.wait_line([](const std::string& l) { return l == "6"; });
+  CHECK(server.metric("gammond_fibs_connections") == 1);
   alice.send("tell bob psst, bob");
   alice.wait_prefix("16 bob psst, bob");
   const auto told = bob.await([](const json& m) { return m.value("type", "") == "chat"; });

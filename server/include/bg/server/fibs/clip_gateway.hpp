@@ -11,13 +11,19 @@
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
 
+namespace bg::server {
+class metrics;
+}
+
 namespace bg::server::fibs {
 
 /// Builds the FIBS gateway in front of `game` (not null), on `io` (its who-list timers).
 /// Lines reach it from fibs_session through service::on_text (one CLIP line each, its
-/// line end and telnet bytes removed); what it sends a session is CLIP text.
+/// line end and telnet bytes removed); what it sends a session is CLIP text. It adds
+/// `gammond_fibs_connections` (a gauge) to `counters`' /metrics.
 [[nodiscard]] std::shared_ptr<service> make_clip_gateway(std::shared_ptr<service> game,
                                                          const server_config& config,
-                                                         boost::asio::io_context& io);
+                                                         boost::asio::io_context& io,
+                                                         metrics& counters);
 
 }  // namespace bg::server::fibs
