@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -345,4 +346,66 @@ TEST_CASE(
   const auto rolled = messages(t.on_frame(state(table, "roll", "red", 7).dump(), now));
   REQUIRE(rolled.size() == 1);
   CHECK(rolled[0]["text"] == "/roll");
+}
+
+TEST_CASE(
+    "any line a stranger types and any message, even malformed, leave the translator "
+    "whole: nothing thrown, a bounded answer, and only well-formed messages for gammond",
+    "[fibs][clip][robustness]") {
+  std::mt19937 rng{32};
+  const std::vector<std::string> words{
+      "login",   "guest",  "name",     "invite", "join",      "roll",  "move",   "double", "accept",
+      "reject",  "resign", "leave",    "watch",  "unwatch",   "board", "tell",   "say",    "kibitz",
+      "whisper", "shout",  "who",      "whois",  "rating",    "show",  "toggle", "set",    "pip",
+      "bye",     "bob",    "alice",    "3",      "unlimited", "24-18", "bar-22", "6-off",  "b-3",
+      "-",       "/",      "\xff\xfe", "é",      "",          "x"};
+  const std::vector<json> values{nullptr,
+                                 1,
+                                 -7,
+                                 1e300,
+                                 "x",
+                                 "red",
+                                 "black",
+                                 json::array(),
+                                 json::object(),
+                                 true,
+                                 {{"red", "alice"}, {"black", 3}}};
+  const std::vector<std::string> keys{"type",        "table",  "seq",   "phase", "turn", "players",
+                                      "board",       "dice",   "event", "side",  "play", "from",
+                                      "text",        "re",     "topic", "data",  "cube", "score",
+                                      "legal_moves", "winner", "name",  "to"};
+  const std::vector<std::string> types{"welcome", "state", "event",     "chat", "info",
+                                       "tables",  "error", "broadcast", "pong"};
+  auto t = logged_in();
+  const std::string table = messages(t.on_line("invite bob 3", now))[0]["table"];
+  std::uniform_int_distribution<std::size_t> pick(0, 1'000'000);
+  for (int i = 0; i < 4000; ++i) {
+    clip_actions a;
+    const auto kind = pick(rng) % 4;
+    if (kind == 0) {
+      std::string line;
+      const auto n = pick(rng) % 6;
+      for (std::size_t w = 0; w < n; ++w) line += words[pick(rng) % words.size()] + " ";
+      a = t.on_line(line, now);
+    } else if (kind == 1) {
+      std::string bytes(pick(rng) % 40, '\0');
+      for (auto& b : bytes) b = static_cast<char>(pick(rng) % 256);
+      a = pick(rng) % 2 ? t.on_line(bytes, now) : t.on_frame(bytes, now);
+    } else {
+      json m = kind == 2 ? state(table, "move", "red", static_cast<int>(pick(rng) % 50))
+                         : json::object();
+      m["type"] = types[pick(rng) % types.size()];
+      if (pick(rng) % 2) m["table"] = table;
+      for (std::size_t f = pick(rng) % 6; f > 0; --f)
+        m[keys[pick(rng) % keys.size()]] = values[pick(rng) % values.size()];
+      a = t.on_frame(m.dump(), now);
+    }
+    CHECK(a.out.size() < 64 * 1024);
+    CHECK(a.to_service.size() <= 8);
+    for (const auto& sent : a.to_service) {
+      const json parsed = json::parse(sent, nullptr, false);
+      REQUIRE(parsed.is_object());
+      CHECK(parsed["type"].is_string());
+    }
+  }
 }
