@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bg::server {
 namespace {
@@ -73,7 +76,68 @@ void labelled_counts(std::string& out, std::string_view name, std::string_view h
   }
 }
 
+/// Ids of metrics objects, never reused (a thread's shard names the object it is for).
+std::atomic<std::uint64_t> next_metrics_id{1};
+
 }  // namespace
+
+/// One thread's counts. Its mutex is taken by that thread on every count, which never
+/// waits (nobody else holds it but render(), for the time of one copy).
+struct metrics::shard {
+  std::mutex mutex;
+  std::map<std::string, std::uint64_t, std::less<>> commands;
+  std::map<std::string, std::uint64_t, std::less<>> errors;
+  std::array<std::uint64_t, 13> latency_counts{};  // one per bucket plus +Inf
+  double latency_sum = 0;
+  std::uint64_t latency_count = 0;
+
+  shard() = default;
+  shard(const shard& other)
+      : commands{other.commands},
+        errors{other.errors},
+        latency_counts{other.latency_counts},
+        latency_sum{other.latency_sum},
+        latency_count{other.latency_count} {}
+  shard& operator=(const shard&) = delete;
+};
+
+metrics::metrics() : id_{next_metrics_id.fetch_add(1, std::memory_order_relaxed)} {}
+
+metrics::~metrics() = default;
+
+metrics::shard& metrics::local() {
+  // (object id, its shard) for each metrics object this thread counted for; the
+  // shared_ptr keeps a shard valid for its thread even after its object is gone.
+  thread_local std::vector<std::pair<std::uint64_t, std::shared_ptr<shard>>> mine;
+  for (const auto& [id, s] : mine)
+    if (id == id_) return *s;
+  auto made = std::make_shared<shard>();
+  {
+    const std::lock_guard lock{shards_mutex_};
+    shards_.push_back(made);
+  }
+  mine.emplace_back(id_, made);
+  return *made;
+}
+
+metrics::shard metrics::sum() const {
+  std::vector<std::shared_ptr<shard>> all;
+  {
+    const std::lock_guard lock{shards_mutex_};
+    all = shards_;
+  }
+  shard total;
+  for (const auto& s : all) {
+    const std::lock_guard lock{s->mutex};
+    for (const auto& [name, n] : s->commands) total.commands[name] += n;
+    for (const auto& [code, n] : s->errors) total.errors[code] += n;
+    for (std::size_t i = 0; i < total.latency_counts.size(); ++i)
+      total.latency_counts[i] += s->latency_counts[i];
+    total.latency_sum += s->latency_sum;
+    total.latency_count += s->latency_count;
+  }
+  return total;
+}
 
 void metrics::connection_opened() noexcept {
   connections_.fetch_add(1, std::memory_order_relaxed);
@@ -117,24 +181,25 @@ void metrics::command(std::string_view name, std::chrono::nanoseconds latency) {
   const double seconds = std::chrono::duration<double>(latency).count();
   std::size_t bucket = 0;
   while (bucket < buckets_.size() && seconds > buckets_[bucket]) ++bucket;
-  const std::lock_guard lock{mutex_};
-  auto it = commands_.find(name);
-  if (it == commands_.end()) it = commands_.emplace(std::string{name}, 0).first;
+  auto& s = local();
+  const std::lock_guard lock{s.mutex};
+  auto it = s.commands.find(name);
+  if (it == s.commands.end()) it = s.commands.emplace(std::string{name}, 0).first;
   ++it->second;
-  ++latency_counts_[bucket];
-  latency_sum_ += seconds;
-  ++latency_count_;
+  ++s.latency_counts[bucket];
+  s.latency_sum += seconds;
+  ++s.latency_count;
 }
 
 std::uint64_t metrics::commands_handled() const {
-  const std::lock_guard lock{mutex_};
-  return latency_count_;
+  return sum().latency_count;
 }
 
 void metrics::error(std::string_view code) {
-  const std::lock_guard lock{mutex_};
-  auto it = errors_.find(code);
-  if (it == errors_.end()) it = errors_.emplace(std::string{code}, 0).first;
+  auto& s = local();
+  const std::lock_guard lock{s.mutex};
+  auto it = s.errors.find(code);
+  if (it == s.errors.end()) it = s.errors.emplace(std::string{code}, 0).first;
   ++it->second;
 }
 
@@ -162,11 +227,12 @@ std::string metrics::render() const {
   out.reserve(2048);
   render_play(out);
   render_analysis(out);
-  const std::lock_guard lock{mutex_};
+  const shard total = sum();
   labelled_counts(out, "gammond_commands_total", "Commands handled, by command.", "command",
-                  commands_);
-  labelled_counts(out, "gammond_errors_total", "Errors answered, by code.", "code", errors_);
-  render_latency(out);
+                  total.commands);
+  labelled_counts(out, "gammond_errors_total", "Errors answered, by code.", "code", total.errors);
+  render_latency(out, total);
+  const std::lock_guard lock{mutex_};
   // The network layer's refusals and policy closes (issue 11).
   labelled_counts(out, "gammond_connections_refused_total",
                   "Connections or upgrades refused, by reason.", "reason", refused_);
@@ -212,24 +278,24 @@ void metrics::render_analysis(std::string& out) const {
       .append("\n");
 }
 
-void metrics::render_latency(std::string& out) const {
+void metrics::render_latency(std::string& out, const shard& total) const {
   header(out, "gammond_command_seconds", "histogram",
          "Time from a command's arrival to its answer being queued.");
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
-    cumulative += latency_counts_[i];
+    cumulative += total.latency_counts[i];
     out.append("gammond_command_seconds_bucket{le=\"")
         .append(number(buckets_[i]))
         .append("\"} ")
         .append(std::to_string(cumulative))
         .append("\n");
   }
-  cumulative += latency_counts_[buckets_.size()];
+  cumulative += total.latency_counts[buckets_.size()];
   out.append("gammond_command_seconds_bucket{le=\"+Inf\"} ")
       .append(std::to_string(cumulative))
       .append("\n");
-  out.append("gammond_command_seconds_sum ").append(number(latency_sum_)).append("\n");
-  sample(out, "gammond_command_seconds_count", latency_count_);
+  out.append("gammond_command_seconds_sum ").append(number(total.latency_sum)).append("\n");
+  sample(out, "gammond_command_seconds_count", total.latency_count);
 }
 
 }  // namespace bg::server

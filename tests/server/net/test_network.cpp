@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
@@ -292,6 +293,35 @@ TEST_CASE("GET /metrics serves Prometheus text format 0.0.4 that counts connecti
   CHECK_THAT(res.body, Catch::Contains("# TYPE gammond_connections_total counter\n"
                                        "gammond_connections_total 1\n"));
   CHECK_THAT(res.body, Catch::Contains("# TYPE gammond_command_seconds histogram\n"));
+}
+
+TEST_CASE(
+    "metrics counted on many threads at once, each in a shard of its own, add up in "
+    "/metrics; two metrics objects on one thread keep their counts apart",
+    "[network][metrics]") {
+  bg::server::metrics m;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&m] {
+      for (int i = 0; i < 1000; ++i) {
+        m.command(i % 2 == 0 ? "roll" : "move", 50us);
+        if (i % 10 == 0) m.error("illegal_play");
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  m.command("roll", 2ms);  // this thread's shard too
+  const std::string text = m.render();
+  CHECK_THAT(text, Catch::Contains("gammond_commands_total{command=\"move\"} 2000\n"
+                                   "gammond_commands_total{command=\"roll\"} 2001\n"));
+  CHECK_THAT(text, Catch::Contains("gammond_errors_total{code=\"illegal_play\"} 400\n"));
+  CHECK_THAT(text, Catch::Contains("\ngammond_command_seconds_count 4001\n"));
+  CHECK(m.commands_handled() == 4001);
+  bg::server::metrics other;
+  other.command("double", 1ms);
+  CHECK(other.commands_handled() == 1);
+  CHECK(m.commands_handled() == 4001);
+  CHECK_THAT(other.render(), !Catch::Contains("command=\"roll\""));
 }
 
 TEST_CASE("metrics render counters with labels and a cumulative histogram", "[network][metrics]") {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -16,9 +17,16 @@
 namespace bg::server {
 
 /// Thread-safe counters and one latency histogram. Every member may be called from
-/// any thread.
+/// any thread. The counts of every command and error (command(), error()) go to a
+/// shard of the calling thread's own, so that the tables' threads share no lock on
+/// the path of a command (issue 33); render() adds the shards up.
 class metrics {
  public:
+  metrics();
+  ~metrics();
+  metrics(const metrics&) = delete;
+  metrics& operator=(const metrics&) = delete;
+
   /// A WebSocket connection opened / closed (gauge gammond_connections, counter
   /// gammond_connections_total).
   void connection_opened() noexcept;
@@ -61,12 +69,17 @@ class metrics {
   [[nodiscard]] std::string render() const;
 
  private:
+  /// One thread's counts of commands and errors (metrics.cpp).
+  struct shard;
+
   /// The connections, tables and games (gauges and counters) of render().
   void render_play(std::string& out) const;
   /// The match analysis queue's gauges and counters of render().
   void render_analysis(std::string& out) const;
-  /// gammond_command_seconds, the histogram of command latencies; mutex_ held.
-  void render_latency(std::string& out) const;
+  /// gammond_command_seconds, the histogram of command latencies, from the shards' sum.
+  void render_latency(std::string& out, const shard& sum) const;
+  /// Every shard added up.
+  [[nodiscard]] shard sum() const;
 
   static constexpr std::array<double, 12> buckets_{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                    0.01,   0.025,   0.05,   0.1,   0.25,   1.0};
@@ -82,15 +95,16 @@ class metrics {
   std::atomic<std::uint64_t> analyses_refused_{0};
   std::atomic<std::uint64_t> analysis_crashes_{0};
   std::atomic<std::uint64_t> analysis_millis_{0};
+  /// The calling thread's shard of this object, made and registered on its first count.
+  shard& local();
+
+  const std::uint64_t id_;  ///< process-unique: which object a thread's shard is for
+  mutable std::mutex shards_mutex_;
+  std::vector<std::shared_ptr<shard>> shards_;  ///< under shards_mutex_
   mutable std::mutex mutex_;
-  std::map<std::string, std::uint64_t, std::less<>> commands_;
-  std::map<std::string, std::uint64_t, std::less<>> errors_;
   std::map<std::string, std::uint64_t, std::less<>> refused_;
   std::map<std::string, std::uint64_t, std::less<>> dropped_;
   std::vector<std::function<std::string()>> sections_;
-  std::array<std::uint64_t, 13> latency_counts_{};  // one per bucket plus +Inf
-  double latency_sum_ = 0;
-  std::uint64_t latency_count_ = 0;
 };
 
 }  // namespace bg::server
