@@ -15,17 +15,20 @@ std::size_t index_of(engine::variant v) {
 void online_ratings::set(const std::string& key, const std::array<double, 2>& ratings) {
   std::lock_guard lock(mutex_);
   by_key_[key] = ratings;
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 void online_ratings::update(const std::string& key, engine::variant v, double rating) {
   std::lock_guard lock(mutex_);
   const auto it = by_key_.find(key);
   if (it != by_key_.end()) it->second[index_of(v)] = rating;
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 void online_ratings::forget(const std::string& key) {
   std::lock_guard lock(mutex_);
   by_key_.erase(key);
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 std::optional<double> online_ratings::of(const std::string& name, engine::variant v) const {

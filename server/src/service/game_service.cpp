@@ -1155,6 +1155,7 @@ table_hooks game_service::hooks() {
   h.max_seed_bytes = config_.max_seed_bytes;
   h.bot = [this](const std::string& level, engine::variant v) { return bot_name(level, v); };
   h.rating_of = [this](const std::string& name, engine::variant v) { return ratings_.of(name, v); };
+  h.ratings_version = [this] { return ratings_.version(); };
   // Moderation (issue 13).
   h.max_name_bytes = config_.max_name_bytes;
   h.kick_bar_ms = std::chrono::duration_cast<std::chrono::milliseconds>(config_.kick_bar).count();

@@ -319,21 +319,41 @@ void table::write_ratings(protocol::json_writer& w, engine::variant v) const {
   // (sorted, each once, as a json object keeps them).
   w.key("ratings").begin_object();
   if (hooks_.rating_of) {
-    std::vector<std::pair<std::string_view, double>> ratings;
-    const auto add = [&](const std::string& who) {
-      if (const auto r = hooks_.rating_of(who, v)) ratings.emplace_back(who, *r);
+    // Issue 33: looked up again only when a rating or the names here may have changed:
+    // a lookup folds the name's case and takes the ratings' lock, per name per change.
+    const std::uint64_t version = hooks_.ratings_version ? hooks_.ratings_version() : 0;
+    const auto same_names = [&](const std::vector<std::string>& names) {
+      std::size_t i = 0;
+      for (const auto& st : seats_) {
+        if (!st) continue;
+        if (i >= names.size() || names[i] != st->name) return false;
+        ++i;
+      }
+      for (const auto& who : spectators_) {
+        if (i >= names.size() || names[i] != who) return false;
+        ++i;
+      }
+      return i == names.size();
     };
-    for (const auto& st : seats_)
-      if (st) add(st->name);
-    for (const auto& who : spectators_) add(who);
-    std::stable_sort(ratings.begin(), ratings.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    std::string_view last;
-    for (std::size_t i = 0; i < ratings.size(); ++i) {
-      if (i > 0 && ratings[i].first == last) continue;
-      last = ratings[i].first;
-      w.key(ratings[i].first).value(ratings[i].second);
+    if (!hooks_.ratings_version || !ratings_seen_ || ratings_seen_->version != version ||
+        ratings_seen_->game_variant != v || !same_names(ratings_seen_->names)) {
+      ratings_seen seen{version, v, {}, {}};
+      const auto add = [&](const std::string& who) {
+        seen.names.push_back(who);
+        if (const auto r = hooks_.rating_of(who, v)) seen.ratings.emplace_back(who, *r);
+      };
+      for (const auto& st : seats_)
+        if (st) add(st->name);
+      for (const auto& who : spectators_) add(who);
+      std::stable_sort(seen.ratings.begin(), seen.ratings.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      seen.ratings.erase(
+          std::unique(seen.ratings.begin(), seen.ratings.end(),
+                      [](const auto& x, const auto& y) { return x.first == y.first; }),
+          seen.ratings.end());
+      ratings_seen_ = std::move(seen);
     }
+    for (const auto& [who, rating] : ratings_seen_->ratings) w.key(who).value(rating);
   }
   w.end_object();
 }

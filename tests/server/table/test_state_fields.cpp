@@ -430,3 +430,43 @@ TEST_CASE(
     check_state_text_through_games(4, {"/option match basis", "/option clock 1 0"}, 600);
   }
 }
+
+TEST_CASE(
+    "a table's state asks for the ratings of the names present again only when the "
+    "ratings' version or the names change, and shows the ratings as they are then",
+    "[server][table][state]") {
+  table_hooks hooks{[] { return std::string("2026-11-23T00:00:00Z"); }, 500};
+  std::map<std::string, double> known{{"alice", 1600.0}, {"carol", 1400.0}};
+  std::uint64_t version = 1;
+  int asked = 0;
+  hooks.rating_of = [&](const std::string& who, bg::engine::variant) -> std::optional<double> {
+    ++asked;
+    const auto it = known.find(who);
+    return it == known.end() ? std::nullopt : std::optional<double>{it->second};
+  };
+  hooks.ratings_version = [&] { return version; };
+  seeded_dice dice{3};
+  table t{"r1", dice, hooks};
+  t.enter("alice");
+  t.enter("bob");
+  auto st = t.state();
+  CHECK(st["ratings"] == json{{"alice", 1600.0}});
+  const int first = asked;
+  CHECK(first == 2);
+  // The same names and version: nothing asked again.
+  st = t.state();
+  (void)t.state_text(false);
+  CHECK(asked == first);
+  // A rating changed (the version says so): asked again, and the new rating shown.
+  known["alice"] = 1612.5;
+  ++version;
+  CHECK(t.state()["ratings"] == json{{"alice", 1612.5}});
+  CHECK(asked == first + 2);
+  // Someone came: asked again, with the same version.
+  (void)t.enter("carol");
+  CHECK(t.state()["ratings"] == json{{"alice", 1612.5}, {"carol", 1400.0}});
+  CHECK(asked == first + 5);
+  // Someone left.
+  (void)t.exit("carol");
+  CHECK(t.state()["ratings"] == json{{"alice", 1612.5}});
+}

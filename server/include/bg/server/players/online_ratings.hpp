@@ -5,6 +5,8 @@
 /// from the database nor the game service's mutex.
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -30,10 +32,17 @@ class online_ratings {
   [[nodiscard]] std::optional<double> of(const std::string& name, engine::variant v) const;
   /// Entries held (for tests).
   [[nodiscard]] std::size_t size() const;
+  /// A number that changes whenever an entry is set, updated or forgotten (never
+  /// otherwise): a reader that keeps what of() answered may keep it while this stays
+  /// the same (a table's state, issue 33). An atomic read; no lock.
+  [[nodiscard]] std::uint64_t version() const noexcept {
+    return version_.load(std::memory_order_acquire);
+  }
 
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::array<double, 2>> by_key_;
+  std::atomic<std::uint64_t> version_{0};  // bumped under mutex_ after each change
 };
 
 }  // namespace bg::server

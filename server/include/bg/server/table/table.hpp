@@ -69,6 +69,10 @@ struct table_hooks {
   /// account's (issue 12; a lookup in memory, no I/O), else nullopt. state() and
   /// summary() show them; unset: no ratings.
   std::function<std::optional<double>(const std::string& name, engine::variant v)> rating_of{};
+  /// A number that changes whenever an answer of rating_of may have (online_ratings::
+  /// version): while it and the names at the table stay the same, the state reuses the
+  /// ratings it looked up last instead of asking again (issue 33). Unset: asked every time.
+  std::function<std::uint64_t()> ratings_version{};
   /// A computer player of `level` (one of protocol::bot_levels) for a table of variant
   /// `v`: its name ("gnubg-expert"), or why there is none, as an error with code
   /// "no_bot" (no computer player on this server, e.g. GNU Backgammon is not installed)
@@ -510,6 +514,15 @@ class table {
   std::optional<engine::side> actor_;       ///< the side whose command made this change
   std::array<std::optional<seat>, 2> seats_;
   std::set<std::string> spectators_;
+  /// What write_ratings() looked up last (issue 33): the ratings version and variant it
+  /// was for, the names present then (seats, then spectators) and their ratings.
+  struct ratings_seen {
+    std::uint64_t version = 0;
+    engine::variant game_variant = engine::variant::standard;
+    std::vector<std::string> names;
+    std::vector<std::pair<std::string, double>> ratings;  ///< by name, each once
+  };
+  mutable std::optional<ratings_seen> ratings_seen_;
   std::optional<engine::match> match_;
   std::optional<match_record> record_;
   std::vector<nlohmann::json> journal_;  ///< record_log entries not yet handed out
