@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "bg/server/fibs/clip_translator.hpp"
 #include "bg/server/metrics.hpp"
@@ -229,7 +230,17 @@ class clip_gateway final : public service {
     connection->closed();
   }
 
-  void shutdown(std::function<void()> saved) override { saved(); }
+  /// SIGINT/SIGTERM: every FIBS connection is told and closed (after what is queued);
+  /// the game service saves the tables (network_server shuts it down after this).
+  void shutdown(std::function<void()> saved) override {
+    std::vector<std::shared_ptr<clip_connection>> all;
+    {
+      std::lock_guard lock{mutex_};
+      for (const auto& [id, connection] : connections_) all.push_back(connection);
+    }
+    for (const auto& connection : all) connection->close("The server is shutting down. Goodbye.");
+    saved();
+  }
 
  private:
   std::shared_ptr<service> game_;

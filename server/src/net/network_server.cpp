@@ -72,6 +72,14 @@ bool network_server::shutdown(std::chrono::milliseconds flush, std::function<voi
     spdlog::info("shutting down: {} WebSocket connection(s) open", registry_->open_sessions());
     listener_->stop();
     if (fibs_listener_) fibs_listener_->stop();
+    // FIBS connections are told first (the gateway closes each after its goodbye).
+    if (fibs_) {
+      try {
+        fibs_->shutdown([] {});
+      } catch (const std::exception& e) {
+        spdlog::error("the FIBS gateway failed to shut down cleanly: {}", e.what());
+      }
+    }
     // The tables save themselves on the I/O threads, so this one must not wait for them:
     // the sessions close once the service says every table is saved (exactly once, even
     // if the service fails after saying so).

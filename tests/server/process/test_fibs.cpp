@@ -502,6 +502,17 @@ TEST_CASE(
   CHECK(server.get("/healthz").status == 200);
 }
 
+TEST_CASE("SIGTERM: a FIBS client is told that the server is shutting down, then closed",
+          "[fibs][process]") {
+  gammond_process server{flags()};
+  register_account(server, "alice", "alice-password");
+  clip_client alice{server.fibs_port()};
+  login(alice, "alice", "alice-password");
+  CHECK(server.stop(SIGTERM) == 0);
+  alice.wait_prefix("** The server is shutting down. Goodbye.");
+  CHECK(alice.wait_closed(5s));
+}
+
 TEST_CASE(
     "the connection bound, --max-connections, counts the FIBS and the WebSocket connections "
     "together",
