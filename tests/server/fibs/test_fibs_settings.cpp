@@ -53,7 +53,7 @@ TEST_CASE(
 
 TEST_CASE(
     "the message of the day is read from --motd-file, bounded to 40 lines and 4 KiB, "
-    "control characters taken out; a file that cannot be read stops gammond",
+    "control characters taken out, and a file that cannot be read stops gammond",
     "[fibs][config]") {
   const auto path = std::filesystem::temp_directory_path() / "gammond-test-motd.txt";
   {

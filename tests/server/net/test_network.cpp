@@ -297,7 +297,7 @@ TEST_CASE("GET /metrics serves Prometheus text format 0.0.4 that counts connecti
 
 TEST_CASE(
     "metrics counted on many threads at once, each in a shard of its own, add up in "
-    "/metrics; two metrics objects on one thread keep their counts apart",
+    "/metrics, and two metrics objects on one thread keep their counts apart",
     "[network][metrics]") {
   bg::server::metrics m;
   std::vector<std::thread> threads;
