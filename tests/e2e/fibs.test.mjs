@@ -96,7 +96,7 @@ await h.main(async () => {
   // alice invites bob; bob sits down at the table; the match starts for both
   alice.send('invite bob 1');
   await alice.wait(/\*\* You invited bob to a 1 point match\./);
-  await hasLog(bob, 'alice');
+  await hasLog(bob, 'alice invites you to table fibs-');
   const table = await bob.evaluate(() => [...document.querySelectorAll('#log li')].map((li) => li.textContent)
     .join('\n').match(/fibs-[0-9a-f]{8}/)?.[0]);
   check(Boolean(table), `bob's page names the table he is invited to (${table})`);
