@@ -42,14 +42,14 @@ fibs_session::fibs_session(net::ip::tcp::socket&& socket,
       context_{std::move(context)},
       ticket_{std::move(ticket)},
       id_{next_fibs_id.fetch_sub(1)},
-      address_{std::move(address)} {}
+      address_{std::move(address)},
+      budget_{context_->config.commands_per_second, context_->config.command_burst,
+              context_->config.strike_decay} {}
 
 fibs_session::~fibs_session() = default;
 
 void fibs_session::run() {
   net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
-    self->tokens_ = static_cast<double>(self->context_->config.command_burst);
-    self->refilled_ = clock::now();
     self->opened_ = true;
     self->arm_deadline();
     try {
@@ -161,35 +161,14 @@ void fibs_session::on_line(std::string line) {
 }
 
 bool fibs_session::take_token() {
-  const auto& config = context_->config;
-  const auto now = clock::now();
-  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
-  refilled_ = now;
-  tokens_ = std::min(static_cast<double>(config.command_burst),
-                     tokens_ + elapsed * config.commands_per_second);
-  if (tokens_ < 1.0) return false;
-  tokens_ -= 1.0;
-  return true;
+  return budget_.take();
 }
 
 void fibs_session::add_strike(std::string_view why) {
   if (closing_ || finished_) return;
   const auto& config = context_->config;
-  const auto now = clock::now();
-  if (strikes_ == 0) {
-    strikes_decayed_ = now;
-  } else {
-    const auto forgiven = (now - strikes_decayed_) / config.strike_decay;
-    if (forgiven >= strikes_) {
-      strikes_ = 0;
-      strikes_decayed_ = now;
-    } else {
-      strikes_ -= static_cast<int>(forgiven);
-      strikes_decayed_ += forgiven * config.strike_decay;
-    }
-  }
-  if (++strikes_ >= config.rate_limit_strikes) {
-    spdlog::info("fibs client {} ({}): closed after {} strikes ({})", id_, address_, strikes_, why);
+  if (const int strikes = budget_.strike(); strikes >= config.rate_limit_strikes) {
+    spdlog::info("fibs client {} ({}): closed after {} strikes ({})", id_, address_, strikes, why);
     begin_close("** Too many refused lines (" + std::string(why) + "). Goodbye.");
   }
 }

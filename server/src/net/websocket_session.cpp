@@ -65,8 +65,8 @@ websocket_session::websocket_session(net::ip::tcp::socket&& socket,
       ticket_{std::move(ticket)},
       id_{next_id.fetch_add(1, std::memory_order_relaxed)},
       address_{std::move(address)},
-      tokens_{static_cast<double>(context_->config.command_burst)},
-      refilled_{clock::now()} {}
+      budget_{context_->config.commands_per_second, context_->config.command_burst,
+              context_->config.strike_decay} {}
 
 websocket_session::~websocket_session() = default;
 
@@ -174,36 +174,13 @@ void websocket_session::on_message(bool text, std::string message) {
 }
 
 bool websocket_session::take_token() {
-  const auto& config = context_->config;
-  const auto now = clock::now();
-  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
-  refilled_ = now;
-  tokens_ = std::min(static_cast<double>(config.command_burst),
-                     tokens_ + elapsed * config.commands_per_second);
-  if (tokens_ < 1.0) return false;
-  tokens_ -= 1.0;
-  return true;
+  return budget_.take();
 }
 
 void websocket_session::add_strike(std::string why, bool rate_limit) {
   if (!opened_ || closing_ || finished_) return;
   const auto& config = context_->config;
-  const auto now = clock::now();
-  // Forgive one strike per strike_decay since strikes_decayed_, keeping the remainder
-  // of a period so that a steady trickle of strikes is forgiven at exactly that rate.
-  if (strikes_ == 0) {
-    strikes_decayed_ = now;
-  } else {
-    const auto forgiven = (now - strikes_decayed_) / config.strike_decay;
-    if (forgiven >= strikes_) {
-      strikes_ = 0;
-      strikes_decayed_ = now;
-    } else {
-      strikes_ -= static_cast<int>(forgiven);
-      strikes_decayed_ += forgiven * config.strike_decay;
-    }
-  }
-  ++strikes_;
+  strikes_ = budget_.strike();
   spdlog::debug("client {}: strike {} of {} ({})", id_, strikes_, config.rate_limit_strikes, why);
   if (strikes_ < config.rate_limit_strikes) return;
   spdlog::warn("client {} from {}: closed after {} strikes, the last for {}", id_, address_,

@@ -22,6 +22,7 @@
 
 #include "bg/server/log_safe.hpp"
 #include "bg/server/metrics.hpp"
+#include "bg/server/net/command_budget.hpp"
 #include "bg/server/net/network_server.hpp"
 #include "bg/server/net/service.hpp"
 #include "bg/server/server_config.hpp"
@@ -293,6 +294,31 @@ TEST_CASE("GET /metrics serves Prometheus text format 0.0.4 that counts connecti
   CHECK_THAT(res.body, Catch::Contains("# TYPE gammond_connections_total counter\n"
                                        "gammond_connections_total 1\n"));
   CHECK_THAT(res.body, Catch::Contains("# TYPE gammond_command_seconds histogram\n"));
+}
+
+TEST_CASE(
+    "a connection's command budget: a full bucket of burst tokens refilled at the rate, "
+    "and one strike forgiven per decay period with the remainder kept",
+    "[network][limits]") {
+  using bg::server::command_budget;
+  const auto t0 = command_budget::clock::time_point{} + 1000s;
+  command_budget b{2.0, 3, 10s, t0};
+  CHECK(b.take(t0));
+  CHECK(b.take(t0));
+  CHECK(b.take(t0));
+  CHECK_FALSE(b.take(t0));          // the burst is spent
+  CHECK_FALSE(b.take(t0 + 400ms));  // 0.8 of a token came back
+  CHECK(b.take(t0 + 500ms));        // 1.0 (0.8 + 0.2)
+  CHECK(b.take(t0 + 60s));          // refilled, but never above the burst:
+  CHECK(b.take(t0 + 60s));
+  CHECK(b.take(t0 + 60s));
+  CHECK_FALSE(b.take(t0 + 60s));
+  CHECK(b.strike(t0) == 1);
+  CHECK(b.strike(t0 + 5s) == 2);
+  CHECK(b.strike(t0 + 9s) == 3);
+  CHECK(b.strike(t0 + 15s) == 3);    // one forgiven (10 s), 5 s of the next kept
+  CHECK(b.strike(t0 + 25s) == 3);    // another at 20 s
+  CHECK(b.strike(t0 + 1000s) == 1);  // all forgiven: the count starts again
 }
 
 TEST_CASE(

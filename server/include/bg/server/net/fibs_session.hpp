@@ -14,6 +14,7 @@
 #include <string>
 
 #include "bg/server/net/client.hpp"
+#include "bg/server/net/command_budget.hpp"
 #include "bg/server/net/server_context.hpp"
 #include "bg/server/net/session_registry.hpp"
 
@@ -82,6 +83,7 @@ class fibs_session final : public client, public std::enable_shared_from_this<fi
   session_registry::ticket ticket_;
   const std::uint64_t id_;
   const std::string address_;
+  command_budget budget_;  // the command rate's tokens and the strikes
 
   std::array<char, 4096> read_buffer_{};
   std::string line_;       // the line being read
@@ -93,10 +95,6 @@ class fibs_session final : public client, public std::enable_shared_from_this<fi
   std::size_t queued_bytes_ = 0;
   bool writing_ = false;
 
-  double tokens_ = 0;
-  clock::time_point refilled_;
-  int strikes_ = 0;
-  clock::time_point strikes_decayed_;
   bool identified_ = false;
   bool opened_ = false;
   bool closing_ = false;   // close asked: no more lines in; shut down after the queue

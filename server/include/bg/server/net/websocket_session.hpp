@@ -20,6 +20,7 @@
 
 #include "bg/server/net/client.hpp"
 #include "bg/server/net/coalescing_stream.hpp"
+#include "bg/server/net/command_budget.hpp"
 #include "bg/server/net/server_context.hpp"
 #include "bg/server/net/session_registry.hpp"
 
@@ -161,11 +162,9 @@ class websocket_session final : public client,
   std::size_t held_bytes_ = 0;    // frames written into ws_.next_layer() while held
   bool writing_ = false;
 
-  double tokens_ = 0;
-  clock::time_point refilled_;
-  int strikes_ = 0;                    // after forgiving the decayed ones
-  clock::time_point strikes_decayed_;  // strikes_ counts from this point in time
-  bool identified_ = false;            // the service called identified()
+  command_budget budget_;    // the command rate's tokens and the strikes
+  int strikes_ = 0;          // budget_'s count after the last strike
+  bool identified_ = false;  // the service called identified()
 
   bool opened_ = false;    // handshake done, on_open called
   bool closing_ = false;   // a close was asked for: no more frames in or out
