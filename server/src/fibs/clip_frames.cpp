@@ -215,7 +215,6 @@ void clip_translator::on_tables(clip_actions& a, const json& m, std::string_view
   if (extra.empty()) {  // show games
     bool any = false;
     for (const auto& t : list) {
-      const std::string red = name_at(t, "red");
       const auto& players = at(t, "players");
       const std::string r = text_at(players, "red");
       const std::string b = text_at(players, "black");
