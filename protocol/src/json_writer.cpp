@@ -9,88 +9,108 @@
 
 namespace bg::protocol {
 
+namespace {
+
+/// plain_bytes[c]: byte c is copied into a JSON string as it is (printable ASCII other than
+/// `"` and `\`); the other bytes are escaped or, above 0x7F, checked as UTF-8.
+constexpr std::array<bool, 256> plain_bytes = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
+
+}  // namespace
+
+void json_writer::grow(std::size_t n) {
+  std::size_t size = out_.size() * 2;
+  if (size < used_ + n) size = used_ + n;
+  out_.resize(size);
+}
+
 json_writer& json_writer::value(std::int64_t n) {
   separate();
-  std::array<char, 24> buf{};
-  const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), n).ptr;
-  out_.append(buf.data(), end);
+  room(24);
+  char* at = out_.data() + used_;
+  used_ += static_cast<std::size_t>(std::to_chars(at, at + 24, n).ptr - at);
   return *this;
 }
 
 json_writer& json_writer::value(std::uint64_t n) {
   separate();
-  std::array<char, 24> buf{};
-  const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), n).ptr;
-  out_.append(buf.data(), end);
+  room(24);
+  char* at = out_.data() + used_;
+  used_ += static_cast<std::size_t>(std::to_chars(at, at + 24, n).ptr - at);
   return *this;
 }
 
 json_writer& json_writer::value(double d) {
   separate();
-  out_ += encode(nlohmann::json(d));  // nlohmann's own shortest form (and null for NaN)
+  put(encode(nlohmann::json(d)));  // nlohmann's own shortest form (and null for NaN)
   return *this;
 }
 
 void json_writer::write_string(std::string_view s) {
-  // Most strings (names, notation, position ids) are printable ASCII with nothing to
-  // escape: one pass finds that out and they are copied as they are.
+  // Most strings (keys, names, notation, position ids) are printable ASCII with nothing
+  // to escape: one pass over a table finds that out and they are copied as they are.
   bool plain = true;
   for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+    if (!plain_bytes[static_cast<unsigned char>(ch)]) {
       plain = false;
       break;
     }
   }
   if (plain) {
-    out_ += '"';
-    out_ += s;
-    out_ += '"';
+    room(s.size() + 2);
+    char* at = out_.data() + used_;
+    *at = '"';
+    s.copy(at + 1, s.size());
+    at[s.size() + 1] = '"';
+    used_ += s.size() + 2;
     return;
   }
   if (!valid_utf8(s)) {  // replaced as encode() replaces it
-    out_ += encode(nlohmann::json(std::string{s}));
+    put(encode(nlohmann::json(std::string{s})));
     return;
   }
-  out_ += '"';
+  put('"');
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out_.append(s.data() + start, i - start);
+    put(s.substr(start, i - start));
     start = i + 1;
     switch (c) {
       case '"':
-        out_ += "\\\"";
+        put(std::string_view{"\\\""});
         break;
       case '\\':
-        out_ += "\\\\";
+        put(std::string_view{"\\\\"});
         break;
       case '\b':
-        out_ += "\\b";
+        put(std::string_view{"\\b"});
         break;
       case '\f':
-        out_ += "\\f";
+        put(std::string_view{"\\f"});
         break;
       case '\n':
-        out_ += "\\n";
+        put(std::string_view{"\\n"});
         break;
       case '\r':
-        out_ += "\\r";
+        put(std::string_view{"\\r"});
         break;
       case '\t':
-        out_ += "\\t";
+        put(std::string_view{"\\t"});
         break;
       default: {
         constexpr std::string_view hex = "0123456789abcdef";
-        out_ += "\\u00";
-        out_ += hex[c >> 4U];
-        out_ += hex[c & 0x0FU];
+        put(std::string_view{"\\u00"});
+        put(hex[c >> 4U]);
+        put(hex[c & 0x0FU]);
       }
     }
   }
-  out_.append(s.data() + start, s.size() - start);
-  out_ += '"';
+  put(s.substr(start));
+  put('"');
 }
 
 }  // namespace bg::protocol

@@ -22,27 +22,27 @@ namespace bg::protocol {
 class json_writer {
  public:
   /// Starts writing; `reserve` bytes are reserved up front.
-  explicit json_writer(std::size_t reserve = 0) { out_.reserve(reserve); }
+  explicit json_writer(std::size_t reserve = 0) { out_.resize(reserve < 64 ? 64 : reserve); }
 
   json_writer& begin_object() {
     separate();
-    out_ += '{';
+    put('{');
     push();
     return *this;
   }
   json_writer& end_object() {
-    out_ += '}';
+    put('}');
     pop();
     return *this;
   }
   json_writer& begin_array() {
     separate();
-    out_ += '[';
+    put('[');
     push();
     return *this;
   }
   json_writer& end_array() {
-    out_ += ']';
+    put(']');
     pop();
     return *this;
   }
@@ -50,7 +50,7 @@ class json_writer {
   json_writer& key(std::string_view k) {
     separate();
     write_string(k);
-    out_ += ':';
+    put(':');
     after_key_ = true;
     return *this;
   }
@@ -63,7 +63,7 @@ class json_writer {
   json_writer& value(const std::string& s) { return value(std::string_view{s}); }
   json_writer& value(bool b) {
     separate();
-    out_ += b ? "true" : "false";
+    put(b ? std::string_view{"true"} : std::string_view{"false"});
     return *this;
   }
   json_writer& value(std::int64_t n);
@@ -73,22 +73,42 @@ class json_writer {
   json_writer& value(double d);
   json_writer& null() {
     separate();
-    out_ += "null";
+    put(std::string_view{"null"});
     return *this;
   }
   /// A value that is already JSON text (e.g. encode() of a small tree).
   json_writer& raw(std::string_view json) {
     separate();
-    out_ += json;
+    put(json);
     return *this;
   }
 
-  /// The text so far.
-  [[nodiscard]] const std::string& text() const noexcept { return out_; }
+  /// The text so far (valid until the next call that writes).
+  [[nodiscard]] std::string_view text() const noexcept { return {out_.data(), used_}; }
   /// Takes the text out (the writer is empty afterwards).
-  [[nodiscard]] std::string release() noexcept { return std::move(out_); }
+  [[nodiscard]] std::string release() noexcept {
+    out_.resize(used_);
+    used_ = 0;
+    return std::move(out_);
+  }
 
  private:
+  // The text is out_[0, used_); out_'s size beyond that is room already allocated, so
+  // a character or a short piece is copied in without std::string's own checks
+  // (issue 33: appends were a tenth of a state's cost).
+  void room(std::size_t n) {
+    if (out_.size() - used_ < n) grow(n);
+  }
+  void grow(std::size_t n);
+  void put(char c) {
+    room(1);
+    out_[used_++] = c;
+  }
+  void put(std::string_view s) {
+    room(s.size());
+    s.copy(out_.data() + used_, s.size());
+    used_ += s.size();
+  }
   void separate() {
     if (after_key_) {
       after_key_ = false;
@@ -96,7 +116,7 @@ class json_writer {
     }
     if (depth_ == 0) return;
     const std::uint64_t bit = std::uint64_t{1} << (depth_ - 1);
-    if ((written_ & bit) != 0) out_ += ',';
+    if ((written_ & bit) != 0) put(',');
     written_ |= bit;
   }
   void push() {
@@ -107,6 +127,7 @@ class json_writer {
   void write_string(std::string_view s);
 
   std::string out_;
+  std::size_t used_ = 0;       // bytes of out_ written
   std::uint64_t written_ = 0;  // bit d-1: the container at depth d has a member already
   unsigned depth_ = 0;
   bool after_key_ = false;
