@@ -182,8 +182,9 @@ json table::state(bool with_legal) const {
 std::string table::state_text(bool with_legal) const {
   const auto& opts = match_ ? match_->options() : options_;
   const engine::variant v = opts.game_variant;
-  engine::game fresh(v);
-  const engine::game& g = match_ ? match_->current_game() : fresh;
+  std::optional<engine::game> fresh;  // the board before a match (issue 33: only then)
+  if (!match_) fresh.emplace(v);
+  const engine::game& g = match_ ? match_->current_game() : *fresh;
   const bool playing = match_.has_value();
   const auto phase = playing ? match_->phase() : engine::match_phase::opening;
   const bool has_turn = playing && phase != engine::match_phase::opening &&
