@@ -556,6 +556,7 @@ table_write table_actor::write_of(table_outcome& o) const {
   table_write w;
   w.name = table_->name();
   w.snapshot = table_->snapshot_text(tokens);
+  w.snapshot_is_json = true;
   w.reset_record = o.record_reset;
   w.record_entries.reserve(o.record_log.size());
   for (const auto& e : o.record_log) w.record_entries.push_back(e.dump());

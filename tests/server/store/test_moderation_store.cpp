@@ -60,7 +60,7 @@ TEST_CASE("storage: a version 4 database gets the moderation tables and keeps it
   // Then it is at the current version, the old match is there and finished, and the new
   // tables are empty and usable
   CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
-  CHECK(sqlite_store::schema_version == 8);
+  CHECK(sqlite_store::schema_version == 9);
   CHECK(raw_query(path, "SELECT unfinished FROM matches WHERE id = 7") == "0");
   const auto loaded = db.load_match(7);
   REQUIRE(loaded);

@@ -136,6 +136,9 @@ TEST_CASE("storage: a version 1 database is migrated and keeps its tables", "[st
   }
   sqlite_store db(path);
   CHECK(raw_query(path, "PRAGMA user_version") == std::to_string(sqlite_store::schema_version));
+  // Version 9 rebuilt `tables` without SQLite's JSON check, keeping its rows.
+  CHECK(raw_query(path, "SELECT sql FROM sqlite_master WHERE name = 'tables'").find("json_valid") ==
+        std::string::npos);
   const auto tables = db.load_tables();
   REQUIRE(tables.size() == 1);
   CHECK(tables[0].snapshot == R"({"version":1})");

@@ -71,14 +71,22 @@ bool use::step(std::string_view what) {
   fail(db_, what);
 }
 
+bool use::step(std::string_view what, std::string_view name) {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  std::string said(what);
+  said += name;
+  fail(db_, said);
+}
+
 // --- the statements, by topic ----------------------------------------------------------
 
 table_statements::table_statements(sqlite3* db)
     : save_table(db,
-                 std::string("INSERT INTO tables(name, snapshot, updated_at) VALUES (?1, ?2, ") +
-                     now_sql +
-                     ") ON CONFLICT(name) DO UPDATE SET snapshot = excluded.snapshot, "
-                     "updated_at = excluded.updated_at"),
+                 "INSERT INTO tables(name, snapshot, updated_at) VALUES (?1, ?2, ?3) "
+                 "ON CONFLICT(name) DO UPDATE SET snapshot = excluded.snapshot, "
+                 "updated_at = excluded.updated_at"),
       delete_table(db, "DELETE FROM tables WHERE name = ?1"),
       load_tables(db, "SELECT name, snapshot FROM tables ORDER BY name"),
       append_record(db, "INSERT INTO table_records(table_name, entry) VALUES (?1, ?2)"),

@@ -68,6 +68,8 @@ class use {
   /// Steps once: true when a row is ready, false when done. Throws storage_error
   /// ("`what`: SQLite's message") when the step fails.
   bool step(std::string_view what);
+  /// step(), said as "`what``name`" on failure (the text is put together only then).
+  bool step(std::string_view what, std::string_view name);
   [[nodiscard]] sqlite3_stmt* get() const noexcept { return stmt_; }
 
  private:
@@ -101,14 +103,15 @@ class row final : public store_core::row {
 /// Table snapshots and their record journals.
 struct table_statements {
   explicit table_statements(sqlite3* db);  ///< prepares them; throws storage_error
-  prepared save_table;                     ///< ?1 name, ?2 snapshot: inserted or replaced
-  prepared delete_table;                   ///< ?1 name
-  prepared load_tables;                    ///< (name, snapshot) in name order
-  prepared append_record;                  ///< ?1 table, ?2 entry
-  prepared delete_records;                 ///< ?1 table
-  prepared load_records;                   ///< (table_name, entry) in name, then id order
-  prepared load_table;                     ///< ?1 name: (snapshot)
-  prepared load_table_records;             ///< ?1 table: (entry) in id order
+  prepared
+      save_table;  ///< ?1 name, ?2 snapshot, ?3 updated_at (ISO 8601 UTC): inserted or replaced
+  prepared delete_table;        ///< ?1 name
+  prepared load_tables;         ///< (name, snapshot) in name order
+  prepared append_record;       ///< ?1 table, ?2 entry
+  prepared delete_records;      ///< ?1 table
+  prepared load_records;        ///< (table_name, entry) in name, then id order
+  prepared load_table;          ///< ?1 name: (snapshot)
+  prepared load_table_records;  ///< ?1 table: (entry) in id order
 };
 
 /// The transaction of a batch of writes, with a savepoint around each write.

@@ -1,11 +1,15 @@
 #include "bg/server/store/sqlite_store.hpp"
 
 #include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <utility>
 
 #include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include "sqlite_schema.hpp"
 #include "sqlite_statements.hpp"
@@ -21,6 +25,21 @@ using sqlite::column_text;
 using sqlite::fail;
 using sqlite::prepared;
 using sqlite::use;
+
+/// Now as SQLite's strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it (UTC, milliseconds:
+/// "2026-12-02T07:31:05.123Z"), taken here rather than by SQLite in every statement.
+std::string utc_now_text() {
+  const auto now = std::chrono::system_clock::now();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch());
+  const std::time_t secs = static_cast<std::time_t>(ms.count() / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  std::array<char, 32> buf{};
+  const int n = std::snprintf(buf.data(), buf.size(), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                              tm.tm_sec, static_cast<int>(ms.count() % 1000));
+  return std::string(buf.data(), static_cast<std::size_t>(n));
+}
 
 /// Refuses a damaged file before anything is written to it: `PRAGMA quick_check` on
 /// `db` (the file at `path`). Throws storage_corrupt when it finds damage, or when the
@@ -108,20 +127,24 @@ class sqlite_store::writer final : public store_core::table_writer {
     u.step("queueing the analysis of match " + std::to_string(match_id));
   }
   void save_table(const table_write& w) override {
+    // The JSON check the schema had before version 9, for snapshots that did not come
+    // from a table's own writer (table_write::snapshot_is_json).
+    if (!w.snapshot_is_json && !nlohmann::json::accept(w.snapshot))
+      throw storage_error("saving table " + w.name + ": the snapshot is not JSON");
     {
       use u(s_.tables.save_table);
-      u.bind(1, w.name).bind(2, w.snapshot);
-      u.step("saving table " + w.name);
+      u.bind(1, w.name).bind(2, w.snapshot).bind(3, utc_now_text());
+      u.step("saving table ", w.name);
     }
     if (w.reset_record) {
       use u(s_.tables.delete_records);
       u.bind(1, w.name);
-      u.step("resetting the record of table " + w.name);
+      u.step("resetting the record of table ", w.name);
     }
     for (const auto& entry : w.record_entries) {
       use u(s_.tables.append_record);
       u.bind(1, w.name).bind(2, entry);
-      u.step("recording at table " + w.name);
+      u.step("recording at table ", w.name);
     }
   }
   void drop_table(const table_write& w) override {

@@ -76,12 +76,16 @@ struct sqlite_options {
 /// - `analyses.red_equity_lost`, `red_decisions`, `black_equity_lost`, `black_decisions`:
 ///   each side's PR sums (RULES.md S7) of a done analysis, NULL otherwise; the analyses
 ///   done before were filled in from their results by the migration (version 7)
+/// - `accounts.lang`: the account's language, a catalogue tag, or NULL (version 8)
+/// - `tables.snapshot` without SQLite's CHECK (json_valid(...)): a snapshot that is not a
+///   table's own (table_write::snapshot_is_json) is checked before it is written, and a
+///   damaged one is skipped at restore (version 9)
 /// Times are ISO 8601 UTC text. Every SQLite failure throws storage_error carrying
 /// SQLite's message; the connection stays usable after a failed call.
 class sqlite_store final : public store {
  public:
   /// The schema version this build writes (`PRAGMA user_version` after open).
-  static constexpr int schema_version = 8;
+  static constexpr int schema_version = 9;
 
   /// Opens or creates the file at `path` and its schema. Runs `PRAGMA quick_check`
   /// first and throws storage_corrupt when it fails (or the file is not a database).

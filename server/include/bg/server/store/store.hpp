@@ -50,6 +50,10 @@ class storage_corrupt : public storage_error {
 struct table_write {
   std::string name;      ///< the table's name
   std::string snapshot;  ///< table::snapshot() as JSON text (ignored with `drop`)
+  /// `snapshot` is table::snapshot_text(), JSON by construction (protocol::json_writer):
+  /// a store need not check it again (issue 33: SQLite's json_valid() was a third of a
+  /// change's write). Otherwise a snapshot that is not JSON is refused.
+  bool snapshot_is_json = false;
   /// The record journal saved so far is void (a match began or was archived): it is
   /// deleted before `record_entries` are appended.
   bool reset_record = false;
