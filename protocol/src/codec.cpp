@@ -131,9 +131,136 @@ std::optional<engine::error> session_fields(const nlohmann::json& j, client_mess
   return std::nullopt;
 }
 
+/// JSON's whitespace.
+bool json_space(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/// Reads the flat messages clients send most (issue 33: a game command is a "line"):
+/// one object whose members are "type", "table", "text" (strings with no escape, no
+/// control character, valid UTF-8) and "id" (such a string or a plain integer), each at
+/// most once, with JSON whitespace between tokens; and whose type is line, enter, exit
+/// or ping with the fields it needs. It gives what decode_tree() gives for such a text;
+/// anything else (another member, an escape, a null, a hello, an error to say) is
+/// nullopt and left to decode_tree().
+std::optional<client_message> decode_flat(std::string_view f) {
+  std::size_t i = 0;
+  const std::size_t n = f.size();
+  const auto skip = [&] {
+    while (i < n && json_space(f[i])) ++i;
+  };
+  // A string with no escape at f[i] (a quote): its content, or nullopt.
+  const auto plain_string = [&]() -> std::optional<std::string_view> {
+    if (i >= n || f[i] != '"') return std::nullopt;
+    const std::size_t start = ++i;
+    while (i < n && f[i] != '"') {
+      const auto c = static_cast<unsigned char>(f[i]);
+      if (c == '\\' || c < 0x20) return std::nullopt;
+      ++i;
+    }
+    if (i >= n) return std::nullopt;
+    const std::string_view v = f.substr(start, i - start);
+    ++i;
+    if (!valid_utf8(v) || has_control(v)) return std::nullopt;
+    return v;
+  };
+  std::optional<std::string_view> type, table, text, id_text;
+  std::optional<nlohmann::json> id;
+  skip();
+  if (i >= n || f[i] != '{') return std::nullopt;
+  ++i;
+  skip();
+  if (i < n && f[i] == '}') return std::nullopt;  // {}: decode_tree() says what is missing
+  while (true) {
+    skip();
+    const auto key = plain_string();
+    if (!key) return std::nullopt;
+    skip();
+    if (i >= n || f[i] != ':') return std::nullopt;
+    ++i;
+    skip();
+    if (*key == "id") {
+      if (id) return std::nullopt;
+      if (i < n && f[i] == '"') {
+        const auto v = plain_string();
+        if (!v || v->size() > 64) return std::nullopt;
+        id = nlohmann::json(std::string(*v));
+      } else {
+        // An integer as nlohmann reads it: unsigned when not negative. Only plain ones
+        // (no fraction, exponent or "-0"), at most 18 digits.
+        const bool negative = i < n && f[i] == '-';
+        if (negative) ++i;
+        const std::size_t start = i;
+        while (i < n && f[i] >= '0' && f[i] <= '9') ++i;
+        const std::size_t digits = i - start;
+        if (digits == 0 || digits > 18 || (f[start] == '0' && (digits > 1 || negative)))
+          return std::nullopt;
+        std::int64_t v = 0;
+        for (std::size_t k = start; k < i; ++k) v = v * 10 + (f[k] - '0');
+        if (negative) {
+          id = nlohmann::json(-v);
+        } else {
+          id = nlohmann::json(static_cast<std::uint64_t>(v));
+        }
+      }
+    } else {
+      std::optional<std::string_view>* slot = nullptr;
+      if (*key == "type") {
+        slot = &type;
+      } else if (*key == "table") {
+        slot = &table;
+      } else if (*key == "text") {
+        slot = &text;
+      } else {
+        return std::nullopt;
+      }
+      if (*slot) return std::nullopt;
+      *slot = plain_string();
+      if (!*slot) return std::nullopt;
+    }
+    skip();
+    if (i < n && f[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < n && f[i] == '}') {
+      ++i;
+      break;
+    }
+    return std::nullopt;
+  }
+  skip();
+  if (i != n || !type) return std::nullopt;
+  client_message m;
+  m.id = std::move(id);
+  if (table) m.table = std::string(*table);
+  if (*type == "line") {
+    if (!text) return std::nullopt;
+    m.what = client_message::kind::line;
+    m.text = std::string(*text);
+    return m;
+  }
+  if (text) return std::nullopt;  // read by no other type, but left to the tree's checks
+  if (*type == "enter" || *type == "exit") {
+    if (!table) return std::nullopt;
+    m.what = *type == "enter" ? client_message::kind::enter : client_message::kind::exit;
+    return m;
+  }
+  if (*type == "ping") {
+    m.what = client_message::kind::ping;
+    return m;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 engine::result<client_message> decode(std::string_view frame) {
+  if (auto flat = decode_flat(frame)) return std::move(*flat);
+  return decode_tree(frame);
+}
+
+engine::result<client_message> decode_tree(std::string_view frame) {
   if (!nesting_ok(frame))
     return make_error("bad_json", "the message is nested too deeply", "protocol.json_too_deep");
   nlohmann::json j = nlohmann::json::parse(frame, nullptr, /*allow_exceptions=*/false);

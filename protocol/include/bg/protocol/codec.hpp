@@ -60,7 +60,13 @@ struct client_message {
 /// missing, of the wrong type, or not valid UTF-8, or with control characters). No
 /// error message repeats a password.
 /// Limits on lengths are the server's (it knows its configuration).
+/// The flat messages clients send most (a line, enter, exit or ping with plain string
+/// fields) are read by a small reader of their own; everything else by decode_tree().
 engine::result<client_message> decode(std::string_view frame);
+
+/// decode() through a parsed nlohmann tree, for every message (the reference the small
+/// reader is tested against: both give the same message for what the small one reads).
+engine::result<client_message> decode_tree(std::string_view frame);
 
 /// True when `s` is valid UTF-8 (no overlong forms, no surrogates).
 bool valid_utf8(std::string_view s) noexcept;
