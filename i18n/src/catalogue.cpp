@@ -9,9 +9,11 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include <unicode/fmtable.h>
 #include <unicode/locid.h>
@@ -44,11 +46,145 @@ bool valid_tag(std::string_view tag) {
 }
 
 /// One message: its text and, once used, ICU's compiled form.
+/// A piece of a simple message (entry::pieces): literal text (`arg` empty), an
+/// argument written as it is, or an argument's select: the branch whose keyword is the
+/// argument's value, else the "other" branch.
+struct simple_piece {
+  std::string text;  ///< the literal text, or the "other" branch of a select
+  std::string arg;   ///< the argument's name; empty for literal text
+  std::vector<std::pair<std::string, std::string>> branches;  ///< a select's, but "other"
+  bool select = false;
+};
+
 struct entry {
   std::string text;
   mutable std::once_flag compiled;
   mutable std::unique_ptr<icu::MessageFormat> format;  // null when ICU refused it
+  /// When every argument of `text` is a plain {name}, or a {name, select, ...} whose
+  /// branches are plain text, and nothing else in it is ICU syntax (no apostrophe, no
+  /// other brace): `text` cut at its arguments (issue 33: most sentences, rendered
+  /// without ICU). Otherwise `simple` is false.
+  mutable std::vector<simple_piece> pieces;
+  mutable bool simple = false;
 };
+
+/// Cuts `e.text` into e.pieces and sets e.simple when the text is simple (entry).
+void cut_simple(const entry& e) {
+  const std::string& t = e.text;
+  std::size_t i = 0;
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  const auto skip_space = [&] {
+    while (i < t.size() && t[i] == ' ') ++i;
+  };
+  const auto word = [&] {
+    const std::size_t start = i;
+    while (i < t.size() && word_char(t[i])) ++i;
+    return t.substr(start, i - start);
+  };
+  // Plain text up to the next brace: nullopt when it holds an apostrophe.
+  const auto plain = [&]() -> std::optional<std::string> {
+    const std::size_t start = i;
+    while (i < t.size() && t[i] != '{' && t[i] != '}') {
+      if (t[i] == '\'') return std::nullopt;
+      ++i;
+    }
+    return t.substr(start, i - start);
+  };
+  std::vector<simple_piece> pieces;
+  while (i < t.size()) {
+    if (t[i] == '}') return;
+    if (t[i] != '{') {
+      auto text = plain();
+      if (!text) return;
+      pieces.push_back({std::move(*text), {}, {}, false});
+      continue;
+    }
+    ++i;  // {
+    skip_space();
+    simple_piece p;
+    p.arg = word();
+    if (p.arg.empty()) return;
+    skip_space();
+    if (i < t.size() && t[i] == '}') {
+      ++i;
+      pieces.push_back(std::move(p));
+      continue;
+    }
+    if (i >= t.size() || t[i] != ',') return;
+    ++i;
+    skip_space();
+    if (word() != "select") return;
+    skip_space();
+    if (i >= t.size() || t[i] != ',') return;
+    ++i;
+    p.select = true;
+    bool other = false;
+    while (true) {
+      skip_space();
+      if (i < t.size() && t[i] == '}') {
+        ++i;
+        break;
+      }
+      const std::string keyword = word();
+      if (keyword.empty()) return;
+      skip_space();
+      if (i >= t.size() || t[i] != '{') return;
+      ++i;
+      auto branch = plain();
+      if (!branch || i >= t.size() || t[i] != '}') return;
+      ++i;
+      if (keyword == "other") {
+        p.text = std::move(*branch);
+        other = true;
+      } else {
+        p.branches.emplace_back(keyword, std::move(*branch));
+      }
+    }
+    if (!other) return;
+    pieces.push_back(std::move(p));
+  }
+  e.pieces = std::move(pieces);
+  e.simple = true;
+}
+
+/// `e` rendered without ICU when it and `args` allow it: each argument a string of
+/// printable ASCII, or (not for a select) an integer of at most three digits, which
+/// ICU writes the same way; nullopt otherwise (ICU renders it then).
+std::optional<std::string> render_simple(const entry& e, const nlohmann::json& args) {
+  if (!e.simple || !args.is_object()) return std::nullopt;
+  std::string out;
+  out.reserve(e.text.size() + 32);
+  for (const auto& p : e.pieces) {
+    if (p.arg.empty()) {
+      out += p.text;
+      continue;
+    }
+    const auto it = args.find(p.arg);
+    if (it == args.end()) return std::nullopt;
+    if (it->is_string()) {
+      const auto& v = it->get_ref<const std::string&>();
+      for (const char c : v)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F)
+          return std::nullopt;
+      if (!p.select) {
+        out += v;
+        continue;
+      }
+      const auto branch = std::find_if(p.branches.begin(), p.branches.end(),
+                                       [&](const auto& b) { return b.first == v; });
+      out += branch != p.branches.end() ? branch->second : p.text;
+    } else if (it->is_number_integer() && !p.select) {
+      const auto n = it->get<std::int64_t>();
+      if (n < -999 || n > 999) return std::nullopt;
+      out += std::to_string(n);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
 
 struct language {
   std::string tag;
@@ -169,8 +305,10 @@ std::string catalogue::render(std::string_view tag, std::string_view key,
     auto f = std::make_unique<icu::MessageFormat>(icu::UnicodeString::fromUTF8(e->text),
                                                   icu::Locale(lang.c_str()), status);
     if (U_SUCCESS(status)) e->format = std::move(f);
+    if (e->format) cut_simple(*e);
   });
   if (!e->format) return e->text;
+  if (auto text = render_simple(*e, args)) return std::move(*text);
   std::vector<icu::UnicodeString> names;
   std::vector<icu::Formattable> values;
   if (args.is_object()) {
