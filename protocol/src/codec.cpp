@@ -1,6 +1,7 @@
 #include "bg/protocol/codec.hpp"
 
 #include "bg/i18n/catalogue.hpp"
+#include "bg/protocol/json_writer.hpp"
 
 namespace bg::protocol {
 
@@ -353,8 +354,65 @@ engine::result<client_message> decode_tree(std::string_view frame) {
       "protocol.unknown_type", {{"type", shown}});
 }
 
-std::string encode(const nlohmann::json& message) {
+std::string encode_by_nlohmann(const nlohmann::json& message) {
   return message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+namespace {
+
+/// Writes tree `j`, at nesting `depth`, into `w` as dump() writes it (objects in their
+/// std::map order). Below json_writer's 64 levels, nlohmann writes the rest.
+void write_tree(json_writer& w, const nlohmann::json& j, int depth = 0) {
+  using t = nlohmann::json::value_t;
+  if (depth >= 60 && j.is_structured()) {
+    w.raw(encode_by_nlohmann(j));
+    return;
+  }
+  switch (j.type()) {
+    case t::object:
+      w.begin_object();
+      for (const auto& [k, v] : j.items()) {
+        w.key(k);
+        write_tree(w, v, depth + 1);
+      }
+      w.end_object();
+      return;
+    case t::array:
+      w.begin_array();
+      for (const auto& v : j) write_tree(w, v, depth + 1);
+      w.end_array();
+      return;
+    case t::string:
+      w.value(std::string_view{j.get_ref<const std::string&>()});
+      return;
+    case t::boolean:
+      w.value(j.get<bool>());
+      return;
+    case t::number_integer:
+      w.value(j.get<std::int64_t>());
+      return;
+    case t::number_unsigned:
+      w.value(j.get<std::uint64_t>());
+      return;
+    case t::number_float:
+      w.value(j.get<double>());
+      return;
+    case t::binary:  // never in a message: nlohmann's own text for them
+    case t::discarded:
+      w.raw(encode_by_nlohmann(j));
+      return;
+    case t::null:
+      w.null();
+      return;
+  }
+}
+
+}  // namespace
+
+std::string encode(const nlohmann::json& message) {
+  json_writer w(256);
+  write_tree(w, message);
+  return w.release();
 }
 
 nlohmann::json error_message(std::string_view code, std::string_view message,

@@ -45,7 +45,7 @@ json_writer& json_writer::value(std::uint64_t n) {
 
 json_writer& json_writer::value(double d) {
   separate();
-  put(encode(nlohmann::json(d)));  // nlohmann's own shortest form (and null for NaN)
+  put(encode_by_nlohmann(nlohmann::json(d)));  // nlohmann's shortest form (null for NaN)
   return *this;
 }
 
@@ -69,7 +69,7 @@ void json_writer::write_string(std::string_view s) {
     return;
   }
   if (!valid_utf8(s)) {  // replaced as encode() replaces it
-    put(encode(nlohmann::json(std::string{s})));
+    put(encode_by_nlohmann(nlohmann::json(std::string{s})));
     return;
   }
   put('"');

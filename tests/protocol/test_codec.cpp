@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <vector>
@@ -139,9 +140,9 @@ TEST_CASE("hello takes a password, register a name and a password", "[protocol][
   CHECK(control.err().message.find("zq") == std::string::npos);
 }
 
-TEST_CASE("json_writer writes what encode() writes for the same tree",
+TEST_CASE("json_writer writes what nlohmann's dump writes for the same tree",
           "[protocol][codec][issue15]") {
-  using bg::protocol::encode;
+  using bg::protocol::encode_by_nlohmann;
   using bg::protocol::json_writer;
   using nlohmann::json;
   SECTION("strings: quotes, backslashes, every control character, UTF-8, invalid UTF-8") {
@@ -155,7 +156,7 @@ TEST_CASE("json_writer writes what encode() writes for the same tree",
       INFO(s);
       json_writer w;
       w.value(s);
-      CHECK(w.text() == encode(json(s)));
+      CHECK(w.text() == encode_by_nlohmann(json(s)));
     }
   }
   SECTION("numbers, booleans, null") {
@@ -179,7 +180,7 @@ TEST_CASE("json_writer writes what encode() writes for the same tree",
         .end_array();
     const json tree = {0,         -17,   lowest,       highest, 1500.0, 1517.32, 0.1,
                        -2.5e-300, 1e300, std::nan(""), true,    false,  nullptr};
-    CHECK(w.text() == encode(tree));
+    CHECK(w.text() == encode_by_nlohmann(tree));
   }
   SECTION("nested objects and arrays, empty ones, keys that need escaping, raw values") {
     json_writer w;
@@ -210,7 +211,40 @@ TEST_CASE("json_writer writes what encode() writes for the same tree",
                        {"b", json::object()},
                        {"c", {{1, 2}, {{"k\"ey", "v"}, {"n", nullptr}}}},
                        {"d", {{"x", {1, 2}}}}};
-    CHECK(w.text() == encode(tree));
+    CHECK(w.text() == encode_by_nlohmann(tree));
+  }
+  SECTION("encode() of any tree is nlohmann's dump, byte for byte") {
+    // 3,000 seeded trees of every kind of value, a deep one and a discarded one.
+    std::mt19937 rng(15);
+    const std::vector<json> leaves{
+        nullptr, true, false,  0,        -1,    7,          1500.0, 1517.32,
+        1e-7,    "",   "name", "a\"b\n", "Zoë", "bad \xff", 42U,    -9007199254740993LL};
+    std::function<json(int)> make = [&](int depth) -> json {
+      const int kind = std::uniform_int_distribution<int>(0, depth > 4 ? 0 : 2)(rng);
+      if (kind == 0)
+        return leaves[std::uniform_int_distribution<std::size_t>(0, leaves.size() - 1)(rng)];
+      const int n = std::uniform_int_distribution<int>(0, 4)(rng);
+      json j = kind == 1 ? json::array() : json::object();
+      for (int k = 0; k < n; ++k) {
+        if (kind == 1) {
+          j.push_back(make(depth + 1));
+        } else {
+          j["k" + std::to_string(std::uniform_int_distribution<int>(0, 9)(rng))] = make(depth + 1);
+        }
+      }
+      return j;
+    };
+    for (int k = 0; k < 3000; ++k) {
+      const json tree = make(0);
+      INFO(encode_by_nlohmann(tree));
+      CHECK(bg::protocol::encode(tree) == encode_by_nlohmann(tree));
+    }
+    json deep = 1;
+    for (int k = 0; k < 80; ++k) deep = json::array({deep, json{{"d", k}}});
+    CHECK(bg::protocol::encode(deep) == encode_by_nlohmann(deep));
+    const json discarded(json::value_t::discarded);
+    CHECK(bg::protocol::encode(json{{"x", discarded}}) ==
+          encode_by_nlohmann(json{{"x", discarded}}));
   }
 }
 

@@ -83,6 +83,8 @@ class json_writer {
     return *this;
   }
 
+  /// The bytes written so far.
+  [[nodiscard]] std::size_t size() const noexcept { return used_; }
   /// The text so far (valid until the next call that writes).
   [[nodiscard]] std::string_view text() const noexcept { return {out_.data(), used_}; }
   /// Takes the text out (the writer is empty afterwards).
