@@ -669,6 +669,16 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
   std::shared_ptr<const std::string> frame;
   std::shared_ptr<const std::string> lean;
   const bool lists = table_->lists_legal();
+  // With spectators present both texts are written in one pass (state_texts()).
+  bool spectators = false;
+  if (lists)
+    for (const auto& [id, m] : members_)
+      if (!table_->seat_of(m.name)) spectators = true;
+  if (spectators) {
+    auto [full, spectators_text] = table_->state_texts();
+    frame = std::make_shared<const std::string>(std::move(full));
+    lean = std::make_shared<const std::string>(std::move(spectators_text));
+  }
   const auto full_text = [&] {
     if (!frame) frame = std::make_shared<const std::string>(table_->state_text());
     return frame;
@@ -678,7 +688,6 @@ std::shared_ptr<outbox> table_actor::frames_of(table_outcome& o,
     if (!lists || table_->seat_of(m.name)) {
       text = full_text();
     } else {
-      if (!lean) lean = std::make_shared<const std::string>(table_->state_text(false));
       text = lean;
     }
     if (id == actor_id && re && !answered) {

@@ -180,6 +180,22 @@ json table::state(bool with_legal) const {
 // and re-encoded state is the same text). Table tests compare it with frames recorded
 // from seeded games (tests/server/data/state-frames.txt).
 std::string table::state_text(bool with_legal) const {
+  return write_state(with_legal, nullptr);
+}
+
+std::pair<std::string, std::string> table::state_texts() const {
+  std::pair<std::size_t, std::size_t> legal;
+  std::string full = write_state(true, &legal);
+  if (!lists_legal()) return {full, full};  // the same text: nothing listed, or one forced play
+  std::string lean;
+  lean.reserve(full.size());
+  lean.append(full, 0, legal.first);
+  lean += R"(,"legal":[],"legal_moves":[])";
+  lean.append(full, legal.second);
+  return {std::move(full), std::move(lean)};
+}
+
+std::string table::write_state(bool with_legal, std::pair<std::size_t, std::size_t>* legal) const {
   const auto& opts = match_ ? match_->options() : options_;
   const engine::variant v = opts.game_variant;
   std::optional<engine::game> fresh;  // the board before a match (issue 33: only then)
@@ -217,7 +233,9 @@ std::string table::state_text(bool with_legal) const {
     w.key("last_result");
     write_game_result(w, match_->results().back());
   }
+  if (legal) legal->first = w.size();  // before the comma ahead of "legal"
   write_legal_plays(w, g, v, listed);
+  if (legal) legal->second = w.size();
   w.key("match_id").value(playing ? match_->id() : std::string{});
   w.key("match_length").value(opts.kind == engine::match_kind::points ? opts.length : 0);
   w.key("may_double").value(playing && has_turn && match_->may_double(g.turn()));

@@ -316,6 +316,10 @@ void check_state_text_through_games(std::uint64_t seed, const std::vector<std::s
     const std::string full_text = t.state_text();
     const std::string lean_text = t.state_text(false);
     const std::string summary_text = t.summary_text();
+    // Both written in one pass are the same texts, byte for byte (issue 33).
+    const auto [one_pass_full, one_pass_lean] = t.state_texts();
+    REQUIRE(one_pass_full == full_text);
+    REQUIRE(one_pass_lean == lean_text);
     std::string texts = full_text + "\n" + lean_text + "\n" + summary_text;
     REQUIRE(bg::protocol::encode(json::parse(full_text)) == full_text);
     REQUIRE(bg::protocol::encode(json::parse(lean_text)) == lean_text);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -257,6 +258,10 @@ class table {
   /// play): the state a spectator gets after a change (it cannot play them, but its
   /// client shows a forced play).
   [[nodiscard]] std::string state_text(bool with_legal = true) const;
+  /// {state_text(true), state_text(false)} written in one pass (issue 33: a change in
+  /// phase move sends both): the spectators' text is the players' with its `legal` and
+  /// `legal_moves` emptied.
+  [[nodiscard]] std::pair<std::string, std::string> state_texts() const;
   /// state_text(with_legal) parsed (tests and cold paths).
   [[nodiscard]] nlohmann::json state(bool with_legal = true) const;
   /// Whether a player's and a spectator's states differ now: in phase `move` with more
@@ -472,6 +477,10 @@ class table {
   /// `state.clock` (S2): the banks and the running action's delay left (ms) at `since`,
   /// and the running side; full banks before a match with a clock option; null without.
   void write_clock_state(protocol::json_writer& w) const;
+  /// The state's text (state_text); with `legal`, where its `legal` and `legal_moves`
+  /// members begin (at the comma before them) and end, as byte offsets.
+  [[nodiscard]] std::string write_state(bool with_legal,
+                                        std::pair<std::size_t, std::size_t>* legal) const;
   /// `state.continuing` (between basis games), `crawford`, `cube`, `dice` (while `moving`,
   /// of game `g`), `dice_commitment` (S4) and `game_number`.
   void write_cube_and_dice(protocol::json_writer& w, const engine::game& g,
