@@ -52,20 +52,22 @@ json_writer& json_writer::value(double d) {
 void json_writer::write_string(std::string_view s) {
   // Most strings (keys, names, notation, position ids) are printable ASCII with nothing
   // to escape: one pass over a table finds that out and they are copied as they are.
+  // Checked while copied; on the first byte that is not plain the copy is dropped.
+  room(s.size() + 2);
+  char* const begin = out_.data() + used_;
+  char* at = begin;
+  *at++ = '"';
   bool plain = true;
   for (const char ch : s) {
     if (!plain_bytes[static_cast<unsigned char>(ch)]) {
       plain = false;
       break;
     }
+    *at++ = ch;
   }
   if (plain) {
-    room(s.size() + 2);
-    char* at = out_.data() + used_;
-    *at = '"';
-    s.copy(at + 1, s.size());
-    at[s.size() + 1] = '"';
-    used_ += s.size() + 2;
+    *at++ = '"';
+    used_ += static_cast<std::size_t>(at - begin);
     return;
   }
   if (!valid_utf8(s)) {  // replaced as encode() replaces it

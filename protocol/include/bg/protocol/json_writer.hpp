@@ -4,6 +4,7 @@
 /// (issue 15: the `state` of every change), with no tree built and freed on the way.
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,27 @@ class json_writer {
     separate();
     write_string(k);
     put(':');
+    after_key_ = true;
+    return *this;
+  }
+  /// A key written in the program as a string literal (issue 33: most of a state's
+  /// keys): the check for bytes to escape sees the literal once inlined and is folded
+  /// away, and the name is copied as a block of known size. One that needs escaping
+  /// goes through key(view).
+  template <std::size_t N>
+  json_writer& key(const char (&k)[N]) {
+    for (std::size_t i = 0; i + 1 < N; ++i)
+      if (static_cast<unsigned char>(k[i]) < 0x20 || static_cast<unsigned char>(k[i]) >= 0x7F ||
+          k[i] == '"' || k[i] == '\\')
+        return key(std::string_view{k, N - 1});
+    separate();
+    room(N + 2);
+    char* at = out_.data() + used_;
+    at[0] = '"';
+    std::memcpy(at + 1, k, N - 1);
+    at[N] = '"';
+    at[N + 1] = ':';
+    used_ += N + 2;
     after_key_ = true;
     return *this;
   }
