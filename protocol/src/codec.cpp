@@ -165,7 +165,7 @@ std::optional<client_message> decode_flat(std::string_view f) {
     if (!valid_utf8(v) || has_control(v)) return std::nullopt;
     return v;
   };
-  std::optional<std::string_view> type, table, text, id_text;
+  std::optional<std::string_view> type, table, text;
   std::optional<nlohmann::json> id;
   skip();
   if (i >= n || f[i] != '{') return std::nullopt;
